@@ -1,0 +1,128 @@
+#include "io/history.h"
+
+#include <charconv>
+
+namespace isocheck {
+
+const char* to_string(TxnStatus s) {
+  switch (s) {
+    case TxnStatus::committed: return "committed";
+    case TxnStatus::aborted: return "aborted";
+    case TxnStatus::unknown: return "unknown";
+  }
+  return "?";
+}
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::read: return "r";
+    case OpKind::write: return "w";
+    case OpKind::append: return "append";
+    case OpKind::read_list: return "r";
+  }
+  return "?";
+}
+
+Sym SymbolTable::intern_int(int64_t v) {
+  if (!named_) return static_cast<Sym>(v);
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return intern_name(std::string_view(buf, p - buf), true);
+}
+
+Sym SymbolTable::intern_string(std::string_view s) {
+  if (!named_) {
+    named_ = true;
+    switched_ = true;
+  }
+  return intern_name(s, false);
+}
+
+Sym SymbolTable::intern_name(std::string_view s, bool is_int) {
+  // Integers and strings live in one table; a prefix byte keeps 5 and "5" apart.
+  std::string k;
+  k.reserve(s.size() + 1);
+  k.push_back(is_int ? 'i' : 's');
+  k.append(s);
+  auto [it, inserted] = index_.try_emplace(std::move(k), names_.size());
+  if (inserted) {
+    names_.emplace_back(s);
+    is_int_.push_back(is_int ? 1 : 0);
+  }
+  return it->second;
+}
+
+Sym SymbolTable::remap(Sym old_int_symbol) const {
+  // Only called right after a switch; interning through the table is stable.
+  return const_cast<SymbolTable*>(this)->intern_int(as_int(old_int_symbol));
+}
+
+std::string SymbolTable::text(Sym s) const {
+  if (!named_) return std::to_string(as_int(s));
+  return names_[s];
+}
+
+void SymbolTable::set_named(std::vector<std::string> names, std::vector<uint8_t> is_int) {
+  named_ = true;
+  names_ = std::move(names);
+  is_int_ = std::move(is_int);
+  if (is_int_.size() < names_.size()) is_int_.resize(names_.size(), 0);
+  index_.clear();
+  for (size_t i = 0; i < names_.size(); ++i) {
+    std::string k;
+    k.push_back(is_int_[i] ? 'i' : 's');
+    k.append(names_[i]);
+    index_.emplace(std::move(k), i);
+  }
+}
+
+void History::begin_txn(int64_t id, uint32_t session, TxnStatus st, int64_t b, int64_t e) {
+  txn_id.push_back(id);
+  txn_session.push_back(session);
+  txn_status.push_back(st);
+  txn_begin.push_back(b);
+  txn_end.push_back(e);
+}
+
+void History::add_op(OpKind k, Sym key, Sym value) {
+  op_kind.push_back(k);
+  op_key.push_back(key);
+  op_value.push_back(value);
+  op_list_offset.push_back(list_value.size());
+}
+
+void History::add_list_read(Sym key, std::span<const Sym> vals) {
+  op_kind.push_back(OpKind::read_list);
+  op_key.push_back(key);
+  op_value.push_back(0);
+  list_value.insert(list_value.end(), vals.begin(), vals.end());
+  op_list_offset.push_back(list_value.size());
+}
+
+void History::remap_keys() {
+  for (auto& k : op_key) k = keys.remap(k);
+}
+
+void History::remap_values() {
+  for (size_t i = 0; i < op_value.size(); ++i)
+    if (op_kind[i] != OpKind::read_list && op_value[i] != kNullValue) op_value[i] = values.remap(op_value[i]);
+  for (auto& v : list_value) v = values.remap(v);
+}
+
+size_t History::resident_bytes() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  size_t b = bytes(txn_id) + bytes(txn_session) + bytes(txn_status) + bytes(txn_begin) +
+             bytes(txn_end) + bytes(txn_op_offset) + bytes(op_kind) + bytes(op_key) +
+             bytes(op_value) + bytes(op_list_offset) + bytes(list_value) + bytes(session_name);
+  for (const auto& n : keys.names()) b += n.capacity() + sizeof(n);
+  for (const auto& n : values.names()) b += n.capacity() + sizeof(n);
+  return b;
+}
+
+std::string value_text(const History& h, Sym v) {
+  if (v == kNullValue) return "null";
+  if (h.values.named() && !h.values.is_int(v)) return "\"" + h.values.text(v) + "\"";
+  return h.values.text(v);
+}
+
+}  // namespace isocheck

@@ -1,0 +1,122 @@
+// The in-memory history: columnar (struct of arrays), dense 32-bit transaction
+// indices, keys and values interned to 64-bit symbols. Every later stage reads
+// this and nothing else from io/.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace isocheck {
+
+using TxnIdx = uint32_t;   // dense index of a transaction in file order
+using OpIdx = uint64_t;    // dense index of an operation
+using Sym = uint64_t;      // interned key or value
+
+// A read of the initial state (`null` in JSONL).
+inline constexpr Sym kNullValue = 0x8000000000000000ULL;
+// `begin`/`end` absent.
+inline constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+
+enum class TxnStatus : uint8_t { committed = 0, aborted = 1, unknown = 2 };
+enum class OpKind : uint8_t { read = 0, write = 1, append = 2, read_list = 3 };
+
+const char* to_string(TxnStatus s);
+const char* to_string(OpKind k);
+
+// Keys or values. While every symbol seen is an integer the table stays in
+// "integer mode": a symbol is the integer itself and no names are stored (the
+// common, fast case). The first string switches it to "named mode": symbols are
+// dense indices into `names`, and `is_int` remembers which names were integers
+// so that writing back is lossless.
+class SymbolTable {
+ public:
+  bool named() const { return named_; }
+  // Integer mode only: the integer a symbol stands for.
+  static int64_t as_int(Sym s) { return static_cast<int64_t>(s); }
+
+  // Returns the symbol. In integer mode the caller must remap symbols it has
+  // already stored when `switched_to_named()` becomes true (see remap()).
+  Sym intern_int(int64_t v);
+  Sym intern_string(std::string_view s);
+
+  // True once, right after a switch from integer to named mode happened inside
+  // intern_string(); the caller then maps its stored symbols through remap().
+  bool take_switch() { bool s = switched_; switched_ = false; return s; }
+  // Maps a symbol minted in integer mode to its named-mode symbol.
+  Sym remap(Sym old_int_symbol) const;
+
+  size_t size() const { return named_ ? names_.size() : ints_seen_; }
+  // Human text of a symbol: the integer, or the string (no quotes).
+  std::string text(Sym s) const;
+  bool is_int(Sym s) const { return !named_ || is_int_[s]; }
+  const std::string& name(Sym s) const { return names_[s]; }
+
+  // Direct construction (HDF5 reader, tests).
+  void set_named(std::vector<std::string> names, std::vector<uint8_t> is_int);
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<uint8_t>& int_flags() const { return is_int_; }
+  void note_int_count(size_t n) { ints_seen_ = n; }
+
+ private:
+  Sym intern_name(std::string_view s, bool is_int);
+  bool named_ = false;
+  bool switched_ = false;
+  size_t ints_seen_ = 0;  // distinct count is unknown in integer mode; informational
+  std::vector<std::string> names_;
+  std::vector<uint8_t> is_int_;
+  std::unordered_map<std::string, Sym> index_;
+  std::unordered_map<int64_t, Sym> int_to_named_;  // filled at the switch
+};
+
+struct History {
+  // Per transaction (size n).
+  std::vector<int64_t> txn_id;        // the user's id, unique
+  std::vector<uint32_t> txn_session;  // dense session index
+  std::vector<TxnStatus> txn_status;
+  std::vector<int64_t> txn_begin;     // kNoTime when absent
+  std::vector<int64_t> txn_end;
+  std::vector<uint64_t> txn_op_offset{0};  // size n+1: ops of t are [off[t], off[t+1])
+
+  // Per operation.
+  std::vector<OpKind> op_kind;
+  std::vector<Sym> op_key;
+  std::vector<Sym> op_value;               // read_list: unused (0)
+  std::vector<uint64_t> op_list_offset{0}; // size ops+1: list of op i is [lo[i], lo[i+1])
+  std::vector<Sym> list_value;
+
+  SymbolTable keys, values;
+  std::vector<int64_t> session_name;  // user's session number per dense session index
+  std::string time_unit;              // "" when unknown: only order of times matters
+
+  size_t txn_count() const { return txn_id.size(); }
+  size_t op_count() const { return op_kind.size(); }
+  size_t session_count() const { return session_name.size(); }
+  uint64_t op_begin(TxnIdx t) const { return txn_op_offset[t]; }
+  uint64_t op_end(TxnIdx t) const { return txn_op_offset[t + 1]; }
+  std::span<const Sym> list(OpIdx o) const {
+    return {list_value.data() + op_list_offset[o], list_value.data() + op_list_offset[o + 1]};
+  }
+  bool has_times(TxnIdx t) const { return txn_begin[t] != kNoTime && txn_end[t] != kNoTime; }
+
+  // Builders used by readers and generators.
+  void begin_txn(int64_t id, uint32_t session, TxnStatus st, int64_t begin, int64_t end);
+  void add_op(OpKind k, Sym key, Sym value);         // read / write / append
+  void add_list_read(Sym key, std::span<const Sym> values);
+  void end_txn() { txn_op_offset.push_back(op_kind.size()); }
+
+  // After a symbol table switched to named mode, remap stored symbols.
+  void remap_keys();
+  void remap_values();
+
+  // Bytes held by the arrays (for `info` and the memory benchmark).
+  size_t resident_bytes() const;
+};
+
+// Human text of a value symbol, with `null` for the initial state.
+std::string value_text(const History& h, Sym v);
+
+}  // namespace isocheck

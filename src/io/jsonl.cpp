@@ -1,0 +1,313 @@
+#include "io/jsonl.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "io/errors.h"
+
+namespace isocheck {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+struct LineReader {
+  const std::string& file;
+  History& h;
+  size_t line = 0;
+  bool header_allowed = true;
+  std::unordered_set<int64_t> ids;
+  std::unordered_map<int64_t, uint32_t> session_index;
+  std::vector<Sym> scratch;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(file + ":" + std::to_string(line), what);
+  }
+
+  int64_t need_int(element e, const char* what) const {
+    int64_t v;
+    if (e.type() == element_type::UINT64) fail(std::string(what) + " is too large for a 64-bit integer");
+    if (e.get_int64().get(v)) fail(std::string(what) + " must be an integer");
+    return v;
+  }
+
+  Sym key_sym(element e) {
+    Sym s;
+    switch (e.type()) {
+      case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
+      case element_type::STRING: s = h.keys.intern_string(e.get_string().value_unsafe()); break;
+      default: fail("a key must be a string or an integer");
+    }
+    if (h.keys.take_switch()) h.remap_keys();
+    return s;
+  }
+
+  Sym value_sym(element e) {
+    Sym s;
+    switch (e.type()) {
+      case element_type::INT64: {
+        int64_t v = e.get_int64().value_unsafe();
+        if (static_cast<Sym>(v) == kNullValue) fail("the value -9223372036854775808 is reserved");
+        s = h.values.intern_int(v);
+        break;
+      }
+      case element_type::STRING: s = h.values.intern_string(e.get_string().value_unsafe()); break;
+      case element_type::UINT64: fail("a value is too large for a 64-bit integer");
+      default: fail("a written value must be an integer or a string");
+    }
+    if (h.values.take_switch()) h.remap_values();
+    return s;
+  }
+
+  void header(simdjson::dom::object obj) {
+    for (auto [k, v] : obj) {
+      if (k == "isocheck") {
+        int64_t ver = need_int(v, "\"isocheck\"");
+        if (ver != 1) fail("unsupported format version " + std::to_string(ver) + " (this isocheck reads version 1)");
+      } else if (k == "time_unit") {
+        std::string_view u;
+        if (v.get_string().get(u)) fail("\"time_unit\" must be a string");
+        h.time_unit = std::string(u);
+      } else {
+        fail("unknown field \"" + std::string(k) + "\" in the header line");
+      }
+    }
+  }
+
+  void op(simdjson::dom::array a, size_t index) {
+    std::string at = "operation " + std::to_string(index) + ": ";
+    if (a.size() != 3) fail(at + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
+    std::string_view kind;
+    if (a.at(0).get_string().get(kind)) fail(at + "the operation kind must be a string");
+    element key = a.at(1).value_unsafe(), val = a.at(2).value_unsafe();
+    if (kind == "r") {
+      Sym k = key_sym(key);
+      if (val.is_null()) {
+        h.add_op(OpKind::read, k, kNullValue);
+      } else if (val.type() == element_type::ARRAY) {
+        scratch.clear();
+        for (element x : val.get_array().value_unsafe()) {
+          if (x.is_null()) fail(at + "a list read cannot contain null");
+          scratch.push_back(value_sym(x));
+        }
+        h.add_list_read(k, scratch);
+      } else {
+        h.add_op(OpKind::read, k, value_sym(val));
+      }
+    } else if (kind == "w" || kind == "append") {
+      Sym k = key_sym(key);
+      if (val.is_null()) fail(at + "cannot write null");
+      if (val.type() == element_type::ARRAY) fail(at + "a written value must be an integer or a string, not a list");
+      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val));
+    } else {
+      fail(at + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
+    }
+  }
+
+  void txn(simdjson::dom::object obj) {
+    bool has_id = false, has_session = false, has_status = false, has_ops = false;
+    int64_t id = 0, session = 0, begin = kNoTime, end = kNoTime;
+    TxnStatus status = TxnStatus::committed;
+    simdjson::dom::array ops;
+    for (auto [k, v] : obj) {
+      if (k == "id") {
+        id = need_int(v, "\"id\""), has_id = true;
+      } else if (k == "session") {
+        session = need_int(v, "\"session\""), has_session = true;
+      } else if (k == "status") {
+        std::string_view s;
+        if (v.get_string().get(s)) fail("\"status\" must be a string");
+        if (s == "committed") status = TxnStatus::committed;
+        else if (s == "aborted") status = TxnStatus::aborted;
+        else if (s == "unknown") status = TxnStatus::unknown;
+        else fail("unknown status \"" + std::string(s) + "\" (expected committed, aborted or unknown)");
+        has_status = true;
+      } else if (k == "begin") {
+        if (!v.is_null()) begin = need_int(v, "\"begin\"");
+      } else if (k == "end") {
+        if (!v.is_null()) end = need_int(v, "\"end\"");
+      } else if (k == "ops") {
+        if (v.get_array().get(ops)) fail("\"ops\" must be an array");
+        has_ops = true;
+      } else {
+        fail("unknown field \"" + std::string(k) + "\"");
+      }
+    }
+    if (!has_id) fail("missing field \"id\"");
+    if (!has_session) fail("missing field \"session\"");
+    if (!has_status) fail("missing field \"status\"");
+    if (!has_ops) fail("missing field \"ops\"");
+    if ((begin == kNoTime) != (end == kNoTime)) fail("\"begin\" and \"end\" must be given together");
+    if (begin != kNoTime && begin > end) fail("\"begin\" (" + std::to_string(begin) + ") is after \"end\" (" + std::to_string(end) + ")");
+    if (!ids.insert(id).second) fail("duplicate transaction id " + std::to_string(id));
+    if (session < 0 || session > UINT32_MAX) fail("\"session\" must be between 0 and 4294967295");
+    auto [it, fresh] = session_index.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(session);
+    h.begin_txn(id, it->second, status, begin, end);
+    size_t i = 0;
+    for (element o : ops) {
+      simdjson::dom::array a;
+      if (o.get_array().get(a)) fail("operation " + std::to_string(i) + " must be an array [kind, key, value]");
+      op(a, i++);
+    }
+    h.end_txn();
+  }
+
+  void parse_all(const char* data, size_t len) {
+    simdjson::dom::parser parser;
+    size_t pos = 0;
+    while (pos < len) {
+      ++line;
+      const char* nl = static_cast<const char*>(std::memchr(data + pos, '\n', len - pos));
+      size_t stop = nl ? static_cast<size_t>(nl - data) : len;
+      size_t n = stop - pos;
+      const char* s = data + pos;
+      pos = stop + 1;
+      while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
+      size_t lead = 0;
+      while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
+      if (lead == n) continue;  // blank line
+      element doc;
+      // The buffer is padded past its end, so parsing in place is safe.
+      auto err = parser.parse(s + lead, n - lead, false).get(doc);
+      if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
+      simdjson::dom::object obj;
+      if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
+      element marker;
+      if (header_allowed && !obj.at_key("isocheck").get(marker)) {
+        header(obj);
+      } else {
+        if (!obj.at_key("isocheck").get(marker)) fail("the header line {\"isocheck\":...} must be the first line");
+        txn(obj);
+      }
+      header_allowed = false;
+    }
+  }
+};
+
+}  // namespace
+
+History parse_jsonl(const std::string& text, const std::string& name) {
+  History h;
+  simdjson::padded_string buf(text);
+  LineReader r{name, h};
+  r.parse_all(buf.data(), buf.size());
+  return h;
+}
+
+History read_jsonl(const std::string& path) {
+  simdjson::padded_string buf;
+  if (simdjson::padded_string::load(path).get(buf)) throw InputError(path, "cannot read the file");
+  History h;
+  LineReader r{path, h};
+  r.parse_all(buf.data(), buf.size());
+  return h;
+}
+
+namespace {
+
+void put_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void put_int(std::string& out, int64_t v) {
+  char b[24];
+  auto [p, ec] = std::to_chars(b, b + sizeof b, v);
+  out.append(b, p);
+}
+
+void put_sym(std::string& out, const SymbolTable& t, Sym s) {
+  if (!t.named()) return put_int(out, SymbolTable::as_int(s));
+  if (t.is_int(s)) out += t.name(s);
+  else put_json_string(out, t.name(s));
+}
+
+}  // namespace
+
+void write_jsonl(const History& h, std::ostream& os) {
+  std::string out;
+  out.reserve(1 << 20);
+  out += "{\"isocheck\":1";
+  if (!h.time_unit.empty()) {
+    out += ",\"time_unit\":";
+    put_json_string(out, h.time_unit);
+  }
+  out += "}\n";
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    out += "{\"id\":";
+    put_int(out, h.txn_id[t]);
+    out += ",\"session\":";
+    put_int(out, h.session_name[h.txn_session[t]]);
+    out += ",\"status\":\"";
+    out += to_string(h.txn_status[t]);
+    out += '"';
+    if (h.txn_begin[t] != kNoTime) {
+      out += ",\"begin\":";
+      put_int(out, h.txn_begin[t]);
+      out += ",\"end\":";
+      put_int(out, h.txn_end[t]);
+    }
+    out += ",\"ops\":[";
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (o != h.op_begin(t)) out.push_back(',');
+      out += "[\"";
+      out += to_string(h.op_kind[o]);
+      out += "\",";
+      put_sym(out, h.keys, h.op_key[o]);
+      out.push_back(',');
+      if (h.op_kind[o] == OpKind::read_list) {
+        out.push_back('[');
+        auto l = h.list(o);
+        for (size_t i = 0; i < l.size(); ++i) {
+          if (i) out.push_back(',');
+          put_sym(out, h.values, l[i]);
+        }
+        out.push_back(']');
+      } else if (h.op_value[o] == kNullValue) {
+        out += "null";
+      } else {
+        put_sym(out, h.values, h.op_value[o]);
+      }
+      out.push_back(']');
+    }
+    out += "]}\n";
+    if (out.size() > (1 << 20) - 4096) {
+      os.write(out.data(), static_cast<std::streamsize>(out.size()));
+      out.clear();
+    }
+  }
+  os.write(out.data(), static_cast<std::streamsize>(out.size()));
+}
+
+void write_jsonl(const History& h, const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(path, "cannot open for writing");
+  write_jsonl(h, f);
+  if (!f) throw InputError(path, "write failed");
+}
+
+}  // namespace isocheck

@@ -1,0 +1,17 @@
+// JSONL, the human format: one transaction per line, optional header line
+// {"isocheck":1,"time_unit":"ns"}. See README "History formats".
+#pragma once
+#include <iosfwd>
+#include <string>
+
+#include "io/history.h"
+
+namespace isocheck {
+
+// Throws InputError naming the file and line on any malformed input.
+History read_jsonl(const std::string& path);
+History parse_jsonl(const std::string& text, const std::string& name);  // tests
+void write_jsonl(const History& h, const std::string& path);
+void write_jsonl(const History& h, std::ostream& out);
+
+}  // namespace isocheck
