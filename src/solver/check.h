@@ -1,0 +1,77 @@
+// The one entry point from a history to verdicts: builds the dependency graph
+// once, then decides every requested level on it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/edges.h"
+#include "io/history.h"
+
+namespace isocheck {
+
+enum class Level : uint8_t { ser = 0, si = 1, sser = 2 };
+const char* to_string(Level l);
+
+struct CheckOptions {
+  std::vector<Level> levels{Level::ser};
+  int64_t clock_skew = 0;      // δ: RT edge when end(T1) + δ < begin(T2)
+  bool time_order = false;     // assume conflicting writes ordered by real time
+  int threads = 1;
+};
+
+// Per-transaction oddities a database caused (evidence, never input errors).
+enum class AnomalyKind : uint8_t {
+  aborted_read,        // G1a
+  intermediate_read,   // G1b
+  thin_air_read,       // read of a value no transaction wrote
+  internal_read,       // read disagrees with the transaction's own earlier write
+  nonrepeatable_read,  // two reads of one key in one txn saw different values
+  duplicate_write,     // a value written twice to one key
+  lost_update,         // two txns read one version and both wrote the key
+  incompatible_order,  // list reads that are not prefixes of one another
+  cyclic_versions,     // a version chain that loops (WW loop)
+};
+const char* to_string(AnomalyKind k);
+
+struct Anomaly {
+  AnomalyKind kind;
+  TxnIdx txn;         // the transaction that observed it
+  TxnIdx other;       // writer involved, or the second txn (lost update); = txn when none
+  uint32_t op;        // op position inside txn
+  Sym key = 0;
+  Sym value = 0;
+};
+
+// A violation's proof: a cycle of edges, in order (dst of one = src of next).
+struct Witness {
+  std::string anomaly;  // G0, G1c, G-single, G2-item, lost update, ... (+ -realtime etc.)
+  EdgeList cycle;       // over transaction indices; aux/time-node hops collapsed into rt
+  std::vector<uint32_t> core_constraints;  // SAT refutations: constraints involved
+};
+
+struct LevelResult {
+  Level level;
+  bool holds = true;
+  bool decided = true;              // false: cannot decide (reason says why)
+  std::string reason;               // e.g. "12 unordered write pairs on 3 keys"
+  std::optional<Witness> witness;   // when !holds and the violation is a cycle
+};
+
+struct CheckStats {
+  size_t txns = 0, committed = 0, edges = 0;
+  size_t constraints = 0, pruned = 0, to_solver = 0;
+  size_t unordered_write_pairs = 0;
+};
+
+struct CheckResult {
+  std::vector<Anomaly> anomalies;  // make every level fail
+  std::vector<LevelResult> levels;
+  CheckStats stats;
+  bool all_hold() const;
+};
+
+CheckResult check(const History& h, const CheckOptions& opt);
+
+}  // namespace isocheck
