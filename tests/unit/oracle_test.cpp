@@ -290,6 +290,41 @@ TEST(OracleRandom, LevelsNestAndBothVerdictsOccur) {
   }
 }
 
+// Known-order histories: every register write follows a read of its key in
+// the same transaction; blind-write histories do have blind writes.
+TEST(OracleRandom, ModesHaveTheirShape) {
+  int blind_writes = 0, list_ops = 0, times = 0, unknown = 0, aborted = 0;
+  for (RandomMode m : {RandomMode::known_order, RandomMode::blind_writes}) {
+    RandomHistoryOptions o;
+    o.mode = m;
+    for (uint64_t seed = 1; seed <= 500; ++seed) {
+      History h = random_history(seed, o);
+      ASSERT_GE(h.txn_count(), 2u);
+      ASSERT_LE(h.txn_count(), 7u);
+      ASSERT_LE(h.session_count(), 4u);
+      times += h.has_times(0);
+      for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+        unknown += h.txn_status[t] == TxnStatus::unknown;
+        aborted += h.txn_status[t] == TxnStatus::aborted;
+        for (OpIdx op = h.op_begin(t); op < h.op_end(t); ++op) {
+          list_ops += h.op_kind[op] == OpKind::append || h.op_kind[op] == OpKind::read_list;
+          if (h.op_kind[op] != OpKind::write) continue;
+          bool read_before = false;
+          for (OpIdx q = h.op_begin(t); q < op; ++q)
+            read_before |= h.op_kind[q] == OpKind::read && h.op_key[q] == h.op_key[op];
+          if (m == RandomMode::known_order) ASSERT_TRUE(read_before) << "seed " << seed << "\n" << history_jsonl(h);
+          blind_writes += !read_before;
+        }
+      }
+    }
+  }
+  EXPECT_GT(blind_writes, 100);
+  EXPECT_GT(list_ops, 100);
+  EXPECT_GT(times, 100);
+  EXPECT_GT(unknown, 50);
+  EXPECT_GT(aborted, 50);
+}
+
 TEST(OracleRandom, SameSeedSameHistory) {
   for (uint64_t seed = 1; seed <= 50; ++seed)
     EXPECT_EQ(history_jsonl(random_history(seed)), history_jsonl(random_history(seed)));
