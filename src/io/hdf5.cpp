@@ -579,7 +579,9 @@ class Column {
     Hid space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
     Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_chunk(dcpl, 1, &c);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    // Columns are written before they are read, so fill values are wasted
+    // work (the library refuses NEVER for variable-length strings).
+    if (H5Tis_variable_str(file_type) <= 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     if (compress) {
       // Shuffle groups the bytes of each significance together: ids, offsets
       // and small symbols then have long runs of zero bytes. Level 1: the
@@ -742,11 +744,21 @@ class SymMapper {
   std::vector<Sym> map_;
 };
 
+// With size hints (one-shot writes) small columns get small chunks: a
+// filtered chunk is always stored whole, so a 10-row column in a 256Ki-row
+// chunk would cost a 2 MiB compression.
+struct Hints {
+  uint64_t txns = UINT64_MAX, ops = UINT64_MAX, lists = UINT64_MAX;
+};
+
 class Hdf5Sink final : public HistorySink {
  public:
-  Hdf5Sink(const std::string& path, const std::string& time_unit) : path_(path) {
+  Hdf5Sink(const std::string& path, const std::string& time_unit, Hints hint = Hints()) : path_(path) {
     quiet_hdf5();
     chunk_ = std::max<size_t>(1, detail::hdf5_chunk_elems);
+    auto fit = [&](uint64_t rows) { return static_cast<size_t>(std::clamp<uint64_t>(rows, 1, chunk_)); };
+    auto plus1 = [](uint64_t rows) { return rows == UINT64_MAX ? rows : rows + 1; };
+    size_t c_txn = fit(hint.txns), c_op = fit(hint.ops), c_list = fit(hint.lists);
     file_ = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (!file_.ok()) throw InputError(path, "cannot create the HDF5 file");
     {
@@ -762,26 +774,26 @@ class Hdf5Sink final : public HistorySink {
     Hid g_txn(H5Gcreate2(file_, "txn", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     Hid g_op(H5Gcreate2(file_, "op", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     Hid g_list(H5Gcreate2(file_, "list", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    auto i64 = [&](hid_t g, const char* n) {
-      return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, chunk_);
+    auto i64 = [&](hid_t g, const char* n, size_t c) {
+      return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, c);
     };
-    auto u64 = [&](hid_t g, const char* n) {
-      return Column<uint64_t>(path, g, n, H5T_STD_U64LE, H5T_NATIVE_UINT64, chunk_);
+    auto u64 = [&](hid_t g, const char* n, size_t c) {
+      return Column<uint64_t>(path, g, n, H5T_STD_U64LE, H5T_NATIVE_UINT64, c);
     };
-    auto u8 = [&](hid_t g, const char* n) {
-      return Column<uint8_t>(path, g, n, H5T_STD_U8LE, H5T_NATIVE_UINT8, chunk_);
+    auto u8 = [&](hid_t g, const char* n, size_t c) {
+      return Column<uint8_t>(path, g, n, H5T_STD_U8LE, H5T_NATIVE_UINT8, c);
     };
-    id_ = i64(g_txn, "id");
-    session_ = i64(g_txn, "session");
-    status_ = u8(g_txn, "status");
-    begin_ = i64(g_txn, "begin");
-    end_ = i64(g_txn, "end");
-    op_offset_ = u64(g_txn, "op_offset");
-    kind_ = u8(g_op, "kind");
-    key_ = u64(g_op, "key");
-    value_ = u64(g_op, "value");
-    list_offset_ = u64(g_op, "list_offset");
-    list_ = u64(g_list, "value");
+    id_ = i64(g_txn, "id", c_txn);
+    session_ = i64(g_txn, "session", c_txn);
+    status_ = u8(g_txn, "status", c_txn);
+    begin_ = i64(g_txn, "begin", c_txn);
+    end_ = i64(g_txn, "end", c_txn);
+    op_offset_ = u64(g_txn, "op_offset", fit(plus1(hint.txns)));
+    kind_ = u8(g_op, "kind", c_op);
+    key_ = u64(g_op, "key", c_op);
+    value_ = u64(g_op, "value", c_op);
+    list_offset_ = u64(g_op, "list_offset", fit(plus1(hint.ops)));
+    list_ = u64(g_list, "value", c_list);
     op_offset_.push(0);
     list_offset_.push(0);
   }
@@ -888,7 +900,7 @@ class Hdf5Sink final : public HistorySink {
   void write_names(const RunningNames& run, const char* table, const char* flags) {
     if (!run.named) return;
     size_t n = run.names.size();
-    size_t chunk = std::max<size_t>(1, std::min<size_t>(chunk_, 1 << 16));
+    size_t chunk = std::clamp<size_t>(n, 1, std::min<size_t>(chunk_, 1 << 16));
     Hid t = vlen_string_type();
     // Compression would only reach the heap references, not the strings.
     Hid ds = Column<uint64_t>::create(path_, file_, table, t, chunk, /*compress=*/false);
@@ -911,7 +923,7 @@ class Hdf5Sink final : public HistorySink {
       if (H5Dwrite(ds, t, ms, fs, H5P_DEFAULT, ptrs.data()) < 0)
         throw InputError(path_, std::string("cannot write dataset ") + table);
     }
-    Column<uint8_t> f(path_, file_, flags, H5T_STD_U8LE, H5T_NATIVE_UINT8, chunk_);
+    Column<uint8_t> f(path_, file_, flags, H5T_STD_U8LE, H5T_NATIVE_UINT8, std::clamp<size_t>(n, 1, chunk_));
     f.append(run.is_int.data(), n);
     f.flush();
   }
@@ -942,7 +954,7 @@ std::unique_ptr<HistorySink> open_hdf5_sink(const std::string& path, const std::
 }
 
 void write_hdf5(const History& h, const std::string& path) {
-  Hdf5Sink s(path, h.time_unit);
+  Hdf5Sink s(path, h.time_unit, {h.txn_count(), h.op_count(), h.list_value.size()});
   s.append(h);
   s.finish();
 }
