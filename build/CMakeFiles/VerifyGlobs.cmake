@@ -49,9 +49,12 @@ endif()
 # srcs at CMakeLists.txt:23 (file)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/src/io/*.cpp")
 set(OLD_GLOB
+  "/work/main/src/io/hdf5.cpp"
   "/work/main/src/io/history.cpp"
   "/work/main/src/io/jsonl.cpp"
+  "/work/main/src/io/jsonl_stream.cpp"
   "/work/main/src/io/load.cpp"
+  "/work/main/src/io/sink.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")
@@ -101,6 +104,7 @@ endif()
 # unit_tests at tests/CMakeLists.txt:3 (file)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/*_test.cpp")
 set(OLD_GLOB
+  "/work/main/tests/unit/hdf5_test.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")
