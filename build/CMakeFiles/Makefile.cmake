@@ -96,5 +96,6 @@ set(CMAKE_DEPEND_INFO_FILES
   "src/solver/CMakeFiles/isocheck_solver.dir/DependInfo.cmake"
   "src/report/CMakeFiles/isocheck_report.dir/DependInfo.cmake"
   "src/cli/CMakeFiles/isocheck.dir/DependInfo.cmake"
+  "tests/CMakeFiles/check_test.dir/DependInfo.cmake"
   "tests/CMakeFiles/hdf5_test.dir/DependInfo.cmake"
   )
