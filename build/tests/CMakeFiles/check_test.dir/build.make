@@ -95,6 +95,7 @@ tests/check_test: tests/CMakeFiles/check_test.dir/build.make
 tests/check_test: src/report/libisocheck_report.a
 tests/check_test: src/solver/libisocheck_solver.a
 tests/check_test: src/graph/libisocheck_graph.a
+tests/check_test: src/gen/libisocheck_gen.a
 tests/check_test: src/io/libisocheck_io.a
 tests/check_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/check_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
