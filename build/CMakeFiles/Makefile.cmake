@@ -100,4 +100,6 @@ set(CMAKE_DEPEND_INFO_FILES
   "tests/CMakeFiles/check_test.dir/DependInfo.cmake"
   "tests/CMakeFiles/gen_test.dir/DependInfo.cmake"
   "tests/CMakeFiles/hdf5_test.dir/DependInfo.cmake"
+  "bench/CMakeFiles/gen_bench.dir/DependInfo.cmake"
+  "bench/CMakeFiles/verify_bench.dir/DependInfo.cmake"
   )
