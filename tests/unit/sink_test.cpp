@@ -144,19 +144,12 @@ std::vector<std::pair<size_t, size_t>> cuts(size_t n, uint32_t seed) {
 // Re-reads a slice through JSONL so that it gets its own compact symbol tables.
 History own_tables(const History& h) { return parse_jsonl(jsonl_text(h), "chunk.jsonl"); }
 
-struct ChunkElems {
-  explicit ChunkElems(size_t n) : saved(detail::hdf5_chunk_elems) { detail::hdf5_chunk_elems = n; }
-  ~ChunkElems() { detail::hdf5_chunk_elems = saved; }
-  size_t saved;
-};
-
 TEST(Hdf5Sink, ManyIntegerChunksEqualOneWrite) {
   for (size_t elems : {size_t{1} << 18, size_t{7}, size_t{1}}) {
     SCOPED_TRACE("chunk elements " + std::to_string(elems));
-    ChunkElems ce(elems);
     History h = random_history(400, false, 3);
     std::string p = tmp("int_chunks.h5");
-    auto sink = open_sink(p, Format::hdf5, h.time_unit);
+    auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, elems});
     for (auto [a, b] : cuts(h.txn_count(), 1)) sink->append(slice(h, a, b));
     sink->finish();
     expect_same(h, read_hdf5(p));
@@ -164,20 +157,18 @@ TEST(Hdf5Sink, ManyIntegerChunksEqualOneWrite) {
 }
 
 TEST(Hdf5Sink, SharedNamedTableKeepsTheNumbering) {
-  ChunkElems ce(13);
   History h = random_history(400, true, 4);
   std::string p = tmp("named_chunks.h5");
-  auto sink = open_sink(p, Format::hdf5, h.time_unit);
+  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, 13});
   for (auto [a, b] : cuts(h.txn_count(), 2)) sink->append(slice(h, a, b));
   sink->finish();
   expect_same(h, read_hdf5(p));
 }
 
 TEST(Hdf5Sink, PerChunkTablesAreRemapped) {
-  ChunkElems ce(11);
   History h = random_history(400, true, 5);
   std::string p = tmp("own_tables.h5");
-  auto sink = open_sink(p, Format::hdf5, h.time_unit);
+  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{0, 11});
   for (auto [a, b] : cuts(h.txn_count(), 3)) sink->append(own_tables(slice(h, a, b)));
   sink->finish();
   History back = read_hdf5(p);
@@ -203,9 +194,8 @@ TEST(Hdf5Sink, SwitchFromIntegerToNamedMidStream) {
   ASSERT_TRUE(whole.keys.named());
   for (size_t elems : {size_t{1} << 18, size_t{16}, size_t{3}}) {
     SCOPED_TRACE("chunk elements " + std::to_string(elems));
-    ChunkElems ce(elems);
     std::string p = tmp("switch.h5");
-    auto sink = open_sink(p, Format::hdf5, "");
+    auto sink = open_hdf5_sink(p, "", Hdf5Options{1, elems});
     for (auto [a, b] : cuts(whole.txn_count(), 4)) {
       History c = own_tables(slice(whole, a, b));
       EXPECT_EQ(c.keys.named(), b > 120 && b > a);
