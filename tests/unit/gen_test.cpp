@@ -3,14 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include <unistd.h>
+
 #include "gen/gen.h"
 #include "gen/random.h"
 #include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
 #include "solver/check.h"
 
 using namespace isocheck;
@@ -580,4 +585,27 @@ TEST(GenCheck, PlantsAreFoundAtTheirLevels) {
       }
     }
   }
+}
+
+// Through the real sinks: what a file holds is what generate_history() returns.
+TEST(GenSink, RoundTripsThroughFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gen_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* w : {"append", "tpcc"}) {
+    for (Format f : {Format::jsonl, Format::hdf5}) {
+      SCOPED_TRACE(std::string(w) + " " + to_string(f));
+      GenOptions o = opts(w, 3000, 17);
+      o.plant = {"g1a", "g0"};
+      o.chunk_txns = 1000;
+      const std::string path = (dir / (std::string(w) + (f == Format::jsonl ? ".jsonl" : ".h5"))).string();
+      auto sink = open_sink(path, f, kGenTimeUnit);
+      generate(o, *sink);
+      sink.reset();
+      History file = f == Format::jsonl ? read_jsonl(path) : read_hdf5(path);
+      History mem = generate_history(o);
+      expect_same(file, mem);
+      EXPECT_EQ(file.time_unit, kGenTimeUnit);
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
