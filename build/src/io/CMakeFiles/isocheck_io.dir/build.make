@@ -69,10 +69,24 @@ include src/io/CMakeFiles/isocheck_io.dir/progress.make
 # Include the compile flags for this target's objects.
 include src/io/CMakeFiles/isocheck_io.dir/flags.make
 
+src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
+src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o: /work/main/src/io/hdf5.cpp
+src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_1) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o -MF CMakeFiles/isocheck_io.dir/hdf5.cpp.o.d -o CMakeFiles/isocheck_io.dir/hdf5.cpp.o -c /work/main/src/io/hdf5.cpp
+
+src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_io.dir/hdf5.cpp.i"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/io/hdf5.cpp > CMakeFiles/isocheck_io.dir/hdf5.cpp.i
+
+src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_io.dir/hdf5.cpp.s"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/io/hdf5.cpp -o CMakeFiles/isocheck_io.dir/hdf5.cpp.s
+
 src/io/CMakeFiles/isocheck_io.dir/history.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
 src/io/CMakeFiles/isocheck_io.dir/history.cpp.o: /work/main/src/io/history.cpp
 src/io/CMakeFiles/isocheck_io.dir/history.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_1) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/history.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/history.cpp.o"
 	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/history.cpp.o -MF CMakeFiles/isocheck_io.dir/history.cpp.o.d -o CMakeFiles/isocheck_io.dir/history.cpp.o -c /work/main/src/io/history.cpp
 
 src/io/CMakeFiles/isocheck_io.dir/history.cpp.i: cmake_force
@@ -86,7 +100,7 @@ src/io/CMakeFiles/isocheck_io.dir/history.cpp.s: cmake_force
 src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
 src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o: /work/main/src/io/jsonl.cpp
 src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o"
 	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o -MF CMakeFiles/isocheck_io.dir/jsonl.cpp.o.d -o CMakeFiles/isocheck_io.dir/jsonl.cpp.o -c /work/main/src/io/jsonl.cpp
 
 src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.i: cmake_force
@@ -97,10 +111,24 @@ src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_io.dir/jsonl.cpp.s"
 	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/io/jsonl.cpp -o CMakeFiles/isocheck_io.dir/jsonl.cpp.s
 
+src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
+src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o: /work/main/src/io/jsonl_stream.cpp
+src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o -MF CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o.d -o CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o -c /work/main/src/io/jsonl_stream.cpp
+
+src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.i"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/io/jsonl_stream.cpp > CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.i
+
+src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.s"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/io/jsonl_stream.cpp -o CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.s
+
 src/io/CMakeFiles/isocheck_io.dir/load.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
 src/io/CMakeFiles/isocheck_io.dir/load.cpp.o: /work/main/src/io/load.cpp
 src/io/CMakeFiles/isocheck_io.dir/load.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/load.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/load.cpp.o"
 	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/load.cpp.o -MF CMakeFiles/isocheck_io.dir/load.cpp.o.d -o CMakeFiles/isocheck_io.dir/load.cpp.o -c /work/main/src/io/load.cpp
 
 src/io/CMakeFiles/isocheck_io.dir/load.cpp.i: cmake_force
@@ -111,21 +139,41 @@ src/io/CMakeFiles/isocheck_io.dir/load.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_io.dir/load.cpp.s"
 	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/io/load.cpp -o CMakeFiles/isocheck_io.dir/load.cpp.s
 
+src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o: src/io/CMakeFiles/isocheck_io.dir/flags.make
+src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o: /work/main/src/io/sink.cpp
+src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o: src/io/CMakeFiles/isocheck_io.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building CXX object src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o -MF CMakeFiles/isocheck_io.dir/sink.cpp.o.d -o CMakeFiles/isocheck_io.dir/sink.cpp.o -c /work/main/src/io/sink.cpp
+
+src/io/CMakeFiles/isocheck_io.dir/sink.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_io.dir/sink.cpp.i"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/io/sink.cpp > CMakeFiles/isocheck_io.dir/sink.cpp.i
+
+src/io/CMakeFiles/isocheck_io.dir/sink.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_io.dir/sink.cpp.s"
+	cd /work/main/build/src/io && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/io/sink.cpp -o CMakeFiles/isocheck_io.dir/sink.cpp.s
+
 # Object files for target isocheck_io
 isocheck_io_OBJECTS = \
+"CMakeFiles/isocheck_io.dir/hdf5.cpp.o" \
 "CMakeFiles/isocheck_io.dir/history.cpp.o" \
 "CMakeFiles/isocheck_io.dir/jsonl.cpp.o" \
-"CMakeFiles/isocheck_io.dir/load.cpp.o"
+"CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o" \
+"CMakeFiles/isocheck_io.dir/load.cpp.o" \
+"CMakeFiles/isocheck_io.dir/sink.cpp.o"
 
 # External object files for target isocheck_io
 isocheck_io_EXTERNAL_OBJECTS =
 
+src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/hdf5.cpp.o
 src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/history.cpp.o
 src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/jsonl.cpp.o
+src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/jsonl_stream.cpp.o
 src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/load.cpp.o
+src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/sink.cpp.o
 src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/build.make
 src/io/libisocheck_io.a: src/io/CMakeFiles/isocheck_io.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Linking CXX static library libisocheck_io.a"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Linking CXX static library libisocheck_io.a"
 	cd /work/main/build/src/io && $(CMAKE_COMMAND) -P CMakeFiles/isocheck_io.dir/cmake_clean_target.cmake
 	cd /work/main/build/src/io && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/isocheck_io.dir/link.txt --verbose=$(VERBOSE)
 

@@ -212,4 +212,4 @@ src/io/CMakeFiles/isocheck_io.dir/load.cpp.o: /work/main/src/io/load.cpp \
  /usr/include/x86_64-linux-gnu/c++/12/bits/basic_file.h \
  /usr/include/x86_64-linux-gnu/c++/12/bits/c++io.h \
  /usr/include/c++/12/bits/fstream.tcc /work/main/src/io/errors.h \
- /work/main/src/io/jsonl.h
+ /work/main/src/io/hdf5.h /work/main/src/io/jsonl.h
