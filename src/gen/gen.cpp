@@ -133,6 +133,7 @@ class Emitter {
     h_.end_txn();
     if (h_.txn_count() >= chunk_txns_) flush();
   }
+  uint64_t emitted() const { return next_id_; }
   void flush() {
     if (h_.txn_count() == 0) return;
     sum_.txns += h_.txn_count();
@@ -224,6 +225,8 @@ class Workload {
   virtual ~Workload() = default;
   virtual void txn(Emitter& e, const Slot& s) = 0;
   virtual bool lists() const { return false; }  // plants use list operations
+  // After the last transaction (and the plants placed at the end).
+  virtual void finish(Emitter&, Clock&) {}
 };
 
 // rmw: `m` distinct keys, each read then written; `extra` pure reads of other keys.
@@ -309,6 +312,11 @@ class BlindWorkload : public Workload {
 // physical key gen(k) * n + k; after max_list_len appends the physical key
 // retires and the next append starts a fresh, empty list (Elle's key rotation),
 // so reads stay short. The i-th append to a physical key appends value i.
+// Every append is observed by a later read, so the whole append order is
+// known: the transaction that retires a list first reads it whole (unless its
+// last operation on it was already such a read), and the history ends with
+// read-only transactions reading every list with unobserved appends, 16 lists
+// per transaction (Elle's final reads).
 class AppendWorkload : public Workload {
  public:
   AppendWorkload(Rng& r, KeyPicker p, uint32_t max_ops, uint32_t max_len)
@@ -322,21 +330,45 @@ class AppendWorkload : public Workload {
     e.begin(s);
     for (uint32_t i = 0; i < n; ++i) {
       const uint64_t k = p_(r_);
-      uint64_t& st = state_[k];  // generation << 32 | length
-      uint64_t gen = st >> 32, len = st & 0xffffffffULL;
+      uint64_t& st = state_[k];
+      uint64_t gen = generation(st), len = length(st);
       if (r_.below(2)) {
-        if (len == max_len_) ++gen, len = 0;
+        if (len == max_len_) {
+          if (dirty(st)) read(e, k, gen, len);
+          ++gen, len = 0;
+        }
         ++len;
-        st = gen << 32 | len;
+        st = pack(gen, len, true);
         e.append(physical(k, gen), len);
       } else {
-        e.read_list(physical(k, gen), std::span<const Sym>(iota_.data(), len));
+        read(e, k, gen, len);
+        st = pack(gen, len, false);
       }
     }
     e.end();
   }
+  void finish(Emitter& e, Clock& clock) override {
+    constexpr uint32_t kPerTxn = 16;
+    uint32_t in_txn = 0;
+    for (uint64_t k = 0; k < state_.size(); ++k) {
+      const uint64_t st = state_[k];
+      if (!dirty(st)) continue;
+      if (in_txn == 0) e.begin(clock.next());
+      read(e, k, generation(st), length(st));
+      if (++in_txn == kPerTxn) e.end(), in_txn = 0;
+    }
+    if (in_txn) e.end();
+  }
 
  private:
+  // state: dirty (an append nobody read yet) << 63 | generation << 32 | length
+  static uint64_t generation(uint64_t st) { return (st >> 32) & 0x7fffffffULL; }
+  static uint64_t length(uint64_t st) { return st & 0xffffffffULL; }
+  static bool dirty(uint64_t st) { return st >> 63; }
+  static uint64_t pack(uint64_t gen, uint64_t len, bool d) { return uint64_t{d} << 63 | gen << 32 | len; }
+  void read(Emitter& e, uint64_t k, uint64_t gen, uint64_t len) {
+    e.read_list(physical(k, gen), std::span<const Sym>(iota_.data(), len));
+  }
   int64_t physical(uint64_t k, uint64_t gen) const { return static_cast<int64_t>(gen * p_.size() + k); }
   Rng& r_;
   KeyPicker p_;
@@ -672,6 +704,15 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
   if (o.max_list_len < 1 || o.max_list_len > 1024) throw UsageError("--max-list-len must be between 1 and 1024");
   if (o.chunk_txns < 1) throw UsageError("chunk size must be at least 1 transaction");
   if (o.txns > (uint64_t{1} << 40)) throw UsageError("--txns must be at most 2^40");
+  if (o.workload == "append") {
+    // Worst case: every append hits one key; generations must stay < 2^31
+    // and physical keys below the plant keys.
+    const uint64_t ops = o.ops ? o.ops : wl->default_ops;
+    const double gens = static_cast<double>(o.txns) * ops / o.max_list_len + 1;
+    if (gens >= 2147483648.0 || gens * static_cast<double>(keys) >= 1e15)
+      throw UsageError("append: --txns * --ops / --max-list-len is too large for --keys " + std::to_string(keys) +
+                       " (raise --max-list-len or lower --txns/--keys)");
+  }
   for (const auto& p : o.plant)
     if (!find_plant(p)) throw UsageError("unknown plant '" + p + "' (one of: " + joined(plant_names()) + ")");
 }
@@ -753,6 +794,9 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
     w->txn(e, clock.next());
   }
   plants_at(opt.txns);
+  const uint64_t before = e.emitted();
+  w->finish(e, clock);
+  sum.final_read_txns = e.emitted() - before;
   e.flush();
   out.finish();
   return sum;

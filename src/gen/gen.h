@@ -20,7 +20,7 @@ namespace isocheck {
 
 struct GenOptions {
   std::string workload = "rmw";  // see workload_names()
-  uint64_t txns = 10000;         // workload transactions (plants add a few more)
+  uint64_t txns = 10000;         // workload transactions (plants and append's final reads add more)
   uint32_t sessions = 8;         // >= 1; >= 4 when anything is planted
   uint64_t keys = 0;             // 0: the workload's default (README); tpcc: warehouses, twitter: users
   std::string dist = "uniform";  // uniform | zipf
@@ -52,9 +52,10 @@ struct PlantRecord {
 };
 
 struct GenSummary {
-  uint64_t txns = 0;  // transactions emitted, plants included
+  uint64_t txns = 0;  // transactions emitted: workload + plants + final reads
   uint64_t ops = 0;   // operations emitted
   uint64_t chunks = 0;
+  uint64_t final_read_txns = 0;  // append: read-only txns at the end observing every list
   std::vector<PlantRecord> plants;  // in file order
 };
 

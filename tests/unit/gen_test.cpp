@@ -3,14 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include <unistd.h>
+
 #include "gen/gen.h"
 #include "gen/random.h"
 #include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
+#include "solver/check.h"
 
 using namespace isocheck;
 
@@ -127,8 +133,14 @@ TEST(Gen, EveryWorkloadIsWellFormedAndSerial) {
       o.sessions = 5;
       GenSummary sum;
       History h = generate_history(o, &sum);
-      EXPECT_EQ(h.txn_count(), 3000u);
-      EXPECT_EQ(sum.txns, 3000u);
+      EXPECT_EQ(h.txn_count(), 3000u + sum.final_read_txns);
+      EXPECT_EQ(sum.txns, h.txn_count());
+      if (w == "append") {
+        EXPECT_GT(sum.final_read_txns, 0u);
+        EXPECT_LE(sum.final_read_txns, 1000u / 16 + 1);
+      } else {
+        EXPECT_EQ(sum.final_read_txns, 0u);
+      }
       EXPECT_EQ(sum.ops, h.op_count());
       EXPECT_EQ(h.time_unit, kGenTimeUnit);
       EXPECT_LE(h.session_count(), 5u);
@@ -285,8 +297,27 @@ TEST(Gen, AppendListsStayShort) {
     if (h.op_kind[i] == OpKind::read_list) ++reads, longest = std::max(longest, h.list(i).size());
   }
   EXPECT_EQ(longest, 5u);
-  EXPECT_NEAR(static_cast<double>(appends) / h.op_count(), 0.5, 0.02);
+  // Every append is observed by a later whole-list read (so its order is known).
+  std::map<Sym, size_t> appended, observed;
+  for (OpIdx i = 0; i < h.op_count(); ++i) {
+    if (h.op_kind[i] == OpKind::append) ++appended[h.op_key[i]];
+    if (h.op_kind[i] == OpKind::read_list && h.list(i).size() > 0)
+      observed[h.op_key[i]] = std::max(observed[h.op_key[i]], h.list(i).size());
+  }
+  EXPECT_EQ(appended, observed);
+  // With the defaults (1000 keys, lists of 16) rotation is rare: half the
+  // micro-ops are appends.
+  GenOptions d = opts("append", 20000);
+  GenSummary sum;
+  History hd = generate_history(d, &sum);
+  const uint64_t workload_ops = hd.op_begin(20000);  // final reads come after
+  size_t a = 0;
+  for (OpIdx i = 0; i < workload_ops; ++i) a += hd.op_kind[i] == OpKind::append;
+  EXPECT_NEAR(static_cast<double>(a) / workload_ops, 0.5, 0.02);
+  EXPECT_GT(sum.final_read_txns, 0u);
+
   EXPECT_GT(reads, 0u);
+  EXPECT_GT(appends, 0u);
   expect_serial_replay(h);
 }
 
@@ -343,7 +374,7 @@ TEST(Gen, PlantsAddTheirTransactionsOnFreshKeys) {
       const PlantRecord& p = sum.plants[0];
       EXPECT_EQ(p.name, name);
       ASSERT_EQ(p.txn_ids.size(), expect);
-      EXPECT_EQ(h.txn_count(), 1000u + expect);
+      EXPECT_EQ(h.txn_count(), 1000u + expect + sum.final_read_txns);
       expect_well_formed(h);
       // Consecutive ids; only the plant's transactions touch its keys, and
       // they touch nothing else.
@@ -416,7 +447,7 @@ TEST(Gen, ManyPlantsUseDisjointKeys) {
     added += p.txn_ids.size();
     for (int64_t k : p.keys) EXPECT_TRUE(keys.insert(k).second);
   }
-  EXPECT_EQ(h.txn_count(), 200u + added);
+  EXPECT_EQ(h.txn_count(), 200u + added + sum.final_read_txns);
   EXPECT_EQ(std::count_if(sum.plants.begin(), sum.plants.end(),
                           [](const PlantRecord& p) { return p.name == "g-single"; }),
             2);
@@ -474,4 +505,107 @@ TEST(Gen, InvalidOptionsAreUsageErrors) {
   bad([](GenOptions& o) { o.workload = "tpcc", o.keys = 1'000'000; }, "warehouses");
   bad([](GenOptions& o) { o.max_list_len = 0; }, "--max-list-len");
   bad([](GenOptions& o) { o.chunk_txns = 0; }, "chunk");
+}
+
+// ---------------------------------------------------------------------------
+// Against the checker: generated histories hold every level; each plant is
+// found at exactly the levels PLANTS.md lists. Blind-write workloads may be
+// undecided (unknown version order): only decided results are asserted there.
+
+namespace {
+// Workloads whose version order is fully known. twitter and tpcc also blind-write
+// fresh keys exactly once (known order: init, then that write), which the
+// checker currently reports as undecided ("0 unordered write pairs"); until
+// that changes only their decided results are asserted.
+bool known_order(const std::string& w) { return w == "rmw" || w == "mt" || w == "append"; }
+
+CheckResult check_all(const History& h) {
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  return check(h, o);
+}
+const LevelResult& level(const CheckResult& r, Level l) {
+  for (const auto& x : r.levels)
+    if (x.level == l) return x;
+  throw std::logic_error("level missing");
+}
+}  // namespace
+
+TEST(GenCheck, WorkloadsHoldEveryLevel) {
+  for (const auto& w : workload_names()) {
+    for (const char* dist : {"uniform", "zipf"}) {
+      SCOPED_TRACE(w + " " + dist);
+      GenOptions o = opts(w, 4000, 5);
+      o.dist = dist;
+      History h = generate_history(o);
+      CheckResult r = check_all(h);
+      EXPECT_TRUE(r.anomalies.empty());
+      for (Level l : {Level::ser, Level::si, Level::sser}) {
+        const LevelResult& lr = level(r, l);
+        if (known_order(w)) {
+          EXPECT_TRUE(lr.decided) << to_string(l) << ": " << lr.reason;
+        }
+        if (lr.decided) {
+          EXPECT_TRUE(lr.holds) << to_string(l) << ": " << lr.reason;
+        }
+      }
+    }
+  }
+}
+
+TEST(GenCheck, PlantsAreFoundAtTheirLevels) {
+  for (const auto& w : workload_names()) {
+    for (const auto& name : plant_names()) {
+      SCOPED_TRACE(w + " " + name);
+      GenOptions o = opts(w, 1500, 21);
+      o.dist = "zipf";
+      o.plant = {name};
+      GenSummary sum;
+      History h = generate_history(o, &sum);
+      const PlantRecord& p = sum.plants.at(0);
+      std::set<int64_t> planted(p.txn_ids.begin(), p.txn_ids.end());
+      CheckResult r = check_all(h);
+      for (const Anomaly& a : r.anomalies) {
+        EXPECT_TRUE(planted.count(h.txn_id[a.txn])) << to_string(a.kind) << " in txn " << a.txn;
+      }
+      const PlantLevels v = p.violates;
+      for (auto [l, violated] : {std::pair{Level::ser, v.ser}, {Level::si, v.si}, {Level::sser, v.sser}}) {
+        const LevelResult& lr = level(r, l);
+        if (known_order(w)) {
+          EXPECT_TRUE(lr.decided) << to_string(l) << ": " << lr.reason;
+        }
+        if (!lr.decided) continue;
+        EXPECT_EQ(lr.holds, !violated) << to_string(l) << ": " << lr.reason;
+        if (lr.witness) {
+          const EdgeList& c = lr.witness->cycle;
+          for (size_t i = 0; i < c.size(); ++i) {
+            EXPECT_TRUE(planted.count(h.txn_id[c.src[i]])) << to_string(l) << " witness leaves the plant";
+          }
+        }
+      }
+    }
+  }
+}
+
+// Through the real sinks: what a file holds is what generate_history() returns.
+TEST(GenSink, RoundTripsThroughFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gen_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* w : {"append", "tpcc"}) {
+    for (Format f : {Format::jsonl, Format::hdf5}) {
+      SCOPED_TRACE(std::string(w) + " " + to_string(f));
+      GenOptions o = opts(w, 3000, 17);
+      o.plant = {"g1a", "g0"};
+      o.chunk_txns = 1000;
+      const std::string path = (dir / (std::string(w) + (f == Format::jsonl ? ".jsonl" : ".h5"))).string();
+      auto sink = open_sink(path, f, kGenTimeUnit);
+      generate(o, *sink);
+      sink.reset();
+      History file = f == Format::jsonl ? read_jsonl(path) : read_hdf5(path);
+      History mem = generate_history(o);
+      expect_same(file, mem);
+      EXPECT_EQ(file.time_unit, kGenTimeUnit);
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
