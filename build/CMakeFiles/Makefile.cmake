@@ -95,6 +95,11 @@ set(CMAKE_DEPEND_INFO_FILES
   "src/graph/CMakeFiles/isocheck_graph.dir/DependInfo.cmake"
   "src/solver/CMakeFiles/isocheck_solver.dir/DependInfo.cmake"
   "src/report/CMakeFiles/isocheck_report.dir/DependInfo.cmake"
+  "src/gen/CMakeFiles/isocheck_gen.dir/DependInfo.cmake"
   "src/cli/CMakeFiles/isocheck.dir/DependInfo.cmake"
+  "tests/CMakeFiles/check_test.dir/DependInfo.cmake"
+  "tests/CMakeFiles/gen_test.dir/DependInfo.cmake"
   "tests/CMakeFiles/hdf5_test.dir/DependInfo.cmake"
+  "bench/CMakeFiles/gen_bench.dir/DependInfo.cmake"
+  "bench/CMakeFiles/verify_bench.dir/DependInfo.cmake"
   )

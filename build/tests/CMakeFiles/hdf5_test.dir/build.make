@@ -95,6 +95,7 @@ tests/hdf5_test: tests/CMakeFiles/hdf5_test.dir/build.make
 tests/hdf5_test: src/report/libisocheck_report.a
 tests/hdf5_test: src/solver/libisocheck_solver.a
 tests/hdf5_test: src/graph/libisocheck_graph.a
+tests/hdf5_test: src/gen/libisocheck_gen.a
 tests/hdf5_test: src/io/libisocheck_io.a
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a

@@ -83,10 +83,24 @@ src/cli/CMakeFiles/isocheck.dir/cmd_convert.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck.dir/cmd_convert.cpp.s"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/cmd_convert.cpp -o CMakeFiles/isocheck.dir/cmd_convert.cpp.s
 
+src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
+src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o: /work/main/src/cli/cmd_generate.cpp
+src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o -MF CMakeFiles/isocheck.dir/cmd_generate.cpp.o.d -o CMakeFiles/isocheck.dir/cmd_generate.cpp.o -c /work/main/src/cli/cmd_generate.cpp
+
+src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck.dir/cmd_generate.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/cmd_generate.cpp > CMakeFiles/isocheck.dir/cmd_generate.cpp.i
+
+src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck.dir/cmd_generate.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/cmd_generate.cpp -o CMakeFiles/isocheck.dir/cmd_generate.cpp.s
+
 src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
 src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o: /work/main/src/cli/cmd_info.cpp
 src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o -MF CMakeFiles/isocheck.dir/cmd_info.cpp.o.d -o CMakeFiles/isocheck.dir/cmd_info.cpp.o -c /work/main/src/cli/cmd_info.cpp
 
 src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.i: cmake_force
@@ -100,7 +114,7 @@ src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.s: cmake_force
 src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
 src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o: /work/main/src/cli/cmd_verify.cpp
 src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o -MF CMakeFiles/isocheck.dir/cmd_verify.cpp.o.d -o CMakeFiles/isocheck.dir/cmd_verify.cpp.o -c /work/main/src/cli/cmd_verify.cpp
 
 src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.i: cmake_force
@@ -114,7 +128,7 @@ src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.s: cmake_force
 src/cli/CMakeFiles/isocheck.dir/limits.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
 src/cli/CMakeFiles/isocheck.dir/limits.cpp.o: /work/main/src/cli/limits.cpp
 src/cli/CMakeFiles/isocheck.dir/limits.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/cli/CMakeFiles/isocheck.dir/limits.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/cli/CMakeFiles/isocheck.dir/limits.cpp.o"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/limits.cpp.o -MF CMakeFiles/isocheck.dir/limits.cpp.o.d -o CMakeFiles/isocheck.dir/limits.cpp.o -c /work/main/src/cli/limits.cpp
 
 src/cli/CMakeFiles/isocheck.dir/limits.cpp.i: cmake_force
@@ -128,7 +142,7 @@ src/cli/CMakeFiles/isocheck.dir/limits.cpp.s: cmake_force
 src/cli/CMakeFiles/isocheck.dir/main.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
 src/cli/CMakeFiles/isocheck.dir/main.cpp.o: /work/main/src/cli/main.cpp
 src/cli/CMakeFiles/isocheck.dir/main.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/cli/CMakeFiles/isocheck.dir/main.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building CXX object src/cli/CMakeFiles/isocheck.dir/main.cpp.o"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/main.cpp.o -MF CMakeFiles/isocheck.dir/main.cpp.o.d -o CMakeFiles/isocheck.dir/main.cpp.o -c /work/main/src/cli/main.cpp
 
 src/cli/CMakeFiles/isocheck.dir/main.cpp.i: cmake_force
@@ -142,7 +156,7 @@ src/cli/CMakeFiles/isocheck.dir/main.cpp.s: cmake_force
 src/cli/CMakeFiles/isocheck.dir/progress.cpp.o: src/cli/CMakeFiles/isocheck.dir/flags.make
 src/cli/CMakeFiles/isocheck.dir/progress.cpp.o: /work/main/src/cli/progress.cpp
 src/cli/CMakeFiles/isocheck.dir/progress.cpp.o: src/cli/CMakeFiles/isocheck.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building CXX object src/cli/CMakeFiles/isocheck.dir/progress.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Building CXX object src/cli/CMakeFiles/isocheck.dir/progress.cpp.o"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/isocheck.dir/progress.cpp.o -MF CMakeFiles/isocheck.dir/progress.cpp.o.d -o CMakeFiles/isocheck.dir/progress.cpp.o -c /work/main/src/cli/progress.cpp
 
 src/cli/CMakeFiles/isocheck.dir/progress.cpp.i: cmake_force
@@ -156,6 +170,7 @@ src/cli/CMakeFiles/isocheck.dir/progress.cpp.s: cmake_force
 # Object files for target isocheck
 isocheck_OBJECTS = \
 "CMakeFiles/isocheck.dir/cmd_convert.cpp.o" \
+"CMakeFiles/isocheck.dir/cmd_generate.cpp.o" \
 "CMakeFiles/isocheck.dir/cmd_info.cpp.o" \
 "CMakeFiles/isocheck.dir/cmd_verify.cpp.o" \
 "CMakeFiles/isocheck.dir/limits.cpp.o" \
@@ -166,6 +181,7 @@ isocheck_OBJECTS = \
 isocheck_EXTERNAL_OBJECTS =
 
 isocheck: src/cli/CMakeFiles/isocheck.dir/cmd_convert.cpp.o
+isocheck: src/cli/CMakeFiles/isocheck.dir/cmd_generate.cpp.o
 isocheck: src/cli/CMakeFiles/isocheck.dir/cmd_info.cpp.o
 isocheck: src/cli/CMakeFiles/isocheck.dir/cmd_verify.cpp.o
 isocheck: src/cli/CMakeFiles/isocheck.dir/limits.cpp.o
@@ -175,6 +191,7 @@ isocheck: src/cli/CMakeFiles/isocheck.dir/build.make
 isocheck: src/report/libisocheck_report.a
 isocheck: src/solver/libisocheck_solver.a
 isocheck: src/graph/libisocheck_graph.a
+isocheck: src/gen/libisocheck_gen.a
 isocheck: src/io/libisocheck_io.a
 isocheck: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 isocheck: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
@@ -186,7 +203,7 @@ isocheck: /usr/lib/x86_64-linux-gnu/libz.so
 isocheck: /usr/lib/x86_64-linux-gnu/libdl.a
 isocheck: /usr/lib/x86_64-linux-gnu/libm.so
 isocheck: src/cli/CMakeFiles/isocheck.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Linking CXX executable ../../isocheck"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_8) "Linking CXX executable ../../isocheck"
 	cd /work/main/build/src/cli && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/isocheck.dir/link.txt --verbose=$(VERBOSE)
 
 # Rule to build all files generated by this target.

@@ -3,6 +3,8 @@ file(REMOVE_RECURSE
   "../../isocheck.pdb"
   "CMakeFiles/isocheck.dir/cmd_convert.cpp.o"
   "CMakeFiles/isocheck.dir/cmd_convert.cpp.o.d"
+  "CMakeFiles/isocheck.dir/cmd_generate.cpp.o"
+  "CMakeFiles/isocheck.dir/cmd_generate.cpp.o.d"
   "CMakeFiles/isocheck.dir/cmd_info.cpp.o"
   "CMakeFiles/isocheck.dir/cmd_info.cpp.o.d"
   "CMakeFiles/isocheck.dir/cmd_verify.cpp.o"
