@@ -94,9 +94,10 @@ if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
 endif()
 
-# cli_tests at tests/CMakeLists.txt:17 (file)
+# cli_tests at tests/CMakeLists.txt:23 (file)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/cli/*.sh")
 set(OLD_GLOB
+  "/work/main/tests/cli/hdf5_h5dump.sh"
   "/work/main/tests/cli/verify_cli.sh"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
@@ -104,12 +105,27 @@ if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
 endif()
 
-# unit_tests at tests/CMakeLists.txt:3 (file)
+# oracle_srcs at tests/CMakeLists.txt:3 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/oracle/*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/oracle/oracle.cpp"
+  "/work/main/tests/oracle/random_history.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# unit_tests at tests/CMakeLists.txt:9 (file)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/*_test.cpp")
 set(OLD_GLOB
   "/work/main/tests/unit/check_test.cpp"
+  "/work/main/tests/unit/examples_test.cpp"
   "/work/main/tests/unit/gen_test.cpp"
   "/work/main/tests/unit/hdf5_test.cpp"
+  "/work/main/tests/unit/oracle_test.cpp"
+  "/work/main/tests/unit/property_test.cpp"
+  "/work/main/tests/unit/sink_test.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")

@@ -92,6 +92,7 @@ check_test_EXTERNAL_OBJECTS =
 
 tests/check_test: tests/CMakeFiles/check_test.dir/unit/check_test.cpp.o
 tests/check_test: tests/CMakeFiles/check_test.dir/build.make
+tests/check_test: tests/libisocheck_oracle.a
 tests/check_test: src/report/libisocheck_report.a
 tests/check_test: src/solver/libisocheck_solver.a
 tests/check_test: src/graph/libisocheck_graph.a

@@ -92,6 +92,7 @@ gen_test_EXTERNAL_OBJECTS =
 
 tests/gen_test: tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o
 tests/gen_test: tests/CMakeFiles/gen_test.dir/build.make
+tests/gen_test: tests/libisocheck_oracle.a
 tests/gen_test: src/report/libisocheck_report.a
 tests/gen_test: src/solver/libisocheck_solver.a
 tests/gen_test: src/graph/libisocheck_graph.a

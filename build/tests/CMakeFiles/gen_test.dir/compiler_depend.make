@@ -381,6 +381,12 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
   /usr/include/c++/12/bits/ranges_algo.h \
   /usr/include/c++/12/bits/ranges_util.h \
   /usr/include/c++/12/pstl/glue_algorithm_defs.h \
+  /usr/include/c++/12/filesystem \
+  /usr/include/c++/12/bits/fs_fwd.h \
+  /usr/include/c++/12/bits/fs_path.h \
+  /usr/include/c++/12/codecvt \
+  /usr/include/c++/12/bits/fs_dir.h \
+  /usr/include/c++/12/bits/fs_ops.h \
   /usr/include/c++/12/unordered_set \
   /usr/include/c++/12/bits/unordered_set.h \
   /work/main/src/gen/gen.h \
@@ -412,8 +418,19 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
   /usr/include/c++/12/tr1/poly_hermite.tcc \
   /usr/include/c++/12/tr1/poly_laguerre.tcc \
   /usr/include/c++/12/tr1/riemann_zeta.tcc \
-  /work/main/src/io/errors.h
+  /work/main/src/io/errors.h \
+  /work/main/src/io/hdf5.h \
+  /work/main/src/io/jsonl.h \
+  /work/main/src/solver/check.h \
+  /work/main/src/graph/anomaly.h \
+  /work/main/src/graph/edges.h
 
+
+/work/main/src/graph/edges.h:
+
+/work/main/src/graph/anomaly.h:
+
+/work/main/src/solver/check.h:
 
 /usr/include/c++/12/tr1/poly_laguerre.tcc:
 
@@ -441,8 +458,6 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 
 /usr/include/x86_64-linux-gnu/bits/fp-logb.h:
 
-/usr/include/x86_64-linux-gnu/bits/flt-eval-method.h:
-
 /usr/include/x86_64-linux-gnu/bits/math-vector.h:
 
 /work/main/src/gen/random.h:
@@ -450,6 +465,14 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 /work/main/src/io/history.h:
 
 /usr/include/c++/12/bits/unordered_set.h:
+
+/usr/include/c++/12/bits/fs_dir.h:
+
+/usr/include/x86_64-linux-gnu/bits/flt-eval-method.h:
+
+/usr/include/c++/12/bits/fs_fwd.h:
+
+/usr/include/c++/12/filesystem:
 
 /usr/include/c++/12/bits/ranges_util.h:
 
@@ -551,6 +574,8 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 
 /usr/include/c++/12/bits/enable_special_members.h:
 
+/work/main/src/io/jsonl.h:
+
 /usr/include/c++/12/optional:
 
 /work/main/src/io/errors.h:
@@ -588,6 +613,8 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 /usr/include/gtest/internal/custom/gtest-port.h:
 
 /usr/include/x86_64-linux-gnu/bits/statx-generic.h:
+
+/usr/include/c++/12/bits/fs_ops.h:
 
 /usr/include/c++/12/bits/stl_heap.h:
 
@@ -634,6 +661,8 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 /usr/include/x86_64-linux-gnu/bits/types/struct_itimerspec.h:
 
 /usr/include/x86_64-linux-gnu/bits/floatn.h:
+
+/work/main/src/io/hdf5.h:
 
 /usr/include/x86_64-linux-gnu/bits/types/timer_t.h:
 
@@ -823,9 +852,13 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: /work/main/tests/unit/gen_tes
 
 /usr/include/c++/12/bits/exception_defines.h:
 
+/usr/include/c++/12/bits/fs_path.h:
+
 /usr/include/locale.h:
 
 /usr/include/x86_64-linux-gnu/bits/pthreadtypes-arch.h:
+
+/usr/include/c++/12/codecvt:
 
 /usr/include/linux/close_range.h:
 

@@ -13,6 +13,7 @@ set(CMAKE_DEPENDS_DEPENDENCY_FILES
 
 # Targets to which this target links.
 set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/work/main/build/tests/CMakeFiles/isocheck_oracle.dir/DependInfo.cmake"
   "/work/main/build/src/report/CMakeFiles/isocheck_report.dir/DependInfo.cmake"
   "/work/main/build/src/solver/CMakeFiles/isocheck_solver.dir/DependInfo.cmake"
   "/work/main/build/src/graph/CMakeFiles/isocheck_graph.dir/DependInfo.cmake"

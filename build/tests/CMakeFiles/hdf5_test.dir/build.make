@@ -92,6 +92,7 @@ hdf5_test_EXTERNAL_OBJECTS =
 
 tests/hdf5_test: tests/CMakeFiles/hdf5_test.dir/unit/hdf5_test.cpp.o
 tests/hdf5_test: tests/CMakeFiles/hdf5_test.dir/build.make
+tests/hdf5_test: tests/libisocheck_oracle.a
 tests/hdf5_test: src/report/libisocheck_report.a
 tests/hdf5_test: src/solver/libisocheck_solver.a
 tests/hdf5_test: src/graph/libisocheck_graph.a

@@ -301,6 +301,9 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: \
  /usr/include/c++/12/algorithm /usr/include/c++/12/bits/ranges_algo.h \
  /usr/include/c++/12/bits/ranges_util.h \
  /usr/include/c++/12/pstl/glue_algorithm_defs.h \
+ /usr/include/c++/12/filesystem /usr/include/c++/12/bits/fs_fwd.h \
+ /usr/include/c++/12/bits/fs_path.h /usr/include/c++/12/codecvt \
+ /usr/include/c++/12/bits/fs_dir.h /usr/include/c++/12/bits/fs_ops.h \
  /usr/include/c++/12/unordered_set \
  /usr/include/c++/12/bits/unordered_set.h /work/main/src/gen/gen.h \
  /work/main/src/io/history.h /usr/include/c++/12/span \
@@ -326,4 +329,7 @@ tests/CMakeFiles/gen_test.dir/unit/gen_test.cpp.o: \
  /usr/include/c++/12/tr1/modified_bessel_func.tcc \
  /usr/include/c++/12/tr1/poly_hermite.tcc \
  /usr/include/c++/12/tr1/poly_laguerre.tcc \
- /usr/include/c++/12/tr1/riemann_zeta.tcc /work/main/src/io/errors.h
+ /usr/include/c++/12/tr1/riemann_zeta.tcc /work/main/src/io/errors.h \
+ /work/main/src/io/hdf5.h /work/main/src/io/jsonl.h \
+ /work/main/src/solver/check.h /work/main/src/graph/anomaly.h \
+ /work/main/src/graph/edges.h
