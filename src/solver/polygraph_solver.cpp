@@ -32,6 +32,11 @@ void canonical_rotation(EdgeList& c) {
   rot(c.src), rot(c.dst), rot(c.why), rot(c.kind);
 }
 
+SatBackendFn make_backend(Backend b) {
+  if (b == Backend::own) return [](const Polygraph& p, const SatLimits& l) { return solve_own(p, l); };
+  return [](const Polygraph& p, const SatLimits& l) { return solve_cadical(p, l); };
+}
+
 }  // namespace
 
 PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
@@ -55,6 +60,10 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
     canonical_rotation(out.witness_cycle);
     out.core_constraints = pr.core;
     out.core_minimal = pr.core.size() <= 1;
+    if (!out.core_minimal && opt.core_budget_s > 0) {
+      CoreResult cr = shrink_core(pg, pr.core, make_backend(opt.backend), opt.core_budget_s);
+      if (cr.core.size() < pr.core.size() || cr.minimal) out.core_constraints = cr.core, out.core_minimal = cr.minimal;
+    }
     return out;
   }
   // 2. The reduced polygraph: known ∪ forced sides, remaining constraints.
@@ -91,9 +100,7 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
     return out;
   }
   // 4. Solve the parts.
-  const SatBackendFn backend = opt.backend == Backend::own
-      ? SatBackendFn([](const Polygraph& p, const SatLimits& l) { return solve_own(p, l); })
-      : SatBackendFn([](const Polygraph& p, const SatLimits& l) { return solve_cadical(p, l); });
+  const SatBackendFn backend = make_backend(opt.backend);
   const size_t np = sp.parts.size();
   std::vector<SatResult> res(np);
   std::atomic<size_t> next{0}, first_unsat{SIZE_MAX};

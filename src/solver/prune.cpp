@@ -13,7 +13,36 @@ struct Current {  // known ∪ forced sides, with where each edge came from
   EdgeList e;
   std::vector<EdgeRef> ref;
   std::vector<uint32_t> owner;  // constraint that forced it, UINT32_MAX for known
+  std::vector<uint32_t> round;  // round that added it (0: known)
 };
+
+// Shortest path from -> to using only edges added before round `before`.
+std::vector<uint64_t> path_before(const Csr& g, const std::vector<uint32_t>& round, uint32_t from, uint32_t to,
+                                  uint32_t before, std::vector<uint64_t>& via) {
+  via.assign(g.vertex_count(), UINT64_MAX);
+  std::vector<uint32_t> q{from};
+  via[from] = UINT64_MAX - 1;
+  for (size_t h = 0; h < q.size(); ++h) {
+    const uint32_t x = q[h];
+    for (uint64_t i = g.offset[x]; i < g.offset[x + 1]; ++i) {
+      const uint32_t y = g.target[i];
+      if (via[y] != UINT64_MAX || round[g.edge_id[i]] >= before) continue;
+      via[y] = i;
+      if (y == to) {
+        std::vector<uint64_t> ids;
+        for (uint32_t z = to; z != from;) {
+          const uint64_t s = via[z];
+          ids.push_back(g.edge_id[s]);
+          z = static_cast<uint32_t>(std::upper_bound(g.offset.begin(), g.offset.end(), s) - g.offset.begin() - 1);
+        }
+        std::reverse(ids.begin(), ids.end());
+        return ids;
+      }
+      q.push_back(y);
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -33,13 +62,15 @@ PruneResult prune(const Polygraph& pg, const PruneOptions& o) {
   Current cur;
   cur.e.src = pg.known.src, cur.e.dst = pg.known.dst;
   cur.e.why.assign(pg.known.size(), 0), cur.e.kind.assign(pg.known.size(), EdgeKind::aux);
-  for (uint64_t i = 0; i < pg.known.size(); ++i) cur.ref.push_back({false, i}), cur.owner.push_back(UINT32_MAX);
+  for (uint64_t i = 0; i < pg.known.size(); ++i) cur.ref.push_back({false, i}), cur.owner.push_back(UINT32_MAX), cur.round.push_back(0);
+  std::vector<uint32_t> forced_round(nc, 0);
+  std::vector<uint64_t> forced_block(nc, UINT64_MAX);
   auto add_side = [&](uint32_t c, int side) {
     const Constraint& k = pg.constraints[c];
     const uint64_t b = side ? k.b_begin : k.a_begin, e = side ? k.b_end : k.a_end;
     for (uint64_t i = b; i < e; ++i) {
       cur.e.add(pg.choice_edges.src[i], pg.choice_edges.dst[i], EdgeKind::aux);
-      cur.ref.push_back({true, i}), cur.owner.push_back(c);
+      cur.ref.push_back({true, i}), cur.owner.push_back(c), cur.round.push_back(static_cast<uint32_t>(r.rounds));
     }
   };
   auto refs_of = [&](const std::vector<uint64_t>& ids, std::vector<EdgeRef>& out) {
@@ -48,7 +79,32 @@ PruneResult prune(const Polygraph& pg, const PruneOptions& o) {
       if (cur.owner[id] != UINT32_MAX) r.core.push_back(cur.owner[id]);
     }
   };
+  // The core is closed under reasons: a forced constraint brings the
+  // constraints whose forced edges made its other side close a cycle.
   auto finish_core = [&] {
+    if (r.unsat && !r.core.empty()) {
+      const Csr g = build_csr(pg.vertex_count, cur.e);
+      std::vector<uint8_t> in(nc, 0);
+      std::vector<uint32_t> work = r.core;
+      for (uint32_t c : work) in[c] = 1;
+      std::vector<uint64_t> via;
+      size_t explained = 0;
+      while (!work.empty()) {
+        const uint32_t c = work.back();
+        work.pop_back();
+        if (forced_round[c] == 0) continue;  // the contradicted constraint
+        if (++explained > o.max_explanations) {  // give up: every forced constraint (still a core)
+          for (uint32_t k = 0; k < nc; ++k)
+            if (r.state[k] != PruneResult::undecided) r.core.push_back(k);
+          break;
+        }
+        const uint64_t b = forced_block[c];
+        const uint32_t x = pg.choice_edges.src[b], y = pg.choice_edges.dst[b];
+        if (x == y) continue;
+        for (uint64_t id : path_before(g, cur.round, y, x, forced_round[c], via))
+          if (cur.owner[id] != UINT32_MAX && !in[cur.owner[id]]) in[cur.owner[id]] = 1, r.core.push_back(cur.owner[id]), work.push_back(cur.owner[id]);
+      }
+    }
     std::sort(r.core.begin(), r.core.end());
     r.core.erase(std::unique(r.core.begin(), r.core.end()), r.core.end());
   };
@@ -110,6 +166,8 @@ PruneResult prune(const Polygraph& pg, const PruneOptions& o) {
       }
       if (ia || ib) {
         r.state[c] = ia ? PruneResult::forced_b : PruneResult::forced_a;
+        forced_round[c] = static_cast<uint32_t>(r.rounds);
+        forced_block[c] = blocking[2 * c + (ia ? 0 : 1)];
         add_side(c, ia ? 1 : 0);
         ++r.pruned;
         changed = true;

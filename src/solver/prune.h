@@ -18,6 +18,7 @@ struct PruneOptions {
   ClosureEngine* engine = nullptr;  // nullptr: a CpuClosure with `threads`
   int threads = 1;
   uint32_t max_rounds = UINT32_MAX;
+  size_t max_explanations = 100000;  // core building: path searches before falling back to all forced
 };
 
 struct PruneResult {
@@ -30,8 +31,10 @@ struct PruneResult {
   std::vector<EdgeRef> cycle_a, cycle_b;  // its side-A (side-B) edge, then the path back
   // unsat because the known graph (with forced sides) is cyclic: cycle_a holds
   // that cycle, cycle_b is empty, conflict_constraint = UINT32_MAX.
-  // unsat: constraint 'conflict_constraint' plus the forced constraints whose
-  // edges lie on the cycles (one level of explanation).
+  // unsat: a core closed under reasons: the contradicted constraint, the
+  // forced constraints with edges on the cycles, and recursively those whose
+  // forced edges made another's side impossible (the path found when it was
+  // forced, over the graph of that round). Not necessarily minimal.
   std::vector<uint32_t> core;
 };
 

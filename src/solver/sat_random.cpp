@@ -52,9 +52,60 @@ Polygraph random_polygraph(std::mt19937_64& rng, const RandomPolygraphSpec& s) {
   return pg;
 }
 
+Polygraph random_3sat_polygraph(std::mt19937_64& rng, uint32_t vars, uint32_t clauses, uint32_t noise) {
+  Polygraph pg;
+  pg.vertex_count = 3 * clauses + 2;  // the last two: for sides no clause needs
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> side_edges(2 * vars);
+  for (uint32_t k = 0; k < clauses; ++k) {
+    uint32_t v[3];
+    for (int i = 0; i < 3; ++i) {
+      bool again;
+      do {
+        v[i] = rng() % vars, again = false;
+        for (int j = 0; j < i; ++j) again |= v[j] == v[i];
+      } while (again && vars >= 3);
+      const uint32_t positive = rng() % 2;
+      // literal x (positive) is falsified by side B (x false): edge on side B.
+      side_edges[2 * v[i] + positive].push_back({3 * k + i, 3 * k + (i + 1) % 3});
+    }
+  }
+  for (uint32_t x = 0; x < vars; ++x) {
+    Constraint c;
+    for (int s = 0; s < 2; ++s) {
+      uint64_t& lo = s ? c.b_begin : c.a_begin;
+      uint64_t& hi = s ? c.b_end : c.a_end;
+      lo = pg.choice_edges.size();
+      for (auto [a, b] : side_edges[2 * x + s]) pg.choice_edges.add(a, b, EdgeKind::ww, 0);
+      if (side_edges[2 * x + s].empty())  // sides are non-empty: a harmless edge
+        pg.choice_edges.add(3 * clauses, 3 * clauses + 1, EdgeKind::ww, 0);
+      hi = pg.choice_edges.size();
+    }
+    pg.constraints.push_back(c);
+  }
+  // Noise respects the order of clause indices (never inside one gadget).
+  for (uint32_t i = 0; i < noise && clauses > 1; ++i) {
+    uint32_t a = rng() % clauses, b = rng() % clauses;
+    if (a == b) continue;
+    if (a > b) std::swap(a, b);
+    pg.known.add(3 * a + rng() % 3, 3 * b + rng() % 3, EdgeKind::wr, 0);
+  }
+  return pg;
+}
+
 bool brute_force_acyclic(const Polygraph& pg, std::vector<uint8_t>* side) {
   const uint32_t n = pg.vertex_count, c = static_cast<uint32_t>(pg.constraints.size());
-  if (n > 64 || c > 24) throw std::invalid_argument("brute_force_acyclic: too large");
+  if (c > 24) throw std::invalid_argument("brute_force_acyclic: too large");
+  if (n > 64) {  // generic path: Kahn per assignment
+    std::vector<uint8_t> s(c, 0);
+    for (uint64_t m = 0; m < (uint64_t{1} << c); ++m) {
+      for (uint32_t k = 0; k < c; ++k) s[k] = (m >> k) & 1;
+      if (assignment_acyclic(pg, s)) {
+        if (side) *side = s;
+        return true;
+      }
+    }
+    return false;
+  }
   std::vector<uint64_t> base(n, 0);  // out-neighbour masks
   bool self = false;
   for (size_t i = 0; i < pg.known.size(); ++i) {

@@ -20,7 +20,15 @@ struct RandomPolygraphSpec {
 
 Polygraph random_polygraph(std::mt19937_64& rng, const RandomPolygraphSpec& s);
 
-// Exhaustive: tries all 2^c choices (c <= 24, vertices <= 64). True iff some
+// A random 3-CNF (vars variables, clauses clauses) as a polygraph: variable
+// x is constraint x (side A = x true); clause (l1 ∨ l2 ∨ l3) gets fresh
+// vertices u1 u2 u3 and the falsifying side of li holds edge ui -> u(i+1), so
+// the graph is acyclic iff the assignment satisfies every clause. Pruning
+// cannot decide these; they exercise the search. `noise` known edges between
+// gadget vertices respecting a hidden order are added on top.
+Polygraph random_3sat_polygraph(std::mt19937_64& rng, uint32_t vars, uint32_t clauses, uint32_t noise = 0);
+
+// Exhaustive: tries all 2^c choices (c <= 24). True iff some
 // choice is acyclic; then *side holds the first one found.
 bool brute_force_acyclic(const Polygraph& pg, std::vector<uint8_t>* side = nullptr);
 

@@ -73,7 +73,9 @@ TEST(Sat, OwnVsCadicalVsBruteForce) {
   std::mt19937_64 rng(20240601);
   int sat = 0, unsat = 0;
   for (int it = 0; it < 3000; ++it) {
-    const Polygraph pg = random_polygraph(rng, small_spec(rng));
+    const uint32_t vars = 3 + rng() % 8;
+    const Polygraph pg = it % 3 == 2 ? random_3sat_polygraph(rng, vars, vars * 4 + rng() % (vars + 1), rng() % 8)
+                                     : random_polygraph(rng, small_spec(rng));
     std::vector<uint8_t> bside;
     const bool bf = brute_force_acyclic(pg, &bside);
     OwnSatOptions oo;
