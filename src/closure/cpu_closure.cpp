@@ -27,9 +27,9 @@ struct Plan {
   std::vector<uint32_t> cols;
 };
 
-Plan make_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets) {
+Plan make_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets, Scc scc) {
   Plan p;
-  p.scc = strongly_connected(g);
+  p.scc = std::move(scc);
   const uint32_t n = g.vertex_count(), nc = p.scc.count;
   const auto& comp = p.scc.comp;
   // Vertices grouped by component.
@@ -136,7 +136,7 @@ void propagate(const Plan& p, uint32_t columns, const CpuClosureOptions& opt,
 ReachMatrix CpuClosure::reach_matrix(const Csr& g, std::span<const uint32_t> keys) {
   ReachMatrix m;
   m.reset(static_cast<uint32_t>(keys.size()));
-  const Plan p = make_plan(g, keys, keys);
+  const Plan p = make_plan(g, keys, keys, strongly_connected(g));
   const auto& comp = p.scc.comp;
   propagate(p, m.n, opt_, [&](uint32_t c0, uint32_t words, const uint64_t* buf) {
     const uint64_t w0 = c0 / 64;
@@ -160,15 +160,39 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
   std::vector<uint8_t> ans(q.size(), 0);
   if (q.empty()) return ans;
   const uint32_t n = g.vertex_count();
+  Scc scc = strongly_connected(g);
+  // Height of each component in the condensation (sinks 0): u can reach v in
+  // another component only if height(u) > height(v). Cheap filter before the
+  // bitsets; components are numbered so successors come first.
+  std::vector<uint32_t> height(scc.count, 0);
+  {
+    std::vector<uint64_t> voff(scc.count + 1, 0);
+    for (uint32_t v = 0; v < n; ++v) ++voff[scc.comp[v] + 1];
+    for (uint32_t c = 0; c < scc.count; ++c) voff[c + 1] += voff[c];
+    std::vector<uint32_t> verts(n);
+    std::vector<uint64_t> pos(voff.begin(), voff.end() - 1);
+    for (uint32_t v = 0; v < n; ++v) verts[pos[scc.comp[v]]++] = v;
+    for (uint32_t c = 0; c < scc.count; ++c)
+      for (uint64_t k = voff[c]; k < voff[c + 1]; ++k)
+        for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i) {
+          const uint32_t d = scc.comp[g.target[i]];
+          if (d != c) height[c] = std::max(height[c], height[d] + 1);
+        }
+  }
+  auto candidate = [&](const ReachQuery& x) {
+    const uint32_t cu = scc.comp[x.from], cv = scc.comp[x.to];
+    return cu != cv && height[cu] > height[cv];
+  };
   std::vector<uint32_t> col_of(n, kNone), targets, sources;
   std::vector<uint8_t> is_src(n, 0);
   for (const auto& x : q) {
+    if (!candidate(x)) continue;
     if (col_of[x.to] == kNone) col_of[x.to] = 0, targets.push_back(x.to);
     if (!is_src[x.from]) is_src[x.from] = 1, sources.push_back(x.from);
   }
   std::sort(targets.begin(), targets.end());
   for (uint32_t j = 0; j < targets.size(); ++j) col_of[targets[j]] = j;
-  const Plan p = make_plan(g, sources, targets);
+  const Plan p = make_plan(g, sources, targets, std::move(scc));
   const auto& comp = p.scc.comp;
   // Queries ordered by column, so a chunk answers a contiguous range.
   std::vector<uint32_t> order;
@@ -176,7 +200,7 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
   for (uint32_t i = 0; i < q.size(); ++i) {
     const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
     if (cu == cv) ans[i] = p.scc.cyclic[cu];
-    else if (p.dense[cu] != kNone && p.dense[cv] != kNone) order.push_back(i);
+    else if (height[cu] > height[cv] && p.dense[cu] != kNone && p.dense[cv] != kNone) order.push_back(i);
   }
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return col_of[q[a].to] < col_of[q[b].to]; });
   propagate(p, static_cast<uint32_t>(targets.size()), opt_, [&](uint32_t c0, uint32_t words, const uint64_t* buf) {

@@ -27,26 +27,35 @@ Polygraph random_polygraph(std::mt19937_64& rng, const RandomPolygraphSpec& s) {
   for (uint32_t k = 0; k < s.known_edges; ++k) {
     uint32_t i, j;
     pair(i, j);
-    if (U(rng) < s.backward) std::swap(i, j);
+    if (!s.satisfiable && U(rng) < s.backward) std::swap(i, j);
     pg.known.add(perm[i], perm[j], static_cast<EdgeKind>(rng() % 3), 0);
   }
+  std::vector<uint32_t> pos(n);
+  for (uint32_t i = 0; i < n; ++i) pos[perm[i]] = i;
   for (uint32_t k = 0; k < s.constraints; ++k) {
     uint32_t i, j;
     pair(i, j);
     const uint32_t x = perm[i], y = perm[j];
     Constraint c;
-    auto side = [&](uint32_t a, uint32_t b, uint64_t& lo, uint64_t& hi) {
+    auto side = [&](uint32_t a, uint32_t b, bool forward, uint64_t& lo, uint64_t& hi) {
       lo = pg.choice_edges.size();
       pg.choice_edges.add(a, b, EdgeKind::ww, 0);
       const uint32_t extra = s.extra_per_side ? rng() % (s.extra_per_side + 1) : 0;
       for (uint32_t t = 0; t < extra; ++t) {
-        const uint32_t r = rng() % n;  // a reader of a's version: r -> b (anti-dependency)
+        uint32_t r = rng() % n;  // a reader of a's version: r -> b (anti-dependency)
+        if (forward) {
+          if (pos[b] == 0) continue;
+          const uint32_t span = s.locality ? std::min(pos[b], s.locality) : pos[b];
+          r = perm[pos[b] - 1 - rng() % span];
+        }
         if (r != b) pg.choice_edges.add(r, b, EdgeKind::rw, 0);
       }
       hi = pg.choice_edges.size();
     };
-    side(x, y, c.a_begin, c.a_end);
-    side(y, x, c.b_begin, c.b_end);
+    // x precedes y in the hidden order: the pair edge x -> y is the true one.
+    const bool a_true = rng() % 2;
+    if (a_true) side(x, y, s.satisfiable, c.a_begin, c.a_end), side(y, x, false, c.b_begin, c.b_end);
+    else side(y, x, false, c.a_begin, c.a_end), side(x, y, s.satisfiable, c.b_begin, c.b_end);
     pg.constraints.push_back(c);
   }
   return pg;

@@ -16,6 +16,10 @@ struct RandomPolygraphSpec {
   uint32_t extra_per_side = 1;   // edges beyond the pair edge, 0..extra per side
   double backward = 0.05;        // chance a known edge goes against the hidden order
   uint32_t locality = 0;         // 0: anywhere; else pairs within this distance in the hidden order
+  // true: like a serializable history: known edges and one side of every
+  // constraint follow the hidden order (so an acyclic choice exists); the
+  // other side holds the reverse pair edge plus random anti-dependencies.
+  bool satisfiable = false;
 };
 
 Polygraph random_polygraph(std::mt19937_64& rng, const RandomPolygraphSpec& s);
