@@ -5,11 +5,15 @@
 # This file includes the relevant testing commands required for 
 # testing this directory and lists subdirectories to be tested as well.
 include("/work/main/build/tests/check_test[1]_include.cmake")
+include("/work/main/build/tests/closure_test[1]_include.cmake")
 include("/work/main/build/tests/examples_test[1]_include.cmake")
 include("/work/main/build/tests/gen_test[1]_include.cmake")
 include("/work/main/build/tests/hdf5_test[1]_include.cmake")
 include("/work/main/build/tests/oracle_test[1]_include.cmake")
+include("/work/main/build/tests/polygraph_test[1]_include.cmake")
 include("/work/main/build/tests/property_test[1]_include.cmake")
+include("/work/main/build/tests/prune_test[1]_include.cmake")
+include("/work/main/build/tests/sat_test[1]_include.cmake")
 include("/work/main/build/tests/sink_test[1]_include.cmake")
 add_test([=[cli.hdf5_h5dump]=] "bash" "/work/main/tests/cli/hdf5_h5dump.sh" "/work/main/build/isocheck" "/work/main")
 set_tests_properties([=[cli.hdf5_h5dump]=] PROPERTIES  _BACKTRACE_TRIPLES "/work/main/tests/CMakeLists.txt;26;add_test;/work/main/tests/CMakeLists.txt;0;")

@@ -94,8 +94,10 @@ bench/verify_bench: bench/CMakeFiles/verify_bench.dir/verify_bench.cpp.o
 bench/verify_bench: bench/CMakeFiles/verify_bench.dir/build.make
 bench/verify_bench: src/report/libisocheck_report.a
 bench/verify_bench: src/solver/libisocheck_solver.a
+bench/verify_bench: src/closure/libisocheck_closure.a
 bench/verify_bench: src/graph/libisocheck_graph.a
 bench/verify_bench: src/io/libisocheck_io.a
+bench/verify_bench: /usr/lib/x86_64-linux-gnu/libcadical.a
 bench/verify_bench: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 bench/verify_bench: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 bench/verify_bench: /usr/lib/x86_64-linux-gnu/libcrypto.so

@@ -95,11 +95,13 @@ tests/check_test: tests/CMakeFiles/check_test.dir/build.make
 tests/check_test: tests/libisocheck_oracle.a
 tests/check_test: src/report/libisocheck_report.a
 tests/check_test: src/solver/libisocheck_solver.a
+tests/check_test: src/closure/libisocheck_closure.a
 tests/check_test: src/graph/libisocheck_graph.a
 tests/check_test: src/gen/libisocheck_gen.a
 tests/check_test: src/io/libisocheck_io.a
 tests/check_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/check_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/check_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/check_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/check_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/check_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

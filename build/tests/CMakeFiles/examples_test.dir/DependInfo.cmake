@@ -16,6 +16,7 @@ set(CMAKE_TARGET_LINKED_INFO_FILES
   "/work/main/build/tests/CMakeFiles/isocheck_oracle.dir/DependInfo.cmake"
   "/work/main/build/src/report/CMakeFiles/isocheck_report.dir/DependInfo.cmake"
   "/work/main/build/src/solver/CMakeFiles/isocheck_solver.dir/DependInfo.cmake"
+  "/work/main/build/src/closure/CMakeFiles/isocheck_closure.dir/DependInfo.cmake"
   "/work/main/build/src/graph/CMakeFiles/isocheck_graph.dir/DependInfo.cmake"
   "/work/main/build/src/gen/CMakeFiles/isocheck_gen.dir/DependInfo.cmake"
   "/work/main/build/src/io/CMakeFiles/isocheck_io.dir/DependInfo.cmake"

@@ -95,11 +95,13 @@ tests/examples_test: tests/CMakeFiles/examples_test.dir/build.make
 tests/examples_test: tests/libisocheck_oracle.a
 tests/examples_test: src/report/libisocheck_report.a
 tests/examples_test: src/solver/libisocheck_solver.a
+tests/examples_test: src/closure/libisocheck_closure.a
 tests/examples_test: src/graph/libisocheck_graph.a
 tests/examples_test: src/gen/libisocheck_gen.a
 tests/examples_test: src/io/libisocheck_io.a
 tests/examples_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/examples_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/examples_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/examples_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/examples_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/examples_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

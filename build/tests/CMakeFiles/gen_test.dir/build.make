@@ -95,11 +95,13 @@ tests/gen_test: tests/CMakeFiles/gen_test.dir/build.make
 tests/gen_test: tests/libisocheck_oracle.a
 tests/gen_test: src/report/libisocheck_report.a
 tests/gen_test: src/solver/libisocheck_solver.a
+tests/gen_test: src/closure/libisocheck_closure.a
 tests/gen_test: src/graph/libisocheck_graph.a
 tests/gen_test: src/gen/libisocheck_gen.a
 tests/gen_test: src/io/libisocheck_io.a
 tests/gen_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/gen_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/gen_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/gen_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/gen_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/gen_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

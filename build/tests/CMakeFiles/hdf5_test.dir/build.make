@@ -95,11 +95,13 @@ tests/hdf5_test: tests/CMakeFiles/hdf5_test.dir/build.make
 tests/hdf5_test: tests/libisocheck_oracle.a
 tests/hdf5_test: src/report/libisocheck_report.a
 tests/hdf5_test: src/solver/libisocheck_solver.a
+tests/hdf5_test: src/closure/libisocheck_closure.a
 tests/hdf5_test: src/graph/libisocheck_graph.a
 tests/hdf5_test: src/gen/libisocheck_gen.a
 tests/hdf5_test: src/io/libisocheck_io.a
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/hdf5_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

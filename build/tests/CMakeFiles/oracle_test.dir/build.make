@@ -95,11 +95,13 @@ tests/oracle_test: tests/CMakeFiles/oracle_test.dir/build.make
 tests/oracle_test: tests/libisocheck_oracle.a
 tests/oracle_test: src/report/libisocheck_report.a
 tests/oracle_test: src/solver/libisocheck_solver.a
+tests/oracle_test: src/closure/libisocheck_closure.a
 tests/oracle_test: src/graph/libisocheck_graph.a
 tests/oracle_test: src/gen/libisocheck_gen.a
 tests/oracle_test: src/io/libisocheck_io.a
 tests/oracle_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/oracle_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/oracle_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/oracle_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/oracle_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/oracle_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

@@ -95,11 +95,13 @@ tests/property_test: tests/CMakeFiles/property_test.dir/build.make
 tests/property_test: tests/libisocheck_oracle.a
 tests/property_test: src/report/libisocheck_report.a
 tests/property_test: src/solver/libisocheck_solver.a
+tests/property_test: src/closure/libisocheck_closure.a
 tests/property_test: src/graph/libisocheck_graph.a
 tests/property_test: src/gen/libisocheck_gen.a
 tests/property_test: src/io/libisocheck_io.a
 tests/property_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/property_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/property_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/property_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/property_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/property_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

@@ -95,11 +95,13 @@ tests/sink_test: tests/CMakeFiles/sink_test.dir/build.make
 tests/sink_test: tests/libisocheck_oracle.a
 tests/sink_test: src/report/libisocheck_report.a
 tests/sink_test: src/solver/libisocheck_solver.a
+tests/sink_test: src/closure/libisocheck_closure.a
 tests/sink_test: src/graph/libisocheck_graph.a
 tests/sink_test: src/gen/libisocheck_gen.a
 tests/sink_test: src/io/libisocheck_io.a
 tests/sink_test: /usr/lib/x86_64-linux-gnu/libgtest.a
 tests/sink_test: /usr/lib/x86_64-linux-gnu/libgtest_main.a
+tests/sink_test: /usr/lib/x86_64-linux-gnu/libcadical.a
 tests/sink_test: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 tests/sink_test: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 tests/sink_test: /usr/lib/x86_64-linux-gnu/libcrypto.so

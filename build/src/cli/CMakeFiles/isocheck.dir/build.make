@@ -190,9 +190,11 @@ isocheck: src/cli/CMakeFiles/isocheck.dir/progress.cpp.o
 isocheck: src/cli/CMakeFiles/isocheck.dir/build.make
 isocheck: src/report/libisocheck_report.a
 isocheck: src/solver/libisocheck_solver.a
+isocheck: src/closure/libisocheck_closure.a
 isocheck: src/graph/libisocheck_graph.a
 isocheck: src/gen/libisocheck_gen.a
 isocheck: src/io/libisocheck_io.a
+isocheck: /usr/lib/x86_64-linux-gnu/libcadical.a
 isocheck: /usr/lib/x86_64-linux-gnu/libsimdjson.so.14.0.0
 isocheck: /usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so
 isocheck: /usr/lib/x86_64-linux-gnu/libcrypto.so

@@ -8,6 +8,7 @@ set(CMAKE_DEPENDS_LANGUAGES
 
 # The set of dependency files which are needed:
 set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/work/main/src/graph/csr.cpp" "src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o" "gcc" "src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o.d"
   "/work/main/src/graph/known_graph.cpp" "src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o" "gcc" "src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o.d"
   "/work/main/src/graph/level_graphs.cpp" "src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o" "gcc" "src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o.d"
   )

@@ -69,10 +69,24 @@ include src/graph/CMakeFiles/isocheck_graph.dir/progress.make
 # Include the compile flags for this target's objects.
 include src/graph/CMakeFiles/isocheck_graph.dir/flags.make
 
+src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/flags.make
+src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o: /work/main/src/graph/csr.cpp
+src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_1) "Building CXX object src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o"
+	cd /work/main/build/src/graph && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o -MF CMakeFiles/isocheck_graph.dir/csr.cpp.o.d -o CMakeFiles/isocheck_graph.dir/csr.cpp.o -c /work/main/src/graph/csr.cpp
+
+src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_graph.dir/csr.cpp.i"
+	cd /work/main/build/src/graph && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/graph/csr.cpp > CMakeFiles/isocheck_graph.dir/csr.cpp.i
+
+src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_graph.dir/csr.cpp.s"
+	cd /work/main/build/src/graph && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/graph/csr.cpp -o CMakeFiles/isocheck_graph.dir/csr.cpp.s
+
 src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/flags.make
 src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o: /work/main/src/graph/known_graph.cpp
 src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_1) "Building CXX object src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o"
 	cd /work/main/build/src/graph && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o -MF CMakeFiles/isocheck_graph.dir/known_graph.cpp.o.d -o CMakeFiles/isocheck_graph.dir/known_graph.cpp.o -c /work/main/src/graph/known_graph.cpp
 
 src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.i: cmake_force
@@ -86,7 +100,7 @@ src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.s: cmake_force
 src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/flags.make
 src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o: /work/main/src/graph/level_graphs.cpp
 src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o: src/graph/CMakeFiles/isocheck_graph.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o"
 	cd /work/main/build/src/graph && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o -MF CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o.d -o CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o -c /work/main/src/graph/level_graphs.cpp
 
 src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.i: cmake_force
@@ -99,17 +113,19 @@ src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.s: cmake_force
 
 # Object files for target isocheck_graph
 isocheck_graph_OBJECTS = \
+"CMakeFiles/isocheck_graph.dir/csr.cpp.o" \
 "CMakeFiles/isocheck_graph.dir/known_graph.cpp.o" \
 "CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o"
 
 # External object files for target isocheck_graph
 isocheck_graph_EXTERNAL_OBJECTS =
 
+src/graph/libisocheck_graph.a: src/graph/CMakeFiles/isocheck_graph.dir/csr.cpp.o
 src/graph/libisocheck_graph.a: src/graph/CMakeFiles/isocheck_graph.dir/known_graph.cpp.o
 src/graph/libisocheck_graph.a: src/graph/CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o
 src/graph/libisocheck_graph.a: src/graph/CMakeFiles/isocheck_graph.dir/build.make
 src/graph/libisocheck_graph.a: src/graph/CMakeFiles/isocheck_graph.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Linking CXX static library libisocheck_graph.a"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Linking CXX static library libisocheck_graph.a"
 	cd /work/main/build/src/graph && $(CMAKE_COMMAND) -P CMakeFiles/isocheck_graph.dir/cmake_clean_target.cmake
 	cd /work/main/build/src/graph && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/isocheck_graph.dir/link.txt --verbose=$(VERBOSE)
 

@@ -1,4 +1,6 @@
 file(REMOVE_RECURSE
+  "CMakeFiles/isocheck_graph.dir/csr.cpp.o"
+  "CMakeFiles/isocheck_graph.dir/csr.cpp.o.d"
   "CMakeFiles/isocheck_graph.dir/known_graph.cpp.o"
   "CMakeFiles/isocheck_graph.dir/known_graph.cpp.o.d"
   "CMakeFiles/isocheck_graph.dir/level_graphs.cpp.o"

@@ -9,12 +9,20 @@ set(CMAKE_DEPENDS_LANGUAGES
 # The set of dependency files which are needed:
 set(CMAKE_DEPENDS_DEPENDENCY_FILES
   "/work/main/src/solver/acyclic.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/acyclic.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/acyclic.cpp.o.d"
+  "/work/main/src/solver/cadical_backend.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o.d"
   "/work/main/src/solver/check.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o.d"
+  "/work/main/src/solver/polygraph_solver.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o.d"
+  "/work/main/src/solver/prune.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o.d"
+  "/work/main/src/solver/sat_core.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o.d"
+  "/work/main/src/solver/sat_random.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o.d"
+  "/work/main/src/solver/sat_solver.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o.d"
+  "/work/main/src/solver/subproblems.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o.d"
   "/work/main/src/solver/witness.cpp" "src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o" "gcc" "src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o.d"
   )
 
 # Targets to which this target links.
 set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/work/main/build/src/closure/CMakeFiles/isocheck_closure.dir/DependInfo.cmake"
   "/work/main/build/src/graph/CMakeFiles/isocheck_graph.dir/DependInfo.cmake"
   "/work/main/build/src/io/CMakeFiles/isocheck_io.dir/DependInfo.cmake"
   )

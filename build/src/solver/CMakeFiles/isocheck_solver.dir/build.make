@@ -83,10 +83,24 @@ src/solver/CMakeFiles/isocheck_solver.dir/acyclic.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/acyclic.cpp.s"
 	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/acyclic.cpp -o CMakeFiles/isocheck_solver.dir/acyclic.cpp.s
 
+src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o: /work/main/src/solver/cadical_backend.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o -MF CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o.d -o CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o -c /work/main/src/solver/cadical_backend.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/cadical_backend.cpp > CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/cadical_backend.cpp -o CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.s
+
 src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
 src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o: /work/main/src/solver/check.cpp
 src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o"
 	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o -MF CMakeFiles/isocheck_solver.dir/check.cpp.o.d -o CMakeFiles/isocheck_solver.dir/check.cpp.o -c /work/main/src/solver/check.cpp
 
 src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.i: cmake_force
@@ -97,10 +111,94 @@ src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/check.cpp.s"
 	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/check.cpp -o CMakeFiles/isocheck_solver.dir/check.cpp.s
 
+src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o: /work/main/src/solver/polygraph_solver.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o -MF CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o.d -o CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o -c /work/main/src/solver/polygraph_solver.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/polygraph_solver.cpp > CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/polygraph_solver.cpp -o CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.s
+
+src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o: /work/main/src/solver/prune.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o -MF CMakeFiles/isocheck_solver.dir/prune.cpp.o.d -o CMakeFiles/isocheck_solver.dir/prune.cpp.o -c /work/main/src/solver/prune.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/prune.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/prune.cpp > CMakeFiles/isocheck_solver.dir/prune.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/prune.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/prune.cpp -o CMakeFiles/isocheck_solver.dir/prune.cpp.s
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o: /work/main/src/solver/sat_core.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o -MF CMakeFiles/isocheck_solver.dir/sat_core.cpp.o.d -o CMakeFiles/isocheck_solver.dir/sat_core.cpp.o -c /work/main/src/solver/sat_core.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/sat_core.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/sat_core.cpp > CMakeFiles/isocheck_solver.dir/sat_core.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/sat_core.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/sat_core.cpp -o CMakeFiles/isocheck_solver.dir/sat_core.cpp.s
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o: /work/main/src/solver/sat_random.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o -MF CMakeFiles/isocheck_solver.dir/sat_random.cpp.o.d -o CMakeFiles/isocheck_solver.dir/sat_random.cpp.o -c /work/main/src/solver/sat_random.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/sat_random.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/sat_random.cpp > CMakeFiles/isocheck_solver.dir/sat_random.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/sat_random.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/sat_random.cpp -o CMakeFiles/isocheck_solver.dir/sat_random.cpp.s
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o: /work/main/src/solver/sat_solver.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_8) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o -MF CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o.d -o CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o -c /work/main/src/solver/sat_solver.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/sat_solver.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/sat_solver.cpp > CMakeFiles/isocheck_solver.dir/sat_solver.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/sat_solver.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/sat_solver.cpp -o CMakeFiles/isocheck_solver.dir/sat_solver.cpp.s
+
+src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
+src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o: /work/main/src/solver/subproblems.cpp
+src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_9) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o -MF CMakeFiles/isocheck_solver.dir/subproblems.cpp.o.d -o CMakeFiles/isocheck_solver.dir/subproblems.cpp.o -c /work/main/src/solver/subproblems.cpp
+
+src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/isocheck_solver.dir/subproblems.cpp.i"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/solver/subproblems.cpp > CMakeFiles/isocheck_solver.dir/subproblems.cpp.i
+
+src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/isocheck_solver.dir/subproblems.cpp.s"
+	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/solver/subproblems.cpp -o CMakeFiles/isocheck_solver.dir/subproblems.cpp.s
+
 src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/flags.make
 src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o: /work/main/src/solver/witness.cpp
 src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o: src/solver/CMakeFiles/isocheck_solver.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_10) "Building CXX object src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o"
 	cd /work/main/build/src/solver && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o -MF CMakeFiles/isocheck_solver.dir/witness.cpp.o.d -o CMakeFiles/isocheck_solver.dir/witness.cpp.o -c /work/main/src/solver/witness.cpp
 
 src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.i: cmake_force
@@ -114,18 +212,32 @@ src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.s: cmake_force
 # Object files for target isocheck_solver
 isocheck_solver_OBJECTS = \
 "CMakeFiles/isocheck_solver.dir/acyclic.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o" \
 "CMakeFiles/isocheck_solver.dir/check.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/prune.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/sat_core.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/sat_random.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o" \
+"CMakeFiles/isocheck_solver.dir/subproblems.cpp.o" \
 "CMakeFiles/isocheck_solver.dir/witness.cpp.o"
 
 # External object files for target isocheck_solver
 isocheck_solver_EXTERNAL_OBJECTS =
 
 src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/acyclic.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/cadical_backend.cpp.o
 src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/check.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/polygraph_solver.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/prune.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/sat_core.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/sat_random.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/sat_solver.cpp.o
+src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/subproblems.cpp.o
 src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/witness.cpp.o
 src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/build.make
 src/solver/libisocheck_solver.a: src/solver/CMakeFiles/isocheck_solver.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Linking CXX static library libisocheck_solver.a"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_11) "Linking CXX static library libisocheck_solver.a"
 	cd /work/main/build/src/solver && $(CMAKE_COMMAND) -P CMakeFiles/isocheck_solver.dir/cmake_clean_target.cmake
 	cd /work/main/build/src/solver && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/isocheck_solver.dir/link.txt --verbose=$(VERBOSE)
 
