@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/closure_test[1]_tests.cmake")
-  include("/work/main/build/tests/closure_test[1]_tests.cmake")
-else()
-  add_test(closure_test_NOT_BUILT closure_test_NOT_BUILT)
-endif()

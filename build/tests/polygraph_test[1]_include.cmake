@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/polygraph_test[1]_tests.cmake")
-  include("/work/main/build/tests/polygraph_test[1]_tests.cmake")
-else()
-  add_test(polygraph_test_NOT_BUILT polygraph_test_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/prune_test[1]_tests.cmake")
-  include("/work/main/build/tests/prune_test[1]_tests.cmake")
-else()
-  add_test(prune_test_NOT_BUILT prune_test_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/sat_test[1]_tests.cmake")
-  include("/work/main/build/tests/sat_test[1]_tests.cmake")
-else()
-  add_test(sat_test_NOT_BUILT sat_test_NOT_BUILT)
-endif()

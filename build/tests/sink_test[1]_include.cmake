@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/sink_test[1]_tests.cmake")
-  include("/work/main/build/tests/sink_test[1]_tests.cmake")
-else()
-  add_test(sink_test_NOT_BUILT sink_test_NOT_BUILT)
-endif()
