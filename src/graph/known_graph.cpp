@@ -134,6 +134,7 @@ struct Builder {
 
   // Register keys with something beyond plain RMW chains: index into infos.
   struct KeyInfo {
+    Sym key = 0;
     uint32_t init_succ = kNoTxn;   // the txn that read null and wrote the key
     uint32_t init_succ_pos = 0;
     uint32_t blind = 0;            // blind versions
@@ -157,7 +158,7 @@ struct Builder {
   KeyInfo& info(Sym k) {
     bool ins;
     uint64_t& i = key_info_index.get_or_insert(k, infos.size(), ins);
-    if (ins) infos.emplace_back();
+    if (ins) infos.emplace_back(), infos.back().key = k;
     return infos[i];
   }
   KeyInfo* find_info(Sym k) {
@@ -363,10 +364,22 @@ struct Builder {
         ki->end_slot = s;
       }
     }
-    for (auto& ki : infos) {
-      if (ki.blind == 0) continue;
-      if (opt.for_si && ki.tails.size() >= 2) ki.general = true;
-      if (ki.general) continue;
+    for (size_t i = 0; i < infos.size(); ++i) {
+      KeyInfo& ki = infos[i];
+      if (ki.blind == 0 || ki.general) continue;
+      if (opt.for_si && ki.tails.size() >= 2) {
+        UnorderedKey uk;
+        uk.key = ki.key;
+        uk.si_only = true;
+        for (size_t j = 0; j < ki.tails.size(); ++j) {
+          VersionChain c;
+          c.txns.push_back(ki.tails[j]);
+          c.write_pos.push_back(ki.tail_pos[j]);
+          uk.chains.push_back(std::move(c));
+        }
+        g.unordered_write_pairs += ki.tails.size() * (ki.tails.size() - 1) / 2;
+        g.unordered.push_back(std::move(uk));
+      }
       // Tails come after the last linked version (or after the initial state).
       if (ki.end_slot != kNone) {
         widx.set_flag(ki.end_slot, WriteIndex::kEndWithTails);
@@ -565,7 +578,9 @@ void Builder::lists() {
     if (unobserved.empty()) continue;
     if (opt.for_si && unobserved.size() >= 2) {
       // Their mutual order matters for SI: the general engine decides it.
-      UnorderedKey uk{k, {}};
+      UnorderedKey uk;
+      uk.key = k;
+      uk.si_only = true;
       VersionChain c0;
       c0.from_init = true;
       for (size_t i = 0; i < vtxn.size(); ++i) c0.txns.push_back(vtxn[i]), c0.write_pos.push_back(pos_in(vtxn[i]));
