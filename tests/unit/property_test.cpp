@@ -119,7 +119,8 @@ Tally run(const char* test, const RandomHistoryOptions& o, int default_iters) {
                    (oracle_holds(ov, kLevels[i]) ? "holds" : "violated") + "\n" + result_text(r1);
       }
     }
-    if (!r.levels[0].decided && shown_undecided < show_undecided) {
+    if ((!r.levels[0].decided || !r.levels[1].decided || !r.levels[2].decided) &&
+        shown_undecided < show_undecided) {
       ++shown_undecided;
       std::printf("undecided: %s", context().c_str());
     }
