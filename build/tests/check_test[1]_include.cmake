@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/check_test[1]_tests.cmake")
+  include("/work/main/build/tests/check_test[1]_tests.cmake")
+else()
+  add_test(check_test_NOT_BUILT check_test_NOT_BUILT)
+endif()

@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/examples_test[1]_tests.cmake")
+  include("/work/main/build/tests/examples_test[1]_tests.cmake")
+else()
+  add_test(examples_test_NOT_BUILT examples_test_NOT_BUILT)
+endif()

@@ -1,0 +1,7 @@
+add_test([=[Examples.TableListsEveryFile]=]  /work/main/build/tests/examples_test [==[--gtest_filter=Examples.TableListsEveryFile]==] --gtest_also_run_disabled_tests)
+set_tests_properties([=[Examples.TableListsEveryFile]=]  PROPERTIES WORKING_DIRECTORY /work/main/build/tests SKIP_REGULAR_EXPRESSION [==[\[  SKIPPED \]]==])
+add_test([=[Examples.OracleAgrees]=]  /work/main/build/tests/examples_test [==[--gtest_filter=Examples.OracleAgrees]==] --gtest_also_run_disabled_tests)
+set_tests_properties([=[Examples.OracleAgrees]=]  PROPERTIES WORKING_DIRECTORY /work/main/build/tests SKIP_REGULAR_EXPRESSION [==[\[  SKIPPED \]]==])
+add_test([=[Examples.CheckAgrees]=]  /work/main/build/tests/examples_test [==[--gtest_filter=Examples.CheckAgrees]==] --gtest_also_run_disabled_tests)
+set_tests_properties([=[Examples.CheckAgrees]=]  PROPERTIES WORKING_DIRECTORY /work/main/build/tests SKIP_REGULAR_EXPRESSION [==[\[  SKIPPED \]]==])
+set(  examples_test_TESTS Examples.TableListsEveryFile Examples.OracleAgrees Examples.CheckAgrees)

@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/gen_test[1]_tests.cmake")
+  include("/work/main/build/tests/gen_test[1]_tests.cmake")
+else()
+  add_test(gen_test_NOT_BUILT gen_test_NOT_BUILT)
+endif()

@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/oracle_test[1]_tests.cmake")
+  include("/work/main/build/tests/oracle_test[1]_tests.cmake")
+else()
+  add_test(oracle_test_NOT_BUILT oracle_test_NOT_BUILT)
+endif()

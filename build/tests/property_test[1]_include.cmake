@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/property_test[1]_tests.cmake")
+  include("/work/main/build/tests/property_test[1]_tests.cmake")
+else()
+  add_test(property_test_NOT_BUILT property_test_NOT_BUILT)
+endif()

@@ -1,0 +1,5 @@
+if(EXISTS "/work/main/build/tests/sink_test[1]_tests.cmake")
+  include("/work/main/build/tests/sink_test[1]_tests.cmake")
+else()
+  add_test(sink_test_NOT_BUILT sink_test_NOT_BUILT)
+endif()
