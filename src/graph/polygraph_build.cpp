@@ -23,7 +23,7 @@ struct Emitter {
 
 struct ChainTimes {
   int64_t min_end = std::numeric_limits<int64_t>::max();
-  int64_t max_begin = std::numeric_limits<int64_t>::min();
+  int64_t min_begin = std::numeric_limits<int64_t>::max();
   bool timed = false;
 };
 
@@ -56,7 +56,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     for (TxnIdx x : c.txns) {
       if (!h.has_times(x)) return ChainTimes{};
       t.min_end = std::min(t.min_end, h.txn_end[x]);
-      t.max_begin = std::max(t.max_begin, h.txn_begin[x]);
+      t.min_begin = std::min(t.min_begin, h.txn_begin[x]);
     }
     t.timed = !c.txns.empty();
     return t;
@@ -69,6 +69,18 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     for (size_t r = 0; r < a.readers_of_tail.size(); ++r)
       if (a.readers_of_tail[r] != head) emit(out, a.readers_of_tail[r], head, EdgeKind::rw, a.reader_pos[r]);
   };
+  auto add_constraint = [&](Sym key, const VersionChain& a, const VersionChain& b) {
+    Constraint c;
+    c.a_begin = pg.choice_edges.size();
+    order_edges(pg.choice_edges, a, b);
+    c.a_end = c.b_begin = pg.choice_edges.size();
+    order_edges(pg.choice_edges, b, a);
+    c.b_end = pg.choice_edges.size();
+    pg.constraints.push_back(c);
+    lp.origin.push_back({key, a.txns.front(), b.txns.front()});
+  };
+  // New auxiliary vertex (per-key time node).
+  auto new_node = [&]() { return pg.vertex_count++; };
   for (const UnorderedKey& uk : g.unordered) {
     if (uk.si_only && !o.include_si_only) continue;
     // The init chain (if any) precedes every other chain: certain edges.
@@ -80,66 +92,108 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     }
     if (init)
       for (auto* c : free) order_edges(pg.known, *init, *c);
-    std::vector<ChainTimes> times;
-    if (by_time) for (auto* c : free) times.push_back(times_of(*c));
-    for (size_t i = 0; i < free.size(); ++i) {
-      for (size_t j = i + 1; j < free.size(); ++j) {
-        if (by_time && times[i].timed && times[j].timed) {
-          // Some write of one chain ended before some write of the other began:
-          // under real-time order the whole chains are ordered.
-          bool ij = static_cast<__int128>(times[i].min_end) + o.clock_skew < times[j].max_begin;
-          bool ji = static_cast<__int128>(times[j].min_end) + o.clock_skew < times[i].max_begin;
-          if (ij) order_edges(pg.known, *free[i], *free[j]);
-          if (ji) order_edges(pg.known, *free[j], *free[i]);
-          if (ij || ji) { ++lp.ordered_by_time; continue; }
+    std::vector<ChainTimes> times(free.size());
+    bool all_timed = by_time;
+    if (by_time)
+      for (size_t i = 0; i < free.size(); ++i) times[i] = times_of(*free[i]), all_timed &= times[i].timed;
+    if (!all_timed) {
+      for (size_t i = 0; i < free.size(); ++i)
+        for (size_t j = i + 1; j < free.size(); ++j) add_constraint(uk.key, *free[i], *free[j]);
+      continue;
+    }
+    // Real time orders chain a before chain b when a write of a ended before
+    // every write of b began: min_end(a) + δ < min_begin(b) (never a before
+    // itself, since min_end(a) >= min_begin(a)). Those orders go in
+    // through per-key time nodes (O(chains) edges, not O(chains²)): a's tail
+    // and a's readers enter the node of min_end(a); nodes are chained by time;
+    // b's head hangs below the last node before min_begin(b) - δ. In the split
+    // layout WW and RW travel on separate node chains so each arrives as itself.
+    const size_t m = free.size();
+    std::vector<size_t> by_end(m);
+    for (size_t i = 0; i < m; ++i) by_end[i] = i;
+    std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return times[a].min_end < times[b].min_end; });
+    std::vector<int64_t> node_end;
+    std::vector<uint32_t> ww_node, rw_node;  // per distinct end time
+    std::vector<size_t> node_of(m);
+    for (size_t idx : by_end) {
+      if (node_end.empty() || node_end.back() != times[idx].min_end) {
+        node_end.push_back(times[idx].min_end);
+        ww_node.push_back(new_node());
+        rw_node.push_back(o.layout == GraphLayout::split ? new_node() : ww_node.back());
+        if (ww_node.size() > 1) {
+          pg.known.add(ww_node[ww_node.size() - 2], ww_node.back(), EdgeKind::aux);
+          if (o.layout == GraphLayout::split) pg.known.add(rw_node[rw_node.size() - 2], rw_node.back(), EdgeKind::aux);
         }
-        Constraint c;
-        c.a_begin = pg.choice_edges.size();
-        order_edges(pg.choice_edges, *free[i], *free[j]);
-        c.a_end = c.b_begin = pg.choice_edges.size();
-        order_edges(pg.choice_edges, *free[j], *free[i]);
-        c.b_end = pg.choice_edges.size();
-        pg.constraints.push_back(c);
-        lp.origin.push_back({uk.key, free[i]->txns.front(), free[j]->txns.front()});
+      }
+      node_of[idx] = node_end.size() - 1;
+    }
+    const uint32_t star = o.layout == GraphLayout::split ? n : 0;
+    for (size_t i = 0; i < m; ++i) {
+      const VersionChain& c = *free[i];
+      pg.known.add(c.txns.back(), ww_node[node_of[i]], EdgeKind::ww);
+      for (size_t r = 0; r < c.readers_of_tail.size(); ++r)
+        pg.known.add(star + c.readers_of_tail[r], rw_node[node_of[i]], EdgeKind::rw, c.reader_pos[r]);
+      auto it = std::lower_bound(node_end.begin(), node_end.end(), times[i].min_begin, [&](int64_t e, int64_t b) {
+        return static_cast<__int128>(e) + o.clock_skew < b;
+      });
+      if (it != node_end.begin()) {
+        size_t k = static_cast<size_t>(it - node_end.begin()) - 1;
+        pg.known.add(ww_node[k], star + c.txns.front(), EdgeKind::ww, c.write_pos.front());
+        if (o.layout == GraphLayout::split) pg.known.add(rw_node[k], c.txns.front(), EdgeKind::rw, c.write_pos.front());
       }
     }
+    // Pairs real time leaves open (overlapping chains) need a constraint.
+    // Chains sorted by min_begin: j is open against i iff
+    // min_begin(j) <= min_end(i) + δ and min_begin(i) <= min_end(j) + δ.
+    std::vector<size_t> by_begin(m);
+    for (size_t i = 0; i < m; ++i) by_begin[i] = i;
+    std::sort(by_begin.begin(), by_begin.end(), [&](size_t a, size_t b) { return times[a].min_begin < times[b].min_begin; });
+    size_t open = 0;
+    for (size_t i = 0; i < m; ++i) {
+      __int128 limit = static_cast<__int128>(times[i].min_end) + o.clock_skew;
+      for (size_t q = 0; q < m && times[by_begin[q]].min_begin <= limit; ++q) {
+        size_t j = by_begin[q];
+        if (j <= i) continue;
+        if (times[i].min_begin > static_cast<__int128>(times[j].min_end) + o.clock_skew) continue;
+        add_constraint(uk.key, *free[i], *free[j]);
+        ++open;
+      }
+    }
+    lp.ordered_by_time += m * (m - 1) / 2 - open;
   }
   return lp;
 }
 
 EdgeList cycle_to_txn_edges(const EdgeList& cyc, const LevelPolygraph& lp) {
   const uint32_t n = lp.txn_count;
+  const bool split = lp.layout == GraphLayout::split;
+  auto txnish = [&](uint32_t v) { return v < n || (split && v < 2 * n); };
+  auto txn = [&](uint32_t v) { return v < n ? v : v - n; };
   EdgeList out;
   const size_t k = cyc.size();
   if (k == 0) return out;
-  if (lp.layout == GraphLayout::split) {
-    for (size_t i = 0; i < k; ++i) {
-      uint32_t s = cyc.src[i], d = cyc.dst[i];
-      if (cyc.kind[i] == EdgeKind::aux) continue;  // T* → T
-      out.add(s >= n ? s - n : s, d >= n ? d - n : d, cyc.kind[i], cyc.why[i]);
+  // Start at an edge leaving a transaction (or its split copy).
+  size_t start = 0;
+  while (start < k && !txnish(cyc.src[start])) ++start;
+  if (start == k) return out;
+  for (size_t step = 0; step < k;) {
+    size_t i = (start + step) % k;
+    if (cyc.kind[i] == EdgeKind::aux && txnish(cyc.dst[i])) { ++step; continue; }  // T* → T
+    if (txnish(cyc.dst[i])) {
+      out.add(txn(cyc.src[i]), txn(cyc.dst[i]), cyc.kind[i], cyc.why[i]);
+      ++step;
+      continue;
     }
-    return out;
+    // A run through auxiliary nodes (real-time or per-key time nodes).
+    size_t j = step;
+    while (!txnish(cyc.dst[(start + j) % k])) ++j;
+    size_t last = (start + j) % k;
+    EdgeKind kind = cyc.kind[i] == EdgeKind::rt ? EdgeKind::rt : cyc.kind[i];
+    uint32_t why = kind == EdgeKind::rw ? cyc.why[i] : kind == EdgeKind::ww ? cyc.why[last] : 0;
+    out.add(txn(cyc.src[i]), txn(cyc.dst[last]), kind, why);
+    step = j + 1;
   }
-  if (lp.layout == GraphLayout::realtime) {
-    // Start at an edge leaving a transaction; runs through time nodes collapse.
-    size_t start = 0;
-    while (start < k && cyc.src[start] >= n) ++start;
-    for (size_t step = 0; step < k;) {
-      size_t i = (start + step) % k;
-      if (cyc.dst[i] < n) {
-        out.add(cyc.src[i], cyc.dst[i], cyc.kind[i], cyc.why[i]);
-        ++step;
-        continue;
-      }
-      uint32_t s = cyc.src[i];
-      size_t j = step;
-      while (cyc.dst[(start + j) % k] >= n) ++j;
-      out.add(s, cyc.dst[(start + j) % k], EdgeKind::rt, 0);
-      step = j + 1;
-    }
-    return out;
-  }
-  return cyc;
+  return out;
 }
 
 }  // namespace isocheck
