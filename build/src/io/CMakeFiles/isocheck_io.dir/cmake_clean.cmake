@@ -1,0 +1,15 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/isocheck_io.dir/history.cpp.o"
+  "CMakeFiles/isocheck_io.dir/history.cpp.o.d"
+  "CMakeFiles/isocheck_io.dir/jsonl.cpp.o"
+  "CMakeFiles/isocheck_io.dir/jsonl.cpp.o.d"
+  "CMakeFiles/isocheck_io.dir/load.cpp.o"
+  "CMakeFiles/isocheck_io.dir/load.cpp.o.d"
+  "libisocheck_io.a"
+  "libisocheck_io.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang CXX)
+  include(CMakeFiles/isocheck_io.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()
