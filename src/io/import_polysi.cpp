@@ -114,12 +114,13 @@ History parse_polysi_text(std::string_view text, const std::string& name, Import
       ps.aborted.ops.push_back({true, key, value});
       continue;
     }
+    bool same = ps.txn.active && ps.txn.id == txn;
+    if (!same) emit(ps, ps.txn, TxnStatus::committed);
     if (ps.aborted.active) {
       ++st.notes["aborted transactions made of runs of writes with transaction id -1"];
       emit(ps, ps.aborted, TxnStatus::aborted);
     }
-    if (!(ps.txn.active && ps.txn.id == txn)) {
-      emit(ps, ps.txn, TxnStatus::committed);
+    if (!same) {
       auto [t, first] = txn_session.try_emplace(txn, session);
       if (!first) {
         if (t->second != session)
