@@ -135,7 +135,7 @@ TEST(ImportEdn, ListAppendPairsTimesSessionsAndCounts) {
   EXPECT_EQ(h.txn_end[4], 12);
   EXPECT_EQ(session_of(h, 0), 0);
   EXPECT_EQ(session_of(h, 1), 1);
-  EXPECT_EQ(st.records, 12u);
+  EXPECT_EQ(st.records, 11u);
   EXPECT_EQ(st.txns, 5u);
   EXPECT_EQ(st.format, "elle-edn (list-append)");
   EXPECT_EQ(st.skipped.at("operations of a process that is not a client (:nemesis)"), 1u);
@@ -506,7 +506,7 @@ TEST(ImportPolysi, InterleavedSessionsInitialTxnAndAbortedWrites) {
   // Flushed at the end, in order of the sessions' first lines.
   EXPECT_EQ(h.txn_id[3], 2);
   EXPECT_EQ(ops(h, 3), "r 2 null | w 2 7");
-  EXPECT_EQ(st.records, 12u);
+  EXPECT_EQ(st.records, 11u);
   EXPECT_EQ(st.skipped.at("transactions that only write value 0 (the initial state)"), 1u);
   EXPECT_EQ(st.skipped.at("reads with transaction id -1 (aborted)"), 1u);
   EXPECT_EQ(st.notes.at("reads of value 0 taken as reads of the initial state"), 2u);
