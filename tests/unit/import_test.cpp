@@ -135,7 +135,7 @@ TEST(ImportEdn, ListAppendPairsTimesSessionsAndCounts) {
   EXPECT_EQ(h.txn_end[4], 12);
   EXPECT_EQ(session_of(h, 0), 0);
   EXPECT_EQ(session_of(h, 1), 1);
-  EXPECT_EQ(st.records, 11u);
+  EXPECT_EQ(st.records, 12u);
   EXPECT_EQ(st.txns, 5u);
   EXPECT_EQ(st.format, "elle-edn (list-append)");
   EXPECT_EQ(st.skipped.at("operations of a process that is not a client (:nemesis)"), 1u);
