@@ -94,6 +94,8 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
   std::unordered_set<int64_t> txn_ids;
   uint64_t writer_mismatch = 0, value_mismatch = 0, key_mismatch = 0, unknown_writer = 0, init_reads = 0;
   bool any_ts = false;
+  int64_t max_ts = INT64_MIN;
+  std::vector<TxnIdx> unfinished;  // timed transactions without a commit record
   for (const CobraLog* l : logs) {
     Cursor c{l->name, l->bytes};
     bool ts = has_timestamps(l->bytes);
@@ -110,6 +112,7 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
         case 'S': {
           int64_t id = c.i64(at, "the transaction id");
           int64_t t = ts ? c.i64(at, "the timestamp") : kNoTime;
+          if (ts) max_ts = std::max(max_ts, t);
           if (open)
             fail_byte(l->name, at, "transaction " + std::to_string(id) + " starts before transaction " +
                                        std::to_string(open_id) + " (started at byte " + std::to_string(open_at) +
@@ -124,6 +127,7 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
         case 'C': {
           int64_t id = c.i64(at, "the transaction id");
           int64_t t = ts ? c.i64(at, "the timestamp") : kNoTime;
+          if (ts) max_ts = std::max(max_ts, t);
           if (!open) fail_byte(l->name, at, "commit of transaction " + std::to_string(id) + ", which did not start");
           if (id != open_id)
             fail_byte(l->name, at, "commit of transaction " + std::to_string(id) + " while transaction " +
@@ -185,9 +189,13 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
     }
     if (open) {
       ++st.notes["transactions without a commit record at the end of a log (outcome unknown)"];
+      if (ts) unfinished.push_back(static_cast<TxnIdx>(h.txn_count() - 1));
       h.end_txn();
     }
   }
+  // An unfinished transaction may take effect any time after it started: it
+  // ends with the last timestamp of all logs.
+  for (TxnIdx t : unfinished) h.txn_end[t] = max_ts;
   if (init_reads) st.notes["reads of the initial value (0xbebeebee / 0xdeadbeef markers)"] += init_reads;
   if (unknown_writer) st.notes["reads of a write id that no log contains (thin-air reads unless logs are missing)"] += unknown_writer;
   if (writer_mismatch) st.notes["reads whose named writer transaction is not the one that logged the write"] += writer_mismatch;

@@ -584,3 +584,22 @@ TEST(ImportSniff, DbcopFileIsBincodeOrYamlByContent) {
 // ======================================================================== fuzzer finds
 // Each input a libFuzzer target (tests/fuzz/) once crashed or hung on; now an
 // InputError or a clean import.
+
+TEST(ImportFuzzFinds, CobraTimedTransactionWithoutCommit) {
+  // fuzz_cobra crash-8232b89b: a log with timestamps whose last transaction has
+  // no C record left begin set and end absent. It now ends with the last
+  // timestamp of all logs (it may take effect any time after it started).
+  const std::string crash("S\x00\x00\xff\xff\x00\x00\x00\x10\x00\xdd\xff\xff\xff\x00\x00\x09", 17);
+  std::string other = S(5);
+  be64(other, 7);
+  other += C(5);
+  be64(other, 0x10000000000000LL);
+  std::vector<CobraLog> logs = {{0, "T0.log", crash}, {1, "T1.log", other}};
+  History h = parse_cobra_logs(logs);
+  ASSERT_EQ(h.txn_count(), 2u);
+  EXPECT_EQ(h.txn_status[0], TxnStatus::unknown);
+  EXPECT_EQ(h.txn_begin[0], 0x00ddffffff000009LL);
+  EXPECT_NE(h.txn_end[0], kNoTime);
+  EXPECT_GE(h.txn_end[0], h.txn_begin[0]);
+  EXPECT_GE(h.txn_end[0], h.txn_end[1]);
+}
