@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "io/errors.h"
+#include "io/hdf5.h"
 #include "io/jsonl.h"
 
 namespace isocheck {
@@ -36,6 +37,7 @@ History load_history(const std::string& path, Format f) {
   if (f == Format::unknown) f = sniff(path);
   switch (f) {
     case Format::jsonl: return read_jsonl(path);
+    case Format::hdf5: return read_hdf5(path);
     default: break;
   }
   throw UsageError(path + ": cannot tell the history format (use --format)");
