@@ -1,0 +1,8 @@
+// libFuzzer target: parse_dbcop_text (see scripts/fuzz.sh).
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return isocheck::fuzz::run(data, size, [](std::string_view in, isocheck::ImportStats& st) {
+    return isocheck::parse_dbcop_text(in, "fuzz", &st);
+  });
+}
