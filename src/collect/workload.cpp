@@ -172,7 +172,9 @@ Plan WorkloadGen::next_append() {
   std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
   bool ro = u01(rng_) < read_only_;
-  for (int64_t k : distinct_keys(ops_))
+  auto ks = distinct_keys(ops_);
+  std::sort(ks.begin(), ks.end());  // appends lock rows in key order: no deadlocks
+  for (int64_t k : ks)
     p.steps.push_back({(ro || u01(rng_) < 0.5) ? PlanOp::read_list : PlanOp::append, k});
   return p;
 }
