@@ -1,19 +1,38 @@
-// TEMPORARY driver on the collect branch until the lead's main.cpp lands;
-// replaced by main's version at merge.
-#include <CLI/CLI.hpp>
+// isocheck: a black-box checker of transactional isolation.
+#include <cstdio>
+#include <new>
 
-void add_collect_command(CLI::App& app, int& exit_code);
+#include "cli/commands.h"
+#include "io/errors.h"
+#include "util/limits.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"isocheck"};
+  using namespace isocheck;
+  CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
   app.require_subcommand(1);
-  int exit_code = 0;
-  add_collect_command(app, exit_code);
+  app.set_version_flag("--version", "isocheck 0.1.0");
+  int code = 0;
+  add_verify_command(app, code);
+  add_convert_command(app, code);
+  add_info_command(app, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "isocheck: input error: %s\n", e.what());
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "isocheck: %s\n", e.what());
+    return 2;
+  } catch (const ResourceError& e) {
+    std::fprintf(stderr, "isocheck: %s\n", e.what());
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; raise --memory-limit (or the machine's memory)\n",
+                 current_stage());
+    return 3;
   }
-  return exit_code;
+  return code;
 }

@@ -1,5 +1,6 @@
 // Dependency edges between transactions, as flat arrays (struct of arrays).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -92,7 +92,8 @@ struct LineReader {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (val.type() == element_type::ARRAY) {
         scratch.clear();
-        for (element x : val.get_array().value_unsafe()) {
+        simdjson::dom::array arr = val.get_array().value_unsafe();
+        for (element x : arr) {
           if (x.is_null()) fail(at + "a list read cannot contain null");
           scratch.push_back(value_sym(x));
         }

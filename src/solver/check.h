@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/anomaly.h"
 #include "graph/edges.h"
 #include "io/history.h"
 
@@ -19,29 +20,6 @@ struct CheckOptions {
   int64_t clock_skew = 0;      // δ: RT edge when end(T1) + δ < begin(T2)
   bool time_order = false;     // assume conflicting writes ordered by real time
   int threads = 1;
-};
-
-// Per-transaction oddities a database caused (evidence, never input errors).
-enum class AnomalyKind : uint8_t {
-  aborted_read,        // G1a
-  intermediate_read,   // G1b
-  thin_air_read,       // read of a value no transaction wrote
-  internal_read,       // read disagrees with the transaction's own earlier write
-  nonrepeatable_read,  // two reads of one key in one txn saw different values
-  duplicate_write,     // a value written twice to one key
-  lost_update,         // two txns read one version and both wrote the key
-  incompatible_order,  // list reads that are not prefixes of one another
-  cyclic_versions,     // a version chain that loops (WW loop)
-};
-const char* to_string(AnomalyKind k);
-
-struct Anomaly {
-  AnomalyKind kind;
-  TxnIdx txn;         // the transaction that observed it
-  TxnIdx other;       // writer involved, or the second txn (lost update); = txn when none
-  uint32_t op;        // op position inside txn
-  Sym key = 0;
-  Sym value = 0;
 };
 
 // A violation's proof: a cycle of edges, in order (dst of one = src of next).

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libisocheck_solver.a"
+)

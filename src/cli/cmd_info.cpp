@@ -1,0 +1,66 @@
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "io/errors.h"
+#include "io/load.h"
+#include "util/flat_hash.h"
+
+namespace isocheck {
+
+void add_info_command(CLI::App& app, int& exit_code) {
+  struct Args { std::string file, format = "auto"; };
+  auto a = std::make_shared<Args>();
+  CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
+  c->add_option("file", a->file, "History file")->required();
+  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->callback([a, &exit_code] {
+    Format f = Format::unknown;
+    if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)
+      throw UsageError("--format: unknown format \"" + a->format + "\"");
+    History h = load_history(a->file, f);
+    size_t status[3] = {0, 0, 0}, kinds[4] = {0, 0, 0, 0}, rmw = 0, blind = 0, list_elems = h.list_value.size();
+    for (auto s : h.txn_status) status[static_cast<int>(s)]++;
+    for (auto k : h.op_kind) kinds[static_cast<int>(k)]++;
+    FlatMap64 keys(0);
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    size_t timed = 0;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (h.has_times(t)) {
+        ++timed;
+        tmin = std::min(tmin, h.txn_begin[t]);
+        tmax = std::max(tmax, h.txn_end[t]);
+      }
+      // A write is read-modify-write when the txn read the key before.
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        bool ins;
+        keys.get_or_insert(h.op_key[o], 0, ins);
+        if (h.op_kind[o] != OpKind::write) continue;
+        bool read_before = false;
+        for (OpIdx p = h.op_begin(t); p < o; ++p)
+          if (h.op_key[p] == h.op_key[o] && h.op_kind[p] == OpKind::read) read_before = true;
+        (read_before ? rmw : blind)++;
+      }
+    }
+    std::printf("file:          %s\n", a->file.c_str());
+    std::printf("transactions:  %zu (committed %zu, aborted %zu, unknown %zu)\n", h.txn_count(), status[0], status[1],
+                status[2]);
+    std::printf("sessions:      %zu\n", h.session_count());
+    std::printf("keys:          %zu\n", keys.size());
+    std::printf("operations:    %zu (reads %zu, list reads %zu with %zu elements, writes %zu, appends %zu)\n",
+                h.op_count(), kinds[0], kinds[3], list_elems, kinds[1], kinds[2]);
+    std::printf("write kinds:   %zu read-modify-write, %zu blind, %zu appends\n", rmw, blind, kinds[2]);
+    if (timed)
+      std::printf("time span:     %lld .. %lld %s (%zu of %zu transactions timed)\n", static_cast<long long>(tmin),
+                  static_cast<long long>(tmax), h.time_unit.empty() ? "(unit unknown)" : h.time_unit.c_str(), timed,
+                  h.txn_count());
+    else
+      std::printf("time span:     none (no begin/end times)\n");
+    std::printf("memory:        %.1f bytes per operation resident\n",
+                h.op_count() ? static_cast<double>(h.resident_bytes()) / h.op_count() : 0.0);
+    exit_code = 0;
+  });
+}
+
+}  // namespace isocheck

@@ -1,0 +1,90 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "io/errors.h"
+#include "io/load.h"
+#include "report/report.h"
+#include "solver/check.h"
+#include "util/limits.h"
+#include "util/timer.h"
+
+namespace isocheck {
+namespace {
+
+struct VerifyArgs {
+  std::string file, format = "auto", dot, memory_limit, time_limit;
+  std::vector<std::string> levels;
+  int64_t clock_skew = 0;
+  bool json = false, quiet = false;
+};
+
+Level parse_level(const std::string& s) {
+  if (s == "ser" || s == "serializable") return Level::ser;
+  if (s == "si" || s == "snapshot-isolation") return Level::si;
+  if (s == "sser" || s == "strict-serializable") return Level::sser;
+  throw UsageError("--level: unknown level \"" + s + "\" (expected ser, si or sser)");
+}
+
+int run_verify(const VerifyArgs& a) {
+  if (!a.memory_limit.empty()) apply_memory_limit(parse_bytes(a.memory_limit, "--memory-limit"));
+  if (!a.time_limit.empty()) apply_time_limit(parse_seconds(a.time_limit, "--time-limit"));
+  CheckOptions opt;
+  opt.levels.clear();
+  for (auto& l : a.levels) {
+    Level lv = parse_level(l);
+    if (std::find(opt.levels.begin(), opt.levels.end(), lv) == opt.levels.end()) opt.levels.push_back(lv);
+  }
+  if (opt.levels.empty()) opt.levels.push_back(Level::ser);
+  if (a.clock_skew < 0) throw UsageError("--clock-skew must not be negative");
+  opt.clock_skew = a.clock_skew;
+  Format f = Format::unknown;
+  if (a.format != "auto") {
+    f = parse_format_name(a.format);
+    if (f == Format::unknown) throw UsageError("--format: unknown format \"" + a.format + "\"");
+  }
+  Timer timer;
+  Progress progress(a.quiet);
+  progress.stage("read", 0);
+  History h = load_history(a.file, f);
+  progress.stage("check", h.txn_count());
+  CheckResult r;
+  try {
+    r = check(h, opt);
+  } catch (const InputError& e) {
+    throw InputError(a.file, e.what());
+  }
+  progress.finish();
+  ReportContext ctx{a.file, timer.seconds()};
+  if (a.json) write_json(std::cout, h, r, ctx);
+  else write_text(std::cout, h, r, ctx);
+  if (!a.dot.empty()) {
+    std::ofstream out(a.dot);
+    if (!out) throw UsageError("--dot: cannot write " + a.dot);
+    write_dot(out, h, r);
+  }
+  return exit_code(r);
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<VerifyArgs>();
+  CLI::App* c = app.add_subcommand("verify", "Check a history against isolation levels");
+  c->add_option("file", a->file, "History file (JSONL or HDF5)")->required();
+  c->add_option("-l,--level", a->levels, "Level to check: ser, si, sser (repeatable or comma-separated; default ser)")
+      ->delimiter(',');
+  c->add_option("--clock-skew", a->clock_skew,
+                "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");
+  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
+  c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
+  c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
+  c->add_option("--time-limit", a->time_limit, "Give up (exit 3) after this long, e.g. 90s, 5m");
+  c->callback([a, &exit_code] { exit_code = run_verify(*a); });
+}
+
+}  // namespace isocheck

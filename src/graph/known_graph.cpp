@@ -1,0 +1,701 @@
+#include "graph/known_graph.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "io/errors.h"
+#include "util/flat_hash.h"
+
+namespace isocheck {
+namespace {
+
+constexpr uint64_t kNone = ~0ULL;
+constexpr uint32_t kNoTxn = ~0U;
+
+// Every write and append, found by (key, value). Values are unique per key, so
+// a read names its writer. Per slot: the op, and (for final writes of included
+// transactions, i.e. versions) the successor transaction in version order.
+class WriteIndex {
+ public:
+  WriteIndex(const History& h, size_t writes) : h_(h) {
+    size_t cap = table_capacity(writes);
+    op_.assign(cap, kNone);
+    succ_.assign(cap, kNoTxn);
+    txn_.assign(cap, kNoTxn);
+    flags_.assign(cap, 0);
+  }
+  static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9e3779b97f4a7c15ULL ^ mix64(v)); }
+  // Inserts op; returns the slot of an existing write of the same (key, value), or kNone.
+  uint64_t insert(OpIdx op, TxnIdx t) {
+    Sym k = h_.op_key[op], v = h_.op_value[op];
+    size_t m = op_.size() - 1, i = hash(k, v) & m;
+    while (op_[i] != kNone) {
+      OpIdx o = op_[i];
+      if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
+      i = (i + 1) & m;
+    }
+    op_[i] = op;
+    txn_[i] = t;
+    return kNone;
+  }
+  uint64_t find(Sym k, Sym v) const {
+    size_t m = op_.size() - 1, i = hash(k, v) & m;
+    while (op_[i] != kNone) {
+      OpIdx o = op_[i];
+      if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
+      i = (i + 1) & m;
+    }
+    return kNone;
+  }
+  OpIdx op(uint64_t slot) const { return op_[slot]; }
+  TxnIdx txn(uint64_t slot) const { return txn_[slot]; }
+  uint32_t& succ(uint64_t slot) { return succ_[slot]; }
+  uint8_t& flags(uint64_t slot) { return flags_[slot]; }
+  size_t capacity() const { return op_.size(); }
+
+  static constexpr uint8_t kRead = 1;       // some other transaction read this version
+  static constexpr uint8_t kBlind = 2;      // a version whose writer did not read the key first
+  static constexpr uint8_t kVersion = 4;    // final write of an included transaction
+  static constexpr uint8_t kEndWithTails = 8;  // last linked version of a key with unread blind tails
+
+ private:
+  const History& h_;
+  std::vector<OpIdx> op_;
+  std::vector<uint32_t> succ_;
+  std::vector<TxnIdx> txn_;
+  std::vector<uint8_t> flags_;
+};
+
+// What one transaction did to one key so far (scanning its ops in order).
+struct KeyState {
+  Sym key;
+  bool written = false;       // a w or append on this key happened earlier in the txn
+  bool ext_read = false;      // an external read happened
+  Sym last_write = 0;
+  Sym ext_value = 0;          // registers: the external read's value
+  uint32_t ext_pos = 0;
+  uint32_t append_begin = 0, append_count = 0;  // own appends, in `appends`
+  std::vector<Sym> ext_list;  // lists: the external observation
+};
+
+// Per-transaction scratch: few keys per transaction is the norm, so a vector
+// with linear search; large transactions fall back to a map.
+class TxnKeys {
+ public:
+  KeyState& get(Sym k) {
+    if (states_.size() <= 16) {
+      for (size_t i = 0; i < used_; ++i) if (states_[i].key == k) return states_[i];
+    } else {
+      auto it = big_.find(k);
+      if (it != big_.end()) return states_[it->second];
+    }
+    if (used_ == states_.size()) states_.emplace_back();
+    KeyState& s = states_[used_];
+    s.key = k;
+    s.written = s.ext_read = false;
+    s.append_count = 0;
+    s.ext_list.clear();
+    if (states_.size() > 16) {
+      if (big_.empty()) for (size_t i = 0; i < used_; ++i) big_.emplace(states_[i].key, i);
+      big_.emplace(k, used_);
+    }
+    ++used_;
+    return s;
+  }
+  void clear() { used_ = 0; big_.clear(); appends.clear(); }
+  size_t size() const { return used_; }
+  KeyState& at(size_t i) { return states_[i]; }
+  std::vector<Sym> appends;
+
+ private:
+  std::vector<KeyState> states_;
+  size_t used_ = 0;
+  std::unordered_map<Sym, size_t> big_;
+};
+
+std::string txn_where(const History& h, TxnIdx t, uint64_t o) {
+  return "transaction " + std::to_string(h.txn_id[t]) + ", operation " + std::to_string(o - h.op_begin(t));
+}
+
+struct Builder {
+  const History& h;
+  const KnownGraphOptions& opt;
+  DependencyGraph& g;
+  WriteIndex widx;
+  FlatMap64 list_keys;
+  bool has_lists = false;
+
+  // Register keys with something beyond plain RMW chains: index into infos.
+  struct KeyInfo {
+    uint32_t init_succ = kNoTxn;   // the txn that read null and wrote the key
+    uint32_t init_succ_pos = 0;
+    uint32_t blind = 0;            // blind versions
+    bool general = false;          // needs the general engine
+    bool init_read = false;        // someone read the initial state
+    uint64_t end_slot = kNone;     // last linked version (when there are tails)
+    std::vector<uint32_t> tails;   // unread blind versions (txns)
+    std::vector<uint32_t> tail_pos;
+  };
+  FlatMap64 key_info_index;
+  std::vector<KeyInfo> infos;
+
+  Builder(const History& h_, const KnownGraphOptions& o, DependencyGraph& g_, size_t writes)
+      : h(h_), opt(o), g(g_), widx(h_, writes) {}
+
+  TxnIdx txn_of(OpIdx o) const {
+    auto it = std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o);
+    return static_cast<TxnIdx>(it - h.txn_op_offset.begin() - 1);
+  }
+  bool is_list_key(Sym k) const { return has_lists && list_keys.find(k) != nullptr; }
+  KeyInfo& info(Sym k) {
+    bool ins;
+    uint64_t& i = key_info_index.get_or_insert(k, infos.size(), ins);
+    if (ins) infos.emplace_back();
+    return infos[i];
+  }
+  KeyInfo* find_info(Sym k) {
+    uint64_t* i = key_info_index.find(k);
+    return i ? &infos[*i] : nullptr;
+  }
+  void anomaly(AnomalyKind kind, TxnIdx t, TxnIdx other, uint64_t op, Sym key, Sym value) {
+    g.anomalies.push_back({kind, t, other, static_cast<uint32_t>(op - h.op_begin(t)), key, value});
+  }
+  // Is write op `w` the last write of its key inside its transaction?
+  bool final_write(OpIdx w, TxnIdx wt) const {
+    for (OpIdx o = w + 1; o < h.op_end(wt); ++o)
+      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && h.op_key[o] == h.op_key[w]) return false;
+    return true;
+  }
+
+  void classify_keys() {
+    for (OpIdx o = 0; o < h.op_count(); ++o) {
+      if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
+        bool ins;
+        list_keys.get_or_insert(h.op_key[o], 0, ins);
+        has_lists = true;
+      }
+    }
+    if (!has_lists) return;
+    for (OpIdx o = 0; o < h.op_count(); ++o) {
+      if (!is_list_key(h.op_key[o])) continue;
+      if (h.op_kind[o] == OpKind::write)
+        throw InputError(txn_where(h, txn_of(o), o), "key " + h.keys.text(h.op_key[o]) +
+                                                         " is written with w but is a list elsewhere (appended to or read as a list)");
+      if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
+        throw InputError(txn_where(h, txn_of(o), o), "key " + h.keys.text(h.op_key[o]) +
+                                                         " is a list elsewhere but this read returned a single value");
+    }
+  }
+
+  void index_writes() {
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
+        uint64_t dup = widx.insert(o, t);
+        if (dup != kNone) {
+          TxnIdx first = widx.txn(dup);
+          anomaly(AnomalyKind::duplicate_write, t, first, o, h.op_key[o], h.op_value[o]);
+        }
+      }
+    }
+  }
+
+  // Committed transactions, plus unknown ones whose writes somebody included read.
+  void compute_included() {
+    g.included.assign(h.txn_count(), 0);
+    std::vector<TxnIdx> stack;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t)
+      if (h.txn_status[t] == TxnStatus::committed) g.included[t] = 1, stack.push_back(t);
+    bool any_unknown = std::find(h.txn_status.begin(), h.txn_status.end(), TxnStatus::unknown) != h.txn_status.end();
+    if (!any_unknown) return;
+    auto visit = [&](Sym k, Sym v) {
+      uint64_t s = widx.find(k, v);
+      if (s == kNone) return;
+      TxnIdx w = widx.txn(s);
+      if (!g.included[w] && h.txn_status[w] == TxnStatus::unknown) g.included[w] = 1, stack.push_back(w);
+    };
+    while (!stack.empty()) {
+      TxnIdx t = stack.back();
+      stack.pop_back();
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(h.op_key[o], h.op_value[o]);
+        if (h.op_kind[o] == OpKind::read_list)
+          for (Sym v : h.list(o)) visit(h.op_key[o], v);
+      }
+    }
+  }
+
+  // Resolves an external register read of (k, v) by t at op o to the slot of
+  // the version it read (kNone for the initial state or an anomalous read).
+  // Reports anomalies only when `report`.
+  uint64_t resolve_read(TxnIdx t, OpIdx o, Sym k, Sym v, bool report) {
+    if (v == kNullValue) return kNone;
+    uint64_t s = widx.find(k, v);
+    if (s == kNone) {
+      if (report) anomaly(AnomalyKind::thin_air_read, t, t, o, k, v);
+      return kNone;
+    }
+    OpIdx w = widx.op(s);
+    TxnIdx wt = widx.txn(s);
+    if (wt == t) {  // read a value this transaction only writes later
+      if (report) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
+      return kNone;
+    }
+    if (!g.included[wt]) {
+      if (report) anomaly(AnomalyKind::aborted_read, t, wt, o, k, v);
+      return kNone;
+    }
+    if (!final_write(w, wt)) {
+      if (report) anomaly(AnomalyKind::intermediate_read, t, wt, o, k, v);
+      return kNone;
+    }
+    return s;
+  }
+
+  // Pass 1 over a transaction's register ops: intra-transaction checks, WR
+  // edges, version predecessors (WW), successor bookkeeping.
+  void pass1(TxnIdx t, TxnKeys& ks) {
+    ks.clear();
+    uint64_t b = h.op_begin(t);
+    for (OpIdx o = b; o < h.op_end(t); ++o) {
+      Sym k = h.op_key[o];
+      if (is_list_key(k)) continue;
+      KeyState& s = ks.get(k);
+      OpKind kind = h.op_kind[o];
+      if (kind == OpKind::write) {
+        s.written = true;
+        s.last_write = h.op_value[o];
+        continue;
+      }
+      Sym v = h.op_value[o];
+      if (s.written) {
+        if (v != s.last_write) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
+        continue;
+      }
+      if (s.ext_read) {
+        if (v != s.ext_value) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, v);
+        continue;
+      }
+      s.ext_read = true;
+      s.ext_value = v;
+      s.ext_pos = static_cast<uint32_t>(o - b);
+      uint64_t slot = resolve_read(t, o, k, v, true);
+      if (slot != kNone) {
+        g.edges.add(widx.txn(slot), t, EdgeKind::wr, s.ext_pos);
+        widx.flags(slot) |= WriteIndex::kRead;
+      } else if (v == kNullValue) {
+        info(k).init_read = true;
+      }
+    }
+    // Versions: the final write of each written key.
+    for (size_t i = 0; i < ks.size(); ++i) {
+      KeyState& s = ks.at(i);
+      if (!s.written) continue;
+      uint64_t vslot = widx.find(s.key, s.last_write);
+      OpIdx w = widx.op(vslot);
+      if (widx.txn(vslot) != t) continue;  // duplicate value owned by another txn: already an anomaly
+      widx.flags(vslot) |= WriteIndex::kVersion;
+      uint32_t wpos = static_cast<uint32_t>(w - b);
+      if (!s.ext_read) {  // blind write: position in the version order unknown
+        widx.flags(vslot) |= WriteIndex::kBlind;
+        info(s.key).blind++;
+        continue;
+      }
+      if (s.ext_value == kNullValue) {
+        KeyInfo& ki = info(s.key);
+        if (ki.init_succ != kNoTxn) {
+          anomaly(AnomalyKind::lost_update, t, ki.init_succ, b + s.ext_pos, s.key, kNullValue);
+        } else {
+          ki.init_succ = t, ki.init_succ_pos = wpos;
+        }
+        continue;
+      }
+      uint64_t pslot = resolve_read(t, b + s.ext_pos, s.key, s.ext_value, false);
+      if (pslot == kNone) {  // read was anomalous: treat the write as unlinked
+        widx.flags(vslot) |= WriteIndex::kBlind;
+        info(s.key).blind++;
+        continue;
+      }
+      TxnIdx pt = widx.txn(pslot);
+      uint32_t& succ = widx.succ(pslot);
+      if (succ != kNoTxn && succ != t) {
+        anomaly(AnomalyKind::lost_update, t, succ, b + s.ext_pos, s.key, s.ext_value);
+      } else {
+        succ = t;
+      }
+      g.edges.add(pt, t, EdgeKind::ww, wpos);
+    }
+  }
+
+  // Keys with blind versions: are they unread tails (order free for
+  // serializability) or real unknowns for the general engine?
+  void classify_blind() {
+    if (infos.empty()) return;
+    bool any_blind = false;
+    for (auto& ki : infos) any_blind |= ki.blind > 0;
+    if (!any_blind) return;
+    for (uint64_t s = 0; s < widx.capacity(); ++s) {
+      OpIdx o = widx.op(s);
+      if (o == kNone || !(widx.flags(s) & WriteIndex::kVersion)) continue;
+      KeyInfo* ki = find_info(h.op_key[o]);
+      if (!ki || ki->blind == 0) continue;
+      uint8_t f = widx.flags(s);
+      if (f & WriteIndex::kBlind) {
+        if ((f & WriteIndex::kRead) || widx.succ(s) != kNoTxn) {
+          ki->general = true;
+        } else {
+          TxnIdx t = widx.txn(s);
+          ki->tails.push_back(t);
+          ki->tail_pos.push_back(static_cast<uint32_t>(o - h.op_begin(t)));
+        }
+      } else if (widx.succ(s) == kNoTxn) {
+        if (ki->end_slot != kNone) ki->general = true;  // two chain ends: a broken chain
+        ki->end_slot = s;
+      }
+    }
+    for (auto& ki : infos) {
+      if (ki.blind == 0) continue;
+      if (opt.for_si && ki.tails.size() >= 2) ki.general = true;
+      if (ki.general) continue;
+      // Tails come after the last linked version (or after the initial state).
+      if (ki.end_slot != kNone) {
+        widx.flags(ki.end_slot) |= WriteIndex::kEndWithTails;
+        TxnIdx e = widx.txn(ki.end_slot);
+        for (size_t i = 0; i < ki.tails.size(); ++i) g.edges.add(e, ki.tails[i], EdgeKind::ww, ki.tail_pos[i]);
+      }
+    }
+  }
+
+  // Pass 2: RW edges, now that every version's successor is known.
+  void pass2(TxnIdx t, TxnKeys& ks) {
+    ks.clear();
+    uint64_t b = h.op_begin(t);
+    for (OpIdx o = b; o < h.op_end(t); ++o) {
+      Sym k = h.op_key[o];
+      if (is_list_key(k)) continue;
+      KeyState& s = ks.get(k);
+      if (h.op_kind[o] == OpKind::write) { s.written = true; continue; }
+      if (s.written || s.ext_read) continue;
+      s.ext_read = true;
+      uint32_t pos = static_cast<uint32_t>(o - b);
+      Sym v = h.op_value[o];
+      if (v == kNullValue) {
+        KeyInfo* ki = find_info(k);
+        if (!ki || ki->general) continue;
+        if (ki->init_succ != kNoTxn) {
+          if (ki->init_succ != t) g.edges.add(t, ki->init_succ, EdgeKind::rw, pos);
+        } else {
+          for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
+        }
+        continue;
+      }
+      uint64_t slot = resolve_read(t, o, k, v, false);
+      if (slot == kNone) continue;
+      uint32_t succ = widx.succ(slot);
+      if (succ != kNoTxn && succ != t) g.edges.add(t, succ, EdgeKind::rw, pos);
+      if (widx.flags(slot) & WriteIndex::kEndWithTails) {
+        KeyInfo* ki = find_info(k);
+        for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
+      }
+    }
+  }
+
+  void session_order() {
+    std::vector<uint32_t> last(h.session_count(), kNoTxn);
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (!g.included[t]) continue;
+      uint32_t& l = last[h.txn_session[t]];
+      if (l != kNoTxn) g.edges.add(l, t, EdgeKind::so);
+      l = t;
+    }
+  }
+
+  void lists();
+  void general_keys();
+};
+
+// List-append keys: the longest observed list orders its elements; every other
+// observation must be a prefix of it.
+void Builder::lists() {
+  if (!has_lists) return;
+  struct Obs { TxnIdx t; uint32_t pos; std::vector<Sym> list; };
+  std::unordered_map<Sym, std::vector<Obs>> obs;
+  std::unordered_map<Sym, std::vector<std::pair<TxnIdx, uint32_t>>> appenders;  // final append per txn
+  TxnKeys ks;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (!g.included[t]) continue;
+    ks.clear();
+    uint64_t b = h.op_begin(t);
+    std::vector<std::pair<Sym, uint32_t>> own_last;  // key -> last append pos
+    for (OpIdx o = b; o < h.op_end(t); ++o) {
+      Sym k = h.op_key[o];
+      if (!is_list_key(k)) continue;
+      KeyState& s = ks.get(k);
+      if (h.op_kind[o] == OpKind::append) {
+        if (!s.written) s.append_begin = static_cast<uint32_t>(ks.appends.size()), s.append_count = 0;
+        // Own appends of this key are kept contiguous per key in `appends` only
+        // when a txn does not interleave keys; store per key instead.
+        s.written = true;
+        s.ext_list.reserve(0);
+        s.last_write = h.op_value[o];
+        s.append_count++;
+        ks.appends.push_back(k);
+        ks.appends.push_back(h.op_value[o]);
+        bool found = false;
+        for (auto& p : own_last) if (p.first == k) p.second = static_cast<uint32_t>(o - b), found = true;
+        if (!found) own_last.push_back({k, static_cast<uint32_t>(o - b)});
+        continue;
+      }
+      // A list read (or a null read = empty list).
+      std::vector<Sym> seen;
+      if (h.op_kind[o] == OpKind::read_list) {
+        auto l = h.list(o);
+        seen.assign(l.begin(), l.end());
+      }
+      if (s.written) {
+        // Strip own appends (they must be the list's tail, in order).
+        std::vector<Sym> own;
+        for (size_t i = 0; i + 1 < ks.appends.size(); i += 2) if (ks.appends[i] == k) own.push_back(ks.appends[i + 1]);
+        bool ok = seen.size() >= own.size() && std::equal(own.begin(), own.end(), seen.end() - own.size());
+        if (!ok) { anomaly(AnomalyKind::internal_read, t, t, o, k, own.back()); continue; }
+        seen.resize(seen.size() - own.size());
+      }
+      if (s.ext_read) {
+        if (seen != s.ext_list) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, seen.empty() ? kNullValue : seen.back());
+        continue;
+      }
+      s.ext_read = true;
+      s.ext_list = seen;
+      obs[k].push_back({t, static_cast<uint32_t>(o - b), std::move(seen)});
+    }
+    for (auto& [k, pos] : own_last) appenders[k].push_back({t, pos});
+  }
+  // Keys that are only appended to and never read still get their appenders.
+  std::vector<Sym> keys;
+  for (auto& [k, v] : appenders) keys.push_back(k);
+  for (auto& [k, v] : obs) if (!appenders.count(k)) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (Sym k : keys) {
+    auto& ob = obs[k];
+    auto& app = appenders[k];
+    // The longest observation; all others must be its prefixes.
+    size_t longest = 0;
+    for (size_t i = 1; i < ob.size(); ++i) if (ob[i].list.size() > ob[longest].list.size()) longest = i;
+    std::vector<Sym> order = ob.empty() ? std::vector<Sym>{} : ob[longest].list;
+    bool consistent = true;
+    for (auto& x : ob) {
+      if (!std::equal(x.list.begin(), x.list.end(), order.begin())) {
+        anomaly(AnomalyKind::incompatible_order, x.t, ob[longest].t, h.op_begin(x.t) + x.pos, k,
+                x.list.empty() ? kNullValue : x.list.back());
+        consistent = false;
+      }
+    }
+    // Resolve elements to appending transactions; find each element's writer.
+    std::vector<TxnIdx> elem_txn(order.size(), kNoTxn);
+    std::vector<uint8_t> elem_final(order.size(), 0);  // last append of its txn to k
+    for (size_t i = 0; i < order.size(); ++i) {
+      uint64_t s = widx.find(k, order[i]);
+      if (s == kNone) continue;
+      OpIdx w = widx.op(s);
+      elem_txn[i] = widx.txn(s);
+      elem_final[i] = final_write(w, elem_txn[i]);
+    }
+    // Per observation: anomalies, WR from the writer of the last element.
+    for (auto& x : ob) {
+      OpIdx o = h.op_begin(x.t) + x.pos;
+      bool bad = false;
+      for (size_t i = 0; i < x.list.size(); ++i) {
+        uint64_t s = widx.find(k, x.list[i]);
+        if (s == kNone) { anomaly(AnomalyKind::thin_air_read, x.t, x.t, o, k, x.list[i]); bad = true; continue; }
+        TxnIdx wt = widx.txn(s);
+        if (wt == x.t) { anomaly(AnomalyKind::internal_read, x.t, x.t, o, k, x.list[i]); bad = true; }
+        else if (!g.included[wt]) { anomaly(AnomalyKind::aborted_read, x.t, wt, o, k, x.list[i]); bad = true; }
+      }
+      if (!x.list.empty() && consistent) {
+        size_t last = x.list.size() - 1;
+        if (elem_txn[last] != kNoTxn && !elem_final[last] && !bad && elem_txn[last] != x.t && g.included[elem_txn[last]])
+          anomaly(AnomalyKind::intermediate_read, x.t, elem_txn[last], o, k, x.list[last]);
+      }
+      (void)bad;
+    }
+    if (!consistent) continue;
+    // WW between consecutive elements of different transactions.
+    auto pos_in = [&](TxnIdx t) -> uint32_t {
+      for (auto& p : app) if (p.first == t) return p.second;
+      return 0;
+    };
+    std::vector<TxnIdx> vtxn;  // distinct writer per maximal run, in order
+    std::vector<size_t> run_end;  // index in `order` of the run's last element
+    for (size_t i = 0; i < order.size(); ++i) {
+      TxnIdx w = elem_txn[i];
+      if (w == kNoTxn || !g.included[w]) continue;
+      if (!vtxn.empty() && vtxn.back() == w) { run_end.back() = i; continue; }
+      if (!vtxn.empty()) g.edges.add(vtxn.back(), w, EdgeKind::ww, pos_in(w));
+      vtxn.push_back(w);
+      run_end.push_back(i);
+    }
+    for (auto& x : ob) {
+      size_t p = x.list.size();  // number of elements seen
+      // WR: the writer of the last element seen.
+      if (p > 0 && elem_txn[p - 1] != kNoTxn && elem_txn[p - 1] != x.t && g.included[elem_txn[p - 1]])
+        g.edges.add(elem_txn[p - 1], x.t, EdgeKind::wr, x.pos);
+      // RW: the writer of the next element, or every unobserved appender.
+      size_t next = p;
+      while (next < order.size() && (elem_txn[next] == kNoTxn || !g.included[elem_txn[next]])) ++next;
+      if (next < order.size()) {
+        if (elem_txn[next] != x.t) g.edges.add(x.t, elem_txn[next], EdgeKind::rw, x.pos);
+      }
+    }
+    // Appenders whose elements nobody observed: after the observed order.
+    std::vector<std::pair<TxnIdx, uint32_t>> unobserved;
+    for (auto& [t, pos] : app) {
+      if (std::find(vtxn.begin(), vtxn.end(), t) != vtxn.end()) continue;
+      unobserved.push_back({t, pos});
+    }
+    if (unobserved.empty()) continue;
+    if (opt.for_si && unobserved.size() >= 2) {
+      // Their mutual order matters for SI: the general engine decides it.
+      UnorderedKey uk{k, {}};
+      VersionChain c0;
+      c0.from_init = true;
+      for (size_t i = 0; i < vtxn.size(); ++i) c0.txns.push_back(vtxn[i]), c0.write_pos.push_back(pos_in(vtxn[i]));
+      for (auto& x : ob) if (x.list.size() == order.size()) c0.readers_of_tail.push_back(x.t), c0.reader_pos.push_back(x.pos);
+      uk.chains.push_back(std::move(c0));
+      for (auto& [t, pos] : unobserved) {
+        VersionChain c;
+        c.txns.push_back(t), c.write_pos.push_back(pos);
+        uk.chains.push_back(std::move(c));
+      }
+      g.unordered_write_pairs += unobserved.size() * (unobserved.size() - 1) / 2;
+      g.unordered.push_back(std::move(uk));
+      // The edges from the observed prefix to each unobserved appender are still certain.
+    }
+    for (auto& [t, pos] : unobserved) {
+      if (!vtxn.empty()) g.edges.add(vtxn.back(), t, EdgeKind::ww, pos);
+      for (auto& x : ob)
+        if (x.list.size() == order.size() && x.t != t) g.edges.add(x.t, t, EdgeKind::rw, x.pos);
+    }
+  }
+}
+
+// Register keys whose chains' order is unknown: collect their chains for the
+// general engine (the certain edges inside chains were already added).
+void Builder::general_keys() {
+  bool any = false;
+  for (auto& ki : infos) any |= ki.general;
+  if (!any) return;
+  // Versions of general keys with their predecessor links.
+  struct V { TxnIdx t; uint32_t pos; uint64_t slot; };
+  std::unordered_map<Sym, std::vector<V>> versions;
+  for (uint64_t s = 0; s < widx.capacity(); ++s) {
+    OpIdx o = widx.op(s);
+    if (o == kNone || !(widx.flags(s) & WriteIndex::kVersion)) continue;
+    KeyInfo* ki = find_info(h.op_key[o]);
+    if (!ki || !ki->general) continue;
+    TxnIdx t = widx.txn(s);
+    versions[h.op_key[o]].push_back({t, static_cast<uint32_t>(o - h.op_begin(t)), s});
+  }
+  // Readers of each version (external reads by included txns).
+  std::unordered_map<uint64_t, std::vector<std::pair<TxnIdx, uint32_t>>> readers;
+  std::unordered_map<Sym, std::vector<std::pair<TxnIdx, uint32_t>>> init_readers;
+  TxnKeys ks;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (!g.included[t]) continue;
+    ks.clear();
+    uint64_t b = h.op_begin(t);
+    for (OpIdx o = b; o < h.op_end(t); ++o) {
+      Sym k = h.op_key[o];
+      if (is_list_key(k)) continue;
+      KeyState& s = ks.get(k);
+      if (h.op_kind[o] == OpKind::write) { s.written = true; continue; }
+      if (s.written || s.ext_read) continue;
+      s.ext_read = true;
+      KeyInfo* ki = find_info(k);
+      if (!ki || !ki->general) continue;
+      uint32_t pos = static_cast<uint32_t>(o - b);
+      if (h.op_value[o] == kNullValue) { init_readers[k].push_back({t, pos}); continue; }
+      uint64_t slot = resolve_read(t, o, k, h.op_value[o], false);
+      if (slot != kNone) readers[slot].push_back({t, pos});
+    }
+  }
+  std::vector<Sym> keys;
+  for (auto& [k, v] : versions) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (Sym k : keys) {
+    auto& vs = versions[k];
+    KeyInfo* ki = find_info(k);
+    UnorderedKey uk{k, {}};
+    std::unordered_map<TxnIdx, size_t> by_txn;
+    for (size_t i = 0; i < vs.size(); ++i) by_txn[vs[i].t] = i;
+    auto next_of = [&](size_t i) -> size_t {
+      uint32_t succ = widx.succ(vs[i].slot);
+      if (succ == kNoTxn) return SIZE_MAX;
+      auto it = by_txn.find(succ);
+      return it == by_txn.end() ? SIZE_MAX : it->second;
+    };
+    std::vector<uint8_t> has_pred(vs.size(), 0);
+    for (size_t i = 0; i < vs.size(); ++i)
+      if (size_t j = next_of(i); j != SIZE_MAX) has_pred[j] = 1;
+    auto walk = [&](size_t head, bool from_init) {
+      VersionChain c;
+      c.from_init = from_init;
+      size_t cur = head, guard = 0;
+      while (cur != SIZE_MAX && guard++ <= vs.size()) {
+        c.txns.push_back(vs[cur].t);
+        c.write_pos.push_back(vs[cur].pos);
+        size_t nx = next_of(cur);
+        if (nx == SIZE_MAX) {
+          for (auto& r : readers[vs[cur].slot]) c.readers_of_tail.push_back(r.first), c.reader_pos.push_back(r.second);
+        }
+        cur = nx;
+      }
+      return c;
+    };
+    // The init chain first (its head read the initial state).
+    if (ki->init_succ != kNoTxn) {
+      for (size_t i = 0; i < vs.size(); ++i)
+        if (vs[i].t == ki->init_succ) { uk.chains.push_back(walk(i, true)); has_pred[i] = 1; break; }
+    } else {
+      // No version read the initial state: an empty init chain carries the init readers.
+      VersionChain c0;
+      c0.from_init = true;
+      for (auto& r : init_readers[k]) c0.readers_of_tail.push_back(r.first), c0.reader_pos.push_back(r.second);
+      if (!c0.readers_of_tail.empty()) uk.chains.push_back(std::move(c0));
+    }
+    for (size_t i = 0; i < vs.size(); ++i)
+      if (!has_pred[i]) uk.chains.push_back(walk(i, false));
+    uint64_t pairs = 0, total = 0;
+    for (auto& c : uk.chains) {
+      if (c.from_init) continue;
+      pairs += total * c.txns.size();
+      total += c.txns.size();
+    }
+    g.unordered_write_pairs += pairs;
+    g.unordered.push_back(std::move(uk));
+  }
+}
+
+}  // namespace
+
+DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt) {
+  DependencyGraph g;
+  g.n = static_cast<uint32_t>(h.txn_count());
+  size_t writes = 0;
+  for (OpKind k : h.op_kind) writes += (k == OpKind::write || k == OpKind::append);
+  Builder b(h, opt, g, writes);
+  b.classify_keys();
+  b.index_writes();
+  b.compute_included();
+  g.edges.reserve(h.txn_count() + 2 * h.op_count());
+  TxnKeys ks;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
+  b.classify_blind();
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass2(t, ks);
+  b.lists();
+  b.general_keys();
+  b.session_order();
+  return g;
+}
+
+}  // namespace isocheck

@@ -1,0 +1,89 @@
+#include "graph/level_graphs.h"
+
+#include <algorithm>
+
+namespace isocheck {
+
+Csr csr_from_pairs(uint32_t n, const std::vector<uint32_t>& src, const std::vector<uint32_t>& dst) {
+  Csr c;
+  c.offset.assign(static_cast<size_t>(n) + 1, 0);
+  for (uint32_t s : src) c.offset[s + 1]++;
+  for (uint32_t v = 0; v < n; ++v) c.offset[v + 1] += c.offset[v];
+  c.target.resize(src.size());
+  std::vector<uint64_t> fill(c.offset.begin(), c.offset.end() - 1);
+  for (size_t i = 0; i < src.size(); ++i) c.target[fill[src[i]]++] = dst[i];
+  return c;
+}
+
+LevelGraph ser_graph(const DependencyGraph& g) {
+  LevelGraph lg;
+  lg.layout = GraphLayout::plain;
+  lg.txn_count = g.n;
+  lg.csr = csr_from_pairs(g.n, g.edges.src, g.edges.dst);
+  return lg;
+}
+
+std::vector<int64_t> add_realtime_pairs(const History& h, const std::vector<uint8_t>& included, int64_t skew,
+                                        std::vector<uint32_t>& src, std::vector<uint32_t>& dst) {
+  uint32_t n = static_cast<uint32_t>(h.txn_count());
+  std::vector<std::pair<int64_t, uint32_t>> ends;
+  for (uint32_t t = 0; t < n; ++t)
+    if (included[t] && h.has_times(t)) ends.push_back({h.txn_end[t], t});
+  if (ends.empty()) return {};
+  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
+  std::vector<int64_t> node_time;
+  for (auto& [e, t] : ends) {
+    if (node_time.empty() || node_time.back() != e) {
+      if (!node_time.empty()) {  // chain the time nodes
+        src.push_back(n + static_cast<uint32_t>(node_time.size() - 1));
+        dst.push_back(n + static_cast<uint32_t>(node_time.size()));
+      }
+      node_time.push_back(e);
+    }
+    src.push_back(t);
+    dst.push_back(n + static_cast<uint32_t>(node_time.size() - 1));
+  }
+  // Each transaction hangs below the last time node strictly before begin - δ.
+  for (uint32_t t = 0; t < n; ++t) {
+    if (!included[t] || !h.has_times(t)) continue;
+    // e + skew < begin  <=>  e < begin - skew (guarding overflow)
+    int64_t b = h.txn_begin[t];
+    auto it = std::lower_bound(node_time.begin(), node_time.end(), b, [&](int64_t e, int64_t bb) {
+      return static_cast<__int128>(e) + skew < static_cast<__int128>(bb);
+    });
+    if (it == node_time.begin()) continue;
+    src.push_back(n + static_cast<uint32_t>(it - node_time.begin() - 1));
+    dst.push_back(t);
+  }
+  return node_time;
+}
+
+LevelGraph sser_graph(const DependencyGraph& g, const History& h, int64_t skew) {
+  LevelGraph lg;
+  lg.layout = GraphLayout::realtime;
+  lg.txn_count = g.n;
+  std::vector<uint32_t> src = g.edges.src, dst = g.edges.dst;
+  lg.node_time = add_realtime_pairs(h, g.included, skew, src, dst);
+  lg.csr = csr_from_pairs(g.n + static_cast<uint32_t>(lg.node_time.size()), src, dst);
+  return lg;
+}
+
+LevelGraph si_graph(const DependencyGraph& g) {
+  LevelGraph lg;
+  lg.layout = GraphLayout::split;
+  lg.txn_count = g.n;
+  uint32_t n = g.n;
+  std::vector<uint32_t> src, dst;
+  src.reserve(g.edges.size() + n);
+  dst.reserve(g.edges.size() + n);
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    uint32_t a = g.edges.src[i], b = g.edges.dst[i];
+    if (g.edges.kind[i] == EdgeKind::rw) src.push_back(n + a), dst.push_back(b);
+    else src.push_back(a), dst.push_back(n + b);
+  }
+  for (uint32_t v = 0; v < n; ++v) if (g.included[v]) src.push_back(n + v), dst.push_back(v);
+  lg.csr = csr_from_pairs(2 * n, src, dst);
+  return lg;
+}
+
+}  // namespace isocheck

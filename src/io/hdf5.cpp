@@ -1,0 +1,962 @@
+// HDF5 reader and streaming writer. Layout and rationale: docs/hdf5-format.md.
+#include "io/hdf5.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <unordered_map>
+
+#include "io/errors.h"
+#include "io/sink.h"
+
+namespace isocheck {
+
+size_t detail::hdf5_chunk_elems = size_t{1} << 18;
+
+namespace {
+
+// ---------------------------------------------------------------- handles
+
+// Owns one HDF5 identifier; the close function depends on its kind.
+class Hid {
+ public:
+  Hid() = default;
+  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Hid(Hid&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  Hid& operator=(Hid&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_, close_ = o.close_;
+      o.id_ = H5I_INVALID_HID;
+    }
+    return *this;
+  }
+  Hid(const Hid&) = delete;
+  Hid& operator=(const Hid&) = delete;
+  ~Hid() { reset(); }
+  void reset() {
+    if (id_ >= 0 && close_) close_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+Hid space_1d(hsize_t n) { return Hid(H5Screate_simple(1, &n, nullptr), H5Sclose); }
+
+Hid vlen_string_type() {
+  Hid t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+// The library prints its error stack to stderr by default; we report our own.
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+std::string describe_type(hid_t t) {
+  size_t bits = H5Tget_size(t) * 8;
+  switch (H5Tget_class(t)) {
+    case H5T_INTEGER:
+      return std::string(H5Tget_sign(t) == H5T_SGN_NONE ? "an unsigned " : "a signed ") + std::to_string(bits) +
+             "-bit integer";
+    case H5T_FLOAT: return "a " + std::to_string(bits) + "-bit float";
+    case H5T_STRING: return "a string";
+    case H5T_COMPOUND: return "a compound type";
+    case H5T_ARRAY: return "an array type";
+    case H5T_ENUM: return "an enum";
+    default: return "type class " + std::to_string(static_cast<int>(H5Tget_class(t)));
+  }
+}
+
+// ---------------------------------------------------------------- reader
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {
+    quiet_hdf5();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path_, ec)) throw InputError(path_, "cannot read the file");
+    if (H5Fis_hdf5(path_.c_str()) <= 0) throw InputError(path_, "not an HDF5 file");
+    file_ = Hid(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file_.ok()) throw InputError(path_, "cannot open the HDF5 file");
+    check_version();
+  }
+
+  uint64_t txn_count() { return open_int("/txn/id", 8).len; }
+
+  History read(uint64_t first, uint64_t last, bool whole);
+
+ private:
+  struct Ds {
+    std::string name;
+    Hid ds, space;
+    uint64_t len = 0;
+    hid_t mem = H5I_INVALID_HID;  // native type with the file's signedness: bits pass unchanged
+  };
+
+  [[noreturn]] void fail(const std::string& ds, const std::string& what) const {
+    throw InputError(path_ + ": dataset " + ds, what);
+  }
+  [[noreturn]] void fail_row(const std::string& ds, uint64_t row, const std::string& what) const {
+    throw InputError(path_ + ": dataset " + ds + " row " + std::to_string(row), what);
+  }
+
+  bool exists(const std::string& name) const {
+    // H5Lexists fails on a missing intermediate group, so walk the path.
+    size_t pos = 1;
+    while (true) {
+      size_t slash = name.find('/', pos);
+      std::string prefix = name.substr(0, slash);
+      if (H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      if (slash == std::string::npos) return true;
+      pos = slash + 1;
+    }
+  }
+
+  Ds open_any(const std::string& name) {
+    Ds d;
+    d.name = name;
+    if (!exists(name)) fail(name, "missing (every isocheck HDF5 history has it)");
+    d.ds = Hid(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!d.ds.ok()) fail(name, "is not a dataset");
+    d.space = Hid(H5Dget_space(d.ds), H5Sclose);
+    int rank = H5Sget_simple_extent_ndims(d.space);
+    if (rank != 1) fail(name, "must be one-dimensional, has rank " + std::to_string(rank));
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(d.space, &n, nullptr);
+    d.len = n;
+    return d;
+  }
+
+  Ds open_int(const std::string& name, size_t bytes) {
+    Ds d = open_any(name);
+    Hid t(H5Dget_type(d.ds), H5Tclose);
+    if (H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != bytes)
+      fail(name, "wrong datatype: expected " + std::string(bytes == 1 ? "an unsigned 8-bit" : "a 64-bit") +
+                     " integer, found " + describe_type(t));
+    bool sign = H5Tget_sign(t) != H5T_SGN_NONE;
+    d.mem = bytes == 1 ? (sign ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8) : (sign ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64);
+    return d;
+  }
+
+  // Reads rows [first, first+count) straight into `out`.
+  void read_rows(Ds& d, uint64_t first, uint64_t count, void* out) {
+    if (count == 0) return;
+    Hid fs(H5Scopy(d.space), H5Sclose);
+    hsize_t start = first, cnt = count;
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
+    Hid ms = space_1d(count);
+    if (H5Dread(d.ds, d.mem, ms, fs, H5P_DEFAULT, out) < 0)
+      fail_row(d.name, first, "cannot read " + std::to_string(count) + " rows (corrupt data or unavailable filter)");
+  }
+
+  uint64_t read_one(Ds& d, uint64_t row) {
+    uint64_t v = 0;
+    read_rows(d, row, 1, &v);
+    return v;
+  }
+
+  void check_len(const Ds& d, uint64_t expect, const std::string& like, const char* note = "") const {
+    if (d.len != expect)
+      fail(d.name, "has " + std::to_string(d.len) + " rows but " + like + " needs " + std::to_string(expect) + note);
+  }
+
+  void check_version() {
+    if (H5Aexists(file_, "format_version") <= 0)
+      throw InputError(path_, "missing root attribute format_version (not an isocheck HDF5 history?)");
+    Hid a(H5Aopen(file_, "format_version", H5P_DEFAULT), H5Aclose);
+    Hid t(H5Aget_type(a), H5Tclose);
+    Hid s(H5Aget_space(a), H5Sclose);
+    if (H5Tget_class(t) != H5T_INTEGER || H5Sget_simple_extent_npoints(s) != 1)
+      throw InputError(path_, "root attribute format_version must be one integer, found " + describe_type(t));
+    int64_t v = 0;
+    H5Aread(a, H5T_NATIVE_INT64, &v);
+    if (v != kHdf5FormatVersion)
+      throw InputError(path_, "unsupported format_version " + std::to_string(v) + " (this isocheck reads version " +
+                                  std::to_string(kHdf5FormatVersion) + ")");
+  }
+
+  std::string read_time_unit() {
+    if (H5Aexists(file_, "time_unit") <= 0) return "";  // lenient: hand-made files may omit it
+    Hid a(H5Aopen(file_, "time_unit", H5P_DEFAULT), H5Aclose);
+    Hid t(H5Aget_type(a), H5Tclose);
+    if (H5Tget_class(t) != H5T_STRING)
+      throw InputError(path_, "root attribute time_unit must be a string, found " + describe_type(t));
+    if (H5Tis_variable_str(t) > 0) {
+      Hid mt = vlen_string_type();
+      char* p = nullptr;
+      if (H5Aread(a, mt, &p) < 0) throw InputError(path_, "cannot read root attribute time_unit");
+      std::string s = p ? p : "";
+      H5free_memory(p);
+      return s;
+    }
+    size_t n = H5Tget_size(t);
+    std::string s(n, '\0');
+    Hid mt(H5Tcopy(t), H5Tclose);
+    if (H5Aread(a, mt, s.data()) < 0) throw InputError(path_, "cannot read root attribute time_unit");
+    s.resize(std::strlen(s.c_str()));
+    return s;
+  }
+
+  // Optional name table; returns false when absent (integer mode).
+  bool read_names(const std::string& table, const std::string& flags, SymbolTable& out);
+
+  void map_sessions(History& h, const std::vector<int64_t>& sess, uint64_t first);
+  void check_unique_ids(const History& h, uint64_t first);
+
+  std::string path_;
+  Hid file_;
+};
+
+// Open-addressing map from user session numbers to dense indices, used when
+// the numbers are too sparse for a direct table.
+class FlatMap {
+ public:
+  explicit FlatMap(size_t expect) {
+    size_t cap = 16;
+    while (cap < expect * 2) cap <<= 1;
+    keys_.assign(cap, kEmpty);
+    vals_.resize(cap);
+  }
+  // Returns the value for k, inserting `fresh` when absent.
+  uint32_t get_or_insert(uint64_t k, uint32_t fresh, bool& inserted) {
+    if ((size_ + 1) * 2 > keys_.size()) grow();
+    size_t mask = keys_.size() - 1, i = hash(k) & mask;
+    while (keys_[i] != kEmpty) {
+      if (keys_[i] == k) return inserted = false, vals_[i];
+      i = (i + 1) & mask;
+    }
+    keys_[i] = k, vals_[i] = fresh, ++size_, inserted = true;
+    return fresh;
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // sessions are < 2^32
+  static size_t hash(uint64_t k) { return (k * 0x9E3779B97F4A7C15ULL) >> 17; }
+  void grow() {
+    std::vector<uint64_t> ok = std::move(keys_);
+    std::vector<uint32_t> ov = std::move(vals_);
+    keys_.assign(ok.size() * 2, kEmpty);
+    vals_.resize(ok.size() * 2);
+    size_t mask = keys_.size() - 1;
+    for (size_t j = 0; j < ok.size(); ++j) {
+      if (ok[j] == kEmpty) continue;
+      size_t i = hash(ok[j]) & mask;
+      while (keys_[i] != kEmpty) i = (i + 1) & mask;
+      keys_[i] = ok[j], vals_[i] = ov[j];
+    }
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> vals_;
+  size_t size_ = 0;
+};
+
+void Reader::map_sessions(History& h, const std::vector<int64_t>& sess, uint64_t first) {
+  size_t n = sess.size();
+  h.txn_session.resize(n);
+  int64_t lo = 0, hi = 0;
+  for (size_t i = 0; i < n; ++i) lo = std::min(lo, sess[i]), hi = std::max(hi, sess[i]);
+  if (lo < 0 || hi > int64_t{UINT32_MAX}) {
+    for (size_t i = 0; i < n; ++i)
+      if (sess[i] < 0 || sess[i] > int64_t{UINT32_MAX})
+        fail_row("/txn/session", first + i,
+                 "session " + std::to_string(sess[i]) + " is out of range (0 to 4294967295)");
+  }
+  // Dense indices in order of first appearance, as the JSONL reader assigns them.
+  if (static_cast<uint64_t>(hi) <= 4 * static_cast<uint64_t>(n) + 4096) {
+    std::vector<uint32_t> direct(static_cast<size_t>(hi) + 1, UINT32_MAX);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t& d = direct[sess[i]];
+      if (d == UINT32_MAX) {
+        d = static_cast<uint32_t>(h.session_name.size());
+        h.session_name.push_back(sess[i]);
+      }
+      h.txn_session[i] = d;
+    }
+  } else {
+    FlatMap map(1024);
+    for (size_t i = 0; i < n; ++i) {
+      bool ins;
+      uint32_t d = map.get_or_insert(static_cast<uint64_t>(sess[i]), static_cast<uint32_t>(h.session_name.size()), ins);
+      if (ins) h.session_name.push_back(sess[i]);
+      h.txn_session[i] = d;
+    }
+  }
+}
+
+void Reader::check_unique_ids(const History& h, uint64_t first) {
+  const auto& id = h.txn_id;
+  size_t n = id.size();
+  if (n < 2) return;
+  // Generators and collectors number transactions in order: one cheap pass.
+  bool increasing = true;
+  int64_t lo = id[0], hi = id[0];
+  for (size_t i = 1; i < n; ++i) {
+    increasing &= id[i - 1] < id[i];
+    lo = std::min(lo, id[i]), hi = std::max(hi, id[i]);
+  }
+  if (increasing) return;
+  auto report = [&](int64_t dup) {
+    size_t a = 0;
+    while (id[a] != dup) ++a;
+    size_t b = a + 1;
+    while (id[b] != dup) ++b;
+    fail_row("/txn/id", first + b,
+             "duplicate transaction id " + std::to_string(dup) + " (rows " + std::to_string(first + a) + " and " +
+                 std::to_string(first + b) + ")");
+  };
+  uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span <= 16 * static_cast<uint64_t>(n)) {
+    std::vector<uint64_t> bits(span / 64 + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t o = static_cast<uint64_t>(id[i]) - static_cast<uint64_t>(lo);
+      uint64_t m = uint64_t{1} << (o & 63);
+      if (bits[o >> 6] & m) report(id[i]);
+      bits[o >> 6] |= m;
+    }
+    return;
+  }
+  std::vector<int64_t> sorted(id);
+  std::sort(sorted.begin(), sorted.end());
+  auto it = std::adjacent_find(sorted.begin(), sorted.end());
+  if (it != sorted.end()) report(*it);
+}
+
+bool Reader::read_names(const std::string& table, const std::string& flags, SymbolTable& out) {
+  if (!exists(table)) {
+    if (exists(flags)) fail(flags, "present without " + table);
+    return false;
+  }
+  Ds d = open_any(table);
+  Hid ft(H5Dget_type(d.ds), H5Tclose);
+  if (H5Tget_class(ft) != H5T_STRING) fail(table, "wrong datatype: expected a string, found " + describe_type(ft));
+  std::vector<std::string> names(d.len);
+  // Blocks bound the library's temporary allocations for huge tables.
+  const uint64_t block = 1 << 16;
+  bool vlen = H5Tis_variable_str(ft) > 0;
+  Hid mt = vlen ? vlen_string_type() : Hid(H5Tcopy(ft), H5Tclose);
+  size_t fixed = vlen ? 0 : H5Tget_size(ft);
+  std::vector<char*> ptrs;
+  std::vector<char> buf;
+  for (uint64_t s = 0; s < d.len; s += block) {
+    uint64_t c = std::min(block, d.len - s);
+    Hid fs(H5Scopy(d.space), H5Sclose);
+    hsize_t start = s, cnt = c;
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
+    Hid ms = space_1d(c);
+    if (vlen) {
+      ptrs.assign(c, nullptr);
+      if (H5Dread(d.ds, mt, ms, fs, H5P_DEFAULT, ptrs.data()) < 0) fail_row(table, s, "cannot read the names");
+      for (uint64_t i = 0; i < c; ++i) names[s + i] = ptrs[i] ? ptrs[i] : "";
+      H5Dvlen_reclaim(mt, ms, H5P_DEFAULT, ptrs.data());
+    } else {
+      buf.assign(c * fixed, '\0');
+      if (H5Dread(d.ds, mt, ms, fs, H5P_DEFAULT, buf.data()) < 0) fail_row(table, s, "cannot read the names");
+      for (uint64_t i = 0; i < c; ++i) {
+        const char* p = buf.data() + i * fixed;
+        names[s + i].assign(p, strnlen(p, fixed));
+      }
+    }
+  }
+  std::vector<uint8_t> is_int(d.len, 0);
+  if (exists(flags)) {
+    Ds f = open_int(flags, 1);
+    check_len(f, d.len, table);
+    read_rows(f, 0, f.len, is_int.data());
+    for (uint64_t i = 0; i < f.len; ++i) {
+      if (is_int[i] > 1) fail_row(flags, i, "must be 0 or 1, is " + std::to_string(is_int[i]));
+      if (is_int[i]) {
+        int64_t v;
+        const std::string& nm = names[i];
+        auto [p, ec] = std::from_chars(nm.data(), nm.data() + nm.size(), v);
+        if (ec != std::errc() || p != nm.data() + nm.size() || nm.empty())
+          fail_row(table, i, "name \"" + nm + "\" is flagged as an integer in " + flags + " but is not one");
+      }
+    }
+  }
+  out.set_named(std::move(names), std::move(is_int));
+  return true;
+}
+
+History Reader::read(uint64_t first, uint64_t last, bool whole) {
+  History h;
+  h.time_unit = read_time_unit();
+
+  Ds id = open_int("/txn/id", 8), session = open_int("/txn/session", 8), status = open_int("/txn/status", 1),
+     begin = open_int("/txn/begin", 8), end = open_int("/txn/end", 8), op_off = open_int("/txn/op_offset", 8);
+  uint64_t n = id.len;
+  for (Ds* d : {&session, &status, &begin, &end}) check_len(*d, n, "/txn/id");
+  check_len(op_off, n + 1, "/txn/id", " (one more than the transactions)");
+  Ds kind = open_int("/op/kind", 1), key = open_int("/op/key", 8), value = open_int("/op/value", 8),
+     list_off = open_int("/op/list_offset", 8);
+  uint64_t m = kind.len;
+  for (Ds* d : {&key, &value}) check_len(*d, m, "/op/kind");
+  check_len(list_off, m + 1, "/op/kind", " (one more than the operations)");
+  Ds list = open_int("/list/value", 8);
+
+  if (whole) first = 0, last = n;
+  if (first > last || last > n)
+    throw UsageError(path_ + ": transaction range [" + std::to_string(first) + ", " + std::to_string(last) +
+                     ") is outside [0, " + std::to_string(n) + ")");
+  size_t cnt = last - first;
+
+  // Offsets first: they say which operations and list values belong to the range.
+  if (read_one(op_off, 0) != 0) fail_row("/txn/op_offset", 0, "must start at 0");
+  if (uint64_t e = read_one(op_off, n); e != m)
+    fail_row("/txn/op_offset", n, "must end at the operation count " + std::to_string(m) + ", is " + std::to_string(e));
+  h.txn_op_offset.resize(cnt + 1);
+  read_rows(op_off, first, cnt + 1, h.txn_op_offset.data());
+  {
+    auto& o = h.txn_op_offset;
+    bool bad = false;
+    for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
+    if (bad || o[cnt] > m)
+      for (size_t i = 0; i < cnt; ++i)
+        if (o[i] > o[i + 1] || o[i + 1] > m)
+          fail_row("/txn/op_offset", first + i + 1,
+                   "offsets must be non-decreasing and at most " + std::to_string(m) + ": " + std::to_string(o[i]) +
+                       " then " + std::to_string(o[i + 1]));
+  }
+  uint64_t o0 = h.txn_op_offset[0], o1 = h.txn_op_offset[cnt], ops = o1 - o0;
+
+  if (read_one(list_off, 0) != 0) fail_row("/op/list_offset", 0, "must start at 0");
+  if (uint64_t e = read_one(list_off, m); e != list.len)
+    fail_row("/op/list_offset", m,
+             "must end at the row count of /list/value " + std::to_string(list.len) + ", is " + std::to_string(e));
+  h.op_list_offset.resize(ops + 1);
+  read_rows(list_off, o0, ops + 1, h.op_list_offset.data());
+  {
+    auto& o = h.op_list_offset;
+    bool bad = false;
+    for (size_t i = 0; i < ops; ++i) bad |= o[i] > o[i + 1];
+    if (bad || o[ops] > list.len)
+      for (size_t i = 0; i < ops; ++i)
+        if (o[i] > o[i + 1] || o[i + 1] > list.len)
+          fail_row("/op/list_offset", o0 + i + 1,
+                   "offsets must be non-decreasing and at most " + std::to_string(list.len) + ": " +
+                       std::to_string(o[i]) + " then " + std::to_string(o[i + 1]));
+  }
+  uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
+
+  // Transactions.
+  h.txn_id.resize(cnt);
+  read_rows(id, first, cnt, h.txn_id.data());
+  h.txn_status.resize(cnt);
+  read_rows(status, first, cnt, h.txn_status.data());
+  h.txn_begin.resize(cnt);
+  read_rows(begin, first, cnt, h.txn_begin.data());
+  h.txn_end.resize(cnt);
+  read_rows(end, first, cnt, h.txn_end.data());
+  {
+    std::vector<int64_t> sess(cnt);
+    read_rows(session, first, cnt, sess.data());
+    map_sessions(h, sess, first);
+  }
+  {
+    const uint8_t* st = reinterpret_cast<const uint8_t*>(h.txn_status.data());
+    uint8_t worst = 0;
+    for (size_t i = 0; i < cnt; ++i) worst = std::max(worst, st[i]);
+    if (worst > 2)
+      for (size_t i = 0; i < cnt; ++i)
+        if (st[i] > 2)
+          fail_row("/txn/status", first + i,
+                   "status " + std::to_string(st[i]) + " is out of range (0 committed, 1 aborted, 2 unknown)");
+    const int64_t *b = h.txn_begin.data(), *e = h.txn_end.data();
+    bool bad = false;
+    for (size_t i = 0; i < cnt; ++i) bad |= ((b[i] == kNoTime) != (e[i] == kNoTime)) | (b[i] > e[i]);
+    if (bad)
+      for (size_t i = 0; i < cnt; ++i) {
+        if ((b[i] == kNoTime) != (e[i] == kNoTime))
+          fail_row(b[i] == kNoTime ? "/txn/begin" : "/txn/end", first + i,
+                   "begin and end must be given together (the other is present; INT64_MIN means absent)");
+        if (b[i] > e[i])
+          fail_row("/txn/begin", first + i,
+                   "begin (" + std::to_string(b[i]) + ") is after end (" + std::to_string(e[i]) + ")");
+      }
+  }
+  check_unique_ids(h, first);
+  for (auto& o : h.txn_op_offset) o -= o0;
+
+  // Operations.
+  h.op_kind.resize(ops);
+  read_rows(kind, o0, ops, h.op_kind.data());
+  h.op_key.resize(ops);
+  read_rows(key, o0, ops, h.op_key.data());
+  h.op_value.resize(ops);
+  read_rows(value, o0, ops, h.op_value.data());
+  h.list_value.resize(l1 - l0);
+  read_rows(list, l0, l1 - l0, h.list_value.data());
+  for (auto& o : h.op_list_offset) o -= l0;
+
+  bool named_keys = read_names("/key_names", "/key_name_is_int", h.keys);
+  bool named_values = read_names("/value_names", "/value_name_is_int", h.values);
+
+  const uint8_t* k = reinterpret_cast<const uint8_t*>(h.op_kind.data());
+  const Sym* v = h.op_value.data();
+  {
+    // One branch-free pass finds whether anything is wrong; the slow pass names the row.
+    Sym vsize = named_values ? h.values.size() : 0;
+    bool bad = false;
+    for (size_t i = 0; i < ops; ++i) {
+      bool rw = k[i] == 1 || k[i] == 2;
+      bad |= k[i] > 3;
+      bad |= rw & (v[i] == kNullValue);
+      if (named_values) bad |= ((k[i] == 0) & (v[i] != kNullValue) & (v[i] >= vsize)) | (rw & (v[i] >= vsize));
+    }
+    if (bad)
+      for (size_t i = 0; i < ops; ++i) {
+        if (k[i] > 3)
+          fail_row("/op/kind", o0 + i,
+                   "kind " + std::to_string(k[i]) + " is out of range (0 read, 1 write, 2 append, 3 list read)");
+        bool rw = k[i] == 1 || k[i] == 2;
+        if (rw && v[i] == kNullValue)
+          fail_row("/op/value", o0 + i,
+                   std::string("a ") + (k[i] == 1 ? "write" : "append") +
+                       " cannot write null (0x8000000000000000 is reserved for reads of the initial state)");
+        if (named_values && (rw || (k[i] == 0 && v[i] != kNullValue)) && v[i] >= vsize)
+          fail_row("/op/value", o0 + i,
+                   "value symbol " + std::to_string(v[i]) + " is out of range of /value_names (" +
+                       std::to_string(vsize) + " names)");
+      }
+  }
+  if (named_keys) {
+    Sym ksize = h.keys.size();
+    Sym worst = 0;
+    for (size_t i = 0; i < ops; ++i) worst = std::max(worst, h.op_key[i]);
+    if (ops && worst >= ksize)
+      for (size_t i = 0; i < ops; ++i)
+        if (h.op_key[i] >= ksize)
+          fail_row("/op/key", o0 + i,
+                   "key symbol " + std::to_string(h.op_key[i]) + " is out of range of /key_names (" +
+                       std::to_string(ksize) + " names)");
+  }
+  {
+    Sym limit = named_values ? h.values.size() : kNullValue;  // integer mode: only null is invalid
+    const Sym* lv = h.list_value.data();
+    size_t ln = h.list_value.size();
+    bool bad = false;
+    for (size_t i = 0; i < ln; ++i) bad |= (lv[i] >= limit) & (named_values | (lv[i] == kNullValue));
+    if (bad)
+      for (size_t i = 0; i < ln; ++i) {
+        if (lv[i] == kNullValue) fail_row("/list/value", l0 + i, "a list read cannot contain null");
+        if (named_values && lv[i] >= limit)
+          fail_row("/list/value", l0 + i,
+                   "value symbol " + std::to_string(lv[i]) + " is out of range of /value_names (" +
+                       std::to_string(limit) + " names)");
+      }
+  }
+  return h;
+}
+
+// ---------------------------------------------------------------- writer
+
+// One extendible dataset written in whole chunks: appends are buffered up to
+// a chunk boundary, so the library never re-reads and re-compresses a partial
+// chunk, and memory stays at one chunk per column.
+template <class T>
+class Column {
+ public:
+  Column() = default;
+  Column(const std::string& path, hid_t loc, const char* name, hid_t file_type, hid_t mem_type, size_t chunk)
+      : path_(path), name_(name), mem_(mem_type), chunk_(chunk) {
+    ds_ = create(path, loc, name, file_type, chunk);
+    buf_.reserve(chunk);
+  }
+
+  static Hid create(const std::string& path, hid_t loc, const char* name, hid_t file_type, size_t chunk,
+                    bool compress = true) {
+    hsize_t zero = 0, unlimited = H5S_UNLIMITED, c = chunk;
+    Hid space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
+    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl, 1, &c);
+    // Columns are written before they are read, so fill values are wasted
+    // work (the library refuses NEVER for variable-length strings).
+    if (H5Tis_variable_str(file_type) <= 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    if (compress) {
+      // Shuffle groups the bytes of each significance together: ids, offsets
+      // and small symbols then have long runs of zero bytes. Level 1: the
+      // higher levels cost several times the CPU for a few percent.
+      H5Pset_shuffle(dcpl);
+      H5Pset_deflate(dcpl, 1);
+    }
+    // Whole-chunk writes need no chunk cache.
+    Hid dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+    H5Pset_chunk_cache(dapl, 0, 0, 1.0);
+    Hid ds(H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, dcpl, dapl), H5Dclose);
+    if (!ds.ok()) throw InputError(path, std::string("cannot create dataset ") + name);
+    return ds;
+  }
+
+  uint64_t size() const { return on_disk_ + buf_.size(); }
+
+  void append(const T* p, size_t n) {
+    if (!buf_.empty()) {
+      size_t take = std::min(n, chunk_ - buf_.size());
+      buf_.insert(buf_.end(), p, p + take);
+      p += take, n -= take;
+      if (buf_.size() == chunk_) write(buf_.data(), chunk_), buf_.clear();
+    }
+    if (n >= chunk_) {
+      size_t whole = n / chunk_ * chunk_;
+      write(p, whole);
+      p += whole, n -= whole;
+    }
+    buf_.insert(buf_.end(), p, p + n);
+  }
+  void push(T v) { append(&v, 1); }
+
+  void flush() {
+    if (!buf_.empty()) write(buf_.data(), buf_.size()), buf_.clear();
+  }
+
+  // Rewrites every element in place, in blocks: fn(T* block, size_t n, uint64_t first_row).
+  // Used once, when a symbol table switches from integer to named mode.
+  template <class Fn>
+  void rewrite(Fn&& fn) {
+    std::vector<T> tmp;
+    for (uint64_t s = 0; s < on_disk_; s += chunk_) {
+      size_t c = static_cast<size_t>(std::min<uint64_t>(chunk_, on_disk_ - s));
+      tmp.resize(c);
+      read(s, c, tmp.data());
+      fn(tmp.data(), c, s);
+      write_at(s, tmp.data(), c);
+    }
+    if (!buf_.empty()) fn(buf_.data(), buf_.size(), on_disk_);
+  }
+
+  // Rows [s, s+c), wherever they are (on disk, buffered, or both).
+  void read(uint64_t s, size_t c, T* out) {
+    if (s + c > on_disk_) {
+      uint64_t from = std::max(s, on_disk_);
+      std::copy_n(buf_.data() + (from - on_disk_), s + c - from, out + (from - s));
+      c = from - s;
+    }
+    if (c == 0) return;
+    Hid fs(H5Dget_space(ds_), H5Sclose);
+    hsize_t start = s, cnt = c;
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
+    Hid ms = space_1d(c);
+    if (H5Dread(ds_, mem_, ms, fs, H5P_DEFAULT, out) < 0) throw InputError(path_, "cannot read back " + name_);
+  }
+
+  void close() { ds_.reset(); }
+
+ private:
+  void write(const T* p, size_t n) {
+    hsize_t size = on_disk_ + n;
+    if (H5Dset_extent(ds_, &size) < 0) throw InputError(path_, "cannot extend dataset " + name_);
+    write_at(on_disk_, p, n);
+    on_disk_ += n;
+  }
+  void write_at(uint64_t at, const T* p, size_t n) {
+    Hid fs(H5Dget_space(ds_), H5Sclose);
+    hsize_t start = at, cnt = n;
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
+    Hid ms = space_1d(n);
+    if (H5Dwrite(ds_, mem_, ms, fs, H5P_DEFAULT, p) < 0)
+      throw InputError(path_, "cannot write dataset " + name_ + " (disk full?)");
+  }
+
+  std::string path_, name_;
+  Hid ds_;
+  hid_t mem_ = H5I_INVALID_HID;
+  size_t chunk_ = 1;
+  uint64_t on_disk_ = 0;
+  std::vector<T> buf_;
+};
+
+// The sink's running name table for keys or values. Integer mode until a
+// chunk brings a named table; from then on every symbol is an index here.
+struct RunningNames {
+  bool named = false;
+  std::vector<std::string> names;
+  std::vector<uint8_t> is_int;
+  std::unordered_map<std::string, Sym> index;  // 'i'/'s' + name, as SymbolTable keys it
+  bool indexed = true;                         // false after adopting a table wholesale
+
+  Sym intern(std::string_view s, bool as_int) {
+    if (!indexed) build_index();
+    std::string k;
+    k.reserve(s.size() + 1);
+    k.push_back(as_int ? 'i' : 's');
+    k.append(s);
+    auto [it, fresh] = index.try_emplace(std::move(k), names.size());
+    if (fresh) names.emplace_back(s), is_int.push_back(as_int);
+    return it->second;
+  }
+  Sym intern_int(int64_t v) {
+    char b[24];
+    auto [p, ec] = std::to_chars(b, b + sizeof b, v);
+    return intern(std::string_view(b, p - b), true);
+  }
+  void adopt(const SymbolTable& t) {
+    named = true;
+    names = t.names();
+    is_int = t.int_flags();
+    is_int.resize(names.size(), 0);
+    indexed = false;
+  }
+  void build_index() {
+    index.clear();
+    index.reserve(names.size() * 2);
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string k;
+      k.push_back(is_int[i] ? 'i' : 's');
+      k.append(names[i]);
+      index.emplace(std::move(k), i);
+    }
+    indexed = true;
+  }
+};
+
+// Maps a chunk's symbols to the running table's, lazily (a chunk usually uses
+// a small part of a generator's cumulative table).
+class SymMapper {
+ public:
+  SymMapper(RunningNames& run, const SymbolTable& t, bool identity) : run_(run), t_(t), identity_(identity) {
+    if (!identity_ && t_.named()) map_.assign(t_.size(), kUnset);
+  }
+  bool identity() const { return identity_; }
+  Sym operator()(Sym s) {
+    if (identity_) return s;
+    if (!t_.named()) return run_.intern_int(SymbolTable::as_int(s));
+    if (s >= map_.size()) return s;  // reader-validated data never gets here
+    Sym& m = map_[s];
+    if (m == kUnset) m = run_.intern(t_.name(s), t_.is_int(s));
+    return m;
+  }
+
+ private:
+  static constexpr Sym kUnset = ~Sym{0};
+  RunningNames& run_;
+  const SymbolTable& t_;
+  bool identity_;
+  std::vector<Sym> map_;
+};
+
+// With size hints (one-shot writes) small columns get small chunks: a
+// filtered chunk is always stored whole, so a 10-row column in a 256Ki-row
+// chunk would cost a 2 MiB compression.
+struct Hints {
+  uint64_t txns = UINT64_MAX, ops = UINT64_MAX, lists = UINT64_MAX;
+};
+
+class Hdf5Sink final : public HistorySink {
+ public:
+  Hdf5Sink(const std::string& path, const std::string& time_unit, Hints hint = Hints()) : path_(path) {
+    quiet_hdf5();
+    chunk_ = std::max<size_t>(1, detail::hdf5_chunk_elems);
+    auto fit = [&](uint64_t rows) { return static_cast<size_t>(std::clamp<uint64_t>(rows, 1, chunk_)); };
+    auto plus1 = [](uint64_t rows) { return rows == UINT64_MAX ? rows : rows + 1; };
+    size_t c_txn = fit(hint.txns), c_op = fit(hint.ops), c_list = fit(hint.lists);
+    file_ = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file_.ok()) throw InputError(path, "cannot create the HDF5 file");
+    {
+      Hid s(H5Screate(H5S_SCALAR), H5Sclose);
+      Hid a(H5Acreate2(file_, "format_version", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+      int v = kHdf5FormatVersion;
+      H5Awrite(a, H5T_NATIVE_INT, &v);
+      Hid t = vlen_string_type();
+      Hid u(H5Acreate2(file_, "time_unit", t, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+      const char* p = time_unit.c_str();
+      H5Awrite(u, t, &p);
+    }
+    Hid g_txn(H5Gcreate2(file_, "txn", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hid g_op(H5Gcreate2(file_, "op", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hid g_list(H5Gcreate2(file_, "list", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    auto i64 = [&](hid_t g, const char* n, size_t c) {
+      return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, c);
+    };
+    auto u64 = [&](hid_t g, const char* n, size_t c) {
+      return Column<uint64_t>(path, g, n, H5T_STD_U64LE, H5T_NATIVE_UINT64, c);
+    };
+    auto u8 = [&](hid_t g, const char* n, size_t c) {
+      return Column<uint8_t>(path, g, n, H5T_STD_U8LE, H5T_NATIVE_UINT8, c);
+    };
+    id_ = i64(g_txn, "id", c_txn);
+    session_ = i64(g_txn, "session", c_txn);
+    status_ = u8(g_txn, "status", c_txn);
+    begin_ = i64(g_txn, "begin", c_txn);
+    end_ = i64(g_txn, "end", c_txn);
+    op_offset_ = u64(g_txn, "op_offset", fit(plus1(hint.txns)));
+    kind_ = u8(g_op, "kind", c_op);
+    key_ = u64(g_op, "key", c_op);
+    value_ = u64(g_op, "value", c_op);
+    list_offset_ = u64(g_op, "list_offset", fit(plus1(hint.ops)));
+    list_ = u64(g_list, "value", c_list);
+    op_offset_.push(0);
+    list_offset_.push(0);
+  }
+
+  ~Hdf5Sink() override = default;  // unfinished: handles close, the file stays incomplete
+
+  void append(const History& c) override {
+    size_t n = c.txn_count(), m = c.op_count();
+    id_.append(c.txn_id.data(), n);
+    status_.append(reinterpret_cast<const uint8_t*>(c.txn_status.data()), n);
+    begin_.append(c.txn_begin.data(), n);
+    end_.append(c.txn_end.data(), n);
+    uint64_t ops_before = kind_.size(), lists_before = list_.size();
+    blocks<int64_t>(session_, n, [&](size_t i) { return c.session_name[c.txn_session[i]]; });
+    uint64_t o_base = c.txn_op_offset.empty() ? 0 : c.txn_op_offset[0];
+    blocks<uint64_t>(op_offset_, n, [&](size_t i) { return c.txn_op_offset[i + 1] - o_base + ops_before; });
+    kind_.append(reinterpret_cast<const uint8_t*>(c.op_kind.data()), m);
+    uint64_t l_base = c.op_list_offset.empty() ? 0 : c.op_list_offset[0];
+    blocks<uint64_t>(list_offset_, m, [&](size_t i) { return c.op_list_offset[i + 1] - l_base + lists_before; });
+
+    SymMapper km = mapper(keys_, c.keys, ops_before, /*keys=*/true);
+    if (km.identity()) key_.append(c.op_key.data(), m);
+    else blocks<uint64_t>(key_, m, [&](size_t i) { return km(c.op_key[i]); });
+
+    SymMapper vm = mapper(values_, c.values, ops_before, /*keys=*/false);
+    blocks<uint64_t>(value_, m, [&](size_t i) -> Sym {
+      Sym v = c.op_value[i];
+      if (c.op_kind[i] == OpKind::read_list) return 0;
+      return v == kNullValue ? v : vm(v);
+    });
+    if (vm.identity()) list_.append(c.list_value.data(), c.list_value.size());
+    else blocks<uint64_t>(list_, c.list_value.size(), [&](size_t i) { return vm(c.list_value[i]); });
+  }
+
+  void finish() override {
+    for (auto* col : {&id_, &session_, &begin_, &end_}) col->flush();
+    for (auto* col : {&op_offset_, &key_, &value_, &list_offset_, &list_}) col->flush();
+    status_.flush();
+    kind_.flush();
+    write_names(keys_, "key_names", "key_name_is_int");
+    write_names(values_, "value_names", "value_name_is_int");
+    for (auto* col : {&id_, &session_, &begin_, &end_}) col->close();
+    for (auto* col : {&op_offset_, &key_, &value_, &list_offset_, &list_}) col->close();
+    status_.close();
+    kind_.close();
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw InputError(path_, "cannot flush the HDF5 file (disk full?)");
+    file_.reset();
+  }
+
+ private:
+  // Fills `col` with gen(0..n-1), a block at a time.
+  template <class T, class Gen>
+  void blocks(Column<T>& col, size_t n, Gen&& gen) {
+    std::vector<T>& s = scratch<T>();
+    size_t block = std::max<size_t>(chunk_, 4096);
+    s.resize(std::min(n, block));
+    for (size_t b = 0; b < n; b += block) {
+      size_t e = std::min(n, b + block);
+      for (size_t i = b; i < e; ++i) s[i - b] = gen(i);
+      col.append(s.data(), e - b);
+    }
+  }
+  template <class T>
+  std::vector<T>& scratch() {
+    if constexpr (std::is_same_v<T, int64_t>) return scratch_i64_;
+    else return scratch_u64_;
+  }
+
+  SymMapper mapper(RunningNames& run, const SymbolTable& t, uint64_t ops_before, bool keys) {
+    if (!t.named()) return SymMapper(run, t, !run.named);
+    if (!run.named) {
+      if (ops_before == 0) {
+        run.adopt(t);  // the first symbols seen: keep the chunk's numbering
+        return SymMapper(run, t, true);
+      }
+      switch_to_named(run, keys);
+    }
+    return SymMapper(run, t, false);
+  }
+
+  // Symbols already written were integers; they become names in the order
+  // they were written (as the JSONL reader's switch does).
+  void switch_to_named(RunningNames& run, bool keys) {
+    run.named = true;
+    if (keys) {
+      key_.rewrite([&](uint64_t* p, size_t n, uint64_t) {
+        for (size_t i = 0; i < n; ++i) p[i] = run.intern_int(SymbolTable::as_int(p[i]));
+      });
+      return;
+    }
+    std::vector<uint8_t> k;
+    value_.rewrite([&](uint64_t* p, size_t n, uint64_t first) {
+      k.resize(n);
+      kind_.read(first, n, k.data());
+      for (size_t i = 0; i < n; ++i)
+        if (k[i] != static_cast<uint8_t>(OpKind::read_list) && p[i] != kNullValue)
+          p[i] = run.intern_int(SymbolTable::as_int(p[i]));
+    });
+    list_.rewrite([&](uint64_t* p, size_t n, uint64_t) {
+      for (size_t i = 0; i < n; ++i) p[i] = run.intern_int(SymbolTable::as_int(p[i]));
+    });
+  }
+
+  void write_names(const RunningNames& run, const char* table, const char* flags) {
+    if (!run.named) return;
+    size_t n = run.names.size();
+    size_t chunk = std::clamp<size_t>(n, 1, std::min<size_t>(chunk_, 1 << 16));
+    Hid t = vlen_string_type();
+    // Compression would only reach the heap references, not the strings.
+    Hid ds = Column<uint64_t>::create(path_, file_, table, t, chunk, /*compress=*/false);
+    hsize_t size = n;
+    H5Dset_extent(ds, &size);
+    std::vector<const char*> ptrs;
+    for (size_t s = 0; s < n; s += chunk) {
+      size_t c = std::min(chunk, n - s);
+      ptrs.resize(c);
+      for (size_t i = 0; i < c; ++i) {
+        const std::string& nm = run.names[s + i];
+        if (nm.find('\0') != std::string::npos)
+          throw InputError(path_, std::string("a name in ") + table + " contains a NUL byte, which HDF5 strings cannot hold");
+        ptrs[i] = nm.c_str();
+      }
+      Hid fs(H5Dget_space(ds), H5Sclose);
+      hsize_t start = s, cnt = c;
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
+      Hid ms = space_1d(c);
+      if (H5Dwrite(ds, t, ms, fs, H5P_DEFAULT, ptrs.data()) < 0)
+        throw InputError(path_, std::string("cannot write dataset ") + table);
+    }
+    Column<uint8_t> f(path_, file_, flags, H5T_STD_U8LE, H5T_NATIVE_UINT8, std::clamp<size_t>(n, 1, chunk_));
+    f.append(run.is_int.data(), n);
+    f.flush();
+  }
+
+  std::string path_;
+  size_t chunk_;
+  Hid file_;
+  Column<int64_t> id_, session_, begin_, end_;
+  Column<uint8_t> status_, kind_;
+  Column<uint64_t> op_offset_, key_, value_, list_offset_, list_;
+  RunningNames keys_, values_;
+  std::vector<int64_t> scratch_i64_;
+  std::vector<uint64_t> scratch_u64_;
+};
+
+}  // namespace
+
+History read_hdf5(const std::string& path) { return Reader(path).read(0, 0, true); }
+
+History read_hdf5_range(const std::string& path, uint64_t txn_first, uint64_t txn_last) {
+  return Reader(path).read(txn_first, txn_last, false);
+}
+
+uint64_t hdf5_txn_count(const std::string& path) { return Reader(path).txn_count(); }
+
+std::unique_ptr<HistorySink> open_hdf5_sink(const std::string& path, const std::string& time_unit) {
+  return std::make_unique<Hdf5Sink>(path, time_unit);
+}
+
+void write_hdf5(const History& h, const std::string& path) {
+  Hdf5Sink s(path, h.time_unit, {h.txn_count(), h.op_count(), h.list_value.size()});
+  s.append(h);
+  s.finish();
+}
+
+}  // namespace isocheck

@@ -1,0 +1,487 @@
+// HDF5 format: round trips, range reads, and every validation error, with
+// malformed files crafted through the HDF5 C API.
+#include "io/hdf5.h"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "io/errors.h"
+#include "io/jsonl.h"
+#include "io/sink.h"
+
+namespace isocheck {
+namespace {
+
+std::string tmp(const std::string& name) {
+  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_hdf5_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+void expect_same_table(const SymbolTable& a, const SymbolTable& b) {
+  EXPECT_EQ(a.named(), b.named());
+  if (a.named() && b.named()) {
+    EXPECT_EQ(a.names(), b.names());
+    std::vector<uint8_t> fa = a.int_flags(), fb = b.int_flags();
+    fa.resize(a.names().size()), fb.resize(b.names().size());
+    EXPECT_EQ(fa, fb);
+  }
+}
+
+void expect_same(const History& a, const History& b) {
+  EXPECT_EQ(a.txn_id, b.txn_id);
+  EXPECT_EQ(a.txn_session, b.txn_session);
+  EXPECT_EQ(a.txn_status, b.txn_status);
+  EXPECT_EQ(a.txn_begin, b.txn_begin);
+  EXPECT_EQ(a.txn_end, b.txn_end);
+  EXPECT_EQ(a.txn_op_offset, b.txn_op_offset);
+  EXPECT_EQ(a.op_kind, b.op_kind);
+  EXPECT_EQ(a.op_key, b.op_key);
+  EXPECT_EQ(a.op_value, b.op_value);
+  EXPECT_EQ(a.op_list_offset, b.op_list_offset);
+  EXPECT_EQ(a.list_value, b.list_value);
+  EXPECT_EQ(a.session_name, b.session_name);
+  EXPECT_EQ(a.time_unit, b.time_unit);
+  expect_same_table(a.keys, b.keys);
+  expect_same_table(a.values, b.values);
+}
+
+std::string jsonl_text(const History& h) {
+  std::ostringstream s;
+  write_jsonl(h, s);
+  return s.str();
+}
+
+const char* kIntHistory =
+    "{\"isocheck\":1,\"time_unit\":\"ns\"}\n"
+    "{\"id\":1,\"session\":0,\"status\":\"committed\",\"begin\":10,\"end\":20,\"ops\":[[\"r\",1,null],[\"w\",1,5]]}\n"
+    "{\"id\":2,\"session\":7,\"status\":\"aborted\",\"ops\":[[\"w\",2,6],[\"r\",1,5]]}\n"
+    "{\"id\":3,\"session\":0,\"status\":\"unknown\",\"begin\":30,\"end\":30,\"ops\":[]}\n"
+    "{\"id\":-4,\"session\":7,\"status\":\"committed\",\"ops\":[[\"append\",3,9],[\"r\",3,[9]],[\"r\",3,[]]]}\n";
+
+const char* kStringKeys =
+    "{\"id\":10,\"session\":1,\"status\":\"committed\",\"ops\":[[\"r\",\"x\",null],[\"w\",\"x\",1],[\"w\",\"y\",2]]}\n"
+    "{\"id\":11,\"session\":2,\"status\":\"committed\",\"begin\":-5,\"end\":-1,\"ops\":[[\"r\",\"y\",2],[\"append\",\"l\",3]]}\n"
+    "{\"id\":12,\"session\":1,\"status\":\"aborted\",\"ops\":[[\"r\",\"l\",[3]]]}\n";
+
+const char* kMixed =
+    "{\"id\":1,\"session\":4,\"status\":\"committed\",\"ops\":[[\"w\",1,5],[\"w\",\"x\",\"a\"],[\"w\",\"1\",\"5\"]]}\n"
+    "{\"id\":2,\"session\":4,\"status\":\"unknown\",\"ops\":[[\"r\",1,5],[\"r\",\"1\",\"5\"],[\"r\",\"x\",null],"
+    "[\"append\",\"l\",5],[\"append\",\"l\",\"a\"],[\"r\",\"l\",[5,\"a\"]],[\"w\",7,\"\\u00e9\\n\"]]}\n"
+    "{\"id\":3,\"session\":9,\"status\":\"aborted\",\"ops\":[[\"r\",7,\"\\u00e9\\n\"],[\"r\",\"x\",\"a\"]]}\n";
+
+History round_trip(const History& h, const std::string& name) {
+  std::string p = tmp(name);
+  write_hdf5(h, p);
+  return read_hdf5(p);
+}
+
+TEST(Hdf5RoundTrip, IntegerKeysAllStatusesTimesListsNulls) {
+  History h = parse_jsonl(kIntHistory, "int.jsonl");
+  ASSERT_FALSE(h.keys.named());
+  History back = round_trip(h, "int.h5");
+  expect_same(h, back);
+  EXPECT_EQ(jsonl_text(h), jsonl_text(back));
+  EXPECT_EQ(back.time_unit, "ns");
+  EXPECT_EQ(hdf5_txn_count(tmp("int.h5")), 4u);
+}
+
+TEST(Hdf5RoundTrip, StringKeys) {
+  History h = parse_jsonl(kStringKeys, "str.jsonl");
+  ASSERT_TRUE(h.keys.named());
+  ASSERT_FALSE(h.values.named());
+  History back = round_trip(h, "str.h5");
+  expect_same(h, back);
+  EXPECT_EQ(jsonl_text(h), jsonl_text(back));
+  EXPECT_EQ(back.time_unit, "");
+}
+
+TEST(Hdf5RoundTrip, MixedIntAndStringKeysAndValues) {
+  History h = parse_jsonl(kMixed, "mixed.jsonl");
+  ASSERT_TRUE(h.keys.named());
+  ASSERT_TRUE(h.values.named());
+  History back = round_trip(h, "mixed.h5");
+  expect_same(h, back);
+  // 1 and "1", 5 and "5" stay apart, and non-ASCII survives.
+  EXPECT_EQ(jsonl_text(h), jsonl_text(back));
+  EXPECT_NE(jsonl_text(back).find("[\"w\",\"1\",\"5\"]"), std::string::npos);
+  EXPECT_NE(jsonl_text(back).find("[\"w\",1,5]"), std::string::npos);
+}
+
+TEST(Hdf5RoundTrip, EmptyHistory) {
+  History h = parse_jsonl("", "empty.jsonl");
+  History back = round_trip(h, "empty.h5");
+  expect_same(h, back);
+  EXPECT_EQ(back.txn_count(), 0u);
+  EXPECT_EQ(back.txn_op_offset, std::vector<uint64_t>{0});
+  EXPECT_EQ(hdf5_txn_count(tmp("empty.h5")), 0u);
+}
+
+// A deterministic random history: shuffled ids, sparse sessions (to take the
+// hash path), lists, nulls, mixed times.
+History random_history(size_t n, bool named, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  History h;
+  h.time_unit = "us";
+  std::vector<int64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<int64_t>(i) * 3 - 100;
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<int64_t> sess_names = {5, 4000000000LL, 0, 77, 123456789};
+  std::vector<uint32_t> dense(sess_names.size(), UINT32_MAX);
+  if (named) {
+    std::vector<std::string> kn, vn;
+    std::vector<uint8_t> ki, vi;
+    for (int i = 0; i < 20; ++i) kn.push_back(i % 3 ? "k" + std::to_string(i) : std::to_string(i)), ki.push_back(i % 3 == 0);
+    for (int i = 0; i < 50; ++i) vn.push_back(i % 2 ? "v" + std::to_string(i) : std::to_string(i)), vi.push_back(i % 2 == 0);
+    h.keys.set_named(kn, ki);
+    h.values.set_named(vn, vi);
+  }
+  Sym nk = named ? 20 : 1000, nv = named ? 50 : 1u << 30;
+  std::vector<Sym> lst;
+  for (size_t t = 0; t < n; ++t) {
+    size_t s = rng() % sess_names.size();
+    if (dense[s] == UINT32_MAX) dense[s] = h.session_name.size(), h.session_name.push_back(sess_names[s]);
+    int64_t b = kNoTime, e = kNoTime;
+    if (rng() % 3) b = static_cast<int64_t>(rng() % 1000), e = b + static_cast<int64_t>(rng() % 50);
+    h.begin_txn(ids[t], dense[s], static_cast<TxnStatus>(rng() % 3), b, e);
+    size_t ops = rng() % 6;
+    for (size_t o = 0; o < ops; ++o) {
+      Sym k = rng() % nk;
+      switch (rng() % 5) {
+        case 0: h.add_op(OpKind::read, k, kNullValue); break;
+        case 1: h.add_op(OpKind::read, k, rng() % nv); break;
+        case 2: h.add_op(OpKind::write, k, rng() % nv); break;
+        case 3: h.add_op(OpKind::append, k, rng() % nv); break;
+        default:
+          lst.clear();
+          for (size_t i = rng() % 4; i > 0; --i) lst.push_back(rng() % nv);
+          h.add_list_read(k, lst);
+      }
+    }
+    h.end_txn();
+  }
+  return h;
+}
+
+// The transactions [a, b) of h as read_hdf5_range should return them.
+History slice(const History& h, size_t a, size_t b) {
+  History s;
+  s.keys = h.keys;
+  s.values = h.values;
+  s.time_unit = h.time_unit;
+  std::vector<uint32_t> dense(h.session_count(), UINT32_MAX);
+  for (size_t t = a; t < b; ++t) {
+    uint32_t& d = dense[h.txn_session[t]];
+    if (d == UINT32_MAX) d = s.session_name.size(), s.session_name.push_back(h.session_name[h.txn_session[t]]);
+    s.begin_txn(h.txn_id[t], d, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] == OpKind::read_list) s.add_list_read(h.op_key[o], h.list(o));
+      else s.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+    }
+    s.end_txn();
+  }
+  return s;
+}
+
+TEST(Hdf5RoundTrip, RandomHistoriesIntegerAndNamed) {
+  for (bool named : {false, true}) {
+    History h = random_history(500, named, named ? 2 : 1);
+    History back = round_trip(h, named ? "rand_named.h5" : "rand_int.h5");
+    expect_same(h, back);
+  }
+}
+
+TEST(Hdf5Range, SlicesEqualTheCorrespondingTransactions) {
+  for (bool named : {false, true}) {
+    History h = random_history(300, named, 7);
+    std::string p = tmp("range.h5");
+    write_hdf5(h, p);
+    for (auto [a, b] : std::vector<std::pair<size_t, size_t>>{
+             {0, 0}, {0, 300}, {0, 1}, {299, 300}, {17, 18}, {10, 150}, {150, 300}, {300, 300}, {42, 255}}) {
+      SCOPED_TRACE("range [" + std::to_string(a) + ", " + std::to_string(b) + ")");
+      History r = read_hdf5_range(p, a, b);
+      expect_same(slice(h, a, b), r);
+    }
+    // Ranks splitting [0, n) read every transaction exactly once.
+    size_t total = 0;
+    for (size_t r = 0; r < 7; ++r) total += read_hdf5_range(p, 300 * r / 7, 300 * (r + 1) / 7).txn_count();
+    EXPECT_EQ(total, 300u);
+    EXPECT_THROW(read_hdf5_range(p, 10, 301), UsageError);
+    EXPECT_THROW(read_hdf5_range(p, 11, 10), UsageError);
+  }
+}
+
+TEST(Hdf5Range, SmallChunksCrossChunkBoundaries) {
+  size_t saved = detail::hdf5_chunk_elems;
+  detail::hdf5_chunk_elems = 5;
+  History h = random_history(120, true, 11);
+  std::string p = tmp("smallchunks.h5");
+  write_hdf5(h, p);
+  detail::hdf5_chunk_elems = saved;
+  expect_same(h, read_hdf5(p));
+  expect_same(slice(h, 33, 97), read_hdf5_range(p, 33, 97));
+}
+
+TEST(Hdf5Dump, H5dumpReadsTheFile) {
+  if (std::system("h5dump --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "h5dump not installed";
+  History h = parse_jsonl(kMixed, "mixed.jsonl");
+  std::string p = tmp("dump.h5"), out = tmp("dump.txt");
+  write_hdf5(h, p);
+  ASSERT_EQ(std::system(("h5dump -p " + p + " > " + out + " 2>&1").c_str()), 0);
+  std::ifstream f(out);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  for (const char* want : {"DATASET \"id\"", "DATASET \"op_offset\"", "DATASET \"list_offset\"", "\"key_names\"",
+                           "\"value_name_is_int\"", "ATTRIBUTE \"format_version\"", "H5T_STD_U64LE",
+                           "SHUFFLE", "DEFLATE"})
+    EXPECT_NE(text.find(want), std::string::npos) << want;
+}
+
+// ------------------------------------------------------------- validation
+
+// Replaces dataset `name` by a contiguous one of `ftype` holding `data`.
+void put(const std::string& path, const char* name, hid_t ftype, hid_t mtype, const void* data, hsize_t n) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  if (H5Lexists(f, name, H5P_DEFAULT) > 0) H5Ldelete(f, name, H5P_DEFAULT);
+  hid_t s = H5Screate_simple(1, &n, nullptr);
+  hid_t d = H5Dcreate2(f, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(d, 0);
+  if (n) H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  H5Dclose(d), H5Sclose(s), H5Fclose(f);
+}
+void put_u64(const std::string& p, const char* name, const std::vector<uint64_t>& v) {
+  put(p, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, v.data(), v.size());
+}
+void put_i64(const std::string& p, const char* name, const std::vector<int64_t>& v) {
+  put(p, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), v.size());
+}
+void put_u8(const std::string& p, const char* name, const std::vector<uint8_t>& v) {
+  put(p, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, v.data(), v.size());
+}
+void remove(const std::string& path, const char* name) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, name, H5P_DEFAULT);
+  H5Fclose(f);
+}
+void set_version(const std::string& path, int64_t v, bool drop = false) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Adelete(f, "format_version");
+  if (!drop) {
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, "format_version", H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_INT64, &v);
+    H5Aclose(a), H5Sclose(s);
+  }
+  H5Fclose(f);
+}
+
+// The base file: kIntHistory (4 txns, 7 ops, 1 list value) or kMixed (named).
+std::string base(const std::string& name, const char* jsonl = kIntHistory) {
+  std::string p = tmp(name);
+  write_hdf5(parse_jsonl(jsonl, "base.jsonl"), p);
+  return p;
+}
+
+// Reading must fail with an InputError whose message contains every piece.
+void expect_error(const std::string& path, std::vector<std::string> pieces, uint64_t a = 0, uint64_t b = UINT64_MAX) {
+  try {
+    if (b == UINT64_MAX) read_hdf5(path);
+    else read_hdf5_range(path, a, b);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(path, 0), 0u) << msg;
+    for (const auto& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "missing \"" << p << "\" in: " << msg;
+  }
+}
+
+TEST(Hdf5Invalid, NotAnHdf5FileOrMissing) {
+  std::string p = tmp("text.h5");
+  std::ofstream(p) << "{\"id\":1}\n";
+  expect_error(p, {"not an HDF5 file"});
+  expect_error(tmp("does-not-exist.h5"), {"cannot read the file"});
+}
+
+TEST(Hdf5Invalid, FormatVersion) {
+  std::string p = base("v.h5");
+  set_version(p, 2);
+  expect_error(p, {"unsupported format_version 2", "reads version 1"});
+  set_version(p, 0, true);
+  expect_error(p, {"missing root attribute format_version"});
+}
+
+TEST(Hdf5Invalid, MissingDataset) {
+  for (const char* ds : {"/txn/id", "/txn/end", "/op/value", "/op/list_offset", "/list/value"}) {
+    std::string p = base("missing.h5");
+    remove(p, ds);
+    expect_error(p, {std::string("dataset ") + ds + ":", "missing"});
+  }
+  std::string p = base("missing-group.h5");
+  remove(p, "/op");
+  expect_error(p, {"dataset /op/kind:", "missing"});
+}
+
+TEST(Hdf5Invalid, WrongDatatype) {
+  std::string p = base("type.h5");
+  std::vector<double> d(4, 1.0);
+  put(p, "/txn/id", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d.data(), 4);
+  expect_error(p, {"dataset /txn/id:", "wrong datatype", "64-bit float"});
+  p = base("type2.h5");
+  put_u64(p, "/op/kind", std::vector<uint64_t>(7, 0));
+  expect_error(p, {"dataset /op/kind:", "wrong datatype", "8-bit", "unsigned 64-bit integer"});
+  p = base("type3.h5");
+  std::vector<int32_t> s(4, 0);
+  put(p, "/txn/session", H5T_STD_I32LE, H5T_NATIVE_INT32, s.data(), 4);
+  expect_error(p, {"dataset /txn/session:", "signed 32-bit integer"});
+  p = base("type4.h5");
+  {
+    hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(f, "/list/value", H5P_DEFAULT);
+    hsize_t dims[2] = {1, 1};
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    hid_t ds = H5Dcreate2(f, "/list/value", H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(ds), H5Sclose(sp), H5Fclose(f);
+  }
+  expect_error(p, {"dataset /list/value:", "one-dimensional", "rank 2"});
+}
+
+TEST(Hdf5Invalid, MismatchedLengths) {
+  std::string p = base("len.h5");
+  put_u8(p, "/txn/status", {0, 1, 2});
+  expect_error(p, {"dataset /txn/status:", "has 3 rows", "needs 4"});
+  p = base("len2.h5");
+  put_u64(p, "/txn/op_offset", {0, 2, 4, 4});
+  expect_error(p, {"dataset /txn/op_offset:", "has 4 rows", "needs 5"});
+  p = base("len3.h5");
+  put_u64(p, "/op/key", {1, 1, 2, 1, 3, 3});
+  expect_error(p, {"dataset /op/key:", "has 6 rows", "needs 7"});
+  p = base("len4.h5");
+  put_u64(p, "/list/value", {9, 9});
+  expect_error(p, {"dataset /op/list_offset row 7", "row count of /list/value 2", "is 1"});
+}
+
+TEST(Hdf5Invalid, OpOffsets) {
+  std::string p = base("off.h5");
+  put_u64(p, "/txn/op_offset", {1, 2, 4, 4, 7});
+  expect_error(p, {"dataset /txn/op_offset row 0", "must start at 0"});
+  p = base("off2.h5");
+  put_u64(p, "/txn/op_offset", {0, 3, 2, 4, 7});
+  expect_error(p, {"dataset /txn/op_offset row 2", "non-decreasing", "3 then 2"});
+  p = base("off3.h5");
+  put_u64(p, "/txn/op_offset", {0, 2, 4, 4, 6});
+  expect_error(p, {"dataset /txn/op_offset row 4", "must end at the operation count 7", "is 6"});
+  // A range sees the start and end too.
+  expect_error(p, {"dataset /txn/op_offset row 4"}, 1, 2);
+}
+
+TEST(Hdf5Invalid, ListOffsets) {
+  // ops: r w | w r | - | append r[9] r[]  -> list_offset 0 0 0 0 0 0 1 1
+  std::string p = base("loff.h5");
+  put_u64(p, "/op/list_offset", {1, 0, 0, 0, 0, 0, 1, 1});
+  expect_error(p, {"dataset /op/list_offset row 0", "must start at 0"});
+  p = base("loff2.h5");
+  put_u64(p, "/op/list_offset", {0, 0, 1, 0, 0, 0, 1, 1});
+  expect_error(p, {"dataset /op/list_offset row 3", "non-decreasing", "1 then 0"});
+  p = base("loff3.h5");
+  put_u64(p, "/op/list_offset", {0, 0, 0, 0, 0, 0, 1, 0});
+  expect_error(p, {"dataset /op/list_offset row 7", "must end at the row count of /list/value 1", "is 0"});
+}
+
+TEST(Hdf5Invalid, StatusAndKindOutOfRange) {
+  std::string p = base("st.h5");
+  put_u8(p, "/txn/status", {0, 1, 3, 0});
+  expect_error(p, {"dataset /txn/status row 2", "status 3 is out of range"});
+  p = base("kind.h5");
+  put_u8(p, "/op/kind", {0, 1, 1, 0, 2, 3, 4});
+  expect_error(p, {"dataset /op/kind row 6", "kind 4 is out of range"});
+}
+
+TEST(Hdf5Invalid, Times) {
+  const int64_t no = kNoTime;
+  std::string p = base("time.h5");
+  put_i64(p, "/txn/begin", {10, no, 31, no});
+  expect_error(p, {"dataset /txn/begin row 2", "begin (31) is after end (30)"});
+  p = base("time2.h5");
+  put_i64(p, "/txn/end", {20, 5, 30, no});
+  expect_error(p, {"dataset /txn/begin row 1", "begin and end must be given together"});
+  p = base("time3.h5");
+  put_i64(p, "/txn/begin", {10, no, 30, 5});
+  expect_error(p, {"dataset /txn/end row 3", "together"});
+}
+
+TEST(Hdf5Invalid, DuplicateIdNamesBothRows) {
+  std::string p = base("dup.h5");
+  put_i64(p, "/txn/id", {1, 2, 3, 2});
+  expect_error(p, {"dataset /txn/id row 3", "duplicate transaction id 2", "rows 1 and 3"});
+  // Sparse ids take the sorting path.
+  put_i64(p, "/txn/id", {5000000000000LL, -7, 3, 5000000000000LL});
+  expect_error(p, {"dataset /txn/id row 3", "duplicate transaction id 5000000000000", "rows 0 and 3"});
+  // In a range, rows are the file's and only the range is checked.
+  put_i64(p, "/txn/id", {1, 9, 3, 9});
+  expect_error(p, {"dataset /txn/id row 3", "rows 1 and 3"}, 1, 4);
+  EXPECT_EQ(read_hdf5_range(p, 0, 3).txn_count(), 3u);
+}
+
+TEST(Hdf5Invalid, SessionOutOfRange) {
+  std::string p = base("sess.h5");
+  put_i64(p, "/txn/session", {0, -1, 0, 7});
+  expect_error(p, {"dataset /txn/session row 1", "session -1 is out of range"});
+}
+
+TEST(Hdf5Invalid, NullWrite) {
+  std::string p = base("nullw.h5");
+  // ops: r1 null, w1 5, w2 6, r1 5, append3 9, r3[9], r3[]
+  put_u64(p, "/op/value", {kNullValue, 5, 6, 5, kNullValue, 0, 0});
+  expect_error(p, {"dataset /op/value row 4", "append cannot write null"});
+  put_u64(p, "/list/value", {kNullValue});
+  put_u64(p, "/op/value", {kNullValue, 5, 6, 5, 9, 0, 0});
+  expect_error(p, {"dataset /list/value row 0", "cannot contain null"});
+}
+
+TEST(Hdf5Invalid, SymbolsOutOfNameTables) {
+  // kMixed: keys 1 x "1" l 7 (5 names); values 5 a "5" é\n (4 names); 12 ops.
+  std::string p = base("sym.h5", kMixed);
+  History h = read_hdf5(p);
+  ASSERT_EQ(h.keys.size(), 5u);
+  ASSERT_EQ(h.values.size(), 4u);
+  std::vector<uint64_t> keys(h.op_key.begin(), h.op_key.end());
+  keys[8] = 5;
+  put_u64(p, "/op/key", keys);
+  expect_error(p, {"dataset /op/key row 8", "key symbol 5 is out of range of /key_names (5 names)"});
+  p = base("sym2.h5", kMixed);
+  std::vector<uint64_t> vals(h.op_value.begin(), h.op_value.end());
+  vals[3] = 99;  // a read
+  put_u64(p, "/op/value", vals);
+  expect_error(p, {"dataset /op/value row 3", "value symbol 99 is out of range of /value_names (4 names)"});
+  p = base("sym3.h5", kMixed);
+  put_u64(p, "/list/value", {0, 4});
+  expect_error(p, {"dataset /list/value row 1", "value symbol 4"});
+  p = base("sym4.h5", kMixed);
+  put_u8(p, "/key_name_is_int", {1, 0, 0});
+  expect_error(p, {"dataset /key_name_is_int:", "has 3 rows", "/key_names needs 5"});
+  p = base("sym5.h5", kMixed);
+  // The names are x 1 "1" l 7: the switch to named mode came at "x".
+  put_u8(p, "/key_name_is_int", {1, 1, 0, 0, 1});
+  expect_error(p, {"dataset /key_names row 0", "\"x\" is flagged as an integer"});
+}
+
+TEST(Hdf5Invalid, NamesWithoutFlagsAreStrings) {
+  // Hand-made files may leave out the flags: every name is then a string.
+  std::string p = base("noflags.h5", kStringKeys);
+  remove(p, "/key_name_is_int");
+  History h = read_hdf5(p);
+  EXPECT_TRUE(h.keys.named());
+  EXPECT_EQ(h.keys.text(h.op_key[0]), "x");
+  remove(p, "/key_names");
+  put_u8(p, "/key_name_is_int", {0, 0, 0});
+  expect_error(p, {"dataset /key_name_is_int:", "present without /key_names"});
+}
+
+}  // namespace
+}  // namespace isocheck
