@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "collect/collect.h"
+#include "cli/commands.h"
 #include "io/errors.h"
 
 namespace {
@@ -16,6 +17,7 @@ struct CollectArgs {
 
 }  // namespace
 
+namespace isocheck {
 void add_collect_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CollectArgs>();
   auto& o = args->opt;
@@ -67,3 +69,4 @@ void add_collect_command(CLI::App& app, int& exit_code) {
     }
   });
 }
+}  // namespace isocheck
