@@ -47,6 +47,11 @@ void add_collect_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--table", o.table, "table name prefix (<table>_kv, <table>_list; dropped and recreated)")
       ->capture_default_str();
   cmd->add_option("--out", o.out, "output history (.jsonl)")->required();
+  cmd->add_flag_callback("--final-read", [args] { args->opt.final_read = 1; },
+                         "end with one transaction reading every key (default for append: it "
+                         "orders the appends no other read saw)");
+  cmd->add_flag_callback("--no-final-read", [args] { args->opt.final_read = 0; },
+                         "no final read, also for append");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
   cmd->callback([args, &exit_code] {
     namespace c = isocheck::collect;

@@ -43,6 +43,13 @@ struct Options {
   std::string table = "isocheck";  // tables <table>_kv and <table>_list (recreated)
   std::string out;                 // output file (.jsonl; .h5 once the HDF5 sink exists)
   bool progress = true;            // progress line on stderr
+  // After the workload, session 1 reads every key in one statement (one more
+  // transaction): it fixes the order of appends no other read observed.
+  // -1: only for append (a mini-transaction history stays one); 0: no; 1: yes.
+  int final_read = -1;
+  bool wants_final_read() const {
+    return final_read > 0 || (final_read < 0 && workload == Workload::append);
+  }
 };
 
 struct Stats {
@@ -61,7 +68,8 @@ struct DatabaseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Runs the workload and returns the recorded history (sessions named 1..N,
+// Runs the workload (plus the final read, not counted in `stats`) and returns
+// the recorded history (sessions named 1..N,
 // transaction ids in file order, ordered by begin time, time_unit "ns").
 // `log` gets the progress line and the summary. Throws UsageError for bad
 // options and DatabaseError for database failures.

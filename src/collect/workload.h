@@ -17,6 +17,7 @@ enum class PlanOp : uint8_t {
   append,     // upsert v = v || x
   read_list,  // SELECT v FROM list WHERE k (whole list)
   read_all,   // SELECT k, v, bal FROM kv (bank: every account)
+  read_all_lists,  // SELECT k, v FROM list (the final read of append histories)
   transfer,   // bank: write k with balance moved (amount in `arg`, signed)
 };
 

@@ -37,13 +37,20 @@ verify() {
   echo "    verify ${*}: exit $VRC"
 }
 
-# level_holds NAME LEVEL -> "true" / "false" from the verify JSON.
+# level_holds NAME LEVEL -> "true" / "false" from the verify JSON
+# ({"levels":[{"level":"serializable","holds":false,"anomaly":...}], "anomalies":[...]}).
 level_holds() {
-  jq -r --arg l "$2" '
-    (.levels // .results // .) as $x
-    | if ($x | type) == "array" then ($x | map(select(.level == $l)) | .[0].holds)
-      else $x[$l].holds end' "$WORK/$1.verify.json"
+  local long
+  case $2 in
+    ser) long=serializable ;; si) long=snapshot-isolation ;; sser) long=strict-serializable ;;
+    *) long=$2 ;;
+  esac
+  jq -r --arg l "$2" --arg L "$long" \
+    '[.levels[] | select(.level == $l or .level == $L)][0].holds' "$WORK/$1.verify.json"
 }
+
+# The verify JSON's reason for an undecided level.
+verify_reason() { jq -r '[.levels[].reason] | join("; ")' "$WORK/$1.verify.json" 2>/dev/null; }
 
 # The verify output names the anomaly (matched case-insensitively).
 names_anomaly() {
@@ -58,9 +65,11 @@ names_anomaly() {
 txn_count() { grep -c '"ops"' "$WORK/$1.jsonl"; }
 status_count() { grep -c "\"status\":\"$2\"" "$WORK/$1.jsonl" || true; }
 
-# Shape of a history: header, every transaction recorded, time unit ns.
+# Shape of a history: header, every transaction recorded (plus the final read
+# of append histories), time unit ns.
 check_shape() {
   local name=$1 want=$2
+  [[ $name == *append* || $name == rc_rs ]] && want=$((want + 1))
   head -1 "$WORK/$name.jsonl" | grep -q '"time_unit":"ns"' || _fail "no ns header" || return 1
   [[ $(txn_count "$name") -eq $want ]] || _fail "$(txn_count "$name") txns, want $want" || return 1
   # Written values are unique per key (session << 32 | counter).
@@ -112,7 +121,7 @@ blindw_case() {
   case $VRC in
     0) return 0 ;;
     1) head -c 2000 "$WORK/$name.verify.json" >&2; _fail "SER violated under SERIALIZABLE" ;;
-    *) echo "    PENDING: needs the blind-write (general) engine: $(head -c 300 "$WORK/$name.verify.err")"
+    *) echo "    PENDING: needs the blind-write (general) engine: $(verify_reason "$name" | head -c 300)"
        return 77 ;;
   esac
 }
