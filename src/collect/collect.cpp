@@ -387,7 +387,7 @@ std::string progress_line(const Counters& c, double secs, uint64_t total) {
 std::string summary(const Stats& s) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%llu txns in %.2f s (%.0f txn/s): %llu committed, %llu aborted (%.1f%%: %llu "
+                "%llu txns in %.3f s (%.0f txn/s): %llu committed, %llu aborted (%.1f%%: %llu "
                 "serialization, %llu deadlock), %llu unknown, %llu connection losses",
                 (unsigned long long)s.txns, s.seconds, s.txns_per_second(),
                 (unsigned long long)s.committed, (unsigned long long)s.aborted,

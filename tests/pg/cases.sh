@@ -131,8 +131,8 @@ case_ser_blindw_rm() { blindw_case ser_blindw_rm --workload blindw-rm; }
 # REPEATABLE READ is snapshot isolation in PostgreSQL: SI holds, and with few
 # hot keys r(x) r(y) w(x) || r(x) r(y) w(y) commits a write skew.
 case_rr_write_skew() {
-  collect rr --workload mt --isolation repeatable-read --sessions 8 --txns 2000 --keys 4 || return 1
-  check_shape rr 2000 || return 1
+  collect rr --workload mt --isolation repeatable-read --sessions 8 --txns 4000 --keys 4 || return 1
+  check_shape rr 4000 || return 1
   verify rr si
   [[ $VRC -eq 0 ]] || { head -c 2000 "$WORK/rr.verify.json" >&2; _fail "SI violated under REPEATABLE READ"; return 1; }
   verify rr ser

@@ -46,7 +46,7 @@ pg_cluster_start() {
   PG_CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/isocheck-pg.XXXXXX") || return 1
   chmod 755 "$PG_CLUSTER_DIR"
   [[ $(id -u) -eq 0 ]] && chown "${PG_CLUSTER_USER:-postgres}" "$PG_CLUSTER_DIR"
-  if ! _pg_as "$PG_BIN/initdb" -D "$PG_CLUSTER_DIR/data" -U postgres --auth=trust \
+  if ! _pg_as "$PG_BIN/initdb" -D "$PG_CLUSTER_DIR/data" -U postgres --auth=trust --no-sync \
         -E UTF8 --locale=C.UTF-8 >"$PG_CLUSTER_DIR/initdb.log" 2>&1; then
     echo "pg-cluster: initdb failed:" >&2; cat "$PG_CLUSTER_DIR/initdb.log" >&2
     return 1
