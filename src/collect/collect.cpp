@@ -17,7 +17,7 @@
 #include "collect/pg.h"
 #include "collect/workload.h"
 #include "io/errors.h"
-#include "io/jsonl.h"
+#include "io/sink.h"
 
 namespace isocheck::collect {
 
@@ -514,12 +514,14 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
 
 Stats collect(const Options& opt, std::ostream& log) {
   if (opt.out.empty()) throw UsageError("--out is required");
-  auto ends = [&](const char* suf) { return opt.out.ends_with(suf); };
-  if (ends(".h5") || ends(".hdf5"))
-    throw UsageError("HDF5 output is not available yet: write .jsonl");
+  Format f = format_from_extension(opt.out);
+  if (f != Format::jsonl && f != Format::hdf5)
+    throw UsageError("--out must end in .jsonl (or .json) or .h5 (or .hdf5): " + opt.out);
+  auto sink = open_sink(opt.out, f, "ns");  // fails now, not after the run
   Stats stats;
   History h = run(opt, stats, log);
-  write_jsonl(h, opt.out);
+  sink->append(h);
+  sink->finish();
   log << "collect: " << to_string(opt.workload) << " at " << to_string(opt.isolation) << ", "
       << opt.sessions << " sessions, " << opt.keys << " keys: " << summary(stats) << " -> "
       << opt.out << "\n";
