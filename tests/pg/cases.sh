@@ -10,7 +10,7 @@
 # so a run without one is practically impossible.
 
 PG_CASES=(ser_mt ser_rmw ser_append ser_bank ser_blindw_rw ser_blindw_rm
-          rr_write_skew rc_lost_update rc_read_skew rc_bank connection_loss)
+          rr_write_skew rc_lost_update rc_read_skew rc_bank connection_loss hdf5_out)
 
 _fail() { echo "    FAIL: $*" >&2; return 1; }
 
@@ -200,4 +200,16 @@ case_connection_loss() {
   check_shape "$name" 8000 || return 1
   verify "$name" ser
   [[ $VRC -eq 0 ]] || _fail "SER violated after reconnects (exit $VRC)"
+}
+
+# HDF5 output (through open_sink): verify reads it and agrees.
+case_hdf5_out() {
+  "$BIN" collect --dsn "$ISOCHECK_DSN" --quiet --out "$WORK/h5.h5" --workload mt \
+    --isolation repeatable-read --sessions 8 --txns 4000 --keys 4 2>"$WORK/h5.log" \
+    || { cat "$WORK/h5.log" >&2; _fail "collect to .h5 failed"; return 1; }
+  VRC=0
+  "$BIN" verify "$WORK/h5.h5" --level si --level ser --json -q >"$WORK/h5.verify.json" || VRC=$?
+  echo "    verify si ser (hdf5): exit $VRC"
+  [[ $VRC -eq 1 ]] || _fail "want exit 1 (SER violated), got $VRC" || return 1
+  [[ $(level_holds h5 si) == true && $(level_holds h5 ser) == false ]] || _fail "want SI holds, SER violated"
 }
