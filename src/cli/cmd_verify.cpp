@@ -15,7 +15,7 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, memory_limit, time_limit;
+  std::string file, format = "auto", dot, memory_limit, time_limit, engine = "auto";
   std::vector<std::string> levels;
   int64_t clock_skew = 0;
   bool json = false, quiet = false;
@@ -40,6 +40,8 @@ int run_verify(const VerifyArgs& a) {
   if (opt.levels.empty()) opt.levels.push_back(Level::ser);
   if (a.clock_skew < 0) throw UsageError("--clock-skew must not be negative");
   opt.clock_skew = a.clock_skew;
+  if (a.engine != "auto" && a.engine != "linear") throw UsageError("--engine: expected auto or linear, got \"" + a.engine + "\"");
+  opt.linear_only = a.engine == "linear";
   Format f = Format::unknown;
   if (a.format != "auto") {
     f = parse_format_name(a.format);
@@ -79,6 +81,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_option("--clock-skew", a->clock_skew,
                 "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");
   c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_option("--engine", a->engine,
+                 "auto: linear engine when the version order is known, general engine otherwise; "
+                 "linear: never the general engine (exit 3 when blind writes leave the order unknown)");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");

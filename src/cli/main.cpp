@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   add_verify_command(app, code);
   add_convert_command(app, code);
   add_info_command(app, code);
+  add_generate_command(app, code);
   add_collect_command(app, code);
   try {
     app.parse(argc, argv);

@@ -19,40 +19,38 @@ constexpr uint32_t kNoTxn = ~0U;
 class WriteIndex {
  public:
   WriteIndex(const History& h, size_t writes) : h_(h) {
-    size_t cap = table_capacity(writes);
-    op_.assign(cap, kNone);
-    succ_.assign(cap, kNoTxn);
-    txn_.assign(cap, kNoTxn);
-    flags_.assign(cap, 0);
+    slots_.assign(table_capacity(writes), Slot{kNone, kNoTxn, kNoTxn});
   }
   static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9e3779b97f4a7c15ULL ^ mix64(v)); }
+  void prefetch(Sym k, Sym v) const { __builtin_prefetch(&slots_[hash(k, v) & (slots_.size() - 1)]); }
   // Inserts op; returns the slot of an existing write of the same (key, value), or kNone.
   uint64_t insert(OpIdx op, TxnIdx t) {
     Sym k = h_.op_key[op], v = h_.op_value[op];
-    size_t m = op_.size() - 1, i = hash(k, v) & m;
-    while (op_[i] != kNone) {
-      OpIdx o = op_[i];
+    size_t m = slots_.size() - 1, i = hash(k, v) & m;
+    while (slots_[i].op != kNone) {
+      OpIdx o = slots_[i].op & kOpMask;
       if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
       i = (i + 1) & m;
     }
-    op_[i] = op;
-    txn_[i] = t;
+    slots_[i].op = op;
+    slots_[i].txn = t;
     return kNone;
   }
   uint64_t find(Sym k, Sym v) const {
-    size_t m = op_.size() - 1, i = hash(k, v) & m;
-    while (op_[i] != kNone) {
-      OpIdx o = op_[i];
+    size_t m = slots_.size() - 1, i = hash(k, v) & m;
+    while (slots_[i].op != kNone) {
+      OpIdx o = slots_[i].op & kOpMask;
       if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
       i = (i + 1) & m;
     }
     return kNone;
   }
-  OpIdx op(uint64_t slot) const { return op_[slot]; }
-  TxnIdx txn(uint64_t slot) const { return txn_[slot]; }
-  uint32_t& succ(uint64_t slot) { return succ_[slot]; }
-  uint8_t& flags(uint64_t slot) { return flags_[slot]; }
-  size_t capacity() const { return op_.size(); }
+  OpIdx op(uint64_t slot) const { return slots_[slot].op == kNone ? kNone : slots_[slot].op & kOpMask; }
+  TxnIdx txn(uint64_t slot) const { return slots_[slot].txn; }
+  uint32_t& succ(uint64_t slot) { return slots_[slot].succ; }
+  uint8_t flags(uint64_t slot) const { return static_cast<uint8_t>(slots_[slot].op >> kFlagShift); }
+  void set_flag(uint64_t slot, uint8_t f) { slots_[slot].op |= static_cast<uint64_t>(f) << kFlagShift; }
+  size_t capacity() const { return slots_.size(); }
 
   static constexpr uint8_t kRead = 1;       // some other transaction read this version
   static constexpr uint8_t kBlind = 2;      // a version whose writer did not read the key first
@@ -60,11 +58,17 @@ class WriteIndex {
   static constexpr uint8_t kEndWithTails = 8;  // last linked version of a key with unread blind tails
 
  private:
+  // One 16-byte slot per entry: a lookup touches one cache line of the table.
+  // Flags live in the op's top byte (op indices stay below 2^56).
+  struct Slot {
+    uint64_t op;
+    TxnIdx txn;
+    uint32_t succ;  // the successor transaction in version order
+  };
+  static constexpr int kFlagShift = 56;
+  static constexpr uint64_t kOpMask = (1ULL << kFlagShift) - 1;
   const History& h_;
-  std::vector<OpIdx> op_;
-  std::vector<uint32_t> succ_;
-  std::vector<TxnIdx> txn_;
-  std::vector<uint8_t> flags_;
+  std::vector<Slot> slots_;
 };
 
 // What one transaction did to one key so far (scanning its ops in order).
@@ -75,6 +79,7 @@ struct KeyState {
   Sym last_write = 0;
   Sym ext_value = 0;          // registers: the external read's value
   uint32_t ext_pos = 0;
+  uint64_t ext_slot = kNone;  // registers: the version the external read saw
   uint32_t append_begin = 0, append_count = 0;  // own appends, in `appends`
   std::vector<Sym> ext_list;  // lists: the external observation
 };
@@ -94,6 +99,7 @@ class TxnKeys {
     KeyState& s = states_[used_];
     s.key = k;
     s.written = s.ext_read = false;
+    s.ext_slot = kNone;
     s.append_count = 0;
     s.ext_list.clear();
     if (states_.size() > 16) {
@@ -128,6 +134,7 @@ struct Builder {
 
   // Register keys with something beyond plain RMW chains: index into infos.
   struct KeyInfo {
+    Sym key = 0;
     uint32_t init_succ = kNoTxn;   // the txn that read null and wrote the key
     uint32_t init_succ_pos = 0;
     uint32_t blind = 0;            // blind versions
@@ -151,7 +158,7 @@ struct Builder {
   KeyInfo& info(Sym k) {
     bool ins;
     uint64_t& i = key_info_index.get_or_insert(k, infos.size(), ins);
-    if (ins) infos.emplace_back();
+    if (ins) infos.emplace_back(), infos.back().key = k;
     return infos[i];
   }
   KeyInfo* find_info(Sym k) {
@@ -189,8 +196,10 @@ struct Builder {
   }
 
   void index_writes() {
+    constexpr OpIdx kAhead = 16;  // prefetch distance: table slots are cache misses
     for (TxnIdx t = 0; t < h.txn_count(); ++t) {
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (o + kAhead < h.op_count()) widx.prefetch(h.op_key[o + kAhead], h.op_value[o + kAhead]);
         if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
         uint64_t dup = widx.insert(o, t);
         if (dup != kNone) {
@@ -281,9 +290,10 @@ struct Builder {
       s.ext_value = v;
       s.ext_pos = static_cast<uint32_t>(o - b);
       uint64_t slot = resolve_read(t, o, k, v, true);
+      s.ext_slot = slot;
       if (slot != kNone) {
         g.edges.add(widx.txn(slot), t, EdgeKind::wr, s.ext_pos);
-        widx.flags(slot) |= WriteIndex::kRead;
+        widx.set_flag(slot, WriteIndex::kRead);
       } else if (v == kNullValue) {
         info(k).init_read = true;
       }
@@ -295,10 +305,10 @@ struct Builder {
       uint64_t vslot = widx.find(s.key, s.last_write);
       OpIdx w = widx.op(vslot);
       if (widx.txn(vslot) != t) continue;  // duplicate value owned by another txn: already an anomaly
-      widx.flags(vslot) |= WriteIndex::kVersion;
+      widx.set_flag(vslot, WriteIndex::kVersion);
       uint32_t wpos = static_cast<uint32_t>(w - b);
       if (!s.ext_read) {  // blind write: position in the version order unknown
-        widx.flags(vslot) |= WriteIndex::kBlind;
+        widx.set_flag(vslot, WriteIndex::kBlind);
         info(s.key).blind++;
         continue;
       }
@@ -311,9 +321,9 @@ struct Builder {
         }
         continue;
       }
-      uint64_t pslot = resolve_read(t, b + s.ext_pos, s.key, s.ext_value, false);
+      uint64_t pslot = s.ext_slot;
       if (pslot == kNone) {  // read was anomalous: treat the write as unlinked
-        widx.flags(vslot) |= WriteIndex::kBlind;
+        widx.set_flag(vslot, WriteIndex::kBlind);
         info(s.key).blind++;
         continue;
       }
@@ -354,13 +364,25 @@ struct Builder {
         ki->end_slot = s;
       }
     }
-    for (auto& ki : infos) {
-      if (ki.blind == 0) continue;
-      if (opt.for_si && ki.tails.size() >= 2) ki.general = true;
-      if (ki.general) continue;
+    for (size_t i = 0; i < infos.size(); ++i) {
+      KeyInfo& ki = infos[i];
+      if (ki.blind == 0 || ki.general) continue;
+      if (opt.for_si && ki.tails.size() >= 2) {
+        UnorderedKey uk;
+        uk.key = ki.key;
+        uk.si_only = true;
+        for (size_t j = 0; j < ki.tails.size(); ++j) {
+          VersionChain c;
+          c.txns.push_back(ki.tails[j]);
+          c.write_pos.push_back(ki.tail_pos[j]);
+          uk.chains.push_back(std::move(c));
+        }
+        g.unordered_write_pairs += ki.tails.size() * (ki.tails.size() - 1) / 2;
+        g.unordered.push_back(std::move(uk));
+      }
       // Tails come after the last linked version (or after the initial state).
       if (ki.end_slot != kNone) {
-        widx.flags(ki.end_slot) |= WriteIndex::kEndWithTails;
+        widx.set_flag(ki.end_slot, WriteIndex::kEndWithTails);
         TxnIdx e = widx.txn(ki.end_slot);
         for (size_t i = 0; i < ki.tails.size(); ++i) g.edges.add(e, ki.tails[i], EdgeKind::ww, ki.tail_pos[i]);
       }
@@ -556,7 +578,9 @@ void Builder::lists() {
     if (unobserved.empty()) continue;
     if (opt.for_si && unobserved.size() >= 2) {
       // Their mutual order matters for SI: the general engine decides it.
-      UnorderedKey uk{k, {}};
+      UnorderedKey uk;
+      uk.key = k;
+      uk.si_only = true;
       VersionChain c0;
       c0.from_init = true;
       for (size_t i = 0; i < vtxn.size(); ++i) c0.txns.push_back(vtxn[i]), c0.write_pos.push_back(pos_in(vtxn[i]));

@@ -31,6 +31,10 @@ struct VersionChain {
 // A key whose chains' relative order is unknown.
 struct UnorderedKey {
   Sym key;
+  // Only snapshot isolation needs this order: two or more writes nobody read,
+  // after a known chain. Serializability places them freely; SER's certain
+  // edges to them are already in the graph.
+  bool si_only = false;
   std::vector<VersionChain> chains;  // chains[0] is the init chain when from_init
 };
 

@@ -15,6 +15,28 @@ Csr csr_from_pairs(uint32_t n, const std::vector<uint32_t>& src, const std::vect
   return c;
 }
 
+// LSD radix sort on the time (16-bit digits, only as many passes as the time
+// span needs): O(n) where std::sort's O(n log n) dominated the SSER stage.
+static void sort_by_time(std::vector<std::pair<int64_t, uint32_t>>& v) {
+  if (v.size() < 2 || std::is_sorted(v.begin(), v.end())) return;
+  int64_t lo = v[0].first, hi = v[0].first;
+  for (auto& p : v) lo = std::min(lo, p.first), hi = std::max(hi, p.first);
+  uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  std::vector<std::pair<int64_t, uint32_t>> tmp(v.size());
+  std::vector<size_t> count(1 << 16);
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    auto digit = [&](const std::pair<int64_t, uint32_t>& p) {
+      return ((static_cast<uint64_t>(p.first) - static_cast<uint64_t>(lo)) >> shift) & 0xffff;
+    };
+    for (auto& p : v) count[digit(p)]++;
+    size_t sum = 0;
+    for (auto& c : count) { size_t x = c; c = sum; sum += x; }
+    for (auto& p : v) tmp[count[digit(p)]++] = p;  // stable: equal times keep index order
+    v.swap(tmp);
+  }
+}
+
 LevelGraph ser_graph(const DependencyGraph& g) {
   LevelGraph lg;
   lg.layout = GraphLayout::plain;
@@ -30,7 +52,7 @@ std::vector<int64_t> add_realtime_pairs(const History& h, const std::vector<uint
   for (uint32_t t = 0; t < n; ++t)
     if (included[t] && h.has_times(t)) ends.push_back({h.txn_end[t], t});
   if (ends.empty()) return {};
-  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
+  sort_by_time(ends);
   std::vector<int64_t> node_time;
   for (auto& [e, t] : ends) {
     if (node_time.empty() || node_time.back() != e) {

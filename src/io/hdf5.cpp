@@ -15,7 +15,6 @@
 
 namespace isocheck {
 
-size_t detail::hdf5_chunk_elems = size_t{1} << 18;
 
 namespace {
 
@@ -567,14 +566,15 @@ template <class T>
 class Column {
  public:
   Column() = default;
-  Column(const std::string& path, hid_t loc, const char* name, hid_t file_type, hid_t mem_type, size_t chunk)
+  Column(const std::string& path, hid_t loc, const char* name, hid_t file_type, hid_t mem_type, size_t chunk,
+         int level)
       : path_(path), name_(name), mem_(mem_type), chunk_(chunk) {
-    ds_ = create(path, loc, name, file_type, chunk);
+    ds_ = create(path, loc, name, file_type, chunk, level);
     buf_.reserve(chunk);
   }
 
-  static Hid create(const std::string& path, hid_t loc, const char* name, hid_t file_type, size_t chunk,
-                    bool compress = true) {
+  // level: deflate level, 0 for no filters.
+  static Hid create(const std::string& path, hid_t loc, const char* name, hid_t file_type, size_t chunk, int level) {
     hsize_t zero = 0, unlimited = H5S_UNLIMITED, c = chunk;
     Hid space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
     Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -582,12 +582,13 @@ class Column {
     // Columns are written before they are read, so fill values are wasted
     // work (the library refuses NEVER for variable-length strings).
     if (H5Tis_variable_str(file_type) <= 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-    if (compress) {
+    if (level > 0) {
       // Shuffle groups the bytes of each significance together: ids, offsets
-      // and small symbols then have long runs of zero bytes. Level 1: the
-      // higher levels cost several times the CPU for a few percent.
+      // and small symbols then have long runs of zero bytes. Default level 1:
+      // higher levels cost 1.4-2x the CPU for 2-4% smaller files, and reading
+      // is no faster (docs/hdf5-format.md has the figures).
       H5Pset_shuffle(dcpl);
-      H5Pset_deflate(dcpl, 1);
+      H5Pset_deflate(dcpl, static_cast<unsigned>(std::min(level, 9)));
     }
     // Whole-chunk writes need no chunk cache.
     Hid dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
@@ -753,9 +754,10 @@ struct Hints {
 
 class Hdf5Sink final : public HistorySink {
  public:
-  Hdf5Sink(const std::string& path, const std::string& time_unit, Hints hint = Hints()) : path_(path) {
+  Hdf5Sink(const std::string& path, const std::string& time_unit, const Hdf5Options& opt, Hints hint = Hints())
+      : path_(path), level_(opt.deflate_level) {
     quiet_hdf5();
-    chunk_ = std::max<size_t>(1, detail::hdf5_chunk_elems);
+    chunk_ = std::max<size_t>(1, opt.chunk_elems);
     auto fit = [&](uint64_t rows) { return static_cast<size_t>(std::clamp<uint64_t>(rows, 1, chunk_)); };
     auto plus1 = [](uint64_t rows) { return rows == UINT64_MAX ? rows : rows + 1; };
     size_t c_txn = fit(hint.txns), c_op = fit(hint.ops), c_list = fit(hint.lists);
@@ -775,13 +777,13 @@ class Hdf5Sink final : public HistorySink {
     Hid g_op(H5Gcreate2(file_, "op", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     Hid g_list(H5Gcreate2(file_, "list", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     auto i64 = [&](hid_t g, const char* n, size_t c) {
-      return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, c);
+      return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, c, level_);
     };
     auto u64 = [&](hid_t g, const char* n, size_t c) {
-      return Column<uint64_t>(path, g, n, H5T_STD_U64LE, H5T_NATIVE_UINT64, c);
+      return Column<uint64_t>(path, g, n, H5T_STD_U64LE, H5T_NATIVE_UINT64, c, level_);
     };
     auto u8 = [&](hid_t g, const char* n, size_t c) {
-      return Column<uint8_t>(path, g, n, H5T_STD_U8LE, H5T_NATIVE_UINT8, c);
+      return Column<uint8_t>(path, g, n, H5T_STD_U8LE, H5T_NATIVE_UINT8, c, level_);
     };
     id_ = i64(g_txn, "id", c_txn);
     session_ = i64(g_txn, "session", c_txn);
@@ -903,7 +905,7 @@ class Hdf5Sink final : public HistorySink {
     size_t chunk = std::clamp<size_t>(n, 1, std::min<size_t>(chunk_, 1 << 16));
     Hid t = vlen_string_type();
     // Compression would only reach the heap references, not the strings.
-    Hid ds = Column<uint64_t>::create(path_, file_, table, t, chunk, /*compress=*/false);
+    Hid ds = Column<uint64_t>::create(path_, file_, table, t, chunk, 0);
     hsize_t size = n;
     H5Dset_extent(ds, &size);
     std::vector<const char*> ptrs;
@@ -923,12 +925,13 @@ class Hdf5Sink final : public HistorySink {
       if (H5Dwrite(ds, t, ms, fs, H5P_DEFAULT, ptrs.data()) < 0)
         throw InputError(path_, std::string("cannot write dataset ") + table);
     }
-    Column<uint8_t> f(path_, file_, flags, H5T_STD_U8LE, H5T_NATIVE_UINT8, std::clamp<size_t>(n, 1, chunk_));
+    Column<uint8_t> f(path_, file_, flags, H5T_STD_U8LE, H5T_NATIVE_UINT8, std::clamp<size_t>(n, 1, chunk_), level_);
     f.append(run.is_int.data(), n);
     f.flush();
   }
 
   std::string path_;
+  int level_;
   size_t chunk_;
   Hid file_;
   Column<int64_t> id_, session_, begin_, end_;
@@ -949,12 +952,13 @@ History read_hdf5_range(const std::string& path, uint64_t txn_first, uint64_t tx
 
 uint64_t hdf5_txn_count(const std::string& path) { return Reader(path).txn_count(); }
 
-std::unique_ptr<HistorySink> open_hdf5_sink(const std::string& path, const std::string& time_unit) {
-  return std::make_unique<Hdf5Sink>(path, time_unit);
+std::unique_ptr<HistorySink> open_hdf5_sink(const std::string& path, const std::string& time_unit,
+                                            const Hdf5Options& opt) {
+  return std::make_unique<Hdf5Sink>(path, time_unit, opt);
 }
 
-void write_hdf5(const History& h, const std::string& path) {
-  Hdf5Sink s(path, h.time_unit, {h.txn_count(), h.op_count(), h.list_value.size()});
+void write_hdf5(const History& h, const std::string& path, const Hdf5Options& opt) {
+  Hdf5Sink s(path, h.time_unit, opt, {h.txn_count(), h.op_count(), h.list_value.size()});
   s.append(h);
   s.finish();
 }

@@ -81,15 +81,18 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies no isolation level allows";
     return r;
   }
-  if (!g.unordered.empty()) {
+  size_t full_unknown = 0;
+  for (auto& uk : g.unordered) full_unknown += !uk.si_only;
+  std::string unknown_reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
+                               std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
+  if (full_unknown > 0) {
     // Blind writes leave some version order unknown; never guess it.
-    for (auto& lr : r.levels) {
-      lr.decided = false;
-      lr.reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
-                  std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
-    }
+    for (auto& lr : r.levels) lr.decided = false, lr.reason = unknown_reason;
     return r;
   }
+  // Some orders matter only to SI (unread blind writes): SER and SSER decide
+  // as usual, and a serializable history is snapshot isolated.
+  const bool si_needs_order = !g.unordered.empty();
 
   // SSER ⊇ SER ⊇ SI in edges: a valid stronger level settles the weaker ones,
   // and a cycle for a weaker level is a cycle for the stronger one.
@@ -119,6 +122,8 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     auto& lr = result_of(Level::si);
     if (ser_known && !ser_w) {
       lr.holds = true;
+    } else if (si_needs_order) {
+      lr.decided = false, lr.reason = unknown_reason;
     } else {
       LevelGraph lg = si_graph(g);
       si_w = cycle_witness(lg, g, h);

@@ -19,6 +19,7 @@ struct CheckOptions {
   std::vector<Level> levels{Level::ser};
   int64_t clock_skew = 0;      // δ: RT edge when end(T1) + δ < begin(T2)
   bool time_order = false;     // assume conflicting writes ordered by real time
+  bool linear_only = false;    // never run the general (blind-write) engine
   int threads = 1;
 };
 

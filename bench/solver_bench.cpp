@@ -1,0 +1,53 @@
+// Polygraph solver timings on random polygraphs of growing size (not a test).
+// Usage: solver_bench [max_constraints=100000] [threads=1] [cadical_max=20000]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "solver/polygraph_solver.h"
+#include "solver/sat_random.h"
+
+using namespace isocheck;
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const uint32_t max_c = argc > 1 ? static_cast<uint32_t>(std::atol(argv[1])) : 100'000;
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+  const uint32_t cadical_max = argc > 3 ? static_cast<uint32_t>(std::atol(argv[3])) : 20'000;
+  std::printf("%-8s %9s %9s %8s %8s %8s %6s %9s %7s %9s\n", "kind", "vertices", "constr", "pruned", "fixed", "solver", "parts",
+              "verdict", "backend", "seconds");
+  for (uint32_t c = 1000; c <= max_c; c *= 10) {
+    for (int kind = 0; kind < 3; ++kind) {
+      std::mt19937_64 rng(c + kind);
+      Polygraph pg;
+      if (kind != 1) {  // history-like: local order, known chains; kind 2: serializable
+        RandomPolygraphSpec s;
+        s.vertices = c, s.known_edges = 2 * c, s.constraints = c, s.extra_per_side = 2, s.backward = 0, s.locality = 16;
+        s.satisfiable = kind == 2;
+        pg = random_polygraph(rng, s);
+      } else {  // 3-CNF gadgets near the threshold, in blocks of 30 variables
+        for (uint32_t b = 0; b < c / 30; ++b) {
+          Polygraph part = random_3sat_polygraph(rng, 30, 118, 10);
+          const uint32_t off = pg.vertex_count;
+          const uint64_t eoff = pg.choice_edges.size();
+          for (size_t i = 0; i < part.known.size(); ++i) pg.known.add(part.known.src[i] + off, part.known.dst[i] + off, part.known.kind[i]);
+          for (size_t i = 0; i < part.choice_edges.size(); ++i) pg.choice_edges.add(part.choice_edges.src[i] + off, part.choice_edges.dst[i] + off, part.choice_edges.kind[i]);
+          for (Constraint k : part.constraints) pg.constraints.push_back({k.a_begin + eoff, k.a_end + eoff, k.b_begin + eoff, k.b_end + eoff});
+          pg.vertex_count += part.vertex_count;
+        }
+      }
+      for (Backend be : {Backend::own, Backend::cadical}) {
+        if (be == Backend::cadical && c > cadical_max) continue;
+        SolveOptions o;
+        o.backend = be, o.threads = threads, o.core_budget_s = 1.0;
+        auto t0 = std::chrono::steady_clock::now();
+        const PolygraphResult r = solve_polygraph(pg, o);
+        const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%-8s %9u %9zu %8zu %8zu %8zu %6zu %9s %7s %9.3f\n", kind == 1 ? "3cnf" : kind == 2 ? "serial" : "history", pg.vertex_count, r.constraints,
+                    r.pruned, r.fixed_by_split, r.to_solver, r.subproblems, r.acyclic ? "acyclic" : "cycle",
+                    be == Backend::own ? "own" : "cadical", dt);
+      }
+    }
+  }
+}

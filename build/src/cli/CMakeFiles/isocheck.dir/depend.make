@@ -1,2 +1,0 @@
-# Empty dependencies file for isocheck.
-# This may be replaced when dependencies are built.

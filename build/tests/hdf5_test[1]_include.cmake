@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/hdf5_test[1]_tests.cmake")
-  include("/work/main/build/tests/hdf5_test[1]_tests.cmake")
-else()
-  add_test(hdf5_test_NOT_BUILT hdf5_test_NOT_BUILT)
-endif()

@@ -1,0 +1,54 @@
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "gen/gen.h"
+#include "io/errors.h"
+#include "io/sink.h"
+
+namespace isocheck {
+
+void add_generate_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    GenOptions g;
+    std::string out, to = "auto";
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  std::string workloads, plants;
+  for (auto& w : workload_names()) workloads += (workloads.empty() ? "" : "|") + w;
+  for (auto& p : plant_names()) plants += (plants.empty() ? "" : "|") + p;
+  CLI::App* c = app.add_subcommand("generate", "Write a valid history of a workload (serial execution), optionally with planted anomalies");
+  c->add_option("--workload", a->g.workload, workloads)->required();
+  c->add_option("--txns", a->g.txns, "Transactions to generate");
+  c->add_option("--sessions", a->g.sessions, "Client sessions");
+  c->add_option("--keys", a->g.keys, "Keys (0: the workload's default)");
+  c->add_option("--dist", a->g.dist, "Key distribution: uniform or zipf");
+  c->add_option("--zipf", a->g.zipf_s, "Zipf exponent (with --dist zipf)");
+  c->add_option("--ops", a->g.ops, "Operations per transaction (0: the workload's default)");
+  c->add_option("--plant", a->g.plant, "Plant one anomaly of this kind on fresh keys (repeatable): " + plants);
+  c->add_option("--seed", a->g.seed, "Random seed");
+  c->add_option("--out", a->out, "Output file (.jsonl or .h5)")->required();
+  c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
+  c->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  c->callback([a, &exit_code] {
+    Format f = a->to == "auto" ? format_from_extension(a->out) : (a->to == "hdf5" ? Format::hdf5 : a->to == "jsonl" ? Format::jsonl : Format::unknown);
+    if (f != Format::jsonl && f != Format::hdf5)
+      throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
+    auto sink = open_sink(a->out, f, kGenTimeUnit);
+    GenSummary s = generate(a->g, *sink);
+    if (!a->quiet) {
+      std::fprintf(stderr, "isocheck: wrote %llu transactions, %llu operations to %s\n",
+                   static_cast<unsigned long long>(s.txns), static_cast<unsigned long long>(s.ops), a->out.c_str());
+      for (auto& p : s.plants) {
+        std::fprintf(stderr, "isocheck: planted %s in transactions", p.name.c_str());
+        for (auto id : p.txn_ids) std::fprintf(stderr, " %lld", static_cast<long long>(id));
+        std::fprintf(stderr, " (violates%s%s%s)\n", p.violates.ser ? " ser" : "", p.violates.si ? " si" : "",
+                     p.violates.sser ? " sser" : "");
+      }
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace isocheck

@@ -1,0 +1,40 @@
+// Whole-graph algorithms on a Csr, all iterative (graphs have 10^7+ vertices):
+// strongly connected components, topological order, paths and short cycles.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "graph/edges.h"
+
+namespace isocheck {
+
+// Tarjan's SCCs. Components are numbered in reverse topological order of the
+// condensation: an edge between different components goes from a higher id to
+// a lower one (so component 0 is a sink).
+struct Scc {
+  uint32_t count = 0;
+  std::vector<uint32_t> comp;    // per vertex
+  std::vector<uint32_t> size;    // per component
+  std::vector<uint8_t> cyclic;   // per component: size > 1 or a self loop
+};
+Scc strongly_connected(const Csr& g);
+
+// Kahn's algorithm. True iff acyclic; then *order (if given) is a topological
+// order of all vertices.
+bool topological_order(const Csr& g, std::vector<uint32_t>* order = nullptr);
+inline bool is_acyclic(const Csr& g) { return topological_order(g, nullptr); }
+
+// A shortest path u -> v with at least one edge (so u == v asks for a
+// shortest cycle through u), as Csr edge ids in order; empty when none.
+// When `allowed` is non-null only vertices w with (*allowed)[w] != 0 are
+// entered (u itself is always the start).
+std::vector<uint64_t> find_path(const Csr& g, uint32_t u, uint32_t v,
+                                const std::vector<uint8_t>* allowed = nullptr);
+
+// Some short cycle (edge ids in order) or empty when the graph is acyclic:
+// a shortest cycle through each of a few vertices of the smallest cyclic
+// component, the shortest of those. `tries` bounds the BFS runs.
+std::vector<uint64_t> short_cycle(const Csr& g, uint32_t tries = 16);
+
+}  // namespace isocheck

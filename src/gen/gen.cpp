@@ -1,0 +1,834 @@
+// History generators: a serial simulation of a workload, recorded with
+// overlapping client-side times, streamed to a HistorySink in chunks.
+// Design notes: src/gen/README.md; planted anomalies: src/gen/PLANTS.md.
+#include "gen/gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <queue>
+#include <span>
+
+#include "gen/random.h"
+#include "io/errors.h"
+
+namespace isocheck {
+namespace gen {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr int64_t kStep = 10;        // begin(i+1) - begin(i) for workload transactions
+constexpr int64_t kMaxLatency = 40;  // end - begin is uniform in [1, kMaxLatency]
+constexpr int64_t kStaleGap = 1000;  // stale-read: the reader begins more than this after the writer ended
+constexpr uint64_t kMaxKeys = 1'000'000'000ULL;
+constexpr uint64_t kMaxWarehouses = 100'000ULL;
+
+inline Sym vsym(uint64_t v) { return v == 0 ? kNullValue : static_cast<Sym>(v); }
+
+// ---------------------------------------------------------------------------
+// Time and sessions: begins strictly increase in serial order (so the serial
+// order never contradicts real time), a session runs one transaction at a
+// time, and a transaction goes to a random session that is free at its begin.
+struct Slot {
+  int64_t begin, end;
+  uint32_t session;
+};
+
+class Clock {
+ public:
+  Clock(uint32_t sessions, Rng& rng) : rng_(rng) {
+    free_.reserve(sessions);
+    for (uint32_t s = 0; s < sessions; ++s) free_.push_back(s);
+  }
+
+  Slot next() {
+    int64_t t = last_begin_ + kStep;
+    release(t);
+    while (free_.empty()) {
+      t = busy_.top().first + 1;
+      release(t);
+    }
+    return take(t, t + static_cast<int64_t>(rng_.range(1, kMaxLatency)), kNone);
+  }
+
+  // n transactions whose [begin, end] intervals pairwise overlap, in n
+  // distinct sessions, with consecutive begins.
+  std::vector<Slot> concurrent(uint32_t n) {
+    int64_t t = last_begin_ + kStep;
+    release(t);
+    while (free_.size() < n) {
+      t = busy_.top().first + 1;
+      release(t);
+    }
+    std::vector<Slot> out;
+    for (uint32_t i = 0; i < n; ++i) {
+      const int64_t b = t + i;
+      out.push_back(take(b, t + n - 1 + static_cast<int64_t>(rng_.range(1, kMaxLatency)), kNone));
+    }
+    return out;
+  }
+
+  // A transaction beginning at or after `t`, in a session other than `exclude`.
+  Slot after(int64_t t, uint32_t exclude) {
+    t = std::max(t, last_begin_ + 1);
+    release(t);
+    while (free_.empty() || (free_.size() == 1 && free_[0] == exclude)) {
+      t = busy_.top().first + 1;
+      release(t);
+    }
+    return take(t, t + static_cast<int64_t>(rng_.range(1, kMaxLatency)), exclude);
+  }
+
+ private:
+  void release(int64_t t) {
+    while (!busy_.empty() && busy_.top().first < t) {
+      free_.push_back(busy_.top().second);
+      busy_.pop();
+    }
+  }
+  Slot take(int64_t begin, int64_t end, uint32_t exclude) {
+    size_t i;
+    do i = rng_.below(free_.size());
+    while (free_[i] == exclude);
+    const uint32_t s = free_[i];
+    free_[i] = free_.back();
+    free_.pop_back();
+    busy_.emplace(end, s);
+    last_begin_ = begin;
+    return {begin, end, s};
+  }
+
+  Rng& rng_;
+  int64_t last_begin_ = -kStep;
+  std::vector<uint32_t> free_;
+  std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>,
+                      std::greater<>>
+      busy_;
+};
+
+// ---------------------------------------------------------------------------
+// Builds chunks and hands them to the sink. Transaction ids are file positions.
+class Emitter {
+ public:
+  Emitter(HistorySink& sink, const GenOptions& opt, GenSummary& sum)
+      : sink_(sink), chunk_txns_(opt.chunk_txns), sum_(sum), dense_(opt.sessions, kNone) {
+    reset();
+  }
+
+  int64_t begin(const Slot& s, TxnStatus st = TxnStatus::committed) {
+    uint32_t& d = dense_[s.session];
+    if (d == kNone) {
+      d = static_cast<uint32_t>(h_.session_name.size());
+      h_.session_name.push_back(s.session);
+    }
+    const int64_t id = static_cast<int64_t>(next_id_++);
+    h_.begin_txn(id, d, st, s.begin, s.end);
+    return id;
+  }
+  void read(int64_t k, Sym v) { h_.add_op(OpKind::read, static_cast<Sym>(k), v); }
+  void write(int64_t k, uint64_t v) { h_.add_op(OpKind::write, static_cast<Sym>(k), static_cast<Sym>(v)); }
+  void append(int64_t k, uint64_t v) { h_.add_op(OpKind::append, static_cast<Sym>(k), static_cast<Sym>(v)); }
+  void read_list(int64_t k, std::span<const Sym> vals) { h_.add_list_read(static_cast<Sym>(k), vals); }
+  void end() {
+    h_.end_txn();
+    if (h_.txn_count() >= chunk_txns_) flush();
+  }
+  uint64_t emitted() const { return next_id_; }
+  void flush() {
+    if (h_.txn_count() == 0) return;
+    sum_.txns += h_.txn_count();
+    sum_.ops += h_.op_count();
+    ++sum_.chunks;
+    sink_.append(h_);
+    for (int64_t s : h_.session_name) dense_[static_cast<uint32_t>(s)] = kNone;
+    reset();
+  }
+
+ private:
+  void reset() {
+    h_.txn_id.clear();
+    h_.txn_session.clear();
+    h_.txn_status.clear();
+    h_.txn_begin.clear();
+    h_.txn_end.clear();
+    h_.txn_op_offset.assign(1, 0);
+    h_.op_kind.clear();
+    h_.op_key.clear();
+    h_.op_value.clear();
+    h_.op_list_offset.assign(1, 0);
+    h_.list_value.clear();
+    h_.session_name.clear();
+    h_.time_unit = kGenTimeUnit;
+  }
+
+  HistorySink& sink_;
+  uint64_t chunk_txns_;
+  GenSummary& sum_;
+  std::vector<uint32_t> dense_;  // session -> dense index in the current chunk
+  uint64_t next_id_ = 0;
+  History h_;
+};
+
+// ---------------------------------------------------------------------------
+// Key choice.
+class KeyPicker {
+ public:
+  KeyPicker(uint64_t n, bool zipf, double s) : n_(n), zipf_(zipf), z_(n, s) {}
+  uint64_t operator()(Rng& r) const { return zipf_ ? z_(r) : r.below(n_); }
+  uint64_t size() const { return n_; }
+
+  // `count` distinct keys (count <= size()).
+  void distinct(Rng& r, uint32_t count, std::vector<uint64_t>& out) const {
+    out.clear();
+    for (uint32_t i = 0; i < count; ++i) {
+      uint64_t k = (*this)(r);
+      for (int attempt = 0; attempt < 64 && contains(out, k); ++attempt) k = (*this)(r);
+      while (contains(out, k)) k = (k + 1) % n_;  // very skewed distributions
+      out.push_back(k);
+    }
+  }
+
+ private:
+  static bool contains(const std::vector<uint64_t>& v, uint64_t k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+  }
+  uint64_t n_;
+  bool zipf_;
+  ZipfSampler z_;
+};
+
+// Register state: the value each key holds (0 = never written: reads null).
+// Written values come from one global counter, so they are unique per key
+// (and across keys).
+class Registers {
+ public:
+  explicit Registers(uint64_t n) : cur_(n, 0) {}
+  void read(Emitter& e, int64_t key, uint64_t idx) { e.read(key, vsym(cur_[idx])); }
+  void write(Emitter& e, int64_t key, uint64_t idx) {
+    cur_[idx] = ++counter_;
+    e.write(key, cur_[idx]);
+  }
+  void rmw(Emitter& e, int64_t key, uint64_t idx) {
+    read(e, key, idx);
+    write(e, key, idx);
+  }
+  uint64_t value(uint64_t idx) const { return cur_[idx]; }
+  uint64_t fresh_value() { return ++counter_; }
+
+ private:
+  std::vector<uint64_t> cur_;
+  uint64_t counter_ = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void txn(Emitter& e, const Slot& s) = 0;
+  virtual bool lists() const { return false; }  // plants use list operations
+  // After the last transaction (and the plants placed at the end).
+  virtual void finish(Emitter&, Clock&) {}
+};
+
+// rmw: `m` distinct keys, each read then written; `extra` pure reads of other keys.
+class RmwWorkload : public Workload {
+ public:
+  RmwWorkload(Rng& r, KeyPicker p, uint32_t m, uint32_t extra)
+      : r_(r), p_(p), reg_(p.size()),
+        m_(static_cast<uint32_t>(std::min<uint64_t>(m, p.size()))),
+        extra_(static_cast<uint32_t>(std::min<uint64_t>(extra, p.size() - m_))) {}
+  void txn(Emitter& e, const Slot& s) override {
+    p_.distinct(r_, m_ + extra_, keys_);
+    e.begin(s);
+    for (uint32_t i = 0; i < m_; ++i) reg_.rmw(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    for (uint32_t i = m_; i < m_ + extra_; ++i) reg_.read(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  uint32_t m_, extra_;
+  std::vector<uint64_t> keys_;
+};
+
+// mt: MTC mini-transactions: 1 or 2 reads of distinct keys, then 0..#reads
+// writes, each to a key the transaction read.
+class MtWorkload : public Workload {
+ public:
+  MtWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  void txn(Emitter& e, const Slot& s) override {
+    const uint32_t nr = p_.size() >= 2 ? 1 + static_cast<uint32_t>(r_.below(2)) : 1;
+    const uint32_t nw = static_cast<uint32_t>(r_.below(nr + 1));
+    p_.distinct(r_, nr, keys_);
+    e.begin(s);
+    for (uint32_t i = 0; i < nr; ++i) reg_.read(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    if (nw == nr) {
+      for (uint32_t i = 0; i < nr; ++i) reg_.write(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    } else if (nw == 1) {
+      const uint64_t k = keys_[nr == 1 ? 0 : r_.below(2)];
+      reg_.write(e, static_cast<int64_t>(k), k);
+    }
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  std::vector<uint64_t> keys_;
+};
+
+// blindw-*: `ops` distinct keys per transaction; read-only with probability
+// ro_percent, else write-only with blind writes.
+class BlindWorkload : public Workload {
+ public:
+  BlindWorkload(Rng& r, KeyPicker p, uint32_t ops, uint32_t ro_percent)
+      : r_(r), p_(p), reg_(p.size()),
+        ops_(static_cast<uint32_t>(std::min<uint64_t>(ops, p.size()))), ro_(ro_percent) {}
+  void txn(Emitter& e, const Slot& s) override {
+    const bool ro = r_.percent(ro_);
+    p_.distinct(r_, ops_, keys_);
+    e.begin(s);
+    for (uint64_t k : keys_) {
+      if (ro)
+        reg_.read(e, static_cast<int64_t>(k), k);
+      else
+        reg_.write(e, static_cast<int64_t>(k), k);
+    }
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  uint32_t ops_, ro_;
+  std::vector<uint64_t> keys_;
+};
+
+// append: Elle list-append. 1..max_ops micro-ops, each an append or a whole-list
+// read (50/50) of a key drawn with repetition. Logical key k is stored at
+// physical key gen(k) * n + k; after max_list_len appends the physical key
+// retires and the next append starts a fresh, empty list (Elle's key rotation),
+// so reads stay short. The i-th append to a physical key appends value i.
+// Every append is observed by a later read, so the whole append order is
+// known: the transaction that retires a list first reads it whole (unless its
+// last operation on it was already such a read), and the history ends with
+// read-only transactions reading every list with unobserved appends, 16 lists
+// per transaction (Elle's final reads).
+class AppendWorkload : public Workload {
+ public:
+  AppendWorkload(Rng& r, KeyPicker p, uint32_t max_ops, uint32_t max_len)
+      : r_(r), p_(p), state_(p.size(), 0), max_ops_(max_ops), max_len_(max_len) {
+    iota_.resize(max_len);
+    for (uint32_t i = 0; i < max_len; ++i) iota_[i] = i + 1;
+  }
+  bool lists() const override { return true; }
+  void txn(Emitter& e, const Slot& s) override {
+    const uint32_t n = static_cast<uint32_t>(r_.range(1, max_ops_));
+    e.begin(s);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t k = p_(r_);
+      uint64_t& st = state_[k];
+      uint64_t gen = generation(st), len = length(st);
+      if (r_.below(2)) {
+        if (len == max_len_) {
+          if (dirty(st)) read(e, k, gen, len);
+          ++gen, len = 0;
+        }
+        ++len;
+        st = pack(gen, len, true);
+        e.append(physical(k, gen), len);
+      } else {
+        read(e, k, gen, len);
+        st = pack(gen, len, false);
+      }
+    }
+    e.end();
+  }
+  void finish(Emitter& e, Clock& clock) override {
+    constexpr uint32_t kPerTxn = 16;
+    uint32_t in_txn = 0;
+    for (uint64_t k = 0; k < state_.size(); ++k) {
+      const uint64_t st = state_[k];
+      if (!dirty(st)) continue;
+      if (in_txn == 0) e.begin(clock.next());
+      read(e, k, generation(st), length(st));
+      if (++in_txn == kPerTxn) e.end(), in_txn = 0;
+    }
+    if (in_txn) e.end();
+  }
+
+ private:
+  // state: dirty (an append nobody read yet) << 63 | generation << 32 | length
+  static uint64_t generation(uint64_t st) { return (st >> 32) & 0x7fffffffULL; }
+  static uint64_t length(uint64_t st) { return st & 0xffffffffULL; }
+  static bool dirty(uint64_t st) { return st >> 63; }
+  static uint64_t pack(uint64_t gen, uint64_t len, bool d) { return uint64_t{d} << 63 | gen << 32 | len; }
+  void read(Emitter& e, uint64_t k, uint64_t gen, uint64_t len) {
+    e.read_list(physical(k, gen), std::span<const Sym>(iota_.data(), len));
+  }
+  int64_t physical(uint64_t k, uint64_t gen) const { return static_cast<int64_t>(gen * p_.size() + k); }
+  Rng& r_;
+  KeyPicker p_;
+  std::vector<uint64_t> state_;
+  uint32_t max_ops_, max_len_;
+  std::vector<Sym> iota_;
+};
+
+// Recent blind-written keys (tweets, orders) for read-only transactions to read.
+struct Recent {
+  struct Item {
+    std::vector<std::pair<int64_t, uint64_t>> kv;
+  };
+  explicit Recent(size_t cap) : items(cap) {}
+  void push(Item it) {
+    items[next % items.size()] = std::move(it);
+    ++next;
+  }
+  size_t size() const { return std::min<size_t>(next, items.size()); }
+  // i-th most recent, i < size().
+  const Item& back(size_t i) const { return items[(next - 1 - i) % items.size()]; }
+  std::vector<Item> items;
+  uint64_t next = 0;
+};
+
+// twitter: users u in [0, n). Keys: timeline(u) = 1e12 + u (register updated
+// read-modify-write), following(u) = 2e12 + u, tweet t = 3e12 + t (a fresh key,
+// one blind write). Mix: 30% tweet (blind write of a new tweet key + rmw of
+// the author's timeline), 10% follow (rmw of following(u), read of the
+// followee's timeline), 60% show timeline (read following(u), timeline(u) and
+// up to 3 recent tweets).
+class TwitterWorkload : public Workload {
+ public:
+  static constexpr int64_t kTimeline = 1'000'000'000'000LL, kFollowing = 2'000'000'000'000LL,
+                           kTweet = 3'000'000'000'000LL;
+  TwitterWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(2 * p.size()), recent_(64) {}
+  void txn(Emitter& e, const Slot& s) override {
+    const uint64_t u = p_(r_), n = p_.size();
+    const uint32_t c = static_cast<uint32_t>(r_.below(100));
+    e.begin(s);
+    if (c < 30) {  // tweet
+      const int64_t key = kTweet + static_cast<int64_t>(tweets_++);
+      const uint64_t v = reg_.fresh_value();
+      e.write(key, v);
+      reg_.rmw(e, kTimeline + static_cast<int64_t>(u), u);
+      recent_.push({{{key, v}}});
+    } else if (c < 40) {  // follow
+      uint64_t w = p_(r_);
+      if (w == u && n > 1) w = (w + 1) % n;
+      reg_.rmw(e, kFollowing + static_cast<int64_t>(u), n + u);
+      reg_.read(e, kTimeline + static_cast<int64_t>(w), w);
+    } else {  // show timeline
+      reg_.read(e, kFollowing + static_cast<int64_t>(u), n + u);
+      reg_.read(e, kTimeline + static_cast<int64_t>(u), u);
+      const size_t m = std::min<size_t>(3, recent_.size());
+      for (size_t i = 0; i < m; ++i) {
+        const auto& kv = recent_.back(i).kv[0];
+        e.read(kv.first, vsym(kv.second));
+      }
+    }
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  Recent recent_;
+  uint64_t tweets_ = 0;
+};
+
+// tpcc: W warehouses, 10 districts each, 30 customers per district, 1000
+// items (stock rows) per warehouse. Registers (key = base + index):
+//   warehouse ytd 1e12+w, district next-order-id 2e12+(w*10+d), customer
+//   3e12+(w*10+d)*30+c, stock 4e12+w*1000+i, district delivery cursor
+//   5e12+(w*10+d), district ytd 7e12+(w*10+d); orders and order lines are
+//   fresh keys 6e12+t, written once (blind).
+// Mix: new-order 45% (rmw next-order-id, rmw 5-15 stock rows, blind writes of
+// the order and its lines), payment 43% (rmw warehouse ytd, district ytd,
+// customer), order-status 4% (read customer, read a recent order and its
+// lines), delivery 4% (per district: rmw delivery cursor and a customer),
+// stock-level 4% (read next-order-id and 10 stock rows). Items follow --dist.
+class TpccWorkload : public Workload {
+ public:
+  static constexpr uint64_t kD = 10, kC = 30, kI = 1000;
+  static constexpr int64_t kWarehouse = 1'000'000'000'000LL, kDistrict = 2'000'000'000'000LL,
+                           kCustomer = 3'000'000'000'000LL, kStock = 4'000'000'000'000LL,
+                           kDelivery = 5'000'000'000'000LL, kNew = 6'000'000'000'000LL,
+                           kDistrictYtd = 7'000'000'000'000LL;
+  TpccWorkload(Rng& r, uint64_t w, bool zipf, double s)
+      : r_(r), w_(w), items_(kI, zipf, s),
+        reg_(w * (1 + kD * 3 + kD * kC + kI)), recent_(64) {
+    o_wh_ = 0;
+    o_di_ = o_wh_ + w;
+    o_dy_ = o_di_ + w * kD;
+    o_dl_ = o_dy_ + w * kD;
+    o_cu_ = o_dl_ + w * kD;
+    o_st_ = o_cu_ + w * kD * kC;
+  }
+  void txn(Emitter& e, const Slot& s) override {
+    const uint64_t w = r_.below(w_), d = r_.below(kD), wd = w * kD + d;
+    const uint32_t c = static_cast<uint32_t>(r_.below(100));
+    e.begin(s);
+    if (c < 45) {  // new-order
+      reg_.rmw(e, kDistrict + static_cast<int64_t>(wd), o_di_ + wd);
+      const uint32_t n = static_cast<uint32_t>(r_.range(5, 15));
+      items_.distinct(r_, n, keys_);
+      for (uint64_t i : keys_) reg_.rmw(e, kStock + static_cast<int64_t>(w * kI + i), o_st_ + w * kI + i);
+      Recent::Item order;
+      for (uint32_t l = 0; l <= n; ++l) {  // the order row, then its lines
+        const int64_t key = kNew + static_cast<int64_t>(new_keys_++);
+        const uint64_t v = reg_.fresh_value();
+        e.write(key, v);
+        order.kv.emplace_back(key, v);
+      }
+      recent_.push(std::move(order));
+    } else if (c < 88) {  // payment
+      const uint64_t cu = wd * kC + r_.below(kC);
+      reg_.rmw(e, kWarehouse + static_cast<int64_t>(w), o_wh_ + w);
+      reg_.rmw(e, kDistrictYtd + static_cast<int64_t>(wd), o_dy_ + wd);
+      reg_.rmw(e, kCustomer + static_cast<int64_t>(cu), o_cu_ + cu);
+    } else if (c < 92) {  // order-status
+      const uint64_t cu = wd * kC + r_.below(kC);
+      reg_.read(e, kCustomer + static_cast<int64_t>(cu), o_cu_ + cu);
+      if (recent_.size() > 0) {
+        for (const auto& kv : recent_.back(r_.below(recent_.size())).kv) e.read(kv.first, vsym(kv.second));
+      }
+    } else if (c < 96) {  // delivery: every district of warehouse w
+      for (uint64_t dd = 0; dd < kD; ++dd) {
+        const uint64_t x = w * kD + dd, cu = x * kC + r_.below(kC);
+        reg_.rmw(e, kDelivery + static_cast<int64_t>(x), o_dl_ + x);
+        reg_.rmw(e, kCustomer + static_cast<int64_t>(cu), o_cu_ + cu);
+      }
+    } else {  // stock-level
+      reg_.read(e, kDistrict + static_cast<int64_t>(wd), o_di_ + wd);
+      items_.distinct(r_, 10, keys_);
+      for (uint64_t i : keys_) reg_.read(e, kStock + static_cast<int64_t>(w * kI + i), o_st_ + w * kI + i);
+    }
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  uint64_t w_;
+  KeyPicker items_;
+  Registers reg_;
+  Recent recent_;
+  uint64_t new_keys_ = 0;
+  uint64_t o_wh_, o_di_, o_dy_, o_dl_, o_cu_, o_st_;
+  std::vector<uint64_t> keys_;
+};
+
+// ---------------------------------------------------------------------------
+// Workload table.
+struct WorkloadInfo {
+  const char* name;
+  uint64_t default_keys;
+  uint32_t default_ops;  // 0: --ops does not apply
+  const char* help;
+};
+constexpr WorkloadInfo kWorkloads[] = {
+    {"rmw", 1000, 2, "read-modify-write registers: --ops keys per txn (default 2), each read then written; --extra-reads pure reads"},
+    {"append", 1000, 4, "Elle list-append: 1..--ops (default 4) appends and whole-list reads per txn; keys rotate after --max-list-len appends"},
+    {"mt", 1000, 0, "MTC mini-transactions: 1-2 reads, then up to 2 writes of keys the txn read"},
+    {"blindw-rm", 10000, 8, "BlindW read-mostly: --ops (8) ops per txn, 90% read-only, 10% write-only (blind writes)"},
+    {"blindw-rw", 10000, 8, "BlindW read-write: --ops (8) ops per txn, 50% read-only, 50% write-only (blind writes)"},
+    {"blindw-wh", 10000, 8, "BlindW write-heavy: --ops (8) ops per txn, 20% read-only, 80% write-only (blind writes)"},
+    {"twitter", 1000, 0, "C-Twitter-like: --keys users; tweet (blind write of a new key + timeline rmw), follow, show timeline"},
+    {"tpcc", 1, 0, "TPC-C-like: --keys warehouses; new-order, payment, order-status, delivery, stock-level on registers"},
+};
+
+const WorkloadInfo* find_workload(const std::string& n) {
+  for (const auto& w : kWorkloads)
+    if (n == w.name) return &w;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Plants: small fixed transaction groups on fresh keys. Key indices 0, 1 stand
+// for the plant's fresh keys x, y; a value of 0 in a register read is null.
+struct POp {
+  OpKind kind;
+  int key;
+  uint64_t value;               // read/write/append; 0 = null for reads
+  std::vector<uint64_t> list;   // read_list
+};
+struct PTxn {
+  TxnStatus status;
+  std::vector<POp> ops;
+};
+struct PlantDef {
+  const char* name;
+  PlantLevels levels;
+  bool sequential;  // stale-read: second txn begins kStaleGap after the first ended
+  const char* help;
+  std::vector<PTxn> regs;   // for register workloads
+  std::vector<PTxn> lists;  // for the append workload (and g0 everywhere)
+};
+
+POp R(int k, uint64_t v) { return {OpKind::read, k, v, {}}; }
+POp W(int k, uint64_t v) { return {OpKind::write, k, v, {}}; }
+POp A(int k, uint64_t v) { return {OpKind::append, k, v, {}}; }
+POp L(int k, std::vector<uint64_t> l) { return {OpKind::read_list, k, 0, std::move(l)}; }
+constexpr TxnStatus C = TxnStatus::committed, X = TxnStatus::aborted;
+constexpr int x = 0, y = 1;
+
+const std::vector<PlantDef>& plant_defs() {
+  static const std::vector<PlantDef> defs = [] {
+    std::vector<PlantDef> d;
+    std::vector<PTxn> g0 = {{C, {A(x, 1), A(y, 1)}}, {C, {A(x, 2), A(y, 2)}}, {C, {L(x, {1, 2}), L(y, {2, 1})}}};
+    d.push_back({"g0", {true, true, true}, false,
+                 "write cycle: two txns append to x and y, a reader sees x=[1 2], y=[2 1] (list keys in every workload)",
+                 g0, g0});
+    d.push_back({"g1a", {true, true, true}, false, "aborted read: a committed txn reads an aborted txn's write",
+                 {{X, {R(x, 0), W(x, 1)}}, {C, {R(x, 1)}}},
+                 {{X, {A(x, 1)}}, {C, {L(x, {1})}}}});
+    d.push_back({"g1b", {true, true, true}, false, "intermediate read: a txn reads a value its writer overwrote",
+                 {{C, {R(x, 0), W(x, 1), R(x, 1), W(x, 2)}}, {C, {R(x, 1)}}},
+                 {{C, {A(x, 1), A(x, 2)}}, {C, {L(x, {1})}}}});
+    d.push_back({"g1c", {true, true, true}, false, "circular information flow: T1 reads T2's write and T2 reads T1's",
+                 {{C, {R(x, 0), W(x, 1), R(y, 1)}}, {C, {R(y, 0), W(y, 1), R(x, 1)}}},
+                 {{C, {A(x, 1), L(y, {1})}}, {C, {A(y, 1), L(x, {1})}}}});
+    d.push_back({"g-single", {true, true, true}, false,
+                 "single anti-dependency cycle (read skew): T1 -rw-> T2 -wr-> T3 -wr-> T1",
+                 {{C, {R(x, 0), R(y, 1)}}, {C, {R(x, 0), W(x, 1)}}, {C, {R(x, 1), R(y, 0), W(y, 1)}}},
+                 {{C, {L(x, {}), L(y, {1})}}, {C, {A(x, 1)}}, {C, {L(x, {1}), A(y, 1)}}}});
+    d.push_back({"write-skew", {true, false, true}, false,
+                 "G2-item: both txns read x and y, one writes x, the other y (SI allows it)",
+                 {{C, {R(x, 0), R(y, 0), W(x, 1)}}, {C, {R(x, 0), R(y, 0), W(y, 1)}}},
+                 {{C, {L(x, {}), L(y, {}), A(x, 1)}}, {C, {L(x, {}), L(y, {}), A(y, 1)}}}});
+    d.push_back({"lost-update", {true, true, true}, false, "two txns read the same version of x and both write x",
+                 {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0), W(x, 2)}}},
+                 {{C, {L(x, {}), A(x, 1)}}, {C, {L(x, {}), A(x, 2)}}, {C, {L(x, {1, 2})}}}});
+    d.push_back({"fractured-read", {true, true, true}, false,
+                 "T1 writes x and y; T2 sees T1's x but the old y",
+                 {{C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}, {C, {R(x, 1), R(y, 0)}}},
+                 {{C, {A(x, 1), A(y, 1)}}, {C, {L(x, {1}), L(y, {})}}}});
+    d.push_back({"long-fork", {true, true, true}, false,
+                 "two writers of x and y; one reader sees only x's write, another only y's",
+                 {{C, {R(x, 0), W(x, 1)}}, {C, {R(y, 0), W(y, 1)}}, {C, {R(x, 1), R(y, 0)}}, {C, {R(x, 0), R(y, 1)}}},
+                 {{C, {A(x, 1)}}, {C, {A(y, 1)}}, {C, {L(x, {1}), L(y, {})}}, {C, {L(x, {}), L(y, {1})}}}});
+    d.push_back({"stale-read", {false, false, true}, true,
+                 "a txn that begins 1001 time units after x's writer ended reads the older x (real time only)",
+                 {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0)}}},
+                 {{C, {A(x, 1)}}, {C, {L(x, {})}}}});
+    d.push_back({"thin-air", {true, true, true}, false, "a txn reads a value nobody wrote",
+                 {{C, {R(x, 7)}}},
+                 {{C, {L(x, {7})}}}});
+    return d;
+  }();
+  return defs;
+}
+
+std::string canonical_plant(const std::string& n) {
+  if (n == "read-skew") return "g-single";
+  if (n == "g2-item" || n == "g2") return "write-skew";
+  return n;
+}
+
+const PlantDef* find_plant(const std::string& n) {
+  const std::string c = canonical_plant(n);
+  for (const auto& p : plant_defs())
+    if (c == p.name) return &p;
+  return nullptr;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, Emitter& e, Clock& clock) {
+  const std::vector<PTxn>& txns = list_workload ? def.lists : def.regs;
+  const int64_t base = kPlantKeyBase + static_cast<int64_t>(index) * 10;
+  std::vector<Slot> slots;
+  if (def.sequential) {
+    slots.push_back(clock.next());
+    for (size_t i = 1; i < txns.size(); ++i)
+      slots.push_back(clock.after(slots.back().end + kStaleGap + 1, slots.back().session));
+  } else {
+    slots = clock.concurrent(static_cast<uint32_t>(txns.size()));
+  }
+  PlantRecord rec{def.name, {}, {}, def.levels};
+  std::vector<Sym> buf;
+  for (size_t i = 0; i < txns.size(); ++i) {
+    rec.txn_ids.push_back(e.begin(slots[i], txns[i].status));
+    for (const POp& op : txns[i].ops) {
+      const int64_t key = base + op.key;
+      if (std::find(rec.keys.begin(), rec.keys.end(), key) == rec.keys.end()) rec.keys.push_back(key);
+      switch (op.kind) {
+        case OpKind::read: e.read(key, vsym(op.value)); break;
+        case OpKind::write: e.write(key, op.value); break;
+        case OpKind::append: e.append(key, op.value); break;
+        case OpKind::read_list:
+          buf.assign(op.list.begin(), op.list.end());
+          e.read_list(key, buf);
+          break;
+      }
+    }
+    e.end();
+  }
+  std::sort(rec.keys.begin(), rec.keys.end());
+  return rec;
+}
+
+void validate(const GenOptions& o, const WorkloadInfo*& wl) {
+  wl = find_workload(o.workload);
+  if (!wl) {
+    std::vector<std::string> n;
+    for (const auto& w : kWorkloads) n.push_back(w.name);
+    throw UsageError("unknown workload '" + o.workload + "' (one of: " + joined(n) + ")");
+  }
+  if (o.sessions < 1) throw UsageError("--sessions must be at least 1");
+  if (o.sessions > 10'000'000) throw UsageError("--sessions must be at most 10000000");
+  if (!o.plant.empty() && o.sessions < 4)
+    throw UsageError("planting anomalies needs at least 4 sessions (got " + std::to_string(o.sessions) + ")");
+  const uint64_t keys = o.keys ? o.keys : wl->default_keys;
+  const uint64_t max_keys = o.workload == "tpcc" ? kMaxWarehouses : kMaxKeys;
+  if (keys > max_keys)
+    throw UsageError("--keys must be at most " + std::to_string(max_keys) +
+                     (o.workload == "tpcc" ? " (tpcc: warehouses)" : ""));
+  if (o.dist != "uniform" && o.dist != "zipf")
+    throw UsageError("unknown key distribution '" + o.dist + "' (uniform or zipf)");
+  if (!(o.zipf_s > 0.0) || !(o.zipf_s <= 100.0))
+    throw UsageError("--zipf-s must be in (0, 100]");
+  if (o.ops != 0) {
+    if (wl->default_ops == 0) throw UsageError("--ops does not apply to workload " + o.workload);
+    if (o.ops > 64) throw UsageError("--ops must be between 1 and 64");
+  }
+  if (o.extra_reads != 0 && o.workload != "rmw") throw UsageError("--extra-reads applies to workload rmw only");
+  if (o.extra_reads > 64) throw UsageError("--extra-reads must be at most 64");
+  if (o.max_list_len < 1 || o.max_list_len > 1024) throw UsageError("--max-list-len must be between 1 and 1024");
+  if (o.chunk_txns < 1) throw UsageError("chunk size must be at least 1 transaction");
+  if (o.txns > (uint64_t{1} << 40)) throw UsageError("--txns must be at most 2^40");
+  if (o.workload == "append") {
+    // Worst case: every append hits one key; generations must stay < 2^31
+    // and physical keys below the plant keys.
+    const uint64_t ops = o.ops ? o.ops : wl->default_ops;
+    const double gens = static_cast<double>(o.txns) * ops / o.max_list_len + 1;
+    if (gens >= 2147483648.0 || gens * static_cast<double>(keys) >= 1e15)
+      throw UsageError("append: --txns * --ops / --max-list-len is too large for --keys " + std::to_string(keys) +
+                       " (raise --max-list-len or lower --txns/--keys)");
+  }
+  for (const auto& p : o.plant)
+    if (!find_plant(p)) throw UsageError("unknown plant '" + p + "' (one of: " + joined(plant_names()) + ")");
+}
+
+}  // namespace
+}  // namespace gen
+
+using namespace gen;
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> n;
+  for (const auto& w : kWorkloads) n.push_back(w.name);
+  return n;
+}
+
+std::vector<std::string> plant_names() {
+  std::vector<std::string> n;
+  for (const auto& p : plant_defs()) n.push_back(p.name);
+  return n;
+}
+
+std::string workload_help(const std::string& name) {
+  const WorkloadInfo* w = find_workload(name);
+  return w ? w->help : "";
+}
+
+std::string plant_help(const std::string& name) {
+  const PlantDef* p = find_plant(name);
+  return p ? p->help : "";
+}
+
+PlantLevels plant_violations(const std::string& name) {
+  const PlantDef* p = find_plant(name);
+  if (!p) throw UsageError("unknown plant '" + name + "' (one of: " + joined(plant_names()) + ")");
+  return p->levels;
+}
+
+GenSummary generate(const GenOptions& opt, HistorySink& out) {
+  const WorkloadInfo* wl = nullptr;
+  validate(opt, wl);
+  const uint64_t keys = opt.keys ? opt.keys : wl->default_keys;
+  const uint32_t ops = opt.ops ? opt.ops : wl->default_ops;
+  const bool zipf = opt.dist == "zipf";
+
+  Rng rng(opt.seed);
+  Rng plant_rng(opt.seed ^ 0x5eed91a7c0ffee11ULL);
+  std::unique_ptr<Workload> w;
+  const std::string& n = opt.workload;
+  if (n == "rmw") w = std::make_unique<RmwWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, opt.extra_reads);
+  else if (n == "append") w = std::make_unique<AppendWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, opt.max_list_len);
+  else if (n == "mt") w = std::make_unique<MtWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
+  else if (n == "blindw-rm") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 90);
+  else if (n == "blindw-rw") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 50);
+  else if (n == "blindw-wh") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 20);
+  else if (n == "twitter") w = std::make_unique<TwitterWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
+  else w = std::make_unique<TpccWorkload>(rng, keys, zipf, opt.zipf_s);
+
+  // Plant positions: plant i goes right before workload transaction pos[i].
+  struct Pending {
+    uint64_t pos;
+    size_t index;
+  };
+  std::vector<Pending> pending;
+  for (size_t i = 0; i < opt.plant.size(); ++i) pending.push_back({plant_rng.below(opt.txns + 1), i});
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) { return a.pos < b.pos; });
+
+  GenSummary sum;
+  Emitter e(out, opt, sum);
+  Clock clock(opt.sessions, rng);
+  size_t next_plant = 0;
+  auto plants_at = [&](uint64_t i) {
+    while (next_plant < pending.size() && pending[next_plant].pos == i) {
+      const size_t idx = pending[next_plant++].index;
+      sum.plants.push_back(run_plant(*find_plant(opt.plant[idx]), w->lists(), idx, e, clock));
+    }
+  };
+  for (uint64_t i = 0; i < opt.txns; ++i) {
+    plants_at(i);
+    w->txn(e, clock.next());
+  }
+  plants_at(opt.txns);
+  const uint64_t before = e.emitted();
+  w->finish(e, clock);
+  sum.final_read_txns = e.emitted() - before;
+  e.flush();
+  out.finish();
+  return sum;
+}
+
+void CollectSink::append(const History& c) {
+  History& h = history;
+  h.time_unit = c.time_unit;
+  std::vector<uint32_t> dense(c.session_count());
+  for (size_t s = 0; s < c.session_count(); ++s) {
+    auto [it, fresh] = session_index_.try_emplace(c.session_name[s], static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(c.session_name[s]);
+    dense[s] = it->second;
+  }
+  for (size_t t = 0; t < c.txn_count(); ++t) {
+    h.begin_txn(c.txn_id[t], dense[c.txn_session[t]], c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
+    for (uint64_t o = c.op_begin(static_cast<TxnIdx>(t)); o < c.op_end(static_cast<TxnIdx>(t)); ++o) {
+      if (c.op_kind[o] == OpKind::read_list)
+        h.add_list_read(c.op_key[o], c.list(o));
+      else
+        h.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+    }
+    h.end_txn();
+  }
+  ++chunks;
+}
+
+History generate_history(const GenOptions& opt, GenSummary* summary) {
+  CollectSink sink;
+  GenSummary s = generate(opt, sink);
+  if (summary) *summary = std::move(s);
+  return std::move(sink.history);
+}
+
+}  // namespace isocheck

@@ -1,0 +1,91 @@
+// History generators behind `isocheck generate`. A generator simulates a
+// SERIAL execution of a workload and records it, so that every generated
+// history is serializable, snapshot isolated and strictly serializable by
+// construction, unless anomalies are planted (see src/gen/PLANTS.md).
+// Workloads and their key-value modelling: src/gen/README.md.
+//
+// Output streams to a HistorySink in chunks of `chunk_txns` transactions;
+// memory is bounded independently of `txns` except for the per-key state
+// (8 bytes per register key, 8 bytes per list key).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "io/history.h"
+#include "io/sink.h"
+
+namespace isocheck {
+
+struct GenOptions {
+  std::string workload = "rmw";  // see workload_names()
+  uint64_t txns = 10000;         // workload transactions (plants and append's final reads add more)
+  uint32_t sessions = 8;         // >= 1; >= 4 when anything is planted
+  uint64_t keys = 0;             // 0: the workload's default (README); tpcc: warehouses, twitter: users
+  std::string dist = "uniform";  // uniform | zipf
+  double zipf_s = 0.99;          // zipf exponent, > 0
+  uint32_t ops = 0;              // 0: workload default. rmw: keys per txn (2); append: max
+                                 // micro-ops per txn (4); blindw-*: ops per txn (8)
+  uint32_t extra_reads = 0;      // rmw only: pure reads of other keys per txn
+  uint32_t max_list_len = 16;    // append only: a list key retires after this many appends
+  std::vector<std::string> plant;  // plant_names() (aliases read-skew, g2-item accepted)
+  uint64_t seed = 1;
+  uint64_t chunk_txns = 65536;   // transactions per chunk handed to the sink
+};
+
+// Times are integers in this unit (pass it to open_sink).
+inline constexpr const char* kGenTimeUnit = "us";
+// Plants use keys from here on; workloads never do (every workload key < 10^15).
+inline constexpr int64_t kPlantKeyBase = 9'000'000'000'000'000LL;
+
+// Violated levels of a planted anomaly (the table in PLANTS.md).
+struct PlantLevels {
+  bool ser, si, sser;
+};
+
+struct PlantRecord {
+  std::string name;               // canonical name
+  std::vector<int64_t> txn_ids;   // ids of the transactions the plant added, in file order
+  std::vector<int64_t> keys;      // the fresh keys it uses
+  PlantLevels violates;
+};
+
+struct GenSummary {
+  uint64_t txns = 0;  // transactions emitted: workload + plants + final reads
+  uint64_t ops = 0;   // operations emitted
+  uint64_t chunks = 0;
+  uint64_t final_read_txns = 0;  // append: read-only txns at the end observing every list
+  std::vector<PlantRecord> plants;  // in file order
+};
+
+std::vector<std::string> workload_names();
+std::vector<std::string> plant_names();
+// One-line description, for help text; "" when unknown.
+std::string workload_help(const std::string& name);
+std::string plant_help(const std::string& name);
+// Throws UsageError for an unknown name (aliases accepted).
+PlantLevels plant_violations(const std::string& name);
+
+// Throws UsageError on invalid options (before anything is written to `out`).
+// Calls out.append() per chunk and out.finish() once at the end.
+GenSummary generate(const GenOptions& opt, HistorySink& out);
+
+// Tests and small tools: a sink that concatenates the chunks into one History
+// (sessions mapped by session_name, in order of first appearance).
+class CollectSink : public HistorySink {
+ public:
+  void append(const History& chunk) override;
+  void finish() override { finished = true; }
+  History history;
+  size_t chunks = 0;
+  bool finished = false;
+
+ private:
+  std::unordered_map<int64_t, uint32_t> session_index_;
+};
+
+// generate() into memory.
+History generate_history(const GenOptions& opt, GenSummary* summary = nullptr);
+
+}  // namespace isocheck

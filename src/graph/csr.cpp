@@ -1,0 +1,29 @@
+// build_csr: counting sort of an EdgeList by source vertex.
+#include <cstddef>  // edges.h uses size_t without including it
+#include <stdexcept>
+
+#include "graph/edges.h"
+
+namespace isocheck {
+
+Csr build_csr(uint32_t n, const EdgeList& e) {
+  Csr g;
+  g.offset.assign(static_cast<size_t>(n) + 1, 0);
+  const size_t m = e.size();
+  for (size_t i = 0; i < m; ++i) {
+    if (e.src[i] >= n || e.dst[i] >= n) throw std::out_of_range("build_csr: edge endpoint out of range");
+    ++g.offset[e.src[i] + 1];
+  }
+  for (uint32_t v = 0; v < n; ++v) g.offset[v + 1] += g.offset[v];
+  g.target.resize(m);
+  g.edge_id.resize(m);
+  std::vector<uint64_t> pos(g.offset.begin(), g.offset.end() - 1);
+  for (size_t i = 0; i < m; ++i) {
+    uint64_t p = pos[e.src[i]]++;
+    g.target[p] = e.dst[i];
+    g.edge_id[p] = i;
+  }
+  return g;
+}
+
+}  // namespace isocheck

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end tests of the CLI: exit codes, one-line error messages naming the
+# file and line, JSON report fields, DOT output, convert/info round trips.
+set -u
+bin="$1"; src="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # name expected_rc command...
+  local name="$1" want="$2"; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+expect_err() {  # name pattern: stderr of the last check must match
+  if ! grep -qE -- "$2" "$tmp/err"; then echo "FAIL $1: stderr lacks /$2/:"; cat "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+expect_out() {
+  if ! grep -qE -- "$2" "$tmp/out"; then echo "FAIL $1: stdout lacks /$2/:"; cat "$tmp/out"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+no_verdict() {
+  if grep -qE "holds|VIOLATED" "$tmp/out"; then echo "FAIL $1: a verdict was printed for bad input"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+
+ok='{"id":1,"session":1,"status":"committed","begin":0,"end":1,"ops":[["r","x",null],["w","x",1]]}'
+printf '%s\n' "$ok" '{"id":2,"session":2,"status":"committed","begin":2,"end":3,"ops":[["r","x",1],["w","x",2]]}' > "$tmp/good.jsonl"
+check good 0 "$bin" verify -q "$tmp/good.jsonl" --level ser,si,sser
+expect_out good "strict-serializable: holds"
+
+bad() {  # name line2 pattern
+  printf '%s\n%s\n' "$ok" "$2" > "$tmp/$1.jsonl"
+  check "$1" 2 "$bin" verify -q "$tmp/$1.jsonl"
+  expect_err "$1" "$tmp/$1.jsonl:2: .*$3"
+  no_verdict "$1"
+}
+bad badjson '{"id":2,"session":1,' 'invalid JSON'
+bad missing '{"id":2,"session":1,"ops":[]}' 'missing field "status"'
+bad wrongtype '{"id":"two","session":1,"status":"committed","ops":[]}' '"id" must be an integer'
+bad opkind '{"id":2,"session":1,"status":"committed","ops":[["x","k",1]]}' 'unknown operation kind "x"'
+bad dupid '{"id":1,"session":1,"status":"committed","ops":[]}' 'duplicate transaction id 1'
+bad beginend '{"id":2,"session":1,"status":"committed","begin":9,"end":3,"ops":[]}' '"begin" \(9\) is after "end" \(3\)'
+bad status '{"id":2,"session":1,"status":"maybe","ops":[]}' 'unknown status "maybe"'
+bad extra '{"id":2,"session":1,"status":"committed","ops":[],"sesion":3}' 'unknown field "sesion"'
+bad oparity '{"id":2,"session":1,"status":"committed","ops":[["r","x"]]}' '3 elements'
+bad writenull '{"id":2,"session":1,"status":"committed","ops":[["w","x",null]]}' 'cannot write null'
+printf '{"isocheck":2}\n' > "$tmp/ver.jsonl"
+check version 2 "$bin" verify -q "$tmp/ver.jsonl"
+expect_err version 'unsupported format version 2'
+printf 'not hdf5 at all' > "$tmp/bad.h5"
+check badh5 2 "$bin" verify -q "$tmp/bad.h5"
+expect_err badh5 'bad.h5'
+check nofile 2 "$bin" verify -q "$tmp/none.jsonl"
+check badlevel 2 "$bin" verify -q "$tmp/good.jsonl" --level rc
+expect_err badlevel 'unknown level "rc"'
+
+# A violation: exit 1, witness, JSON fields, DOT.
+printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["r","x",null],["r","y",null],["w","y",1]]}' \
+  '{"id":2,"session":2,"status":"committed","ops":[["r","x",null],["r","y",null],["w","x",2]]}' > "$tmp/ws.jsonl"
+check skew 1 "$bin" verify -q "$tmp/ws.jsonl" --level ser,si --json --dot "$tmp/ws.dot"
+expect_out skew '"level":"serializable","decided":true,"holds":false'
+expect_out skew '"anomaly":"G2-item \(write skew\)"'
+expect_out skew '"level":"snapshot-isolation","decided":true,"holds":true'
+expect_out skew '"exit_code":1'
+if grep -q 'T1 -> T2' "$tmp/ws.dot"; then passes=$((passes+1)); else echo "FAIL dot"; fails=$((fails+1)); fi
+
+# Blind writes that somebody read: the order is unknown, never guessed (exit 3)
+# until the general engine decides them.
+printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["w","x",1]]}' \
+  '{"id":2,"session":2,"status":"committed","ops":[["w","x",2]]}' \
+  '{"id":3,"session":3,"status":"committed","ops":[["r","x",1]]}' > "$tmp/blind.jsonl"
+"$bin" verify -q "$tmp/blind.jsonl" --engine linear >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ "$rc" -eq 3 ] && grep -q "1 unordered write pairs" "$tmp/out"; then passes=$((passes+1)); else echo "FAIL blind: rc=$rc"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); fi
+
+# convert round trip JSONL -> HDF5 -> JSONL is lossless; info reports counts.
+check conv1 0 "$bin" convert "$tmp/ws.jsonl" "$tmp/ws.h5"
+check conv2 0 "$bin" convert "$tmp/ws.h5" "$tmp/back.jsonl"
+check conv3 0 "$bin" convert "$tmp/back.jsonl" "$tmp/back2.jsonl"
+if cmp -s "$tmp/back.jsonl" "$tmp/back2.jsonl"; then passes=$((passes+1)); else echo "FAIL roundtrip"; fails=$((fails+1)); fi
+check skewh5 1 "$bin" verify -q "$tmp/ws.h5" --level ser
+check info 0 "$bin" info "$tmp/ws.h5"
+expect_out info 'transactions: +2 \(committed 2'
+expect_out info 'write kinds: +2 read-modify-write, 0 blind'
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,31 @@
+// The exhaustive test oracle: decides SER, SI and SSER for tiny histories
+// (at most kOracleMaxTxns included transactions) by enumerating orders. It
+// shares nothing with src/ but the History model, and favours being obviously
+// correct over being fast. See oracle.cpp for the exact semantics.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/history.h"
+
+namespace isocheck {
+
+inline constexpr size_t kOracleMaxTxns = 8;
+
+struct OracleVerdict {
+  bool anomaly = false;             // a per-transaction anomaly: every level fails
+  std::string anomaly_kind;         // first one found, named like AnomalyKind
+                                    // (aborted_read, intermediate_read, thin_air_read,
+                                    // internal_read, nonrepeatable_read, duplicate_write)
+  std::vector<std::string> anomalies;  // all kinds found, sorted, no repeats
+  bool ser = false, si = false, sser = false;  // each already includes "no anomaly"
+  size_t included = 0;              // transactions taking part (committed + read unknown)
+
+  std::string describe() const;     // "ser=1 si=1 sser=0 anomaly=-"
+};
+
+// Throws std::invalid_argument when more than kOracleMaxTxns transactions are included.
+OracleVerdict oracle_check(const History& h, int64_t clock_skew = 0);
+
+}  // namespace isocheck

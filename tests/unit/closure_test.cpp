@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "closure/closure.h"
+#include "closure/graph_algos.h"
+
+using namespace isocheck;
+
+namespace {
+
+// Random graphs of several shapes: mostly-DAG with back edges (SCCs), chains,
+// wide levels, self loops.
+EdgeList random_graph(std::mt19937_64& rng, uint32_t n, int shape) {
+  EdgeList e;
+  std::uniform_int_distribution<uint32_t> V(0, n - 1);
+  if (shape == 0) {  // random sparse with some back edges
+    const uint32_t m = n * (1 + rng() % 3);
+    for (uint32_t i = 0; i < m; ++i) {
+      uint32_t a = V(rng), b = V(rng);
+      if (a > b && rng() % 8) std::swap(a, b);
+      e.add(a, b, EdgeKind::ww);
+    }
+  } else if (shape == 1) {  // chains, a few cross links
+    for (uint32_t v = 0; v + 1 < n; ++v)
+      if (rng() % 10) e.add(v, v + 1, EdgeKind::so);
+    for (uint32_t i = 0; i < n / 8 + 1; ++i) e.add(V(rng), V(rng), EdgeKind::rw);
+  } else {  // wide levels
+    const uint32_t width = 1 + rng() % 16;
+    for (uint32_t v = width; v < n; ++v)
+      for (int k = 0; k < 2; ++k) e.add(v - width + rng() % width, v, EdgeKind::wr);
+    if (rng() % 2) e.add(V(rng), V(rng), EdgeKind::rw);
+    if (rng() % 4 == 0) { uint32_t v = V(rng); e.add(v, v, EdgeKind::aux); }
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST(Csr, BuildsRows) {
+  EdgeList e;
+  e.add(2, 0, EdgeKind::so), e.add(0, 1, EdgeKind::wr), e.add(2, 1, EdgeKind::ww);
+  Csr g = build_csr(3, e);
+  ASSERT_EQ(g.vertex_count(), 3u);
+  EXPECT_EQ(g.offset, (std::vector<uint64_t>{0, 1, 1, 3}));
+  EXPECT_EQ(g.target, (std::vector<uint32_t>{1, 0, 1}));
+  EXPECT_EQ(g.edge_id, (std::vector<uint64_t>{1, 0, 2}));
+}
+
+TEST(GraphAlgos, SccAndTopo) {
+  EdgeList e;  // 0->1->2->0, 2->3, 3->3? no; 4 alone with self loop
+  e.add(0, 1, EdgeKind::so), e.add(1, 2, EdgeKind::so), e.add(2, 0, EdgeKind::so), e.add(2, 3, EdgeKind::so);
+  e.add(4, 4, EdgeKind::so);
+  Csr g = build_csr(5, e);
+  Scc s = strongly_connected(g);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.comp[0], s.comp[1]);
+  EXPECT_EQ(s.comp[1], s.comp[2]);
+  EXPECT_TRUE(s.cyclic[s.comp[0]]);
+  EXPECT_FALSE(s.cyclic[s.comp[3]]);
+  EXPECT_TRUE(s.cyclic[s.comp[4]]);
+  EXPECT_GT(s.comp[0], s.comp[3]);  // edges go from higher to lower ids
+  EXPECT_FALSE(is_acyclic(g));
+  auto c = short_cycle(g);
+  ASSERT_EQ(c.size(), 1u);  // the self loop
+  EXPECT_EQ(c[0], 4u);
+  auto p = find_path(g, 1, 3);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0], 1u);
+  EXPECT_EQ(p[1], 3u);
+  EXPECT_TRUE(find_path(g, 3, 0).empty());
+  EXPECT_EQ(find_path(g, 0, 0).size(), 3u);
+}
+
+TEST(GraphAlgos, ShortCycleIsACycle) {
+  std::mt19937_64 rng(7);
+  for (int it = 0; it < 300; ++it) {
+    const uint32_t n = 2 + rng() % 60;
+    EdgeList e = random_graph(rng, n, it % 3);
+    Csr g = build_csr(n, e);
+    auto c = short_cycle(g);
+    std::vector<uint32_t> order;
+    const bool acyclic = topological_order(g, &order);
+    ASSERT_EQ(acyclic, c.empty());
+    if (acyclic) {
+      std::vector<uint32_t> pos(n);
+      for (uint32_t i = 0; i < n; ++i) pos[order[i]] = i;
+      for (size_t i = 0; i < e.size(); ++i) ASSERT_LT(pos[e.src[i]], pos[e.dst[i]]);
+    } else {
+      for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(e.dst[c[i]], e.src[c[(i + 1) % c.size()]]);
+    }
+  }
+}
+
+TEST(Closure, CpuMatchesNaive) {
+  std::mt19937_64 rng(1);
+  for (int it = 0; it < 400; ++it) {
+    const uint32_t n = 1 + rng() % 300;
+    EdgeList e = random_graph(rng, n, it % 3);
+    Csr g = build_csr(n, e);
+    std::vector<uint32_t> keys;
+    const uint32_t k = 1 + rng() % std::min<uint32_t>(n + 5, 200);
+    for (uint32_t i = 0; i < k; ++i) keys.push_back(rng() % n);  // duplicates allowed
+    CpuClosureOptions o;
+    o.chunk_columns = 64 << (rng() % 3);
+    o.threads = 1 + it % 2;
+    if (it % 5 == 0) o.memory_budget = 1024;  // forces the smallest chunk
+    CpuClosure cpu(o);
+    ReachMatrix a = cpu.reach_matrix(g, keys), b = reach_matrix_naive(g, keys);
+    ASSERT_EQ(a, b) << "iteration " << it;
+    // Query API agrees with the matrix.
+    std::vector<ReachQuery> q;
+    for (int i = 0; i < 200; ++i) q.push_back({keys[rng() % k], keys[rng() % k]});
+    auto ans = cpu.reach_queries(g, q);
+    std::vector<uint32_t> idx(n);
+    for (uint32_t j = 0; j < k; ++j) idx[keys[j]] = j;
+    for (size_t i = 0; i < q.size(); ++i) {
+      ASSERT_EQ(ans[i], b.test(idx[q[i].from], idx[q[i].to]));
+      ASSERT_EQ(ans[i] != 0, !find_path(g, q[i].from, q[i].to).empty());
+    }
+  }
+}
+
+TEST(Closure, LongChainNoRecursion) {
+  const uint32_t n = 1'000'000;
+  EdgeList e;
+  for (uint32_t v = 0; v + 1 < n; ++v) e.add(v, v + 1, EdgeKind::so);
+  e.add(n - 1, n / 2, EdgeKind::rw);
+  Csr g = build_csr(n, e);
+  CpuClosure cpu;
+  std::vector<uint32_t> keys{0, n / 4, n / 2, n - 1};
+  ReachMatrix m = cpu.reach_matrix(g, keys);
+  EXPECT_TRUE(m.test(0, 3));
+  EXPECT_FALSE(m.test(0, 0));
+  EXPECT_FALSE(m.test(1, 0));
+  EXPECT_TRUE(m.test(2, 2));
+  EXPECT_TRUE(m.test(3, 2));
+  EXPECT_FALSE(m.test(3, 1));
+}
+
+TEST(Closure, EngineByName) {
+  EXPECT_NE(make_closure_engine("cpu"), nullptr);
+  EXPECT_EQ(make_closure_engine("nonesuch"), nullptr);
+}

@@ -1,0 +1,611 @@
+// History generators: well-formedness, determinism, chunking, workload shapes,
+// plants on fresh keys.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "gen/random.h"
+#include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
+#include "solver/check.h"
+
+using namespace isocheck;
+
+namespace {
+
+GenOptions opts(const std::string& w, uint64_t txns, uint64_t seed = 7) {
+  GenOptions o;
+  o.workload = w;
+  o.txns = txns;
+  o.seed = seed;
+  return o;
+}
+
+struct KV {
+  Sym k, v;
+  bool operator==(const KV& o) const { return k == o.k && v == o.v; }
+};
+struct KVHash {
+  size_t operator()(const KV& x) const { return std::hash<uint64_t>()(x.k * 0x9e3779b97f4a7c15ULL ^ x.v); }
+};
+
+// Ids are file positions, begin <= end, begins strictly increase in file
+// order, a session's transactions never overlap, written values are unique
+// per key.
+void expect_well_formed(const History& h) {
+  ASSERT_EQ(h.txn_op_offset.size(), h.txn_count() + 1);
+  std::vector<int64_t> last_end(h.session_count(), std::numeric_limits<int64_t>::min());
+  std::unordered_set<KV, KVHash> written;
+  int64_t prev_begin = std::numeric_limits<int64_t>::min();
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    ASSERT_EQ(h.txn_id[t], static_cast<int64_t>(t));
+    ASSERT_TRUE(h.has_times(t));
+    ASSERT_LE(h.txn_begin[t], h.txn_end[t]) << "txn " << t;
+    ASSERT_LT(prev_begin, h.txn_begin[t]) << "txn " << t;
+    prev_begin = h.txn_begin[t];
+    const uint32_t s = h.txn_session[t];
+    ASSERT_LT(last_end[s], h.txn_begin[t]) << "session overlap at txn " << t;
+    last_end[s] = h.txn_end[t];
+    ASSERT_LT(h.op_begin(t), h.op_end(t)) << "empty txn " << t;
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) {
+        ASSERT_NE(h.op_value[o], kNullValue);
+        ASSERT_TRUE(written.insert({h.op_key[o], h.op_value[o]}).second)
+            << "duplicate value " << h.op_value[o] << " on key " << h.op_key[o];
+      }
+    }
+  }
+  ASSERT_FALSE(h.keys.named());
+  ASSERT_FALSE(h.values.named());
+}
+
+// Replays the history in file order as a serial execution: every read must see
+// exactly the current state (registers: last value; lists: all appends so far).
+void expect_serial_replay(const History& h) {
+  std::unordered_map<Sym, Sym> reg;
+  std::unordered_map<Sym, std::vector<Sym>> lists;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    ASSERT_EQ(h.txn_status[t], TxnStatus::committed);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      const Sym k = h.op_key[o];
+      switch (h.op_kind[o]) {
+        case OpKind::read: {
+          auto it = reg.find(k);
+          ASSERT_EQ(h.op_value[o], it == reg.end() ? kNullValue : it->second) << "txn " << t << " key " << k;
+          break;
+        }
+        case OpKind::write: reg[k] = h.op_value[o]; break;
+        case OpKind::append: lists[k].push_back(h.op_value[o]); break;
+        case OpKind::read_list: {
+          auto s = h.list(o);
+          std::vector<Sym> got(s.begin(), s.end());
+          ASSERT_EQ(got, lists[k]) << "txn " << t << " key " << k;
+          break;
+        }
+      }
+    }
+  }
+}
+
+void expect_same(const History& a, const History& b) {
+  EXPECT_EQ(a.txn_id, b.txn_id);
+  EXPECT_EQ(a.txn_session, b.txn_session);
+  EXPECT_EQ(a.txn_status, b.txn_status);
+  EXPECT_EQ(a.txn_begin, b.txn_begin);
+  EXPECT_EQ(a.txn_end, b.txn_end);
+  EXPECT_EQ(a.txn_op_offset, b.txn_op_offset);
+  EXPECT_EQ(a.op_kind, b.op_kind);
+  EXPECT_EQ(a.op_key, b.op_key);
+  EXPECT_EQ(a.op_value, b.op_value);
+  EXPECT_EQ(a.op_list_offset, b.op_list_offset);
+  EXPECT_EQ(a.list_value, b.list_value);
+  EXPECT_EQ(a.session_name, b.session_name);
+}
+
+}  // namespace
+
+TEST(Gen, NamesAndHelp) {
+  auto w = workload_names();
+  EXPECT_EQ(w.size(), 8u);
+  for (const auto& n : w) EXPECT_FALSE(workload_help(n).empty()) << n;
+  auto p = plant_names();
+  EXPECT_EQ(p.size(), 11u);
+  for (const auto& n : p) EXPECT_FALSE(plant_help(n).empty()) << n;
+  EXPECT_EQ(plant_help("read-skew"), plant_help("g-single"));
+  EXPECT_EQ(plant_help("nope"), "");
+}
+
+TEST(Gen, EveryWorkloadIsWellFormedAndSerial) {
+  for (const auto& w : workload_names()) {
+    for (const char* dist : {"uniform", "zipf"}) {
+      SCOPED_TRACE(w + " " + dist);
+      GenOptions o = opts(w, 3000);
+      o.dist = dist;
+      o.sessions = 5;
+      GenSummary sum;
+      History h = generate_history(o, &sum);
+      EXPECT_EQ(h.txn_count(), 3000u + sum.final_read_txns);
+      EXPECT_EQ(sum.txns, h.txn_count());
+      if (w == "append") {
+        EXPECT_GT(sum.final_read_txns, 0u);
+        EXPECT_LE(sum.final_read_txns, 1000u / 16 + 1);
+      } else {
+        EXPECT_EQ(sum.final_read_txns, 0u);
+      }
+      EXPECT_EQ(sum.ops, h.op_count());
+      EXPECT_EQ(h.time_unit, kGenTimeUnit);
+      EXPECT_LE(h.session_count(), 5u);
+      expect_well_formed(h);
+      expect_serial_replay(h);
+      for (Sym k : h.op_key) EXPECT_LT(static_cast<int64_t>(k), 1'000'000'000'000'000LL);
+    }
+  }
+}
+
+TEST(Gen, FewSessionsAndOneKey) {
+  for (const auto& w : workload_names()) {
+    SCOPED_TRACE(w);
+    GenOptions o = opts(w, 500);
+    o.sessions = 1;
+    if (w != "tpcc") o.keys = 1;
+    History h = generate_history(o);
+    EXPECT_EQ(h.session_count(), 1u);
+    expect_well_formed(h);
+    expect_serial_replay(h);
+  }
+}
+
+TEST(Gen, DeterministicForASeed) {
+  for (const auto& w : workload_names()) {
+    SCOPED_TRACE(w);
+    GenOptions o = opts(w, 2000, 42);
+    o.plant = {"write-skew", "g1c"};
+    History a = generate_history(o), b = generate_history(o);
+    expect_same(a, b);
+    o.seed = 43;
+    History c = generate_history(o);
+    EXPECT_NE(a.op_key, c.op_key);
+  }
+}
+
+TEST(Gen, ChunkingIsInvisible) {
+  for (const auto& w : {"rmw", "append", "tpcc", "blindw-rw"}) {
+    SCOPED_TRACE(w);
+    GenOptions o = opts(w, 5000, 3);
+    o.plant = {"long-fork", "stale-read", "g0"};
+    o.chunk_txns = 1 << 20;
+    CollectSink one;
+    generate(o, one);
+    EXPECT_EQ(one.chunks, 1u);
+    EXPECT_TRUE(one.finished);
+    for (uint64_t c : {1ull, 7ull, 1000ull, 65536ull}) {
+      o.chunk_txns = c;
+      CollectSink s;
+      GenSummary sum = generate(o, s);
+      EXPECT_EQ(s.chunks, (one.history.txn_count() + c - 1) / c);
+      EXPECT_EQ(sum.chunks, s.chunks);
+      expect_same(one.history, s.history);
+    }
+  }
+}
+
+namespace {
+// Records chunk sizes only: memory stays bounded however many txns.
+struct CountingSink : HistorySink {
+  void append(const History& c) override {
+    max_chunk = std::max(max_chunk, c.txn_count());
+    txns += c.txn_count();
+    ++chunks;
+  }
+  void finish() override { ++finished; }
+  size_t max_chunk = 0, txns = 0, chunks = 0, finished = 0;
+};
+}  // namespace
+
+TEST(Gen, StreamsInBoundedChunks) {
+  GenOptions o = opts("rmw", 300000);
+  o.chunk_txns = 65536;
+  CountingSink s;
+  GenSummary sum = generate(o, s);
+  EXPECT_EQ(s.txns, 300000u);
+  EXPECT_EQ(sum.txns, 300000u);
+  EXPECT_EQ(s.max_chunk, 65536u);
+  EXPECT_EQ(s.chunks, 5u);
+  EXPECT_EQ(s.finished, 1u);
+}
+
+TEST(Gen, RmwAndMtWritesAreReadModifyWrites) {
+  for (const char* w : {"rmw", "mt", "tpcc"}) {
+    SCOPED_TRACE(w);
+    GenOptions o = opts(w, 4000);
+    if (std::string(w) == "rmw") o.extra_reads = 1, o.ops = 3;
+    History h = generate_history(o);
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      std::set<Sym> read;
+      size_t reads = 0, writes = 0;
+      for (OpIdx op = h.op_begin(t); op < h.op_end(t); ++op) {
+        if (h.op_kind[op] == OpKind::read) read.insert(h.op_key[op]), ++reads;
+        if (h.op_kind[op] == OpKind::write) {
+          ++writes;
+          // tpcc: order rows and lines are fresh keys written once, blind.
+          if (std::string(w) == "tpcc" && static_cast<int64_t>(h.op_key[op]) >= 6'000'000'000'000LL &&
+              static_cast<int64_t>(h.op_key[op]) < 7'000'000'000'000LL)
+            continue;
+          ASSERT_TRUE(read.count(h.op_key[op])) << "blind write in txn " << t;
+        }
+      }
+      if (std::string(w) == "mt") {
+        EXPECT_GE(reads, 1u);
+        EXPECT_LE(reads, 2u);
+        EXPECT_LE(writes, 2u);
+      }
+      if (std::string(w) == "rmw") {
+        EXPECT_EQ(reads, 4u);
+        EXPECT_EQ(writes, 3u);
+      }
+    }
+  }
+}
+
+TEST(Gen, BlindWriteRatios) {
+  struct Case {
+    const char* w;
+    double read_only;
+  };
+  for (Case c : {Case{"blindw-rm", 0.9}, Case{"blindw-rw", 0.5}, Case{"blindw-wh", 0.2}}) {
+    SCOPED_TRACE(c.w);
+    History h = generate_history(opts(c.w, 20000));
+    size_t ro = 0;
+    std::set<Sym> keys;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      ASSERT_EQ(h.op_end(t) - h.op_begin(t), 8u);
+      size_t reads = 0;
+      std::set<Sym> in_txn;
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        reads += h.op_kind[o] == OpKind::read;
+        in_txn.insert(h.op_key[o]);
+        keys.insert(h.op_key[o]);
+      }
+      ASSERT_TRUE(reads == 0 || reads == 8) << "mixed txn " << t;
+      EXPECT_EQ(in_txn.size(), 8u);
+      ro += reads == 8;
+    }
+    EXPECT_NEAR(static_cast<double>(ro) / h.txn_count(), c.read_only, 0.015);
+    EXPECT_LE(keys.size(), 10000u);
+    EXPECT_GT(keys.size(), 9900u);
+  }
+}
+
+TEST(Gen, AppendListsStayShort) {
+  GenOptions o = opts("append", 20000);
+  o.keys = 20;
+  o.max_list_len = 5;
+  o.dist = "zipf";
+  History h = generate_history(o);
+  size_t appends = 0, reads = 0, longest = 0;
+  for (OpIdx i = 0; i < h.op_count(); ++i) {
+    appends += h.op_kind[i] == OpKind::append;
+    if (h.op_kind[i] == OpKind::read_list) ++reads, longest = std::max(longest, h.list(i).size());
+  }
+  EXPECT_EQ(longest, 5u);
+  // Every append is observed by a later whole-list read (so its order is known).
+  std::map<Sym, size_t> appended, observed;
+  for (OpIdx i = 0; i < h.op_count(); ++i) {
+    if (h.op_kind[i] == OpKind::append) ++appended[h.op_key[i]];
+    if (h.op_kind[i] == OpKind::read_list && h.list(i).size() > 0)
+      observed[h.op_key[i]] = std::max(observed[h.op_key[i]], h.list(i).size());
+  }
+  EXPECT_EQ(appended, observed);
+  // With the defaults (1000 keys, lists of 16) rotation is rare: half the
+  // micro-ops are appends.
+  GenOptions d = opts("append", 20000);
+  GenSummary sum;
+  History hd = generate_history(d, &sum);
+  const uint64_t workload_ops = hd.op_begin(20000);  // final reads come after
+  size_t a = 0;
+  for (OpIdx i = 0; i < workload_ops; ++i) a += hd.op_kind[i] == OpKind::append;
+  EXPECT_NEAR(static_cast<double>(a) / workload_ops, 0.5, 0.02);
+  EXPECT_GT(sum.final_read_txns, 0u);
+
+  EXPECT_GT(reads, 0u);
+  EXPECT_GT(appends, 0u);
+  expect_serial_replay(h);
+}
+
+TEST(Gen, ZipfSamplerMatchesTheLaw) {
+  gen::Rng r(5);
+  const uint64_t n = 1000;
+  const double s = 0.99;
+  gen::ZipfSampler z(n, s);
+  std::vector<uint64_t> count(n);
+  const int draws = 400000;
+  for (int i = 0; i < draws; ++i) {
+    uint64_t k = z(r);
+    ASSERT_LT(k, n);
+    ++count[k];
+  }
+  double norm = 0;
+  for (uint64_t k = 1; k <= n; ++k) norm += std::pow(k, -s);
+  for (uint64_t k : {1, 2, 3, 10, 100}) {
+    const double expect = std::pow(k, -s) / norm;
+    EXPECT_NEAR(static_cast<double>(count[k - 1]) / draws, expect, 0.1 * expect + 0.001) << "rank " << k;
+  }
+  // Huge key spaces need no table.
+  gen::ZipfSampler big(1'000'000'000ULL, 1.2);
+  for (int i = 0; i < 1000; ++i) ASSERT_LT(big(r), 1'000'000'000ULL);
+  gen::ZipfSampler one(1, 0.5);
+  EXPECT_EQ(one(r), 0u);
+}
+
+TEST(Gen, RngBoundsAreUniform) {
+  gen::Rng r(1);
+  std::vector<int> c(3);
+  for (int i = 0; i < 30000; ++i) ++c[r.below(3)];
+  for (int x : c) EXPECT_NEAR(x, 10000, 400);
+}
+
+// Transactions each plant adds (PLANTS.md): register workloads / append.
+TEST(Gen, PlantsAddTheirTransactionsOnFreshKeys) {
+  const std::map<std::string, std::pair<size_t, size_t>> txns = {
+      {"g0", {3, 3}},          {"g1a", {2, 2}},        {"g1b", {2, 2}},         {"g1c", {2, 2}},
+      {"g-single", {3, 3}},    {"write-skew", {2, 2}}, {"lost-update", {2, 3}}, {"fractured-read", {2, 2}},
+      {"long-fork", {4, 4}},   {"stale-read", {2, 2}}, {"thin-air", {1, 1}}};
+  ASSERT_EQ(txns.size(), plant_names().size());
+  for (const char* w : {"rmw", "append", "mt", "blindw-rw", "twitter"}) {
+    for (const auto& [name, count] : txns) {
+      SCOPED_TRACE(std::string(w) + " " + name);
+      GenOptions o = opts(w, 1000, 11);
+      o.sessions = 4;
+      o.plant = {name};
+      GenSummary sum;
+      History h = generate_history(o, &sum);
+      const bool lists = std::string(w) == "append";
+      const size_t expect = lists ? count.second : count.first;
+      ASSERT_EQ(sum.plants.size(), 1u);
+      const PlantRecord& p = sum.plants[0];
+      EXPECT_EQ(p.name, name);
+      ASSERT_EQ(p.txn_ids.size(), expect);
+      EXPECT_EQ(h.txn_count(), 1000u + expect + sum.final_read_txns);
+      expect_well_formed(h);
+      // Consecutive ids; only the plant's transactions touch its keys, and
+      // they touch nothing else.
+      for (size_t i = 1; i < p.txn_ids.size(); ++i) EXPECT_EQ(p.txn_ids[i], p.txn_ids[0] + int64_t(i));
+      std::set<int64_t> plant_txns(p.txn_ids.begin(), p.txn_ids.end());
+      std::set<int64_t> keys(p.keys.begin(), p.keys.end());
+      for (int64_t k : keys) EXPECT_GE(k, kPlantKeyBase);
+      std::set<int64_t> seen;
+      for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+        const bool planted = plant_txns.count(h.txn_id[t]);
+        for (OpIdx op = h.op_begin(t); op < h.op_end(t); ++op) {
+          const int64_t k = static_cast<int64_t>(h.op_key[op]);
+          EXPECT_EQ(planted, keys.count(k) == 1) << "txn " << t << " key " << k;
+          if (planted) seen.insert(k);
+        }
+        if (!planted) {
+          EXPECT_EQ(h.txn_status[t], TxnStatus::committed);
+        }
+      }
+      EXPECT_EQ(seen, keys);
+      // Sessions distinct; intervals pairwise overlap, except stale-read whose
+      // reader begins more than 1000 after the writer ended.
+      std::set<uint32_t> sessions;
+      for (int64_t id : p.txn_ids) sessions.insert(h.txn_session[id]);
+      EXPECT_EQ(sessions.size(), p.txn_ids.size());
+      for (size_t i = 0; i < p.txn_ids.size(); ++i)
+        for (size_t j = i + 1; j < p.txn_ids.size(); ++j) {
+          const TxnIdx a = p.txn_ids[i], b = p.txn_ids[j];
+          if (name == "stale-read") {
+            EXPECT_GT(h.txn_begin[b], h.txn_end[a] + 1000);
+          } else {
+            EXPECT_GE(h.txn_end[a], h.txn_begin[b]);
+          }
+        }
+      // Register workloads: every plant write is a read-modify-write (g0 uses lists).
+      if (!lists && name != "g0") {
+        for (int64_t id : p.txn_ids) {
+          std::set<Sym> read;
+          for (OpIdx op = h.op_begin(id); op < h.op_end(id); ++op) {
+            EXPECT_NE(h.op_kind[op], OpKind::append);
+            EXPECT_NE(h.op_kind[op], OpKind::read_list);
+            if (h.op_kind[op] == OpKind::read) read.insert(h.op_key[op]);
+            if (h.op_kind[op] == OpKind::write) {
+              EXPECT_TRUE(read.count(h.op_key[op]));
+            }
+          }
+        }
+      }
+      if (name == "g1a") {
+        EXPECT_EQ(h.txn_status[p.txn_ids[0]], TxnStatus::aborted);
+      }
+    }
+  }
+}
+
+TEST(Gen, ManyPlantsUseDisjointKeys) {
+  GenOptions o = opts("rmw", 200, 9);
+  o.plant = plant_names();
+  o.plant.push_back("write-skew");  // repeatable
+  o.plant.push_back("read-skew");   // alias
+  GenSummary sum;
+  History h = generate_history(o, &sum);
+  ASSERT_EQ(sum.plants.size(), o.plant.size());
+  std::set<int64_t> keys;
+  size_t added = 0;
+  int64_t prev = -1;
+  for (const auto& p : sum.plants) {
+    EXPECT_GT(p.txn_ids.front(), prev);  // file order
+    prev = p.txn_ids.back();
+    added += p.txn_ids.size();
+    for (int64_t k : p.keys) EXPECT_TRUE(keys.insert(k).second);
+  }
+  EXPECT_EQ(h.txn_count(), 200u + added + sum.final_read_txns);
+  EXPECT_EQ(std::count_if(sum.plants.begin(), sum.plants.end(),
+                          [](const PlantRecord& p) { return p.name == "g-single"; }),
+            2);
+  expect_well_formed(h);
+}
+
+TEST(Gen, PlantLevelsTable) {
+  auto l = plant_violations("write-skew");
+  EXPECT_TRUE(l.ser && !l.si && l.sser);
+  l = plant_violations("stale-read");
+  EXPECT_TRUE(!l.ser && !l.si && l.sser);
+  l = plant_violations("g2-item");
+  EXPECT_TRUE(l.ser && !l.si && l.sser);
+  for (const char* n : {"g0", "g1a", "g1b", "g1c", "g-single", "lost-update", "fractured-read", "long-fork", "thin-air"}) {
+    l = plant_violations(n);
+    EXPECT_TRUE(l.ser && l.si && l.sser) << n;
+  }
+  EXPECT_THROW(plant_violations("g3"), UsageError);
+}
+
+TEST(Gen, PlantsWithNoWorkloadTransactions) {
+  GenOptions o = opts("append", 0);
+  o.plant = {"g0", "lost-update"};
+  GenSummary sum;
+  History h = generate_history(o, &sum);
+  EXPECT_EQ(h.txn_count(), 6u);
+  expect_well_formed(h);
+}
+
+TEST(Gen, InvalidOptionsAreUsageErrors) {
+  auto bad = [](auto mutate, const char* needle) {
+    GenOptions o = opts("rmw", 10);
+    mutate(o);
+    CountingSink s;
+    try {
+      generate(o, s);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(s.chunks, 0u);
+    EXPECT_EQ(s.finished, 0u);
+  };
+  bad([](GenOptions& o) { o.workload = "bank"; }, "unknown workload 'bank'");
+  bad([](GenOptions& o) { o.sessions = 0; }, "--sessions");
+  bad([](GenOptions& o) { o.sessions = 3, o.plant = {"g0"}; }, "at least 4 sessions");
+  bad([](GenOptions& o) { o.dist = "normal"; }, "distribution 'normal'");
+  bad([](GenOptions& o) { o.dist = "zipf", o.zipf_s = 0; }, "--zipf-s");
+  bad([](GenOptions& o) { o.zipf_s = std::nan(""); }, "--zipf-s");
+  bad([](GenOptions& o) { o.plant = {"g9"}; }, "unknown plant 'g9'");
+  bad([](GenOptions& o) { o.workload = "mt", o.ops = 3; }, "--ops does not apply");
+  bad([](GenOptions& o) { o.ops = 65; }, "--ops");
+  bad([](GenOptions& o) { o.workload = "append", o.extra_reads = 1; }, "--extra-reads");
+  bad([](GenOptions& o) { o.keys = 2'000'000'000ULL; }, "--keys");
+  bad([](GenOptions& o) { o.workload = "tpcc", o.keys = 1'000'000; }, "warehouses");
+  bad([](GenOptions& o) { o.max_list_len = 0; }, "--max-list-len");
+  bad([](GenOptions& o) { o.chunk_txns = 0; }, "chunk");
+}
+
+// ---------------------------------------------------------------------------
+// Against the checker: generated histories hold every level; each plant is
+// found at exactly the levels PLANTS.md lists. Blind-write workloads may be
+// undecided (unknown version order): only decided results are asserted there.
+
+namespace {
+// Workloads whose version order is fully known. twitter and tpcc also blind-write
+// fresh keys exactly once (known order: init, then that write), which the
+// checker currently reports as undecided ("0 unordered write pairs"); until
+// that changes only their decided results are asserted.
+bool known_order(const std::string& w) { return w == "rmw" || w == "mt" || w == "append"; }
+
+CheckResult check_all(const History& h) {
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  return check(h, o);
+}
+const LevelResult& level(const CheckResult& r, Level l) {
+  for (const auto& x : r.levels)
+    if (x.level == l) return x;
+  throw std::logic_error("level missing");
+}
+}  // namespace
+
+TEST(GenCheck, WorkloadsHoldEveryLevel) {
+  for (const auto& w : workload_names()) {
+    for (const char* dist : {"uniform", "zipf"}) {
+      SCOPED_TRACE(w + " " + dist);
+      GenOptions o = opts(w, 4000, 5);
+      o.dist = dist;
+      History h = generate_history(o);
+      CheckResult r = check_all(h);
+      EXPECT_TRUE(r.anomalies.empty());
+      for (Level l : {Level::ser, Level::si, Level::sser}) {
+        const LevelResult& lr = level(r, l);
+        if (known_order(w)) {
+          EXPECT_TRUE(lr.decided) << to_string(l) << ": " << lr.reason;
+        }
+        if (lr.decided) {
+          EXPECT_TRUE(lr.holds) << to_string(l) << ": " << lr.reason;
+        }
+      }
+    }
+  }
+}
+
+TEST(GenCheck, PlantsAreFoundAtTheirLevels) {
+  for (const auto& w : workload_names()) {
+    for (const auto& name : plant_names()) {
+      SCOPED_TRACE(w + " " + name);
+      GenOptions o = opts(w, 1500, 21);
+      o.dist = "zipf";
+      o.plant = {name};
+      GenSummary sum;
+      History h = generate_history(o, &sum);
+      const PlantRecord& p = sum.plants.at(0);
+      std::set<int64_t> planted(p.txn_ids.begin(), p.txn_ids.end());
+      CheckResult r = check_all(h);
+      for (const Anomaly& a : r.anomalies) {
+        EXPECT_TRUE(planted.count(h.txn_id[a.txn])) << to_string(a.kind) << " in txn " << a.txn;
+      }
+      const PlantLevels v = p.violates;
+      for (auto [l, violated] : {std::pair{Level::ser, v.ser}, {Level::si, v.si}, {Level::sser, v.sser}}) {
+        const LevelResult& lr = level(r, l);
+        if (known_order(w)) {
+          EXPECT_TRUE(lr.decided) << to_string(l) << ": " << lr.reason;
+        }
+        if (!lr.decided) continue;
+        EXPECT_EQ(lr.holds, !violated) << to_string(l) << ": " << lr.reason;
+        if (lr.witness) {
+          const EdgeList& c = lr.witness->cycle;
+          for (size_t i = 0; i < c.size(); ++i) {
+            EXPECT_TRUE(planted.count(h.txn_id[c.src[i]])) << to_string(l) << " witness leaves the plant";
+          }
+        }
+      }
+    }
+  }
+}
+
+// Through the real sinks: what a file holds is what generate_history() returns.
+TEST(GenSink, RoundTripsThroughFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gen_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* w : {"append", "tpcc"}) {
+    for (Format f : {Format::jsonl, Format::hdf5}) {
+      SCOPED_TRACE(std::string(w) + " " + to_string(f));
+      GenOptions o = opts(w, 3000, 17);
+      o.plant = {"g1a", "g0"};
+      o.chunk_txns = 1000;
+      const std::string path = (dir / (std::string(w) + (f == Format::jsonl ? ".jsonl" : ".h5"))).string();
+      auto sink = open_sink(path, f, kGenTimeUnit);
+      generate(o, *sink);
+      sink.reset();
+      History file = f == Format::jsonl ? read_jsonl(path) : read_hdf5(path);
+      History mem = generate_history(o);
+      expect_same(file, mem);
+      EXPECT_EQ(file.time_unit, kGenTimeUnit);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,176 @@
+// Property tests: isocheck::check() against the exhaustive oracle on thousands
+// of random small histories. Where check() says `decided`, its verdict must
+// equal the oracle's, for SER, SI and SSER; a disagreement prints the seed, the
+// mode and the history (JSONL) and how to rerun just that seed.
+//
+// Knobs (environment): ISOCHECK_PROPERTY_ITERS (histories per test, default
+// below), ISOCHECK_PROPERTY_SEED (first seed, default 1),
+// ISOCHECK_PROPERTY_MIN_DECIDED (percent of known-order histories check() must
+// decide, default 90). scripts/nightly-property.sh raises them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "oracle/oracle.h"
+#include "oracle/random_history.h"
+#include "solver/check.h"
+
+namespace isocheck {
+namespace {
+
+int64_t env_int(const char* name, int64_t def) {
+  const char* s = std::getenv(name);
+  return s && *s ? std::strtoll(s, nullptr, 10) : def;
+}
+
+constexpr int kKnownOrderIters = 10000;
+constexpr int kBlindIters = 5000;
+constexpr Level kLevels[] = {Level::ser, Level::si, Level::sser};
+constexpr const char* kLevelName[] = {"ser", "si", "sser"};
+
+bool oracle_holds(const OracleVerdict& v, Level l) {
+  return l == Level::ser ? v.ser : l == Level::si ? v.si : v.sser;
+}
+
+struct Tally {
+  int histories = 0;
+  int decided[3] = {0, 0, 0};
+  int holds[3] = {0, 0, 0};  // oracle
+  int disagreements = 0;
+};
+
+std::string result_text(const CheckResult& r) {
+  std::ostringstream s;
+  for (const LevelResult& lr : r.levels) {
+    s << "  check " << kLevelName[static_cast<int>(lr.level)] << ": holds=" << lr.holds
+      << " decided=" << lr.decided;
+    if (!lr.reason.empty()) s << " reason=\"" << lr.reason << "\"";
+    if (lr.witness) s << " witness=" << lr.witness->anomaly << " (" << lr.witness->cycle.size() << " edges)";
+    s << "\n";
+  }
+  for (const Anomaly& a : r.anomalies) s << "  check anomaly: " << to_string(a.kind) << " txn " << a.txn << "\n";
+  return s.str();
+}
+
+// Runs `iters` seeds from ISOCHECK_PROPERTY_SEED; every 8th history is also
+// checked one level at a time, which must give the same answers.
+Tally run(const char* test, const RandomHistoryOptions& o, int default_iters) {
+  Tally t;
+  const int64_t iters = env_int("ISOCHECK_PROPERTY_ITERS", default_iters);
+  const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
+  for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
+    History h = random_history(seed, o);
+    const int64_t skew = seed % 4 == 0 ? 5 : 0;
+    OracleVerdict ov = oracle_check(h, skew);
+    CheckOptions opt;
+    opt.levels = {Level::ser, Level::si, Level::sser};
+    opt.clock_skew = skew;
+    CheckResult r = check(h, opt);
+    ++t.histories;
+    auto context = [&] {
+      std::ostringstream s;
+      s << "seed " << seed << " (" << test << ", clock_skew " << skew << "); rerun with ISOCHECK_PROPERTY_SEED="
+        << seed << " ISOCHECK_PROPERTY_ITERS=1 --gtest_filter=*" << test << "\n  oracle: " << ov.describe()
+        << "\n" << result_text(r) << history_jsonl(h);
+      return s.str();
+    };
+    if (r.levels.size() != 3) {
+      ADD_FAILURE() << "check() returned " << r.levels.size() << " level results for 3 levels\n" << context();
+      ++t.disagreements;
+      continue;
+    }
+    std::string wrong;
+    for (int i = 0; i < 3; ++i) {
+      const LevelResult& lr = r.levels[i];
+      t.holds[i] += oracle_holds(ov, kLevels[i]);
+      if (lr.level != kLevels[i]) {
+        wrong += std::string("level result ") + std::to_string(i) + " is not " + kLevelName[i] + "\n";
+        continue;
+      }
+      if (!lr.decided) continue;
+      ++t.decided[i];
+      if (lr.holds != oracle_holds(ov, kLevels[i]))
+        wrong += std::string(kLevelName[i]) + ": check() says " + (lr.holds ? "holds" : "violated") +
+                 ", oracle says " + (oracle_holds(ov, kLevels[i]) ? "holds" : "violated") + "\n";
+    }
+    if (wrong.empty() && seed % 8 == 0) {
+      for (int i = 0; i < 3; ++i) {
+        CheckOptions one = opt;
+        one.levels = {kLevels[i]};
+        CheckResult r1 = check(h, one);
+        if (r1.levels.size() != 1 || r1.levels[0].decided != r.levels[i].decided ||
+            (r1.levels[0].decided && r1.levels[0].holds != r.levels[i].holds))
+          wrong += std::string(kLevelName[i]) + " alone answers differently than with all three levels:\n" +
+                   result_text(r1);
+      }
+    }
+    const bool bad = !wrong.empty();
+    if (bad) ADD_FAILURE() << wrong << context();
+    if (bad && ++t.disagreements >= 5) {
+      ADD_FAILURE() << "stopping after 5 disagreements";
+      break;
+    }
+  }
+  std::printf("[%s] %d histories; oracle holds ser/si/sser %d/%d/%d; check() decided ser/si/sser %d/%d/%d; "
+              "disagreements %d\n",
+              test, t.histories, t.holds[0], t.holds[1], t.holds[2], t.decided[0], t.decided[1], t.decided[2],
+              t.disagreements);
+  return t;
+}
+
+void expect_mostly_decided(const Tally& t) {
+  const int64_t min_pct = env_int("ISOCHECK_PROPERTY_MIN_DECIDED", 90);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_GE(t.decided[i] * 100, t.histories * min_pct)
+        << kLevelName[i] << ": check() decided " << t.decided[i] << " of " << t.histories
+        << " known-order histories (want " << min_pct << "%)";
+}
+
+TEST(Property, KnownOrderAgreesWithOracle) {
+  RandomHistoryOptions o;
+  o.mode = RandomMode::known_order;
+  Tally t = run("KnownOrderAgreesWithOracle", o, kKnownOrderIters);
+  EXPECT_EQ(t.disagreements, 0);
+  expect_mostly_decided(t);
+}
+
+// Larger histories (up to the oracle's limit), more sessions and keys.
+TEST(Property, KnownOrderWiderAgreesWithOracle) {
+  RandomHistoryOptions o;
+  o.mode = RandomMode::known_order;
+  o.min_txns = 5, o.max_txns = 8, o.max_keys = 4, o.max_sessions = 5;
+  o.aborted_percent = 4, o.unknown_percent = 4;
+  Tally t = run("KnownOrderWiderAgreesWithOracle", o, kKnownOrderIters / 3);
+  EXPECT_EQ(t.disagreements, 0);
+  expect_mostly_decided(t);
+}
+
+// Serial executions: everything holds, and check() must decide all of them.
+TEST(Property, KnownOrderSerialAllHold) {
+  RandomHistoryOptions o;
+  o.mode = RandomMode::known_order;
+  o.serial = true;
+  Tally t = run("KnownOrderSerialAllHold", o, kKnownOrderIters / 6);
+  EXPECT_EQ(t.disagreements, 0);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(t.holds[i], t.histories);
+  expect_mostly_decided(t);
+}
+
+// Blind writes: only decided answers are compared (the general engine will
+// decide them all; then raise the bar with ISOCHECK_PROPERTY_MIN_DECIDED).
+TEST(Property, BlindWritesAgreeWhereDecided) {
+  RandomHistoryOptions o;
+  o.mode = RandomMode::blind_writes;
+  Tally t = run("BlindWritesAgreeWhereDecided", o, kBlindIters);
+  EXPECT_EQ(t.disagreements, 0);
+  if (std::getenv("ISOCHECK_PROPERTY_BLIND_DECIDED")) {
+    const int64_t min_pct = env_int("ISOCHECK_PROPERTY_BLIND_DECIDED", 0);
+    for (int i = 0; i < 3; ++i) EXPECT_GE(t.decided[i] * 100, t.histories * min_pct) << kLevelName[i];
+  }
+}
+
+}  // namespace
+}  // namespace isocheck

@@ -1,0 +1,291 @@
+// Streaming sinks: many chunks must give what one write gives, in every
+// symbol-table situation (integer, shared named table, per-chunk tables, and
+// a switch from integer to named mode halfway).
+#include "io/sink.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
+#include "io/jsonl_stream.h"
+
+namespace isocheck {
+namespace {
+
+std::string tmp(const std::string& name) {
+  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_sink_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void expect_same_table(const SymbolTable& a, const SymbolTable& b) {
+  EXPECT_EQ(a.named(), b.named());
+  if (a.named() && b.named()) {
+    EXPECT_EQ(a.names(), b.names());
+    std::vector<uint8_t> fa = a.int_flags(), fb = b.int_flags();
+    fa.resize(a.names().size()), fb.resize(b.names().size());
+    EXPECT_EQ(fa, fb);
+  }
+}
+
+void expect_same(const History& a, const History& b) {
+  EXPECT_EQ(a.txn_id, b.txn_id);
+  EXPECT_EQ(a.txn_session, b.txn_session);
+  EXPECT_EQ(a.txn_status, b.txn_status);
+  EXPECT_EQ(a.txn_begin, b.txn_begin);
+  EXPECT_EQ(a.txn_end, b.txn_end);
+  EXPECT_EQ(a.txn_op_offset, b.txn_op_offset);
+  EXPECT_EQ(a.op_kind, b.op_kind);
+  EXPECT_EQ(a.op_key, b.op_key);
+  EXPECT_EQ(a.op_value, b.op_value);
+  EXPECT_EQ(a.op_list_offset, b.op_list_offset);
+  EXPECT_EQ(a.list_value, b.list_value);
+  EXPECT_EQ(a.session_name, b.session_name);
+  EXPECT_EQ(a.time_unit, b.time_unit);
+  expect_same_table(a.keys, b.keys);
+  expect_same_table(a.values, b.values);
+}
+
+std::string jsonl_text(const History& h) {
+  std::ostringstream s;
+  write_jsonl(h, s);
+  return s.str();
+}
+
+// A deterministic random history: shuffled ids, sparse sessions (to take the
+// hash path), lists, nulls, mixed times.
+History random_history(size_t n, bool named, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  History h;
+  h.time_unit = "us";
+  std::vector<int64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<int64_t>(i) * 3 - 100;
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<int64_t> sess_names = {5, 4000000000LL, 0, 77, 123456789};
+  std::vector<uint32_t> dense(sess_names.size(), UINT32_MAX);
+  if (named) {
+    std::vector<std::string> kn, vn;
+    std::vector<uint8_t> ki, vi;
+    for (int i = 0; i < 20; ++i) kn.push_back(i % 3 ? "k" + std::to_string(i) : std::to_string(i)), ki.push_back(i % 3 == 0);
+    for (int i = 0; i < 50; ++i) vn.push_back(i % 2 ? "v" + std::to_string(i) : std::to_string(i)), vi.push_back(i % 2 == 0);
+    h.keys.set_named(kn, ki);
+    h.values.set_named(vn, vi);
+  }
+  Sym nk = named ? 20 : 1000, nv = named ? 50 : 1u << 30;
+  std::vector<Sym> lst;
+  for (size_t t = 0; t < n; ++t) {
+    size_t s = rng() % sess_names.size();
+    if (dense[s] == UINT32_MAX) dense[s] = h.session_name.size(), h.session_name.push_back(sess_names[s]);
+    int64_t b = kNoTime, e = kNoTime;
+    if (rng() % 3) b = static_cast<int64_t>(rng() % 1000), e = b + static_cast<int64_t>(rng() % 50);
+    h.begin_txn(ids[t], dense[s], static_cast<TxnStatus>(rng() % 3), b, e);
+    size_t ops = rng() % 6;
+    for (size_t o = 0; o < ops; ++o) {
+      Sym k = rng() % nk;
+      switch (rng() % 5) {
+        case 0: h.add_op(OpKind::read, k, kNullValue); break;
+        case 1: h.add_op(OpKind::read, k, rng() % nv); break;
+        case 2: h.add_op(OpKind::write, k, rng() % nv); break;
+        case 3: h.add_op(OpKind::append, k, rng() % nv); break;
+        default:
+          lst.clear();
+          for (size_t i = rng() % 4; i > 0; --i) lst.push_back(rng() % nv);
+          h.add_list_read(k, lst);
+      }
+    }
+    h.end_txn();
+  }
+  return h;
+}
+
+// The transactions [a, b) of h as read_hdf5_range should return them.
+History slice(const History& h, size_t a, size_t b) {
+  History s;
+  s.keys = h.keys;
+  s.values = h.values;
+  s.time_unit = h.time_unit;
+  std::vector<uint32_t> dense(h.session_count(), UINT32_MAX);
+  for (size_t t = a; t < b; ++t) {
+    uint32_t& d = dense[h.txn_session[t]];
+    if (d == UINT32_MAX) d = s.session_name.size(), s.session_name.push_back(h.session_name[h.txn_session[t]]);
+    s.begin_txn(h.txn_id[t], d, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] == OpKind::read_list) s.add_list_read(h.op_key[o], h.list(o));
+      else s.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+    }
+    s.end_txn();
+  }
+  return s;
+}
+
+// Chunk boundaries of uneven sizes, including empty chunks.
+std::vector<std::pair<size_t, size_t>> cuts(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::pair<size_t, size_t>> r;
+  for (size_t a = 0; a < n;) {
+    size_t b = std::min(n, a + rng() % 40);
+    r.push_back({a, b});
+    a = b;
+  }
+  return r;
+}
+
+// Re-reads a slice through JSONL so that it gets its own compact symbol tables.
+History own_tables(const History& h) { return parse_jsonl(jsonl_text(h), "chunk.jsonl"); }
+
+TEST(Hdf5Sink, ManyIntegerChunksEqualOneWrite) {
+  for (size_t elems : {size_t{1} << 18, size_t{7}, size_t{1}}) {
+    SCOPED_TRACE("chunk elements " + std::to_string(elems));
+    History h = random_history(400, false, 3);
+    std::string p = tmp("int_chunks.h5");
+    auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, elems});
+    for (auto [a, b] : cuts(h.txn_count(), 1)) sink->append(slice(h, a, b));
+    sink->finish();
+    expect_same(h, read_hdf5(p));
+  }
+}
+
+TEST(Hdf5Sink, SharedNamedTableKeepsTheNumbering) {
+  History h = random_history(400, true, 4);
+  std::string p = tmp("named_chunks.h5");
+  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, 13});
+  for (auto [a, b] : cuts(h.txn_count(), 2)) sink->append(slice(h, a, b));
+  sink->finish();
+  expect_same(h, read_hdf5(p));
+}
+
+TEST(Hdf5Sink, PerChunkTablesAreRemapped) {
+  History h = random_history(400, true, 5);
+  std::string p = tmp("own_tables.h5");
+  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{0, 11});
+  for (auto [a, b] : cuts(h.txn_count(), 3)) sink->append(own_tables(slice(h, a, b)));
+  sink->finish();
+  History back = read_hdf5(p);
+  EXPECT_EQ(jsonl_text(h), jsonl_text(back));
+  EXPECT_LE(back.keys.size(), h.keys.size());
+  EXPECT_LE(back.values.size(), h.values.size());
+}
+
+// Integer chunks first, then named ones: what was already written is
+// rewritten into the name table, on disk and in the buffers.
+TEST(Hdf5Sink, SwitchFromIntegerToNamedMidStream) {
+  std::string text;
+  for (int t = 0; t < 200; ++t) {
+    bool named = t >= 120;
+    auto key = [&](int k) { return named && k % 2 ? "\"k" + std::to_string(k) + "\"" : std::to_string(k); };
+    auto val = [&](int v) { return named && v % 3 == 0 ? "\"v" + std::to_string(v) + "\"" : std::to_string(v); };
+    text += "{\"id\":" + std::to_string(t) + ",\"session\":" + std::to_string(t % 7) +
+            ",\"status\":\"committed\",\"ops\":[[\"r\"," + key(t % 5) + ",null],[\"w\"," + key(t % 5) + "," +
+            val(t) + "],[\"r\"," + key(t % 3) + ",[" + val(t + 1) + "," + val(t + 2) + "]],[\"append\"," + key(9) +
+            "," + val(1000 + t) + "]]}\n";
+  }
+  History whole = parse_jsonl(text, "whole.jsonl");
+  ASSERT_TRUE(whole.keys.named());
+  for (size_t elems : {size_t{1} << 18, size_t{16}, size_t{3}}) {
+    SCOPED_TRACE("chunk elements " + std::to_string(elems));
+    std::string p = tmp("switch.h5");
+    auto sink = open_hdf5_sink(p, "", Hdf5Options{1, elems});
+    for (auto [a, b] : cuts(whole.txn_count(), 4)) {
+      History c = own_tables(slice(whole, a, b));
+      EXPECT_EQ(c.keys.named(), b > 120 && b > a);
+      sink->append(c);
+    }
+    sink->finish();
+    History back = read_hdf5(p);
+    EXPECT_EQ(jsonl_text(whole), jsonl_text(back));
+    // Integers written before the switch come first, in the order written, as
+    // the JSONL reader numbers them; only the first string differs in place.
+    EXPECT_EQ(back.keys.size(), whole.keys.size());
+  }
+}
+
+TEST(Hdf5Sink, NamedThenIntegerChunks) {
+  History named = parse_jsonl(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",\"x\",\"a\"],[\"w\",5,5]]}\n", "a");
+  History ints = parse_jsonl(
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"r\",5,5],[\"r\",6,[5,7]],[\"r\",5,null]]}\n", "b");
+  std::string p = tmp("named_then_int.h5");
+  auto sink = open_sink(p, Format::hdf5, "ms");
+  sink->append(named);
+  sink->append(ints);
+  sink->finish();
+  History back = read_hdf5(p);
+  EXPECT_EQ(back.time_unit, "ms");
+  std::string text = jsonl_text(back);
+  EXPECT_NE(text.find("[[\"r\",5,5],[\"r\",6,[5,7]],[\"r\",5,null]]"), std::string::npos) << text;
+  EXPECT_EQ(back.keys.size(), 3u);    // x 5 6
+  EXPECT_EQ(back.values.size(), 3u);  // a 5 7
+}
+
+TEST(Hdf5Sink, NoChunksGivesAnEmptyHistory) {
+  std::string p = tmp("none.h5");
+  auto sink = open_sink(p, Format::hdf5, "ns");
+  sink->finish();
+  History back = read_hdf5(p);
+  EXPECT_EQ(back.txn_count(), 0u);
+  EXPECT_EQ(back.time_unit, "ns");
+}
+
+TEST(JsonlSink, ManyChunksEqualWriteJsonl) {
+  for (bool named : {false, true}) {
+    History h = random_history(300, named, 6);
+    std::string p = tmp("chunks.jsonl");
+    auto sink = open_sink(p, Format::jsonl, h.time_unit);
+    for (auto [a, b] : cuts(h.txn_count(), 5)) sink->append(named ? own_tables(slice(h, a, b)) : slice(h, a, b));
+    sink->finish();
+    EXPECT_EQ(slurp(p), jsonl_text(h));
+    expect_same(parse_jsonl(jsonl_text(h), "h.jsonl"), read_jsonl(p));
+  }
+}
+
+TEST(JsonlSink, StreamHelperMatchesWriteJsonl) {
+  History h = random_history(50, true, 8);
+  std::ostringstream s;
+  write_jsonl_txns(h, s, true);
+  EXPECT_EQ(s.str(), jsonl_text(h));
+  std::ostringstream empty;
+  write_jsonl_header("", empty);
+  EXPECT_EQ(empty.str(), "{\"isocheck\":1}\n");
+}
+
+TEST(Sink, OtherFormatsAreUsageErrors) {
+  try {
+    open_sink(tmp("x.edn"), Format::elle_edn, "");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write format elle-edn"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_sink(tmp("x"), Format::unknown, ""), UsageError);
+}
+
+TEST(Sink, UnwritablePathIsAnError) {
+  EXPECT_THROW(open_sink("/nonexistent-dir/x.jsonl", Format::jsonl, ""), InputError);
+  EXPECT_THROW(open_sink("/nonexistent-dir/x.h5", Format::hdf5, ""), InputError);
+}
+
+TEST(Sink, FormatFromExtension) {
+  EXPECT_EQ(format_from_extension("a/b.jsonl"), Format::jsonl);
+  EXPECT_EQ(format_from_extension("b.JSON"), Format::jsonl);
+  EXPECT_EQ(format_from_extension("/x/y.h5"), Format::hdf5);
+  EXPECT_EQ(format_from_extension("y.hdf5"), Format::hdf5);
+  EXPECT_EQ(format_from_extension("y.edn"), Format::unknown);
+  EXPECT_EQ(format_from_extension("dir.h5/file"), Format::unknown);
+  EXPECT_EQ(format_from_extension("noext"), Format::unknown);
+  EXPECT_STREQ(to_string(Format::jsonl), "jsonl");
+  EXPECT_STREQ(to_string(Format::hdf5), "hdf5");
+  EXPECT_STREQ(to_string(Format::dbcop_json), "dbcop-json");
+}
+
+}  // namespace
+}  // namespace isocheck
