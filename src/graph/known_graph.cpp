@@ -404,12 +404,12 @@ struct Builder {
       Sym v = h.op_value[o];
       if (v == kNullValue) {
         KeyInfo* ki = find_info(k);
-        if (!ki || ki->general) continue;
-        if (ki->init_succ != kNoTxn) {
+        if (!ki) continue;
+        if (ki->init_succ != kNoTxn) {  // certain even when other chains' order is not
           if (ki->init_succ != t) g.edges.add(t, ki->init_succ, EdgeKind::rw, pos);
-        } else {
+        } else if (!ki->general) {
           for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
-        }
+        }  // general keys without an init chain: the init readers ride on chain 0
         continue;
       }
       uint64_t slot = resolve_read(t, o, k, v, false);

@@ -2,8 +2,13 @@
 #include "io/hdf5.h"
 
 #include <hdf5.h>
+#include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -101,6 +106,10 @@ class Reader {
     Hid ds, space;
     uint64_t len = 0;
     hid_t mem = H5I_INVALID_HID;  // native type with the file's signedness: bits pass unchanged
+    // Direct chunk reading (see read_direct): set when the pipeline is one we decode ourselves.
+    bool direct = false, shuffle = false, deflate = false;
+    hsize_t chunk = 0;
+    size_t elem = 0;
   };
 
   [[noreturn]] void fail(const std::string& ds, const std::string& what) const {
@@ -145,12 +154,105 @@ class Reader {
                      " integer, found " + describe_type(t));
     bool sign = H5Tget_sign(t) != H5T_SGN_NONE;
     d.mem = bytes == 1 ? (sign ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8) : (sign ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64);
+    d.elem = bytes;
+    bool native_order = bytes == 1 || (std::endian::native == std::endian::little && H5Tget_order(t) == H5T_ORDER_LE);
+    if (native_order) probe_direct(d);
     return d;
+  }
+
+  // Our own files are chunked with [shuffle, deflate] or no filters; those we
+  // decode ourselves, straight into the destination, which saves the
+  // library's per-chunk buffers and copies (a quarter of the reading time).
+  // Any other layout or pipeline goes through H5Dread.
+  void probe_direct(Ds& d) {
+    Hid dcpl(H5Dget_create_plist(d.ds), H5Pclose);
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED) return;
+    hsize_t c = 0;
+    if (H5Pget_chunk(dcpl, 1, &c) != 1 || c == 0) return;
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; ++i) {
+      unsigned flags = 0, cd[8], conf = 0;
+      size_t ncd = 8;
+      char name[32];
+      H5Z_filter_t f = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &ncd, cd, sizeof name, name, &conf);
+      if (f == H5Z_FILTER_SHUFFLE && i == 0) d.shuffle = true;
+      else if (f == H5Z_FILTER_DEFLATE && i == nf - 1) d.deflate = true;
+      else return;
+    }
+    d.chunk = c;
+    d.direct = true;
+  }
+
+  // Rows [first, first+count) chunk by chunk; false when a chunk is not as
+  // expected (unallocated, filters skipped), and the caller falls back.
+  bool read_direct(Ds& d, uint64_t first, uint64_t count, void* out) {
+    const size_t es = d.elem;
+    const uint64_t cs = d.chunk, cbytes = cs * es;
+    auto* dst = static_cast<uint8_t*>(out);
+    for (uint64_t c0 = first / cs * cs; c0 < first + count; c0 += cs) {
+      hsize_t off = c0, stored = 0;
+      if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
+      raw_.resize(stored);
+      uint32_t mask = 0;
+      if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw_.data()) < 0 || mask != 0) return false;
+      const uint8_t* src = raw_.data();
+      if (d.deflate) {
+        plain_.resize(cbytes);
+        uLongf n = cbytes;
+        if (uncompress(plain_.data(), &n, raw_.data(), stored) != Z_OK || n != cbytes)
+          fail_row(d.name, c0, "corrupt compressed chunk");
+        src = plain_.data();
+      } else if (stored != cbytes) {
+        return false;
+      }
+      uint64_t lo = std::max(first, c0), hi = std::min(first + count, c0 + cs);
+      uint8_t* o = dst + (lo - first) * es;
+      if (d.shuffle && es == 8) unshuffle8(src, cs, lo - c0, hi - c0, o);
+      else std::memcpy(o, src + (lo - c0) * es, (hi - lo) * es);
+    }
+    return true;
+  }
+
+  // Shuffle stored byte j of element i at j*n + i; put rows [lo, hi) back.
+  static void unshuffle8(const uint8_t* src, uint64_t n, uint64_t lo, uint64_t hi, uint8_t* out) {
+    const uint8_t* b[8];
+    for (int j = 0; j < 8; ++j) b[j] = src + j * n;
+    uint64_t i = lo;
+#ifdef __SSE2__
+    // 16 rows at a time: an 8x16 byte transpose in three rounds of unpacks.
+    for (; i + 16 <= hi; i += 16) {
+      __m128i r[8];
+      for (int j = 0; j < 8; ++j) r[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[j] + i));
+      __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpackhi_epi8(r[0], r[1]);
+      __m128i a2 = _mm_unpacklo_epi8(r[2], r[3]), a3 = _mm_unpackhi_epi8(r[2], r[3]);
+      __m128i a4 = _mm_unpacklo_epi8(r[4], r[5]), a5 = _mm_unpackhi_epi8(r[4], r[5]);
+      __m128i a6 = _mm_unpacklo_epi8(r[6], r[7]), a7 = _mm_unpackhi_epi8(r[6], r[7]);
+      __m128i b0 = _mm_unpacklo_epi16(a0, a2), b1 = _mm_unpackhi_epi16(a0, a2);
+      __m128i b2 = _mm_unpacklo_epi16(a1, a3), b3 = _mm_unpackhi_epi16(a1, a3);
+      __m128i c0 = _mm_unpacklo_epi16(a4, a6), c1 = _mm_unpackhi_epi16(a4, a6);
+      __m128i c2 = _mm_unpacklo_epi16(a5, a7), c3 = _mm_unpackhi_epi16(a5, a7);
+      __m128i* o = reinterpret_cast<__m128i*>(out + (i - lo) * 8);
+      _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(b0, c0));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(b0, c0));
+      _mm_storeu_si128(o + 2, _mm_unpacklo_epi32(b1, c1));
+      _mm_storeu_si128(o + 3, _mm_unpackhi_epi32(b1, c1));
+      _mm_storeu_si128(o + 4, _mm_unpacklo_epi32(b2, c2));
+      _mm_storeu_si128(o + 5, _mm_unpackhi_epi32(b2, c2));
+      _mm_storeu_si128(o + 6, _mm_unpacklo_epi32(b3, c3));
+      _mm_storeu_si128(o + 7, _mm_unpackhi_epi32(b3, c3));
+    }
+#endif
+    for (; i < hi; ++i) {
+      uint64_t v = 0;
+      for (int j = 0; j < 8; ++j) v |= static_cast<uint64_t>(b[j][i]) << (8 * j);
+      std::memcpy(out + (i - lo) * 8, &v, 8);
+    }
   }
 
   // Reads rows [first, first+count) straight into `out`.
   void read_rows(Ds& d, uint64_t first, uint64_t count, void* out) {
     if (count == 0) return;
+    if (d.direct && count > 1 && read_direct(d, first, count, out)) return;
     Hid fs(H5Scopy(d.space), H5Sclose);
     hsize_t start = first, cnt = count;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
@@ -215,6 +317,7 @@ class Reader {
 
   std::string path_;
   Hid file_;
+  std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
 };
 
 // Open-addressing map from user session numbers to dense indices, used when

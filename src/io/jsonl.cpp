@@ -61,7 +61,11 @@ struct LineReader {
       case element_type::UINT64: fail("a value is too large for a 64-bit integer");
       default: fail("a written value must be an integer or a string");
     }
-    if (h.values.take_switch()) h.remap_values();
+    if (h.values.take_switch()) {
+      h.remap_values();
+      // Earlier elements of the list being read are not in list_value yet.
+      for (Sym& x : scratch) x = h.values.remap(x);
+    }
     return s;
   }
 
@@ -98,6 +102,7 @@ struct LineReader {
           scratch.push_back(value_sym(x));
         }
         h.add_list_read(k, scratch);
+        scratch.clear();
       } else {
         h.add_op(OpKind::read, k, value_sym(val));
       }

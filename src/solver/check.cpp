@@ -4,6 +4,8 @@
 
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
+#include "graph/polygraph_build.h"
+#include "solver/polygraph_solver.h"
 #include "solver/acyclic.h"
 #include "solver/witness.h"
 
@@ -61,6 +63,74 @@ std::optional<Witness> cycle_witness(const LevelGraph& lg, const DependencyGraph
 
 }  // namespace
 
+namespace {
+
+struct Outcome {
+  bool holds = true, decided = true;
+  std::string reason;
+  std::optional<Witness> witness;
+};
+
+// Decides one level on the dependency graph: the linear engine when every
+// relevant version order is known, the general engine (polygraph) otherwise.
+Outcome decide(Level level, const DependencyGraph& g, const History& h, const CheckOptions& opt, CheckStats& stats) {
+  Outcome out;
+  bool relevant_unknown = false;
+  for (auto& uk : g.unordered) relevant_unknown |= (!uk.si_only || level == Level::si);
+  GraphLayout layout = level == Level::si ? GraphLayout::split : level == Level::sser ? GraphLayout::realtime : GraphLayout::plain;
+  if (!relevant_unknown) {
+    LevelGraph lg = layout == GraphLayout::split ? si_graph(g)
+                    : layout == GraphLayout::realtime ? sser_graph(g, h, opt.clock_skew)
+                                                      : ser_graph(g);
+    out.witness = cycle_witness(lg, g, h);
+    out.holds = !out.witness;
+    return out;
+  }
+  if (opt.linear_only) {
+    out.decided = false;
+    out.reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
+                 std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
+    return out;
+  }
+  PolygraphOptions po;
+  po.layout = layout;
+  po.clock_skew = opt.clock_skew;
+  po.time_order = opt.time_order;
+  po.include_si_only = level == Level::si;
+  LevelPolygraph lp = build_level_polygraph(g, h, po);
+  SolveOptions so;
+  so.backend = opt.cadical ? Backend::cadical : Backend::own;
+  so.threads = opt.threads;
+  PolygraphResult pr = solve_polygraph(lp.pg, so);
+  if (lp.pg.constraints.size() >= stats.constraints) {
+    stats.constraints = lp.pg.constraints.size();
+    stats.ordered_by_time = lp.ordered_by_time;
+    stats.pruned = pr.pruned;
+    stats.to_solver = pr.to_solver;
+    stats.subproblems = pr.subproblems;
+  }
+  if (!pr.decided) {
+    out.decided = false;
+    out.reason = "the SAT search ran out of its time budget";
+    return out;
+  }
+  out.holds = pr.acyclic;
+  if (!pr.acyclic) {
+    Witness w;
+    w.cycle = cycle_to_txn_edges(pr.witness_cycle, lp);
+    w.anomaly = name_cycle(w.cycle, h);
+    for (uint32_t c : pr.core_constraints) {
+      const ConstraintOrigin& o = lp.origin[c];
+      w.core.push_back({o.key, o.first_head, o.second_head});
+    }
+    w.core_minimal = pr.core_minimal;
+    out.witness = std::move(w);
+  }
+  return out;
+}
+
+}  // namespace
+
 CheckResult check(const History& h, const CheckOptions& opt) {
   CheckResult r;
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
@@ -76,60 +146,31 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   auto result_of = [&](Level l) -> LevelResult& {
     return *std::find_if(r.levels.begin(), r.levels.end(), [&](const LevelResult& x) { return x.level == l; });
   };
-
+  auto set = [&](Level l, const Outcome& o) {
+    if (!wants(l)) return;
+    LevelResult& lr = result_of(l);
+    lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason, lr.witness = o.witness;
+  };
   if (!g.anomalies.empty()) {
     for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies no isolation level allows";
     return r;
   }
-  size_t full_unknown = 0;
-  for (auto& uk : g.unordered) full_unknown += !uk.si_only;
-  std::string unknown_reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
-                               std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
-  if (full_unknown > 0) {
-    // Blind writes leave some version order unknown; never guess it.
-    for (auto& lr : r.levels) lr.decided = false, lr.reason = unknown_reason;
-    return r;
-  }
-  // Some orders matter only to SI (unread blind writes): SER and SSER decide
-  // as usual, and a serializable history is snapshot isolated.
-  const bool si_needs_order = !g.unordered.empty();
-
-  // SSER ⊇ SER ⊇ SI in edges: a valid stronger level settles the weaker ones,
-  // and a cycle for a weaker level is a cycle for the stronger one.
-  std::optional<Witness> ser_w, sser_w, si_w;
-  bool ser_known = false, sser_known = false;
+  // SSER ⊇ SER ⊇ SI in what they forbid: a valid stronger level settles the
+  // weaker ones, and a cycle for a weaker level is a cycle for the stronger.
+  std::optional<Outcome> ser, si, sser;
   if (wants(Level::sser)) {
-    LevelGraph lg = sser_graph(g, h, opt.clock_skew);
-    sser_w = cycle_witness(lg, g, h);
-    sser_known = true;
-    if (!sser_w) ser_known = true;  // and SER holds
+    sser = decide(Level::sser, g, h, opt, r.stats);
+    if (sser->decided && sser->holds) ser = si = Outcome{};
   }
-  if (!ser_known && (wants(Level::ser) || wants(Level::si))) {
-    LevelGraph lg = ser_graph(g);
-    ser_w = cycle_witness(lg, g, h);
-    ser_known = true;
+  if (!ser && (wants(Level::ser) || wants(Level::si))) {
+    ser = decide(Level::ser, g, h, opt, r.stats);
+    if (ser->decided && ser->holds) si = Outcome{};
+    if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;
   }
-  if (wants(Level::sser) && !sser_known) sser_w = ser_w;
-  if (wants(Level::sser)) {
-    auto& lr = result_of(Level::sser);
-    lr.holds = !sser_w, lr.witness = sser_w;
-  }
-  if (wants(Level::ser)) {
-    auto& lr = result_of(Level::ser);
-    lr.holds = !ser_w, lr.witness = ser_w;
-  }
-  if (wants(Level::si)) {
-    auto& lr = result_of(Level::si);
-    if (ser_known && !ser_w) {
-      lr.holds = true;
-    } else if (si_needs_order) {
-      lr.decided = false, lr.reason = unknown_reason;
-    } else {
-      LevelGraph lg = si_graph(g);
-      si_w = cycle_witness(lg, g, h);
-      lr.holds = !si_w, lr.witness = si_w;
-    }
-  }
+  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats);
+  if (sser) set(Level::sser, *sser);
+  if (ser) set(Level::ser, *ser);
+  if (si) set(Level::si, *si);
   return r;
 }
 

@@ -20,14 +20,25 @@ struct CheckOptions {
   int64_t clock_skew = 0;      // δ: RT edge when end(T1) + δ < begin(T2)
   bool time_order = false;     // assume conflicting writes ordered by real time
   bool linear_only = false;    // never run the general (blind-write) engine
+  bool cadical = false;        // SAT backend: CaDiCaL instead of the own CDCL solver
   int threads = 1;
 };
 
 // A violation's proof: a cycle of edges, in order (dst of one = src of next).
+// A constraint of the general engine, for explanations: the order of two
+// chains of writes to `key` (each named by its first transaction).
+struct ConstraintRef {
+  Sym key;
+  TxnIdx first_head, second_head;
+};
+
 struct Witness {
   std::string anomaly;  // G0, G1c, G-single, G2-item, lost update, ... (+ -realtime etc.)
   EdgeList cycle;       // over transaction indices; aux/time-node hops collapsed into rt
-  std::vector<uint32_t> core_constraints;  // SAT refutations: constraints involved
+  // Refutations by the general engine: constraints that together with the
+  // known edges admit no acyclic choice (the unsatisfiable core).
+  std::vector<ConstraintRef> core;
+  bool core_minimal = false;
 };
 
 struct LevelResult {
@@ -40,7 +51,10 @@ struct LevelResult {
 
 struct CheckStats {
   size_t txns = 0, committed = 0, edges = 0;
-  size_t constraints = 0, pruned = 0, to_solver = 0;
+  // General engine (the largest level polygraph): constraints built, chain
+  // pairs real time ordered without a constraint, constraints pruning
+  // decided, constraints left to the SAT solver, independent sub-problems.
+  size_t constraints = 0, ordered_by_time = 0, pruned = 0, to_solver = 0, subproblems = 0;
   size_t unordered_write_pairs = 0;
 };
 

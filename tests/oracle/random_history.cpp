@@ -55,6 +55,12 @@ class Gen {
   std::vector<bool> list_key_;
   std::vector<GTxn> t_;
   int64_t next_value_ = 1;
+  // Representation variety: values counted per key (so one value appears on
+  // several keys), values as strings, keys as integers.
+  bool per_key_values_ = false, string_values_ = false, int_keys_ = false;
+  std::vector<int64_t> key_next_;
+
+  int64_t fresh(int k) { return per_key_values_ ? key_next_[k]++ : next_value_++; }
 
   uint64_t uni(uint64_t n) { return n <= 1 ? 0 : rng_() % n; }
   bool pct(int p) { return static_cast<int>(uni(100)) < p; }
@@ -69,6 +75,10 @@ class Gen {
     int style = blind() ? 0 : static_cast<int>(uni(3));  // registers, lists, mixed
     for (int k = 0; k < keys_; ++k) list_key_.push_back(style == 1 || (style == 2 && pct(50)));
     times_ = pct(o_.times_percent);
+    per_key_values_ = pct(40);
+    string_values_ = pct(15);
+    int_keys_ = pct(25);
+    key_next_.assign(keys_, 1);
 
     t_.resize(n_);
     std::vector<int64_t> clock(sessions);
@@ -144,12 +154,12 @@ class Gen {
         t.ops.push_back(op);
       };
       auto write = [&](int k) {
-        int64_t v = next_value_++;
+        int64_t v = fresh(k);
         t.ops.push_back(mk(OpKind::write, k, v));
         loc[k].overwrite = true, loc[k].touched = true, loc[k].own = {v};
       };
       auto append = [&](int k) {
-        int64_t v = next_value_++;
+        int64_t v = fresh(k);
         t.ops.push_back(mk(OpKind::append, k, v));
         loc[k].touched = true, loc[k].own.push_back(v);
       };
@@ -289,7 +299,7 @@ class Gen {
         if (rs.empty()) return;
         auto [i, j] = pick(rs);
         GOp& r = t_[i].ops[j];
-        int64_t v = next_value_++;
+        int64_t v = fresh(r.key);
         if (list_key_[r.key]) {
           Seq l = seen_list(r);
           l.insert(l.begin() + static_cast<ptrdiff_t>(uni(l.size() + 1)), v);
@@ -382,8 +392,15 @@ class Gen {
     History h;
     static const char* names[] = {"x", "y", "z", "w", "v", "u", "s", "r"};
     std::vector<Sym> key_sym;
-    for (int k = 0; k < keys_; ++k) key_sym.push_back(h.keys.intern_string(names[k % 8]));
+    for (int k = 0; k < keys_; ++k)
+      key_sym.push_back(int_keys_ ? h.keys.intern_int(k + 1) : h.keys.intern_string(names[k % 8]));
     h.keys.take_switch();  // nothing stored yet, nothing to remap
+    auto value = [&](int64_t v) {
+      if (!string_values_) return h.values.intern_int(v);
+      Sym s = h.values.intern_string("v" + std::to_string(v));
+      h.values.take_switch();  // the first string comes before any value is stored
+      return s;
+    };
     if (times_) h.time_unit = "ms";
     std::map<int, uint32_t> dense_session;
     int64_t id = 1;
@@ -396,12 +413,12 @@ class Gen {
         Sym k = key_sym[op.key];
         if (op.kind == OpKind::read_list) {
           std::vector<Sym> l;
-          for (int64_t v : op.list) l.push_back(h.values.intern_int(v));
+          for (int64_t v : op.list) l.push_back(value(v));
           h.add_list_read(k, l);
         } else if (op.kind == OpKind::read && op.is_null) {
           h.add_op(OpKind::read, k, kNullValue);
         } else {
-          h.add_op(op.kind, k, h.values.intern_int(op.value));
+          h.add_op(op.kind, k, value(op.value));
         }
       }
       h.end_txn();

@@ -293,7 +293,7 @@ TEST(OracleRandom, LevelsNestAndBothVerdictsOccur) {
 // Known-order histories: every register write follows a read of its key in
 // the same transaction; blind-write histories do have blind writes.
 TEST(OracleRandom, ModesHaveTheirShape) {
-  int blind_writes = 0, list_ops = 0, times = 0, unknown = 0, aborted = 0;
+  int blind_writes = 0, list_ops = 0, times = 0, unknown = 0, aborted = 0, string_values = 0, int_keys = 0;
   for (RandomMode m : {RandomMode::known_order, RandomMode::blind_writes}) {
     RandomHistoryOptions o;
     o.mode = m;
@@ -303,6 +303,8 @@ TEST(OracleRandom, ModesHaveTheirShape) {
       ASSERT_LE(h.txn_count(), 7u);
       ASSERT_LE(h.session_count(), 4u);
       times += h.has_times(0);
+      string_values += h.values.named();
+      int_keys += !h.keys.named();
       for (TxnIdx t = 0; t < h.txn_count(); ++t) {
         unknown += h.txn_status[t] == TxnStatus::unknown;
         aborted += h.txn_status[t] == TxnStatus::aborted;
@@ -323,6 +325,8 @@ TEST(OracleRandom, ModesHaveTheirShape) {
   EXPECT_GT(times, 100);
   EXPECT_GT(unknown, 50);
   EXPECT_GT(aborted, 50);
+  EXPECT_GT(string_values, 50);
+  EXPECT_GT(int_keys, 100);
 }
 
 TEST(OracleRandom, SameSeedSameHistory) {

@@ -1,0 +1,45 @@
+// From a dependency graph with keys of unknown version order to the polygraph
+// each level asks about (Cobra §4.3, Vbox §4.3–4.5): one constraint per pair of
+// chains of a key, coalesced over the readers of each chain's tail; chains
+// that real time already orders (under SSER or the --time-order assumption)
+// get their edges directly and no constraint.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "graph/edges.h"
+#include "graph/known_graph.h"
+#include "graph/level_graphs.h"
+#include "io/history.h"
+
+namespace isocheck {
+
+struct PolygraphOptions {
+  GraphLayout layout = GraphLayout::plain;  // plain = SER, realtime = SSER, split = SI
+  int64_t clock_skew = 0;
+  bool time_order = false;   // order non-overlapping writes by real time (assumption)
+  bool include_si_only = false;
+};
+
+// Which chains of which key a constraint orders: side A = `first` before `second`.
+struct ConstraintOrigin {
+  Sym key;
+  TxnIdx first_head, second_head;  // the chains' first transactions
+};
+
+struct LevelPolygraph {
+  Polygraph pg;
+  GraphLayout layout = GraphLayout::plain;
+  uint32_t txn_count = 0;
+  std::vector<int64_t> node_time;          // realtime layout: time of node txn_count + i
+  std::vector<ConstraintOrigin> origin;    // per constraint
+  size_t ordered_by_time = 0;              // chain pairs real time ordered without a constraint
+};
+
+LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o);
+
+// A cycle over the polygraph's vertices (split copies, time nodes) as edges
+// between transactions: split copies undone, time-node runs become rt edges.
+EdgeList cycle_to_txn_edges(const EdgeList& cycle, const LevelPolygraph& lp);
+
+}  // namespace isocheck
