@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   add_convert_command(app, code);
   add_info_command(app, code);
   add_generate_command(app, code);
+  add_collect_command(app, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

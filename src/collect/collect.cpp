@@ -1,0 +1,531 @@
+#include "collect/collect.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include "collect/pg.h"
+#include "collect/workload.h"
+#include "io/errors.h"
+#include "io/sink.h"
+
+namespace isocheck::collect {
+
+const char* to_string(Workload w) {
+  switch (w) {
+    case Workload::mt: return "mt";
+    case Workload::rmw: return "rmw";
+    case Workload::blindw_rw: return "blindw-rw";
+    case Workload::blindw_rm: return "blindw-rm";
+    case Workload::append: return "append";
+    case Workload::bank: return "bank";
+  }
+  return "?";
+}
+
+const char* to_string(Isolation i) {
+  switch (i) {
+    case Isolation::serializable: return "serializable";
+    case Isolation::repeatable_read: return "repeatable-read";
+    case Isolation::read_committed: return "read-committed";
+  }
+  return "?";
+}
+
+const char* to_string(KeyDist d) { return d == KeyDist::zipf ? "zipf" : "uniform"; }
+
+Workload parse_workload(const std::string& s) {
+  for (auto w : {Workload::mt, Workload::rmw, Workload::blindw_rw, Workload::blindw_rm,
+                 Workload::append, Workload::bank})
+    if (s == to_string(w)) return w;
+  throw UsageError("unknown workload '" + s + "' (mt, rmw, blindw-rw, blindw-rm, append, bank)");
+}
+
+Isolation parse_isolation(const std::string& s) {
+  for (auto i : {Isolation::serializable, Isolation::repeatable_read, Isolation::read_committed})
+    if (s == to_string(i)) return i;
+  throw UsageError("unknown isolation '" + s +
+                   "' (serializable, repeatable-read, read-committed)");
+}
+
+KeyDist parse_dist(const std::string& s) {
+  if (s == "uniform") return KeyDist::uniform;
+  if (s == "zipf") return KeyDist::zipf;
+  throw UsageError("unknown distribution '" + s + "' (uniform, zipf)");
+}
+
+namespace {
+
+int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+const char* begin_sql(Isolation i) {
+  switch (i) {
+    case Isolation::serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE";
+    case Isolation::repeatable_read: return "BEGIN ISOLATION LEVEL REPEATABLE READ";
+    case Isolation::read_committed: return "BEGIN ISOLATION LEVEL READ COMMITTED";
+  }
+  return "BEGIN";
+}
+
+bool uses_list(Workload w) { return w == Workload::append; }
+
+// What one session recorded, compactly; merged into a History at the end.
+struct SessionLog {
+  struct Txn {
+    int64_t begin, end;
+    TxnStatus status;
+    uint64_t op_begin, op_end;
+  };
+  struct Op {
+    OpKind kind;
+    int64_t key;
+    Sym value;                  // kNullValue for a read of an absent row
+    uint64_t list_begin = 0, list_end = 0;
+  };
+  std::vector<Txn> txns;
+  std::vector<Op> ops;
+  std::vector<int64_t> lists;
+};
+
+struct Counters {
+  std::atomic<uint64_t> txns{0}, committed{0}, aborted{0}, unknown{0};
+  std::atomic<uint64_t> serialization{0}, deadlock{0}, connection{0}, ops{0};
+  std::atomic<uint64_t> bank_reads{0}, bank_bad{0};
+};
+
+struct Shared {
+  const Options& opt;
+  const KeySampler& keys;
+  Counters& c;
+  std::atomic<bool>& stop;
+  std::string kv, list;  // table names
+};
+
+class Session {
+ public:
+  Session(Shared& sh, uint32_t id, uint64_t txns)
+      : sh_(sh), id_(id), txns_(txns), gen_(sh.opt, sh.keys, id), conn_(sh.opt.dsn) {
+    conn_.exec("SET application_name = 'isocheck collect'");
+    std::string kv = sh.kv, list = sh.list;
+    if (uses_list(sh.opt.workload)) {
+      conn_.prepare("a", ("INSERT INTO " + list + " AS t (k, v) VALUES ($1, ARRAY[$2::bigint]) "
+                          "ON CONFLICT (k) DO UPDATE SET v = t.v || EXCLUDED.v").c_str(), 2);
+      conn_.prepare("rl", ("SELECT v FROM " + list + " WHERE k = $1").c_str(), 1);
+      conn_.prepare("ral", ("SELECT k, v FROM " + list).c_str(), 0);
+    } else {
+      conn_.prepare("r", ("SELECT v, bal FROM " + kv + " WHERE k = $1").c_str(), 1);
+      conn_.prepare("w", ("INSERT INTO " + kv + " (k, v) VALUES ($1, $2) "
+                          "ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v").c_str(), 2);
+      conn_.prepare("t", ("INSERT INTO " + kv + " (k, v, bal) VALUES ($1, $2, $3) "
+                          "ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, bal = EXCLUDED.bal").c_str(), 3);
+      conn_.prepare("ra", ("SELECT k, v, bal FROM " + kv).c_str(), 0);
+    }
+  }
+
+  SessionLog& log() { return log_; }
+
+  // One statement reading every key (list); retried if it aborts.
+  void final_read() {
+    Plan p;
+    p.steps.push_back({uses_list(sh_.opt.workload) ? PlanOp::read_all_lists : PlanOp::read_all, 0});
+    for (int attempt = 0; attempt < 5; ++attempt)
+      if (execute(p) == TxnStatus::committed) return;
+    throw DatabaseError("the final read did not commit in 5 tries");
+  }
+
+  void run() {
+    Plan plan;
+    uint32_t retried = 0;
+    bool have_plan = false;
+    for (uint64_t i = 0; i < txns_ && !sh_.stop.load(std::memory_order_relaxed); ++i) {
+      if (!have_plan) {
+        plan = gen_.next();
+        retried = 0;
+      }
+      TxnStatus st = execute(plan);
+      have_plan = st == TxnStatus::aborted && retried < sh_.opt.retries;
+      if (have_plan) ++retried;
+    }
+  }
+
+ private:
+  Sym next_value() { return (Sym(id_) << 32) | ++counter_; }
+
+  // Counts an abort or a lost connection by cause.
+  void count_failure(Outcome o) {
+    if (o == Outcome::serialization) sh_.c.serialization.fetch_add(1, std::memory_order_relaxed);
+    if (o == Outcome::deadlock) sh_.c.deadlock.fetch_add(1, std::memory_order_relaxed);
+    if (o == Outcome::connection) sh_.c.connection.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  [[noreturn]] void fatal(const std::string& what, const Result& r) {
+    throw DatabaseError("session " + std::to_string(id_) + ": " + what + ": " + r.message());
+  }
+
+  // A failed statement: an abort (returned) or a fatal error (thrown).
+  Outcome fail(const char* what, const Result& r) {
+    if (r.outcome() == Outcome::error) fatal(what, r);
+    return r.outcome();
+  }
+
+  void add_op(OpKind k, int64_t key, Sym value) { log_.ops.push_back({k, key, value}); }
+
+  // Runs one step; returns the failed outcome or Outcome::ok.
+  Outcome step(const PlanStep& s) {
+    switch (s.op) {
+      case PlanOp::read: {
+        Result r = conn_.exec_prepared("r", {s.key});
+        if (!r.ok()) return fail("read", r);
+        if (r.rows() == 0) {
+          add_op(OpKind::read, s.key, kNullValue);
+          balances_[s.key] = kBankInitialBalance;
+        } else {
+          add_op(OpKind::read, s.key, Sym(r.int64(0, 0)));
+          balances_[s.key] = r.int64(0, 1);
+        }
+        return Outcome::ok;
+      }
+      case PlanOp::write: {
+        Sym v = next_value();
+        Result r = conn_.exec_prepared("w", {s.key, int64_t(v)});
+        if (!r.ok()) return fail("write", r);
+        add_op(OpKind::write, s.key, v);
+        return Outcome::ok;
+      }
+      case PlanOp::transfer: {
+        Sym v = next_value();
+        auto it = balances_.find(s.key);
+        int64_t bal = (it == balances_.end() ? kBankInitialBalance : it->second) + s.arg;
+        Result r = conn_.exec_prepared("t", {s.key, int64_t(v), bal});
+        if (!r.ok()) return fail("transfer", r);
+        add_op(OpKind::write, s.key, v);
+        return Outcome::ok;
+      }
+      case PlanOp::append: {
+        Sym v = next_value();
+        Result r = conn_.exec_prepared("a", {s.key, int64_t(v)});
+        if (!r.ok()) return fail("append", r);
+        add_op(OpKind::append, s.key, v);
+        return Outcome::ok;
+      }
+      case PlanOp::read_list: {
+        Result r = conn_.exec_prepared("rl", {s.key});
+        if (!r.ok()) return fail("list read", r);
+        if (r.rows() > 0) parse_int_array(r.text(0, 0), scratch_);
+        else scratch_.clear();
+        SessionLog::Op op{OpKind::read_list, s.key, 0};
+        op.list_begin = log_.lists.size();
+        log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
+        op.list_end = log_.lists.size();
+        log_.ops.push_back(op);
+        return Outcome::ok;
+      }
+      case PlanOp::read_all: {
+        Result r = conn_.exec_prepared("ra", {});
+        if (!r.ok()) return fail("read all", r);
+        int64_t K = int64_t(sh_.keys.keys());
+        std::vector<std::pair<Sym, int64_t>> seen(K, {kNullValue, kBankInitialBalance});
+        for (int i = 0; i < r.rows(); ++i) {
+          int64_t k = r.int64(i, 0);
+          if (k >= 0 && k < K) seen[k] = {Sym(r.int64(i, 1)), r.int64(i, 2)};
+        }
+        int64_t total = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          add_op(OpKind::read, k, seen[k].first);
+          total += seen[k].second;
+        }
+        last_total_ = total;
+        return Outcome::ok;
+      }
+      case PlanOp::read_all_lists: {
+        Result r = conn_.exec_prepared("ral", {});
+        if (!r.ok()) return fail("read all lists", r);
+        int64_t K = int64_t(sh_.keys.keys());
+        std::vector<std::string> seen(K);
+        for (int i = 0; i < r.rows(); ++i) {
+          int64_t k = r.int64(i, 0);
+          if (k >= 0 && k < K) seen[k] = r.text(i, 1);
+        }
+        for (int64_t k = 0; k < K; ++k) {
+          if (seen[k].empty()) scratch_.clear();
+          else parse_int_array(seen[k].c_str(), scratch_);
+          SessionLog::Op op{OpKind::read_list, k, 0};
+          op.list_begin = log_.lists.size();
+          log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
+          op.list_end = log_.lists.size();
+          log_.ops.push_back(op);
+        }
+        return Outcome::ok;
+      }
+    }
+    return Outcome::ok;
+  }
+
+  TxnStatus execute(const Plan& plan) {
+    SessionLog::Txn t{};
+    t.op_begin = log_.ops.size();
+    balances_.clear();
+    last_total_ = INT64_MIN;
+    t.begin = now_ns();
+    Outcome failed = Outcome::ok;
+    {
+      Result r = conn_.exec(begin_sql(sh_.opt.isolation));
+      if (!r.ok()) {
+        if (r.outcome() == Outcome::error) fatal("BEGIN", r);
+        failed = r.outcome();
+      }
+    }
+    for (size_t i = 0; failed == Outcome::ok && i < plan.steps.size(); ++i) failed = step(plan.steps[i]);
+    if (failed == Outcome::ok) {
+      Result r = conn_.exec("COMMIT");
+      if (r.ok()) {
+        // COMMIT of a transaction the server already rolled back reports ROLLBACK.
+        t.status = std::string_view(r.command_status()) == "COMMIT" ? TxnStatus::committed
+                                                                    : TxnStatus::aborted;
+      } else if (r.outcome() == Outcome::connection) {
+        t.status = TxnStatus::unknown;  // it may or may not have committed
+        count_failure(Outcome::connection);
+      } else if (r.outcome() == Outcome::error) {
+        fatal("COMMIT", r);
+      } else {
+        t.status = TxnStatus::aborted;
+        count_failure(r.outcome());
+      }
+    } else {
+      t.status = TxnStatus::aborted;
+      count_failure(failed);
+      if (failed != Outcome::connection) {
+        Result r = conn_.exec("ROLLBACK");
+        if (!r.ok() && r.outcome() != Outcome::connection) fatal("ROLLBACK", r);
+      }
+    }
+    t.end = now_ns();
+    t.op_end = log_.ops.size();
+    log_.txns.push_back(t);
+
+    auto& c = sh_.c;
+    c.txns.fetch_add(1, std::memory_order_relaxed);
+    c.ops.fetch_add(t.op_end - t.op_begin, std::memory_order_relaxed);
+    if (t.status == TxnStatus::committed) {
+      c.committed.fetch_add(1, std::memory_order_relaxed);
+      if (last_total_ != INT64_MIN) {
+        c.bank_reads.fetch_add(1, std::memory_order_relaxed);
+        if (last_total_ != kBankInitialBalance * int64_t(sh_.keys.keys()))
+          c.bank_bad.fetch_add(1, std::memory_order_relaxed);
+      }
+    } else if (t.status == TxnStatus::aborted) {
+      c.aborted.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      c.unknown.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!conn_.ok() && !conn_.reconnect())
+      throw DatabaseError("session " + std::to_string(id_) + ": connection lost and not re-established");
+    return t.status;
+  }
+
+  Shared& sh_;
+  uint32_t id_;
+  uint64_t txns_;
+  uint64_t counter_ = 0;
+  WorkloadGen gen_;
+  Connection conn_;
+  SessionLog log_;
+  std::unordered_map<int64_t, int64_t> balances_;  // bank: balances read in this txn
+  int64_t last_total_ = INT64_MIN;
+  std::vector<int64_t> scratch_;
+};
+
+void check_identifier(const std::string& s) {
+  bool ok = !s.empty() && s.size() <= 40 && (std::islower((unsigned char)s[0]) || s[0] == '_');
+  for (char ch : s) ok = ok && (std::islower((unsigned char)ch) || std::isdigit((unsigned char)ch) || ch == '_');
+  if (!ok) throw UsageError("--table must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, <= 40 chars)");
+}
+
+void create_schema(const Options& opt, const std::string& kv, const std::string& list) {
+  Connection c(opt.dsn);
+  auto run = [&](const std::string& sql) {
+    Result r = c.exec(sql.c_str());
+    if (!r.ok()) throw DatabaseError("schema: " + sql + ": " + r.message());
+  };
+  run("DROP TABLE IF EXISTS " + kv + ", " + list);
+  if (uses_list(opt.workload))
+    run("CREATE TABLE " + list + " (k bigint PRIMARY KEY, v bigint[] NOT NULL)");
+  else
+    run("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, bal bigint NOT NULL DEFAULT " +
+        std::to_string(kBankInitialBalance) + ")");
+}
+
+std::string progress_line(const Counters& c, double secs, uint64_t total) {
+  uint64_t n = c.txns.load(), ab = c.aborted.load();
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "collect: %llu/%llu txns, %.0f txn/s, aborts %llu (%.1f%%: %llu serialization, "
+                "%llu deadlock), unknown %llu",
+                (unsigned long long)n, (unsigned long long)total, secs > 0 ? n / secs : 0.0,
+                (unsigned long long)ab, n ? 100.0 * ab / n : 0.0,
+                (unsigned long long)c.serialization.load(), (unsigned long long)c.deadlock.load(),
+                (unsigned long long)c.unknown.load());
+  return buf;
+}
+
+}  // namespace
+
+std::string summary(const Stats& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%llu txns in %.3f s (%.0f txn/s): %llu committed, %llu aborted (%.1f%%: %llu "
+                "serialization, %llu deadlock), %llu unknown, %llu connection losses",
+                (unsigned long long)s.txns, s.seconds, s.txns_per_second(),
+                (unsigned long long)s.committed, (unsigned long long)s.aborted,
+                100.0 * s.abort_rate(), (unsigned long long)s.serialization_failures,
+                (unsigned long long)s.deadlocks, (unsigned long long)s.unknown,
+                (unsigned long long)s.connection_losses);
+  std::string out = buf;
+  if (s.bank_reads) {
+    std::snprintf(buf, sizeof buf, "; bank: %llu of %llu committed balance reads saw a wrong total",
+                  (unsigned long long)s.bank_bad_totals, (unsigned long long)s.bank_reads);
+    out += buf;
+  }
+  return out;
+}
+
+History run(const Options& opt, Stats& stats, std::ostream& log) {
+  if (opt.dsn.empty()) throw UsageError("--dsn is required");
+  if (opt.sessions == 0 || opt.sessions > 1000) throw UsageError("--sessions must be in [1, 1000]");
+  if (opt.workload == Workload::bank && opt.keys > 100000)
+    throw UsageError("bank reads every account: use at most 100000 --keys");
+  if (opt.wants_final_read() && opt.keys > 1000000)
+    throw UsageError("the final read covers every key: use --no-final-read above 10^6 --keys");
+  check_identifier(opt.table);
+  KeySampler keys(opt.keys, opt.dist, opt.zipf_theta);
+  { WorkloadGen probe(opt, keys, 0); (void)probe; }  // validates --ops / --read-only
+  std::string kv = opt.table + "_kv", list = opt.table + "_list";
+  create_schema(opt, kv, list);
+
+  Counters counters;
+  std::atomic<bool> stop{false};
+  Shared sh{opt, keys, counters, stop, kv, list};
+
+  // Connect every session before the clock starts.
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (uint32_t s = 0; s < opt.sessions; ++s) {
+    uint64_t n = opt.txns / opt.sessions + (s < opt.txns % opt.sessions ? 1 : 0);
+    sessions.push_back(std::make_unique<Session>(sh, s + 1, n));
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::vector<std::exception_ptr> errors(opt.sessions);
+  int64_t t0 = now_ns();
+  std::vector<std::thread> threads;
+  for (uint32_t s = 0; s < opt.sessions; ++s)
+    threads.emplace_back([&, s] {
+      try {
+        sessions[s]->run();
+      } catch (...) {
+        errors[s] = std::current_exception();
+        stop = true;
+      }
+    });
+
+  bool tty = isatty(STDERR_FILENO);
+  std::thread progress;
+  if (opt.progress)
+    progress = std::thread([&] {
+      std::unique_lock lk(mu);
+      while (!cv.wait_for(lk, std::chrono::seconds(tty ? 1 : 2), [&] { return done; }))
+        log << (tty ? "\r" : "") << progress_line(counters, (now_ns() - t0) / 1e9, opt.txns)
+            << (tty ? "" : "\n") << std::flush;
+    });
+  for (auto& t : threads) t.join();
+  int64_t t1 = now_ns();
+  {
+    std::lock_guard lk(mu);
+    done = true;
+  }
+  cv.notify_all();
+  if (progress.joinable()) progress.join();
+  if (opt.progress && tty) log << "\r\033[K" << std::flush;
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  stats.txns = counters.txns;
+  stats.committed = counters.committed;
+  stats.aborted = counters.aborted;
+  stats.unknown = counters.unknown;
+  stats.serialization_failures = counters.serialization;
+  stats.deadlocks = counters.deadlock;
+  stats.connection_losses = counters.connection;
+  stats.ops = counters.ops;
+  stats.bank_reads = counters.bank_reads;
+  stats.bank_bad_totals = counters.bank_bad;
+  stats.seconds = (t1 - t0) / 1e9;
+  if (opt.wants_final_read()) sessions[0]->final_read();
+
+  // Merge the sessions by begin time (each session's begins are increasing,
+  // so session order is kept); times become nanoseconds since the start.
+  struct Ref { int64_t begin; uint32_t s; uint32_t i; };
+  std::vector<Ref> order;
+  order.reserve(stats.txns);
+  for (uint32_t s = 0; s < opt.sessions; ++s) {
+    const auto& L = sessions[s]->log();
+    for (uint32_t i = 0; i < L.txns.size(); ++i) order.push_back({L.txns[i].begin, s, i});
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.s < b.s;
+  });
+  History h;
+  h.time_unit = "ns";
+  for (uint32_t s = 0; s < opt.sessions; ++s) h.session_name.push_back(s + 1);
+  std::vector<Sym> list_buf;
+  int64_t id = 0;
+  for (const Ref& r : order) {
+    const auto& L = sessions[r.s]->log();
+    const auto& t = L.txns[r.i];
+    h.begin_txn(id++, r.s, t.status, t.begin - t0, t.end - t0);
+    for (uint64_t o = t.op_begin; o < t.op_end; ++o) {
+      const auto& op = L.ops[o];
+      if (op.kind == OpKind::read_list) {
+        list_buf.assign(L.lists.begin() + op.list_begin, L.lists.begin() + op.list_end);
+        h.add_list_read(Sym(op.key), list_buf);
+      } else {
+        h.add_op(op.kind, Sym(op.key), op.value);
+      }
+    }
+    h.end_txn();
+  }
+  return h;
+}
+
+Stats collect(const Options& opt, std::ostream& log) {
+  if (opt.out.empty()) throw UsageError("--out is required");
+  Format f = format_from_extension(opt.out);
+  if (f != Format::jsonl && f != Format::hdf5)
+    throw UsageError("--out must end in .jsonl (or .json) or .h5 (or .hdf5): " + opt.out);
+  auto sink = open_sink(opt.out, f, "ns");  // fails now, not after the run
+  Stats stats;
+  History h = run(opt, stats, log);
+  sink->append(h);
+  sink->finish();
+  log << "collect: " << to_string(opt.workload) << " at " << to_string(opt.isolation) << ", "
+      << opt.sessions << " sessions, " << opt.keys << " keys: " << summary(stats) << " -> "
+      << opt.out << "\n";
+  return stats;
+}
+
+}  // namespace isocheck::collect
