@@ -14,7 +14,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   c->add_option("input", a->in, "History to read")->required();
   c->add_option("output", a->out, "File to write")->required();
   c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
-  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->callback([a, &exit_code] {
     Format in = Format::unknown, out;
     if (a->format != "auto" && (in = parse_format_name(a->format)) == Format::unknown)

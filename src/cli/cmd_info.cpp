@@ -14,7 +14,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
   c->add_option("file", a->file, "History file")->required();
-  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->callback([a, &exit_code] {
     Format f = Format::unknown;
     if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -50,7 +51,10 @@ int run_verify(const VerifyArgs& a) {
   Timer timer;
   Progress progress(a.quiet);
   progress.stage("read", 0);
-  History h = load_history(a.file, f);
+  ImportStats import_stats;
+  History h = load_history(a.file, f, &import_stats);
+  // Nothing a user gave us is dropped silently: say what the importer skipped.
+  if (import_stats.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", import_stats.describe().c_str());
   progress.stage("check", h.txn_count());
   CheckResult r;
   try {
@@ -60,6 +64,7 @@ int run_verify(const VerifyArgs& a) {
   }
   progress.finish();
   ReportContext ctx{a.file, timer.seconds()};
+  if (import_stats.skipped_total() > 0) ctx.import_note = import_stats.describe();
   if (a.json) write_json(std::cout, h, r, ctx);
   else write_text(std::cout, h, r, ctx);
   if (!a.dot.empty()) {
@@ -80,7 +85,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->delimiter(',');
   c->add_option("--clock-skew", a->clock_skew,
                 "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");
-  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->add_option("--engine", a->engine,
                  "auto: linear engine when the version order is known, general engine otherwise; "
                  "linear: never the general engine (exit 3 when blind writes leave the order unknown)");

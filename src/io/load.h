@@ -3,13 +3,18 @@
 #include <string>
 
 #include "io/history.h"
+#include "io/import.h"
 #include "io/sink.h"
 
 namespace isocheck {
 
 // `f` = Format::unknown detects the format (extension, then content).
-// Throws InputError (file, line/row, problem) or UsageError (unsupported format).
-History load_history(const std::string& path, Format f = Format::unknown);
-Format parse_format_name(const std::string& name);  // "jsonl", "hdf5", ...; unknown if none
+// Importers report what they skipped, and why, in `stats`.
+// Throws InputError (file, line/row/byte, problem) or UsageError.
+History load_history(const std::string& path, Format f = Format::unknown, ImportStats* stats = nullptr);
+// "jsonl", "hdf5", "elle-edn", ...; Format::unknown if none.
+Format parse_format_name(const std::string& name);
+// The names --format accepts, for help text.
+std::string format_names();
 
 }  // namespace isocheck

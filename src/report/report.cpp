@@ -130,8 +130,13 @@ int exit_code(const CheckResult& r) {
 
 void write_text(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
   out << ctx.file << ": " << r.stats.txns << " transactions (" << r.stats.committed << " committed or observed)\n";
+  if (!ctx.import_note.empty()) out << "import: " << ctx.import_note << "\n";
+  if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0)
+    out << "general engine: " << r.stats.constraints << " constraints (" << r.stats.ordered_by_time
+        << " chain pairs ordered by real time without one), " << r.stats.pruned << " decided by pruning, "
+        << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems << " sub-problems\n";
   if (!r.anomalies.empty()) {
-    out << "anomalies (no isolation level allows these): " << r.anomalies.size() << "\n";
+    out << "anomalies (none of SER, SI, SSER allows these): " << r.anomalies.size() << "\n";
     size_t shown = 0;
     for (auto& a : r.anomalies) {
       if (shown++ == 20) { out << "  ... and " << r.anomalies.size() - 20 << " more (--json lists all)\n"; break; }
@@ -162,6 +167,8 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
   json_string(out, ctx.file);
   out << ",\"transactions\":" << r.stats.txns << ",\"committed\":" << r.stats.committed
       << ",\"holds\":" << (exit_code(r) == 0 ? "true" : "false") << ",\"exit_code\":" << exit_code(r);
+  out << ",\"import\":";
+  json_string(out, ctx.import_note);
   out << ",\"levels\":[";
   for (size_t li = 0; li < r.levels.size(); ++li) {
     auto& lr = r.levels[li];
@@ -197,6 +204,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
     out << "}";
   }
   out << "],\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
+      << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"subproblems\":" << r.stats.subproblems
       << ",\"pruned\":" << r.stats.pruned << ",\"to_solver\":" << r.stats.to_solver
       << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"seconds\":" << ctx.seconds << "}}\n";
 }

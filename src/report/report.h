@@ -12,6 +12,7 @@ namespace isocheck {
 struct ReportContext {
   std::string file;
   double seconds = 0;
+  std::string import_note;  // what an importer skipped, and why ("" = nothing)
 };
 
 // "T12 read x=5 written by T7" — one line per witness edge.

@@ -152,7 +152,7 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason, lr.witness = o.witness;
   };
   if (!g.anomalies.empty()) {
-    for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies no isolation level allows";
+    for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
     return r;
   }
   // SSER ⊇ SER ⊇ SI in what they forbid: a valid stronger level settles the
