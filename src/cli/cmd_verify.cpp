@@ -16,7 +16,9 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, memory_limit, time_limit, engine = "auto";
+  std::string file, format = "auto", dot, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
+  int threads = 1;
+  bool time_order = false;
   std::vector<std::string> levels;
   int64_t clock_skew = 0;
   bool json = false, quiet = false;
@@ -43,6 +45,14 @@ int run_verify(const VerifyArgs& a) {
   opt.clock_skew = a.clock_skew;
   if (a.engine != "auto" && a.engine != "linear") throw UsageError("--engine: expected auto or linear, got \"" + a.engine + "\"");
   opt.linear_only = a.engine == "linear";
+  if (a.solver != "own" && a.solver != "cadical") throw UsageError("--solver: expected own or cadical, got \"" + a.solver + "\"");
+  opt.cadical = a.solver == "cadical";
+  if (a.closure != "auto" && a.closure != "cpu" && a.closure != "gpu")
+    throw UsageError("--closure: expected auto, cpu or gpu, got \"" + a.closure + "\"");
+  opt.closure = a.closure;
+  if (a.threads < 1) throw UsageError("--threads must be at least 1");
+  opt.threads = a.threads;
+  opt.time_order = a.time_order;
   Format f = Format::unknown;
   if (a.format != "auto") {
     f = parse_format_name(a.format);
@@ -89,6 +99,13 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_option("--engine", a->engine,
                  "auto: linear engine when the version order is known, general engine otherwise; "
                  "linear: never the general engine (exit 3 when blind writes leave the order unknown)");
+  c->add_option("--solver", a->solver, "SAT backend of the general engine: own (CDCL modulo acyclicity) or cadical");
+  c->add_option("--closure", a->closure,
+                "Reachability engine for pruning: auto (GPU when present and the problem is large), cpu, gpu");
+  c->add_option("--threads", a->threads, "Threads for independent sub-problems and closure chunks");
+  c->add_flag("--time-order", a->time_order,
+              "Assume the database orders conflicting writes by real time (valid only for such databases): "
+              "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");

@@ -1,5 +1,10 @@
 #include "solver/check.h"
 
+#include <memory>
+
+#include "closure/closure.h"
+#include "io/errors.h"
+
 #include <algorithm>
 
 #include "graph/known_graph.h"
@@ -65,6 +70,10 @@ std::optional<Witness> cycle_witness(const LevelGraph& lg, const DependencyGraph
 
 namespace {
 
+// `--closure auto` uses a GPU (when the build and the machine have one) from
+// this many constraints on.
+constexpr size_t kGpuAutoConstraints = 20000;
+
 struct Outcome {
   bool holds = true, decided = true;
   std::string reason;
@@ -101,6 +110,16 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   SolveOptions so;
   so.backend = opt.cadical ? Backend::cadical : Backend::own;
   so.threads = opt.threads;
+  std::unique_ptr<ClosureEngine> engine;
+  if (opt.closure != "auto" && opt.closure != "cpu") {
+    engine = make_closure_engine(opt.closure.c_str(), opt.threads);
+    if (!engine) throw UsageError("--closure " + opt.closure + ": no such engine in this build or no device present");
+    so.closure = engine.get();
+  } else if (opt.closure == "auto") {
+    // A GPU pays for its transfers only on large problems.
+    if (lp.pg.constraints.size() >= kGpuAutoConstraints) engine = make_closure_engine("gpu", opt.threads);
+    so.closure = engine.get();
+  }
   PolygraphResult pr = solve_polygraph(lp.pg, so);
   if (lp.pg.constraints.size() >= stats.constraints) {
     stats.constraints = lp.pg.constraints.size();

@@ -21,6 +21,7 @@ struct CheckOptions {
   bool time_order = false;     // assume conflicting writes ordered by real time
   bool linear_only = false;    // never run the general (blind-write) engine
   bool cadical = false;        // SAT backend: CaDiCaL instead of the own CDCL solver
+  std::string closure = "auto";  // pruning's reachability engine: auto, cpu, gpu
   int threads = 1;
 };
 
