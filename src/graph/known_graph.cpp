@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/errors.h"
 #include "util/flat_hash.h"
@@ -24,7 +25,7 @@ class WriteIndex {
   static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9e3779b97f4a7c15ULL ^ mix64(v)); }
   void prefetch(Sym k, Sym v) const { __builtin_prefetch(&slots_[hash(k, v) & (slots_.size() - 1)]); }
   // Inserts op; returns the slot of an existing write of the same (key, value), or kNone.
-  uint64_t insert(OpIdx op, TxnIdx t) {
+  uint64_t insert(OpIdx op, TxnIdx t, uint8_t flags) {
     Sym k = h_.op_key[op], v = h_.op_value[op];
     size_t m = slots_.size() - 1, i = hash(k, v) & m;
     while (slots_[i].op != kNone) {
@@ -32,10 +33,14 @@ class WriteIndex {
       if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
       i = (i + 1) & m;
     }
-    slots_[i].op = op;
+    slots_[i].op = op | static_cast<uint64_t>(flags) << kFlagShift;
     slots_[i].txn = t;
     return kNone;
   }
+  size_t mask() const { return slots_.size() - 1; }
+  void prefetch_slot(size_t i) const { __builtin_prefetch(&slots_[i]); }
+  // The op stored in slot i without flags (kNone when empty).
+  OpIdx raw_op(size_t i) const { return slots_[i].op == kNone ? kNone : slots_[i].op & kOpMask; }
   uint64_t find(Sym k, Sym v) const {
     size_t m = slots_.size() - 1, i = hash(k, v) & m;
     while (slots_[i].op != kNone) {
@@ -56,6 +61,7 @@ class WriteIndex {
   static constexpr uint8_t kBlind = 2;      // a version whose writer did not read the key first
   static constexpr uint8_t kVersion = 4;    // final write of an included transaction
   static constexpr uint8_t kEndWithTails = 8;  // last linked version of a key with unread blind tails
+  static constexpr uint8_t kFinal = 16;     // the last write of its key inside its transaction
 
  private:
   // One 16-byte slot per entry: a lookup touches one cache line of the table.
@@ -168,13 +174,6 @@ struct Builder {
   void anomaly(AnomalyKind kind, TxnIdx t, TxnIdx other, uint64_t op, Sym key, Sym value) {
     g.anomalies.push_back({kind, t, other, static_cast<uint32_t>(op - h.op_begin(t)), key, value});
   }
-  // Is write op `w` the last write of its key inside its transaction?
-  bool final_write(OpIdx w, TxnIdx wt) const {
-    for (OpIdx o = w + 1; o < h.op_end(wt); ++o)
-      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && h.op_key[o] == h.op_key[w]) return false;
-    return true;
-  }
-
   void classify_keys() {
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
@@ -197,11 +196,26 @@ struct Builder {
 
   void index_writes() {
     constexpr OpIdx kAhead = 16;  // prefetch distance: table slots are cache misses
+    std::vector<Sym> later;       // keys written later in the txn (scanning backwards)
+    std::unordered_set<Sym> later_big;  // the same, for transactions with many keys
     for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (o + kAhead < h.op_count()) widx.prefetch(h.op_key[o + kAhead], h.op_value[o + kAhead]);
+      later.clear();
+      later_big.clear();
+      // Backwards, so "final" (no later write of the key in this txn) is known
+      // at insertion and reads need not rescan the writer's operations.
+      for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);) {
+        if (o >= kAhead) widx.prefetch(h.op_key[o - kAhead], h.op_value[o - kAhead]);
         if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
-        uint64_t dup = widx.insert(o, t);
+        Sym k = h.op_key[o];
+        bool final;
+        if (later.size() < 32) {
+          final = std::find(later.begin(), later.end(), k) == later.end();
+          if (final) later.push_back(k);
+        } else {
+          if (later_big.empty()) later_big.insert(later.begin(), later.end());
+          final = later_big.insert(k).second;
+        }
+        uint64_t dup = widx.insert(o, t, final ? WriteIndex::kFinal : 0);
         if (dup != kNone) {
           TxnIdx first = widx.txn(dup);
           anomaly(AnomalyKind::duplicate_write, t, first, o, h.op_key[o], h.op_value[o]);
@@ -238,14 +252,58 @@ struct Builder {
   // Resolves an external register read of (k, v) by t at op o to the slot of
   // the version it read (kNone for the initial state or an anomalous read).
   // Reports anomalies only when `report`.
+  // Register reads of included transactions resolved to write-index slots in
+  // one batched, prefetched sweep: a lookup is ~3 cache misses (table slot,
+  // op_key, op_value), and overlapping 64 of them at a time hides most of it.
+  std::vector<uint32_t> read_slot;  // per op; kNoSlot when not a resolved read
+  static constexpr uint32_t kNoSlot = ~0U;
+  void resolve_reads_batched() {
+    if (widx.capacity() >= kNoSlot) return;  // fall back to direct lookups
+    read_slot.assign(h.op_count(), kNoSlot);
+    constexpr size_t kBatch = 64;
+    OpIdx batch[kBatch];
+    size_t home[kBatch];
+    size_t nb = 0;
+    auto flush = [&] {
+      const size_t m = widx.mask();
+      for (size_t j = 0; j < nb; ++j) {
+        home[j] = WriteIndex::hash(h.op_key[batch[j]], h.op_value[batch[j]]) & m;
+        widx.prefetch_slot(home[j]);
+      }
+      for (size_t j = 0; j < nb; ++j) {
+        OpIdx c = widx.raw_op(home[j]);
+        if (c != kNone) __builtin_prefetch(&h.op_key[c]), __builtin_prefetch(&h.op_value[c]);
+      }
+      for (size_t j = 0; j < nb; ++j) {
+        uint64_t slot = widx.find(h.op_key[batch[j]], h.op_value[batch[j]]);
+        read_slot[batch[j]] = slot == kNone ? kNoSlot - 1 : static_cast<uint32_t>(slot);
+      }
+      nb = 0;
+    };
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (!g.included[t]) continue;
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] != OpKind::read || h.op_value[o] == kNullValue) continue;
+        if (has_lists && is_list_key(h.op_key[o])) continue;
+        batch[nb++] = o;
+        if (nb == kBatch) flush();
+      }
+    }
+    flush();
+  }
+  uint64_t lookup_read(OpIdx o, Sym k, Sym v) const {
+    if (!read_slot.empty() && read_slot[o] != kNoSlot) return read_slot[o] == kNoSlot - 1 ? kNone : read_slot[o];
+    return widx.find(k, v);
+  }
+
   uint64_t resolve_read(TxnIdx t, OpIdx o, Sym k, Sym v, bool report) {
     if (v == kNullValue) return kNone;
-    uint64_t s = widx.find(k, v);
+    uint64_t s = lookup_read(o, k, v);
     if (s == kNone) {
       if (report) anomaly(AnomalyKind::thin_air_read, t, t, o, k, v);
       return kNone;
     }
-    OpIdx w = widx.op(s);
+
     TxnIdx wt = widx.txn(s);
     if (wt == t) {  // read a value this transaction only writes later
       if (report) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
@@ -255,7 +313,7 @@ struct Builder {
       if (report) anomaly(AnomalyKind::aborted_read, t, wt, o, k, v);
       return kNone;
     }
-    if (!final_write(w, wt)) {
+    if (!(widx.flags(s) & WriteIndex::kFinal)) {
       if (report) anomaly(AnomalyKind::intermediate_read, t, wt, o, k, v);
       return kNone;
     }
@@ -519,9 +577,9 @@ void Builder::lists() {
     for (size_t i = 0; i < order.size(); ++i) {
       uint64_t s = widx.find(k, order[i]);
       if (s == kNone) continue;
-      OpIdx w = widx.op(s);
+
       elem_txn[i] = widx.txn(s);
-      elem_final[i] = final_write(w, elem_txn[i]);
+      elem_final[i] = (widx.flags(s) & WriteIndex::kFinal) != 0;
     }
     // Per observation: anomalies, WR from the writer of the last element.
     for (auto& x : ob) {
@@ -711,6 +769,7 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.classify_keys();
   b.index_writes();
   b.compute_included();
+  b.resolve_reads_batched();
   g.edges.reserve(h.txn_count() + 2 * h.op_count());
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
