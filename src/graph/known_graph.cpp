@@ -37,10 +37,6 @@ class WriteIndex {
     slots_[i].txn = t;
     return kNone;
   }
-  size_t mask() const { return slots_.size() - 1; }
-  void prefetch_slot(size_t i) const { __builtin_prefetch(&slots_[i]); }
-  // The op stored in slot i without flags (kNone when empty).
-  OpIdx raw_op(size_t i) const { return slots_[i].op == kNone ? kNone : slots_[i].op & kOpMask; }
   uint64_t find(Sym k, Sym v) const {
     size_t m = slots_.size() - 1, i = hash(k, v) & m;
     while (slots_[i].op != kNone) {
@@ -252,53 +248,9 @@ struct Builder {
   // Resolves an external register read of (k, v) by t at op o to the slot of
   // the version it read (kNone for the initial state or an anomalous read).
   // Reports anomalies only when `report`.
-  // Register reads of included transactions resolved to write-index slots in
-  // one batched, prefetched sweep: a lookup is ~3 cache misses (table slot,
-  // op_key, op_value), and overlapping 64 of them at a time hides most of it.
-  std::vector<uint32_t> read_slot;  // per op; kNoSlot when not a resolved read
-  static constexpr uint32_t kNoSlot = ~0U;
-  void resolve_reads_batched() {
-    if (widx.capacity() >= kNoSlot) return;  // fall back to direct lookups
-    read_slot.assign(h.op_count(), kNoSlot);
-    constexpr size_t kBatch = 64;
-    OpIdx batch[kBatch];
-    size_t home[kBatch];
-    size_t nb = 0;
-    auto flush = [&] {
-      const size_t m = widx.mask();
-      for (size_t j = 0; j < nb; ++j) {
-        home[j] = WriteIndex::hash(h.op_key[batch[j]], h.op_value[batch[j]]) & m;
-        widx.prefetch_slot(home[j]);
-      }
-      for (size_t j = 0; j < nb; ++j) {
-        OpIdx c = widx.raw_op(home[j]);
-        if (c != kNone) __builtin_prefetch(&h.op_key[c]), __builtin_prefetch(&h.op_value[c]);
-      }
-      for (size_t j = 0; j < nb; ++j) {
-        uint64_t slot = widx.find(h.op_key[batch[j]], h.op_value[batch[j]]);
-        read_slot[batch[j]] = slot == kNone ? kNoSlot - 1 : static_cast<uint32_t>(slot);
-      }
-      nb = 0;
-    };
-    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      if (!g.included[t]) continue;
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (h.op_kind[o] != OpKind::read || h.op_value[o] == kNullValue) continue;
-        if (has_lists && is_list_key(h.op_key[o])) continue;
-        batch[nb++] = o;
-        if (nb == kBatch) flush();
-      }
-    }
-    flush();
-  }
-  uint64_t lookup_read(OpIdx o, Sym k, Sym v) const {
-    if (!read_slot.empty() && read_slot[o] != kNoSlot) return read_slot[o] == kNoSlot - 1 ? kNone : read_slot[o];
-    return widx.find(k, v);
-  }
-
   uint64_t resolve_read(TxnIdx t, OpIdx o, Sym k, Sym v, bool report) {
     if (v == kNullValue) return kNone;
-    uint64_t s = lookup_read(o, k, v);
+    uint64_t s = widx.find(k, v);
     if (s == kNone) {
       if (report) anomaly(AnomalyKind::thin_air_read, t, t, o, k, v);
       return kNone;
@@ -769,8 +721,7 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.classify_keys();
   b.index_writes();
   b.compute_included();
-  b.resolve_reads_batched();
-  g.edges.reserve(h.txn_count() + 2 * h.op_count());
+  g.edges.reserve(h.txn_count() + h.op_count());  // about right for read-modify-write; grows otherwise
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
   b.classify_blind();
