@@ -9,4 +9,5 @@ void add_convert_command(CLI::App& app, int& exit_code);
 void add_info_command(CLI::App& app, int& exit_code);
 void add_generate_command(CLI::App& app, int& exit_code);
 void add_collect_command(CLI::App& app, int& exit_code);
+void add_audit_command(CLI::App& app, int& exit_code);
 }  // namespace isocheck

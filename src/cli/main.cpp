@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add_info_command(app, code);
   add_generate_command(app, code);
   add_collect_command(app, code);
+  add_audit_command(app, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,956 @@
+// The round loop and the forgetting rules. Why forgetting is safe:
+// docs/audit.md ("Why the verdict equals checking the whole log").
+#include "audit/audit.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "audit/reader.h"
+#include "audit/state.h"
+#include "io/errors.h"
+#include "report/report.h"
+#include "util/flat_hash.h"
+#include "util/timer.h"
+
+namespace isocheck {
+
+const char* to_string(ForgetRule r) {
+  switch (r) {
+    case ForgetRule::fence: return "fence";
+    case ForgetRule::time: return "time";
+    default: return "none";
+  }
+}
+
+int AuditResult::exit_code() const {
+  bool undecided = false;
+  for (auto& l : levels) {
+    if (l.verdict == "violated") return 1;
+    if (l.verdict == "undecided") undecided = true;
+  }
+  return undecided ? 3 : 0;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- memory
+uint64_t proc_status_kb(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  size_t n = std::strlen(field);
+  while (std::getline(in, line))
+    if (line.compare(0, n, field) == 0) return std::strtoull(line.c_str() + n + 1, nullptr, 10);
+  return 0;
+}
+void reset_peak_rss() {
+  if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+}
+uint64_t peak_rss_bytes() { return proc_status_kb("VmHWM:") * 1024; }
+
+// ------------------------------------------------------- exact (key, value) map
+class PairMap {
+ public:
+  explicit PairMap(size_t n) {
+    size_t cap = table_capacity(n);
+    k_.assign(cap, 0);
+    v_.assign(cap, 0);
+    p_.assign(cap, kEmpty);
+  }
+  static constexpr uint32_t kEmpty = ~0u;
+  // Returns the slot's payload (kEmpty when new; caller assigns).
+  uint32_t& at(Sym k, Sym v) {
+    size_t m = p_.size() - 1, i = mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)) & m;
+    while (p_[i] != kEmpty) {
+      if (k_[i] == k && v_[i] == v) return p_[i];
+      i = (i + 1) & m;
+    }
+    k_[i] = k;
+    v_[i] = v;
+    return p_[i];
+  }
+  uint32_t find(Sym k, Sym v) const {
+    size_t m = p_.size() - 1, i = mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)) & m;
+    while (p_[i] != kEmpty) {
+      if (k_[i] == k && v_[i] == v) return p_[i];
+      i = (i + 1) & m;
+    }
+    return kEmpty;
+  }
+
+ private:
+  std::vector<Sym> k_, v_;
+  std::vector<uint32_t> p_;
+};
+
+bool sym_int(const SymbolTable& t, Sym s, int64_t& out) {
+  if (!t.named()) {
+    out = SymbolTable::as_int(s);
+    return true;
+  }
+  if (s >= t.names().size() || !t.is_int(s)) return false;
+  const std::string& n = t.name(s);
+  auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
+  return ec == std::errc() && p == n.data() + n.size();
+}
+
+// ------------------------------------------------------------- the engine
+class Auditor {
+ public:
+  Auditor(const std::string& path, const AuditOptions& opt) : path_(path), opt_(opt), reader_(path, opt.format) {}
+  AuditResult run();
+
+ private:
+  void say(const std::string& s) {
+    if (opt_.log) opt_.log(s);
+  }
+  std::string options_fingerprint() const;
+  void prescan();
+  void choose_rule();
+  void append_round(const History& chunk);
+  void check_round(uint64_t round);
+  void forget(uint64_t round, RoundStat& st);
+  void finish();
+  Sym fence_sym() const { return fence_sym_; }
+  bool is_fence_txn(const History& h, TxnIdx t, int64_t& value, bool& well_formed) const {
+    return fence_txn(h, fence_sym_, t, value, well_formed);
+  }
+  static bool fence_txn(const History& h, Sym fk, TxnIdx t, int64_t& value, bool& well_formed);
+  std::string checkpoint_path() const;
+  int64_t future_min_pf(uint64_t round) const {
+    return round + 1 < suffix_pf_.size() ? suffix_pf_[round + 1] : kPosInf;
+  }
+  int64_t future_min_begin(uint64_t round) const {
+    return round + 1 < suffix_begin_.size() ? suffix_begin_[round + 1] : kPosInf;
+  }
+  void compute_suffixes();
+
+  std::string path_;
+  AuditOptions opt_;
+  LogReader reader_;
+  AuditState s_;
+  Sym fence_sym_ = ~0ULL;       // the fence key in carry's table (~0: absent)
+  std::vector<int64_t> suffix_pf_, suffix_begin_;
+  std::unordered_map<int64_t, uint32_t> session_index_;   // carry session name -> dense index
+  std::unordered_map<int64_t, int64_t> last_fence_;
+  std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
+  std::vector<Level> open_levels() const;
+};
+
+std::string Auditor::options_fingerprint() const {
+  std::string s = file_fingerprint(path_) + " round=" + std::to_string(opt_.round_txns) + " rule=" + opt_.rule +
+                  " fence_key=" + opt_.fence_key + " skew=" + std::to_string(opt_.check.clock_skew) +
+                  " time_order=" + std::to_string(opt_.check.time_order) + " levels=";
+  for (Level l : opt_.check.levels) s += std::string(to_string(l)) + ",";
+  return s;
+}
+
+std::string Auditor::checkpoint_path() const {
+  std::string base = std::filesystem::path(path_).filename().string();
+  return (std::filesystem::path(opt_.checkpoint_dir) / (base + ".ckpt")).string();
+}
+
+bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& value, bool& well_formed) {
+  // A fence reads the fence key (value k, or null = 0) and then writes k + 1,
+  // and nothing else. See docs/audit.md "Fences".
+  well_formed = true;
+  bool touches = false;
+  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+    if (h.op_key[o] == fence_sym_) touches = true;
+  if (!touches) return false;
+  uint64_t n = h.op_end(t) - h.op_begin(t);
+  OpIdx o = h.op_begin(t);
+  int64_t r = 0, w = 0;
+  if (n != 2 || h.op_kind[o] != OpKind::read || h.op_kind[o + 1] != OpKind::write || h.op_key[o + 1] != fence_sym_ ||
+      h.op_key[o] != fence_sym_ || (h.op_value[o] != kNullValue && !sym_int(h.values, h.op_value[o], r)) ||
+      !sym_int(h.values, h.op_value[o + 1], w) || w != r + 1 || h.txn_status[t] == TxnStatus::unknown) {
+    well_formed = false;
+    return true;
+  }
+  value = w;
+  return h.txn_status[t] == TxnStatus::committed;
+}
+
+// Pass 1: per round, the least previous-fence value and the least begin.
+void Auditor::prescan() {
+  s_.fence_ok = true;
+  s_.times_ok = true;
+  std::unordered_map<int64_t, int64_t> last;
+  uint64_t round = 0;
+  bool any_fence = false;
+  while (true) {
+    History h = reader_.next(opt_.round_txns);
+    if (h.txn_count() == 0) break;
+    // Find the fence key by name in this chunk's table.
+    Sym fk = ~0ULL;
+    if (h.keys.named())
+      for (Sym i = 0; i < h.keys.names().size(); ++i)
+        if (!h.keys.is_int(i) && h.keys.name(i) == opt_.fence_key) fk = i;
+    int64_t min_pf = kPosInf, min_begin = kPosInf;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      int64_t session = h.session_name[h.txn_session[t]];
+      if (!h.has_times(t)) {
+        if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
+        s_.times_ok = false;
+      } else {
+        min_begin = std::min(min_begin, h.txn_begin[t]);
+      }
+      int64_t value = 0;
+      bool ok = true, fence = false;
+      if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
+      if (!ok) {
+        if (s_.fence_ok)
+          s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
+                             " but is not a committed fence (read k, write k+1, nothing else)";
+        s_.fence_ok = false;
+      }
+      if (fence) {
+        any_fence = true;
+        last[session] = value;
+        min_pf = std::min(min_pf, value);
+      } else {
+        auto it = last.find(session);
+        min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
+      }
+    }
+    s_.round_min_pf.push_back(min_pf);
+    s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
+    s_.total_txns += h.txn_count();
+    ++round;
+  }
+  if (!any_fence && s_.fence_ok) {
+    s_.fence_ok = false;
+    s_.fence_problem = "no fence transactions (key " + opt_.fence_key + ")";
+  }
+  reader_ = LogReader(path_, opt_.format);
+}
+
+void Auditor::compute_suffixes() {
+  size_t n = s_.round_min_pf.size();
+  suffix_pf_.assign(n + 1, kPosInf);
+  suffix_begin_.assign(n + 1, kPosInf);
+  for (size_t i = n; i-- > 0;) {
+    suffix_pf_[i] = std::min(suffix_pf_[i + 1], s_.round_min_pf[i]);
+    suffix_begin_[i] = std::min(suffix_begin_[i + 1], s_.round_min_begin[i]);
+  }
+}
+
+void Auditor::choose_rule() {
+  auto& levels = opt_.check.levels;
+  bool sser_only = levels.size() == 1 && levels[0] == Level::sser;
+  std::string why_not_time = s_.times_ok ? (sser_only ? "" : "the time rule needs --level sser alone")
+                                         : "the time rule needs begin/end on every transaction: " + s_.times_problem;
+  std::string why_not_fence = s_.fence_ok ? "" : "the fence rule: " + s_.fence_problem;
+  bool time_ok = why_not_time.empty(), fence_ok = why_not_fence.empty();
+  auto& r = s_.result;
+  if (opt_.rule == "time" && !time_ok) throw UsageError("--rule time: " + why_not_time);
+  if (opt_.rule == "fence" && !fence_ok) throw UsageError("--rule " + why_not_fence);
+  if (opt_.rule == "none") {
+    s_.rule = ForgetRule::none;
+    r.rule_reason = "--rule none";
+  } else if ((opt_.rule == "auto" || opt_.rule == "time") && time_ok) {
+    s_.rule = ForgetRule::time;
+    r.rule_reason = "every transaction has begin/end and only sser is checked: a transaction that ended before "
+                    "every later one begins is ordered before them";
+    if (opt_.rule == "auto" && fence_ok) r.rule_reason += " (fences present too; the time rule forgets more)";
+  } else if (fence_ok) {
+    s_.rule = ForgetRule::fence;
+    r.rule_reason = "fence transactions on " + opt_.fence_key + " order everything two fences back before the rest";
+  } else {
+    s_.rule = ForgetRule::none;
+    r.rule_reason = "no forgetting rule applies (" + why_not_fence + "; " + why_not_time + ")";
+    r.warnings.push_back("the log fits neither forgetting rule: every transaction is kept and the whole log is "
+                         "checked at the end (memory grows with the log); see docs/audit.md");
+  }
+}
+
+std::vector<Level> Auditor::open_levels() const {
+  std::vector<Level> out;
+  for (auto& l : s_.result.levels)
+    if (l.verdict != "violated") out.push_back(l.level);
+  return out;
+}
+
+// Appends a round's transactions to carry (symbols re-interned into carry's
+// tables when the chunk's tables are named).
+void Auditor::append_round(const History& chunk) {
+  History& c = s_.carry;
+  if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
+  std::vector<Sym> kmap(chunk.keys.named() ? chunk.keys.size() : 0, ~0ULL);
+  std::vector<Sym> vmap(chunk.values.named() ? chunk.values.size() : 0, ~0ULL);
+  auto map_sym = [&](const SymbolTable& from, SymbolTable& to, std::vector<Sym>& cache, Sym s, bool is_key) -> Sym {
+    if (!from.named()) return to.named() ? to.intern_int(SymbolTable::as_int(s)) : s;
+    if (cache[s] != ~0ULL) return cache[s];
+    Sym out;
+    if (from.is_int(s)) {
+      int64_t v = 0;
+      sym_int(from, s, v);
+      out = to.intern_int(v);
+    } else {
+      out = to.intern_string(from.name(s));
+      if (to.take_switch()) {
+        if (is_key) c.remap_keys();
+        else c.remap_values();
+        std::fill(cache.begin(), cache.end(), ~0ULL);
+        if (is_key && fence_sym_ != ~0ULL) fence_sym_ = ~0ULL;
+      }
+    }
+    cache[s] = out;
+    if (is_key && !from.is_int(s) && from.name(s) == opt_.fence_key) fence_sym_ = out;
+    return out;
+  };
+  // Integer-mode chunk into a named carry: intern_int maps; the fence key can
+  // only be a string, so fence_sym_ is found while mapping named chunks.
+  for (TxnIdx t = 0; t < chunk.txn_count(); ++t) {
+    int64_t sname = chunk.session_name[chunk.txn_session[t]];
+    auto [it, fresh] = session_index_.try_emplace(sname, static_cast<uint32_t>(c.session_name.size()));
+    if (fresh) {
+      c.session_name.push_back(sname);
+      awaiting_nf_.emplace_back();
+    }
+    c.begin_txn(chunk.txn_id[t], it->second, chunk.txn_status[t], chunk.txn_begin[t], chunk.txn_end[t]);
+    for (OpIdx o = chunk.op_begin(t); o < chunk.op_end(t); ++o) {
+      Sym k = map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
+      if (chunk.op_kind[o] == OpKind::read_list) {
+        std::vector<Sym> vals;
+        for (Sym v : chunk.list(o)) vals.push_back(map_sym(chunk.values, c.values, vmap, v, false));
+        c.add_list_read(k, vals);
+      } else {
+        Sym v = chunk.op_value[o];
+        if (v != kNullValue) v = map_sym(chunk.values, c.values, vmap, v, false);
+        c.add_op(chunk.op_kind[o], k, v);
+      }
+    }
+    c.end_txn();
+  }
+  // A key remap above may have renamed symbols of earlier chunk txns too
+  // (remap_keys covers all of carry), so nothing else to fix.
+  size_t n0 = s_.pf.size(), n = c.txn_count();
+  s_.pf.resize(n, kNegInf);
+  s_.nf.resize(n, kPosInf);
+  s_.pending.resize(n, 0);
+  for (size_t t = n0; t < n; ++t) {
+    int64_t sname = c.session_name[c.txn_session[t]];
+    int64_t value = 0;
+    bool ok = true;
+    if (fence_sym_ != ~0ULL && is_fence_txn(c, static_cast<TxnIdx>(t), value, ok) && ok) {
+      s_.pf[t] = s_.nf[t] = value;
+      last_fence_[sname] = value;
+      for (uint32_t w : awaiting_nf_[c.txn_session[t]]) s_.nf[w] = value;
+      awaiting_nf_[c.txn_session[t]].clear();
+    } else {
+      auto it = last_fence_.find(sname);
+      s_.pf[t] = it == last_fence_.end() ? kNegInf : it->second;
+      awaiting_nf_[c.txn_session[t]].push_back(static_cast<uint32_t>(t));
+    }
+  }
+}
+
+// Checks carry (reads without a present writer left out) on the open levels.
+void Auditor::check_round(uint64_t round) {
+  History& c = s_.carry;
+  size_t n = c.txn_count();
+  PairMap writers(c.op_count() + 1);
+  for (TxnIdx t = 0; t < n; ++t)
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+      if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
+  std::vector<uint8_t> keep_op(c.op_count(), 1);
+  bool any_pending = false;
+  for (TxnIdx t = 0; t < n; ++t) {
+    s_.pending[t] = 0;
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      bool missing = false;
+      if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
+        missing = writers.find(c.op_key[o], c.op_value[o]) == PairMap::kEmpty;
+      else if (c.op_kind[o] == OpKind::read_list)
+        for (Sym v : c.list(o)) missing |= writers.find(c.op_key[o], v) == PairMap::kEmpty;
+      if (missing) {
+        keep_op[o] = 0;
+        s_.pending[t] = 1;
+        any_pending = true;
+      }
+    }
+  }
+  CheckOptions co = opt_.check;
+  co.levels = open_levels();
+  if (co.levels.empty()) return;
+  History stripped;
+  const History* h = &c;
+  if (any_pending) {
+    stripped.keys = std::move(c.keys);
+    stripped.values = std::move(c.values);
+    stripped.session_name = c.session_name;
+    stripped.time_unit = c.time_unit;
+    for (TxnIdx t = 0; t < n; ++t) {
+      stripped.begin_txn(c.txn_id[t], c.txn_session[t], c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
+      for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+        if (!keep_op[o]) continue;
+        if (c.op_kind[o] == OpKind::read_list) stripped.add_list_read(c.op_key[o], c.list(o));
+        else stripped.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      }
+      stripped.end_txn();
+    }
+    h = &stripped;
+  }
+  CheckResult r;
+  try {
+    r = check(*h, co);
+  } catch (...) {
+    if (any_pending) {
+      c.keys = std::move(stripped.keys);
+      c.values = std::move(stripped.values);
+    }
+    throw;
+  }
+  auto& res = s_.result;
+  if (!r.anomalies.empty()) {
+    res.anomalies += r.anomalies.size();
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < r.anomalies.size() && i < 5; ++i) lines.push_back(explain_anomaly(*h, r.anomalies[i]));
+    for (auto& l : res.levels)
+      if (l.verdict != "violated") {
+        l.verdict = "violated";
+        l.round = round;
+        l.anomaly = "anomaly";
+        l.explanation = lines;
+      }
+  }
+  for (auto& lr : r.levels) {
+    for (auto& l : res.levels) {
+      if (l.level != lr.level || l.verdict == "violated") continue;
+      if (!lr.decided) {
+        l.verdict = "undecided";
+        l.round = round;
+        l.explanation = {lr.reason};
+      } else if (!lr.holds) {
+        l.verdict = "violated";
+        l.round = round;
+        l.explanation.clear();
+        if (lr.witness) {
+          l.anomaly = lr.witness->anomaly;
+          for (size_t i = 0; i < lr.witness->cycle.size(); ++i) l.explanation.push_back(explain_edge(*h, lr.witness->cycle, i));
+        }
+      }
+    }
+  }
+  if (any_pending) {
+    c.keys = std::move(stripped.keys);
+    c.values = std::move(stripped.values);
+  }
+}
+
+// ------------------------------------------------------------ forgetting
+// Marks the frozen transactions (docs/audit.md), builds the new summary from
+// their frontier writes, and drops them (and every aborted transaction).
+void Auditor::forget(uint64_t round, RoundStat& st) {
+  History& c = s_.carry;
+  const size_t n = c.txn_count();
+  const bool fence = s_.rule == ForgetRule::fence;
+  const int64_t skew = opt_.check.clock_skew;
+  bool rt_edges = false;
+  for (Level l : opt_.check.levels) rt_edges |= l == Level::sser;
+  // Candidates: ordered before every transaction of future rounds.
+  int64_t m = kNegInf;
+  std::vector<uint8_t> cand(n, 0);
+  if (fence) {
+    int64_t M = future_min_pf(round);
+    for (size_t t = 0; t < n; ++t)
+      if (s_.pf[t] == s_.nf[t] && s_.nf[t] != kPosInf && s_.nf[t] <= M && c.txn_status[t] == TxnStatus::committed)
+        m = std::max(m, s_.nf[t]);  // fences (and the summary) have pf == nf
+    if (m == kNegInf) return;
+    for (size_t t = 0; t < n; ++t) cand[t] = s_.nf[t] <= m;
+  } else {
+    int64_t B = future_min_begin(round);
+    for (size_t t = 0; t < n; ++t)
+      cand[t] = c.has_times(static_cast<TxnIdx>(t)) && (B == kPosInf || c.txn_end[t] < B - skew);
+  }
+  // Per transaction and key: versions read, the version installed, blindness.
+  struct Touch {
+    Sym key;
+    Sym read_v;     // first read before any write (kNoRead when none)
+    Sym write_v;    // final write (kNoWrite when none)
+    bool blind;     // wrote without reading first
+    bool list;
+  };
+  constexpr Sym kNo = ~0ULL - 1;
+  std::vector<uint64_t> touch_off(n + 1, 0);
+  std::vector<Touch> touches;
+  std::vector<uint8_t> root(n, 0), aborted(n, 0);
+  std::vector<uint64_t> reads_off(n + 1, 0);
+  std::vector<std::pair<Sym, Sym>> reads;  // every (key, value) read per txn
+  for (size_t t = 0; t < n; ++t) {
+    touch_off[t] = touches.size();
+    reads_off[t] = reads.size();
+    if (c.txn_status[t] == TxnStatus::aborted) {
+      aborted[t] = 1;
+      continue;
+    }
+    if (c.txn_status[t] == TxnStatus::unknown || s_.pending[t] || !cand[t]) root[t] = 1;
+    size_t first = touches.size();
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      Sym k = c.op_key[o];
+      Touch* tp = nullptr;
+      for (size_t i = first; i < touches.size(); ++i)
+        if (touches[i].key == k) tp = &touches[i];
+      if (!tp) {
+        touches.push_back({k, kNo, kNo, false, false});
+        tp = &touches.back();
+      }
+      switch (c.op_kind[o]) {
+        case OpKind::read:
+          if (tp->write_v == kNo && tp->read_v == kNo) tp->read_v = c.op_value[o];
+          if (tp->write_v == kNo) reads.push_back({k, c.op_value[o]});
+          break;
+        case OpKind::write:
+          if (tp->read_v == kNo && tp->write_v == kNo) tp->blind = true;
+          tp->write_v = c.op_value[o];
+          break;
+        case OpKind::append:
+        case OpKind::read_list:
+          tp->list = true;
+          root[t] = 1;  // list keys: never forgotten (docs/audit.md)
+          break;
+      }
+    }
+  }
+  touch_off[n] = touches.size();
+  reads_off[n] = reads.size();
+  // Versions: (key, value) -> id; writer, readers, read-modify-write successors.
+  PairMap vid(touches.size() + reads.size() + 1);
+  uint32_t nv = 0;
+  auto version = [&](Sym k, Sym v) -> uint32_t {
+    uint32_t& id = vid.at(k, v);
+    if (id == PairMap::kEmpty) id = nv++;
+    return id;
+  };
+  std::vector<uint32_t> w_of;                       // version -> writer txn
+  std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
+  FlatMap64 key_blind(1024);
+  for (size_t t = 0; t < n; ++t) {
+    if (aborted[t]) continue;
+    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
+      const Touch& tc = touches[i];
+      if (tc.write_v != kNo) {
+        uint32_t v = version(tc.key, tc.write_v);
+        if (w_of.size() <= v) w_of.resize(v + 1, ~0u);
+        w_of[v] = static_cast<uint32_t>(t);
+        if (tc.read_v != kNo) sc.push_back({version(tc.key, tc.read_v), static_cast<uint32_t>(t)});
+      }
+      // The summary's writes are blind only in form: every retained or later
+      // transaction was already certainly after the forgotten ones (docs/audit.md).
+      if ((tc.blind || tc.list) && !(s_.has_summary && t == 0)) {
+        bool ins;
+        key_blind.get_or_insert(tc.key, 1, ins);
+      }
+    }
+    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i)
+      rd.push_back({version(reads[i].first, reads[i].second), static_cast<uint32_t>(t)});
+  }
+  w_of.resize(nv, ~0u);
+  auto csr = [&](std::vector<std::pair<uint32_t, uint32_t>>& e, std::vector<uint32_t>& off, std::vector<uint32_t>& dst) {
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+    off.assign(nv + 1, 0);
+    for (auto& p : e) ++off[p.first + 1];
+    for (uint32_t i = 0; i < nv; ++i) off[i + 1] += off[i];
+    dst.resize(e.size());
+    for (size_t i = 0; i < e.size(); ++i) dst[i] = e[i].second;
+  };
+  std::vector<uint32_t> rd_off, rd_dst, sc_off, sc_dst;
+  csr(rd, rd_off, rd_dst);
+  csr(sc, sc_off, sc_dst);
+  // Blind (or list) keys: touchers sorted by how late they can be "before" others.
+  std::unordered_map<Sym, std::vector<uint32_t>> blind_touchers;
+  for (size_t t = 0; t < n; ++t) {
+    if (aborted[t]) continue;
+    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+      if (key_blind.find(touches[i].key) && !(s_.has_summary && t == 0))
+        blind_touchers[touches[i].key].push_back(static_cast<uint32_t>(t));
+  }
+  // order value: a precedes b when ord(a) <= lim(b)  (fence: nf <= pf; time: end + skew < begin)
+  auto ord = [&](uint32_t t) -> int64_t {
+    if (fence) return s_.nf[t];
+    return c.has_times(t) ? c.txn_end[t] : kPosInf;
+  };
+  auto lim = [&](uint32_t u) -> int64_t {  // largest ord(t) with t before u
+    if (fence) return s_.pf[u];
+    if (!c.has_times(u)) return kNegInf;
+    return c.txn_begin[u] - skew - 1;
+  };
+  struct Sorted {
+    std::vector<uint32_t> txns;  // ascending ord
+    size_t done;                 // txns[done..] already unfrozen by this key
+  };
+  std::unordered_map<Sym, Sorted> by_key;
+  for (auto& [k, v] : blind_touchers) {
+    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ord(a) < ord(b); });
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    by_key[k] = Sorted{std::move(v), 0};
+    by_key[k].done = by_key[k].txns.size();
+  }
+  blind_touchers.clear();
+  // Real-time successors (sser): sorted by begin.
+  std::vector<uint32_t> by_begin;
+  size_t rt_done = 0;
+  if (rt_edges) {
+    for (size_t t = 0; t < n; ++t)
+      if (!aborted[t] && c.has_times(static_cast<TxnIdx>(t))) by_begin.push_back(static_cast<uint32_t>(t));
+    std::sort(by_begin.begin(), by_begin.end(), [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; });
+    rt_done = by_begin.size();
+  }
+  // Session successors.
+  std::vector<uint32_t> next_in_session(n, ~0u), last_in(c.session_count(), ~0u);
+  for (size_t t = n; t-- > 0;) {
+    uint32_t s = c.txn_session[t];
+    next_in_session[t] = last_in[s];
+    last_in[s] = static_cast<uint32_t>(t);
+  }
+  // Propagate "unfrozen" along every edge that may exist.
+  std::vector<uint8_t> unfrozen(n, 0);
+  std::vector<uint32_t> work;
+  auto mark = [&](uint32_t t) {
+    if (t != ~0u && !unfrozen[t] && !aborted[t]) {
+      unfrozen[t] = 1;
+      work.push_back(t);
+    }
+  };
+  for (size_t t = 0; t < n; ++t)
+    if (root[t]) mark(static_cast<uint32_t>(t));
+  auto propagate = [&] {
+    while (!work.empty()) {
+      uint32_t u = work.back();
+      work.pop_back();
+      mark(next_in_session[u]);
+      for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
+        const Touch& tc = touches[i];
+        if (tc.write_v != kNo) {
+          uint32_t v = vid.find(tc.key, tc.write_v);
+          for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) mark(rd_dst[j]);
+          for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) mark(sc_dst[j]);
+        }
+        if (auto it = by_key.find(tc.key); it != by_key.end()) {
+          Sorted& s = it->second;
+          int64_t l = lim(u);
+          // unfreeze touchers t with ord(t) > l (not certainly before u)
+          size_t lo = std::upper_bound(s.txns.begin(), s.txns.end(), l,
+                                       [&](int64_t x, uint32_t t) { return x < ord(t); }) - s.txns.begin();
+          for (size_t j = lo; j < s.done; ++j) mark(s.txns[j]);
+          s.done = std::min(s.done, lo);
+        }
+      }
+      for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
+        uint32_t v = vid.find(reads[i].first, reads[i].second);
+        for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) mark(sc_dst[j]);
+      }
+      if (rt_edges && c.has_times(u)) {
+        int64_t e = c.txn_end[u] + skew;
+        size_t lo = std::upper_bound(by_begin.begin(), by_begin.end(), e,
+                                     [&](int64_t x, uint32_t t) { return x < c.txn_begin[t]; }) - by_begin.begin();
+        for (size_t j = lo; j < rt_done; ++j) mark(by_begin[j]);
+        rt_done = std::min(rt_done, lo);
+      }
+    }
+  };
+  propagate();
+  size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
+         dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0;
+  // Frontier: per key, the frozen final writes not certainly overwritten by
+  // another frozen write. Two or more: ambiguous -> unfreeze them, repeat.
+  std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
+  while (true) {
+    std::vector<std::pair<Sym, uint32_t>> fw;  // (key, txn) frozen final writes
+    for (size_t t = 0; t < n; ++t) {
+      if (unfrozen[t] || aborted[t]) continue;
+      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+        if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
+    }
+    std::sort(fw.begin(), fw.end());
+    frontier.clear();
+    bool changed = false;
+    for (size_t a = 0; a < fw.size();) {
+      size_t b = a;
+      // the largest and second largest lim, so that w is compared with the others only
+      int64_t lim1 = kNegInf, lim2 = kNegInf;
+      uint32_t arg1 = ~0u;
+      while (b < fw.size() && fw[b].first == fw[a].first) {
+        int64_t l = lim(fw[b].second);
+        if (l > lim1) {
+          lim2 = lim1;
+          lim1 = l;
+          arg1 = fw[b].second;
+        } else {
+          lim2 = std::max(lim2, l);
+        }
+        ++b;
+      }
+      std::vector<uint32_t> top;
+      for (size_t i = a; i < b; ++i) {
+        uint32_t w = fw[i].second;
+        bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
+        if (!over) {
+          // an RMW successor of w's version that is frozen
+          Sym wv = kNo;
+          for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
+            if (touches[j].key == fw[a].first) wv = touches[j].write_v;
+          uint32_t v = vid.find(fw[a].first, wv);
+          for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]];
+        }
+        if (!over) top.push_back(w);
+      }
+      if (top.size() == 1) {
+        Sym wv = kNo;
+        for (uint64_t j = touch_off[top[0]]; j < touch_off[top[0] + 1]; ++j)
+          if (touches[j].key == fw[a].first) wv = touches[j].write_v;
+        frontier.push_back({vid.find(fw[a].first, wv), top[0]});
+      } else {
+        for (uint32_t w : top) mark(w);
+        dbg_amb += top.size();
+        changed = !top.empty() || changed;
+      }
+      a = b;
+    }
+    if (!changed) break;
+    propagate();
+  }
+  // Preconditions of a summary: the old summary is frozen; a frozen fence
+  // carries the chain (fence rule); something to forget.
+  size_t frozen = 0;
+  bool frozen_fence = false;
+  for (size_t t = 0; t < n; ++t)
+    if (!unfrozen[t] && !aborted[t]) {
+      ++frozen;
+      if (fence && s_.pf[t] == s_.nf[t]) frozen_fence = true;
+    }
+  size_t n_aborted = std::count(aborted.begin(), aborted.end(), 1);
+  if (getenv("ISOCHECK_AUDIT_DEBUG"))
+    std::fprintf(stderr, "forget r%llu: n=%zu m=%lld cand=%zu roots=%zu unfrozen=%zu amb=%zu frozen=%zu fence=%d S=%d\n",
+                 (unsigned long long)round, n, (long long)m, dbg_cand, dbg_roots, dbg_unf, dbg_amb, frozen, frozen_fence,
+                 s_.has_summary ? (int)unfrozen[0] : -1);
+  bool can = frozen > 0 && (!s_.has_summary || !unfrozen[0]) && (!fence || frozen_fence);
+  if (!can && n_aborted == 0) return;
+  if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
+  // Build the new carry: summary, then kept transactions in order.
+  History nc;
+  nc.keys = std::move(c.keys);
+  nc.values = std::move(c.values);
+  nc.time_unit = c.time_unit;
+  std::vector<int64_t> npf, nnf;
+  std::vector<uint8_t> npend;
+  session_index_.clear();
+  auto sess = [&](int64_t name) {
+    auto [it, fresh] = session_index_.try_emplace(name, static_cast<uint32_t>(nc.session_name.size()));
+    if (fresh) nc.session_name.push_back(name);
+    return it->second;
+  };
+  bool summary = can;
+  if (summary) {
+    int64_t b = kPosInf, e = kNegInf;
+    bool times = true;
+    for (size_t t = 0; t < n; ++t)
+      if (!unfrozen[t] && !aborted[t]) {
+        if (!c.has_times(static_cast<TxnIdx>(t))) times = false;
+        else {
+          b = std::min(b, c.txn_begin[t]);
+          e = std::max(e, c.txn_end[t]);
+        }
+      }
+    nc.begin_txn(kSummaryId, sess(kSummarySession), TxnStatus::committed, times ? b : kNoTime, times ? e : kNoTime);
+    std::sort(frontier.begin(), frontier.end(), [&](auto& x, auto& y) { return x.second < y.second; });
+    int64_t fval = kNegInf;
+    // key and value of each frontier version: recover from the writer's touches
+    for (auto& [v, w] : frontier) {
+      for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j) {
+        const Touch& tc = touches[j];
+        if (tc.write_v != kNo && vid.find(tc.key, tc.write_v) == v) {
+          nc.add_op(OpKind::write, tc.key, tc.write_v);
+          if (tc.key == fence_sym_) sym_int(nc.values, tc.write_v, fval);
+        }
+      }
+    }
+    nc.end_txn();
+    npf.push_back(fence ? fval : kNegInf);
+    nnf.push_back(fence ? fval : kPosInf);
+    npend.push_back(0);
+    st.frontier = frontier.size();
+  }
+  std::vector<std::vector<uint32_t>> awaiting;
+  uint64_t forgotten = 0;
+  for (size_t t = 0; t < n; ++t) {
+    if (aborted[t] || !unfrozen[t]) {
+      if (!(s_.has_summary && t == 0)) ++forgotten;
+      continue;
+    }
+    nc.begin_txn(c.txn_id[t], sess(c.session_name[c.txn_session[t]]), c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
+      else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+    }
+    nc.end_txn();
+    npf.push_back(s_.pf[t]);
+    nnf.push_back(s_.nf[t]);
+    npend.push_back(s_.pending[t]);
+  }
+  awaiting_nf_.assign(nc.session_count(), {});
+  for (size_t t = summary ? 1 : 0; t < nc.txn_count(); ++t)
+    if (nnf[t] == kPosInf) awaiting_nf_[nc.txn_session[t]].push_back(static_cast<uint32_t>(t));
+  s_.carry = std::move(nc);
+  s_.pf = std::move(npf);
+  s_.nf = std::move(nnf);
+  s_.pending = std::move(npend);
+  s_.has_summary = summary || (s_.has_summary && unfrozen[0]);
+  st.forgotten = forgotten;
+  s_.result.forgotten += forgotten;
+}
+
+void Auditor::finish() {
+  auto& res = s_.result;
+  // Reads whose writer never appeared (or was forgotten): thin air, an
+  // aborted/forgotten version; every level fails (docs/audit.md).
+  uint64_t unresolved = 0;
+  int64_t example = 0;
+  for (size_t t = 0; t < s_.pending.size(); ++t)
+    if (s_.pending[t]) {
+      if (!unresolved) example = s_.carry.txn_id[t];
+      ++unresolved;
+    }
+  if (unresolved) {
+    res.anomalies += unresolved;
+    for (auto& l : res.levels)
+      if (l.verdict != "violated") {
+        l.verdict = "violated";
+        l.round = res.rounds ? res.rounds - 1 : 0;
+        l.anomaly = "unresolved read";
+        l.explanation = {std::to_string(unresolved) + " transaction(s), e.g. T" + std::to_string(example) +
+                         ", read a value no transaction of the log wrote, or a version that every later "
+                         "transaction was already ordered after (thin air, aborted or stale read)"};
+      }
+  }
+  res.final_kept = s_.carry.txn_count();
+  res.complete = true;
+}
+
+AuditResult Auditor::run() {
+  Timer timer;
+  std::string fp = options_fingerprint();
+  bool resumed = false;
+  if (!opt_.checkpoint_dir.empty()) std::filesystem::create_directories(opt_.checkpoint_dir);
+  if (opt_.resume && !opt_.checkpoint_dir.empty()) {
+    AuditState loaded;
+    if (load_checkpoint(loaded, checkpoint_path())) {
+      if (loaded.fingerprint == fp) {
+        s_ = std::move(loaded);
+        resumed = true;
+      } else {
+        say("checkpoint " + checkpoint_path() + " belongs to another input or other options; starting over");
+      }
+    }
+  }
+  if (resumed) {
+    if (s_.result.complete) return s_.result;  // finished before: report again
+    ++s_.result.resumptions;
+    reader_.seek(s_.pos);
+    // Rebuild the derived indices.
+    for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
+    for (auto& [k, v] : s_.last_fence) last_fence_[k] = v;
+    awaiting_nf_.assign(s_.carry.session_count(), {});
+    for (size_t t = 0; t < s_.carry.txn_count(); ++t)
+      if (s_.nf[t] == kPosInf && !(s_.has_summary && t == 0)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
+    if (s_.carry.keys.named())
+      for (Sym i = 0; i < s_.carry.keys.names().size(); ++i)
+        if (!s_.carry.keys.is_int(i) && s_.carry.keys.name(i) == opt_.fence_key) fence_sym_ = i;
+    say("resuming at round " + std::to_string(s_.next_round) + " (transaction " + std::to_string(s_.pos.txn) + ")");
+  } else {
+    s_ = AuditState{};
+    s_.fingerprint = fp;
+    s_.result.log = path_;
+    for (Level l : opt_.check.levels) s_.result.levels.push_back(AuditLevel{l});
+    say("pass 1: scanning " + path_ + " for fences and times");
+    prescan();
+    choose_rule();
+    s_.result.rule = s_.rule;
+    say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
+    if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
+      s_.result.complete = false;
+      save_checkpoint(s_, checkpoint_path());
+      return s_.result;
+    }
+  }
+  compute_suffixes();
+  uint32_t run = s_.result.resumptions;
+  uint64_t rounds_this_run = 0;
+  double base_seconds = s_.result.seconds;
+  while (true) {
+    if (open_levels().empty()) {  // every level violated: the verdict is final
+      break;
+    }
+    Timer rt;
+    reset_peak_rss();
+    uint64_t first = reader_.position().txn;
+    History chunk = reader_.next(opt_.round_txns);
+    if (chunk.txn_count() == 0) break;
+    uint64_t round = s_.next_round;
+    RoundStat st;
+    st.round = round;
+    st.first_txn = first;
+    st.txns = chunk.txn_count();
+    st.run = run;
+    append_round(chunk);
+    chunk = History{};
+    bool last = reader_.position().txn >= s_.total_txns;
+    st.checked = s_.carry.txn_count();
+    if (s_.rule != ForgetRule::none || last) check_round(round);
+    for (uint8_t p : s_.pending) st.pending += p;
+    if (s_.rule != ForgetRule::none && !last) forget(round, st);
+    st.kept = s_.carry.txn_count();
+    st.seconds = rt.seconds();
+    st.peak_rss = peak_rss_bytes();
+    auto& res = s_.result;
+    res.txns += st.txns;
+    res.rounds = round + 1;
+    res.max_kept = std::max(res.max_kept, st.kept);
+    res.max_checked = std::max(res.max_checked, st.checked);
+    res.peak_rss = std::max(res.peak_rss, st.peak_rss);
+    res.round_stats.push_back(st);
+    s_.next_round = round + 1;
+    s_.pos = reader_.position();
+    s_.last_fence.assign(last_fence_.begin(), last_fence_.end());
+    res.seconds = base_seconds + timer.seconds();
+    if (s_.rule == ForgetRule::none && st.kept > 4 * opt_.round_txns && round % 16 == 0)
+      say("warning: no forgetting rule; " + std::to_string(st.kept) + " transactions kept");
+    say("round " + std::to_string(round) + ": " + std::to_string(st.txns) + " read, " + std::to_string(st.checked) +
+        " checked, " + std::to_string(st.forgotten) + " forgotten, " + std::to_string(st.kept) + " kept, peak " +
+        std::to_string(st.peak_rss >> 20) + " MiB");
+    ++rounds_this_run;
+    bool stop = (opt_.stop && opt_.stop->load()) || (opt_.stop_after_rounds && rounds_this_run >= opt_.stop_after_rounds);
+    if (!opt_.checkpoint_dir.empty() && (stop || !last)) save_checkpoint(s_, checkpoint_path());
+    if (stop && !last) {
+      res.complete = false;
+      say("stopping after round " + std::to_string(round) + "; rerun with --requeue to resume");
+      return res;
+    }
+  }
+  finish();
+  s_.result.seconds = base_seconds + timer.seconds();
+  if (!opt_.checkpoint_dir.empty()) save_checkpoint(s_, checkpoint_path());
+  return s_.result;
+}
+
+}  // namespace
+
+AuditResult run_audit(const std::string& log, const AuditOptions& opt) {
+  if (opt.round_txns == 0) throw UsageError("--round must be at least 1");
+  if (opt.rule != "auto" && opt.rule != "fence" && opt.rule != "time" && opt.rule != "none")
+    throw UsageError("--rule: expected auto, fence, time or none, got \"" + opt.rule + "\"");
+  Auditor a(log, opt);
+  return a.run();
+}
+
+}  // namespace isocheck

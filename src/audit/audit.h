@@ -1,0 +1,91 @@
+// `isocheck audit`: a long log checked in rounds of N transactions with
+// bounded memory. Each round checks (summary + retained + new transactions)
+// with check(), then forgets what no future transaction can still depend on.
+// Forgetting rules, their proofs and limits: docs/audit.md.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "solver/check.h"
+
+namespace isocheck {
+
+// Which forgetting rule a log is audited under.
+//   fence: fence transactions (docs/audit.md "Fences") order every transaction
+//          two fences back before every later one; valid for ser, si, sser.
+//   time:  begin/end on every transaction and only sser requested: a
+//          transaction that ended before every later one begins precedes them.
+//   none:  the log fits neither rule: nothing is forgotten (memory grows; the
+//          whole log is checked once at the end, with a warning).
+enum class ForgetRule : uint8_t { none = 0, fence = 1, time = 2 };
+const char* to_string(ForgetRule r);
+
+struct AuditOptions {
+  CheckOptions check;              // levels, clock skew, engine options
+  uint64_t round_txns = 100000;    // transactions read per round
+  std::string rule = "auto";       // auto, fence, time, none
+  std::string format = "auto";     // auto (by extension, then content), jsonl, hdf5
+  std::string fence_key = "__fence";
+  std::string checkpoint_dir;      // "" = no checkpoints
+  bool resume = false;             // --requeue: resume from a matching checkpoint
+  // Tests: stop (as if SIGTERM arrived) after this many rounds of this run.
+  uint64_t stop_after_rounds = 0;
+  // Set by a signal handler: finish the round, write its checkpoint, stop.
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const std::string&)> log;  // progress lines ("" = none)
+};
+
+struct RoundStat {
+  uint64_t round = 0, first_txn = 0, txns = 0;  // file rows [first_txn, first_txn + txns)
+  uint64_t checked = 0;     // transactions in this round's check (summary + retained + new)
+  uint64_t kept = 0;        // transactions carried to the next round (summary included)
+  uint64_t forgotten = 0;   // forgotten at the end of this round
+  uint64_t pending = 0;     // transactions with a read whose writer is not (yet) present
+  uint64_t frontier = 0;    // (key, version) pairs in the summary
+  uint64_t peak_rss = 0;    // bytes, peak during the round
+  double seconds = 0;
+  uint32_t run = 0;         // which run (0 = first, 1 = first resumption, ...)
+};
+
+struct AuditLevel {
+  Level level;
+  std::string verdict = "holds";  // holds, violated, undecided
+  uint64_t round = 0;             // round that decided a violation / undecided
+  std::string anomaly;            // G-single, G1a, unresolved read, ...
+  std::vector<std::string> explanation;  // witness edges / anomaly lines, in words
+};
+
+struct AuditResult {
+  std::string log;
+  uint64_t txns = 0, rounds = 0;
+  uint32_t resumptions = 0;
+  ForgetRule rule = ForgetRule::none;
+  std::string rule_reason;         // why this rule (or why no rule)
+  std::vector<std::string> warnings;
+  std::vector<AuditLevel> levels;
+  uint64_t anomalies = 0;          // anomalies no level allows (incl. unresolved reads at the end)
+  uint64_t max_kept = 0, final_kept = 0, forgotten = 0, max_checked = 0;
+  uint64_t peak_rss = 0;
+  double seconds = 0;              // over all runs
+  bool complete = false;           // false: stopped (signal) with a checkpoint written
+  std::vector<RoundStat> round_stats;
+  // 0 every level holds, 1 a violation, 3 undecided.
+  int exit_code() const;
+};
+
+// Throws InputError / UsageError like verify.
+AuditResult run_audit(const std::string& log, const AuditOptions& opt);
+
+void write_audit_text(std::ostream& out, const AuditResult& r);
+void write_audit_json(std::ostream& out, const AuditResult& r);
+
+// Tests and `audit --write-fenced`: a copy of `h` in which every session
+// starts with a fence and issues one after every `every` of its
+// transactions, fences numbered in file order (valid when the file order is
+// a serialization order, as for `isocheck generate`).
+History add_fences(const History& h, uint64_t every, const std::string& fence_key = "__fence");
+
+}  // namespace isocheck

@@ -1,0 +1,106 @@
+#include "audit/reader.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/import.h"
+#include "io/jsonl.h"
+#include "io/sink.h"
+
+namespace isocheck {
+
+LogReader::LogReader(const std::string& path, const std::string& format) : path_(path) {
+  Format f = Format::unknown;
+  if (format == "jsonl") f = Format::jsonl;
+  else if (format == "hdf5") f = Format::hdf5;
+  else if (format != "auto") throw UsageError("--format: audit reads jsonl or hdf5, not \"" + format + "\"");
+  if (f == Format::unknown) f = format_from_extension(path);
+  if (f == Format::unknown) f = sniff_format(path);
+  if (f != Format::jsonl && f != Format::hdf5)
+    throw UsageError(path + ": audit reads JSONL or HDF5 logs; convert other formats first (isocheck convert)");
+  hdf5_ = f == Format::hdf5;
+  if (hdf5_) {
+    total_ = hdf5_txn_count(path);
+    return;
+  }
+  in_.open(path, std::ios::binary);
+  if (!in_) throw InputError(path, "cannot read the file");
+  std::string first;
+  if (std::getline(in_, first)) {
+    size_t i = first.find_first_not_of(" \t\r");
+    if (i != std::string::npos && first.compare(i, 11, "{\"isocheck\"") == 0) {
+      header_ = first + "\n";
+      pos_.byte = static_cast<uint64_t>(in_.tellg());
+      pos_.line = 1;
+    }
+  }
+  in_.clear();
+  in_.seekg(static_cast<std::streamoff>(pos_.byte));
+}
+
+History LogReader::next(uint64_t n) {
+  if (hdf5_) {
+    uint64_t last = std::min<uint64_t>(total_, pos_.txn + n);
+    if (pos_.txn >= last) return History{};
+    History h = read_hdf5_range(path_, pos_.txn, last);
+    pos_.txn = last;
+    return h;
+  }
+  std::string text = header_, line;
+  uint64_t got = 0, first_line = pos_.line;
+  while (got < n && std::getline(in_, line)) {
+    ++pos_.line;
+    pos_.byte += line.size() + 1;
+    text += line;
+    text += '\n';
+    if (line.find_first_not_of(" \t\r") != std::string::npos) ++got;
+  }
+  if (got == 0) return History{};
+  pos_.txn += got;
+  try {
+    History h = parse_jsonl(text, path_);
+    return h;
+  } catch (const InputError& e) {
+    // Line numbers are relative to the round; say where the round starts.
+    throw InputError(path_, std::string(e.what()) + " (in the round starting at line " + std::to_string(first_line + 1) +
+                                ", line numbers counted from there" + (header_.empty() ? "" : " after the header") + ")");
+  }
+}
+
+void LogReader::seek(const LogPosition& p) {
+  pos_ = p;
+  if (!hdf5_) {
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(p.byte));
+  }
+}
+
+std::string file_fingerprint(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "missing";
+  uint64_t h = 1469598103934665603ULL;
+  auto feed = [&](const char* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
+  };
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::vector<char> buf(1 << 20);
+    size_t n = std::fread(buf.data(), 1, buf.size(), f);
+    feed(buf.data(), n);
+    if (st.st_size > static_cast<off_t>(buf.size())) {
+      std::fseek(f, -static_cast<long>(buf.size()), SEEK_END);
+      n = std::fread(buf.data(), 1, buf.size(), f);
+      feed(buf.data(), n);
+    }
+    std::fclose(f);
+  }
+  char out[96];
+  std::snprintf(out, sizeof out, "size=%lld mtime=%lld fnv=%016llx", static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtime), static_cast<unsigned long long>(h));
+  return out;
+}
+
+}  // namespace isocheck

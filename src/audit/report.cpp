@@ -1,0 +1,137 @@
+// The per-log audit report (text and JSON) and fence insertion.
+#include <cstdio>
+#include <ostream>
+#include <unordered_map>
+
+#include "audit/audit.h"
+
+namespace isocheck {
+
+namespace {
+
+std::string json_str(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string mib(uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  return buf;
+}
+
+}  // namespace
+
+void write_audit_text(std::ostream& out, const AuditResult& r) {
+  out << "audit of " << r.log << "\n";
+  out << "  transactions: " << r.txns << " in " << r.rounds << " round(s)";
+  if (r.resumptions) out << ", resumed " << r.resumptions << " time(s) from checkpoints";
+  out << "\n  forgetting rule: " << to_string(r.rule) << " — " << r.rule_reason << "\n";
+  out << "  kept: at most " << r.max_kept << " transactions between rounds (" << r.final_kept
+      << " at the end), at most " << r.max_checked << " in one round's check; forgotten: " << r.forgotten << "\n";
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.2f s, %.0f txn/s", r.seconds, r.seconds > 0 ? r.txns / r.seconds : 0.0);
+  out << "  time: " << rate << "; peak memory: " << mib(r.peak_rss) << "\n";
+  for (auto& w : r.warnings) out << "  warning: " << w << "\n";
+  if (!r.complete) out << "  INCOMPLETE: stopped with a checkpoint; rerun with --requeue\n";
+  for (auto& l : r.levels) {
+    out << to_string(l.level) << ": " << (l.verdict == "holds" ? "HOLDS" : l.verdict == "violated" ? "VIOLATED" : "UNDECIDED");
+    if (l.verdict != "holds") {
+      out << " (round " << l.round;
+      if (!l.anomaly.empty()) out << ", " << l.anomaly;
+      out << ")";
+    }
+    out << "\n";
+    for (auto& e : l.explanation) out << "    " << e << "\n";
+  }
+  if (r.anomalies) out << "anomalies no level allows: " << r.anomalies << "\n";
+}
+
+void write_audit_json(std::ostream& out, const AuditResult& r) {
+  out << "{\"log\":" << json_str(r.log) << ",\"transactions\":" << r.txns << ",\"rounds\":" << r.rounds
+      << ",\"resumptions\":" << r.resumptions << ",\"complete\":" << (r.complete ? "true" : "false")
+      << ",\"rule\":" << json_str(to_string(r.rule)) << ",\"rule_reason\":" << json_str(r.rule_reason)
+      << ",\"max_kept\":" << r.max_kept << ",\"final_kept\":" << r.final_kept << ",\"max_checked\":" << r.max_checked
+      << ",\"forgotten\":" << r.forgotten << ",\"anomalies\":" << r.anomalies << ",\"seconds\":" << r.seconds
+      << ",\"txn_per_s\":" << (r.seconds > 0 ? r.txns / r.seconds : 0.0) << ",\"peak_rss\":" << r.peak_rss
+      << ",\"exit_code\":" << r.exit_code() << ",\"warnings\":[";
+  for (size_t i = 0; i < r.warnings.size(); ++i) out << (i ? "," : "") << json_str(r.warnings[i]);
+  out << "],\"levels\":{";
+  for (size_t i = 0; i < r.levels.size(); ++i) {
+    auto& l = r.levels[i];
+    out << (i ? "," : "") << json_str(to_string(l.level)) << ":{\"verdict\":" << json_str(l.verdict);
+    if (l.verdict != "holds") {
+      out << ",\"round\":" << l.round << ",\"anomaly\":" << json_str(l.anomaly) << ",\"explanation\":[";
+      for (size_t j = 0; j < l.explanation.size(); ++j) out << (j ? "," : "") << json_str(l.explanation[j]);
+      out << "]";
+    }
+    out << "}";
+  }
+  out << "},\"round_stats\":[";
+  for (size_t i = 0; i < r.round_stats.size(); ++i) {
+    auto& s = r.round_stats[i];
+    out << (i ? "," : "") << "{\"round\":" << s.round << ",\"first_txn\":" << s.first_txn << ",\"txns\":" << s.txns
+        << ",\"checked\":" << s.checked << ",\"kept\":" << s.kept << ",\"forgotten\":" << s.forgotten
+        << ",\"pending\":" << s.pending << ",\"frontier\":" << s.frontier << ",\"peak_rss\":" << s.peak_rss
+        << ",\"seconds\":" << s.seconds << ",\"run\":" << s.run << "}";
+  }
+  out << "]}\n";
+}
+
+History add_fences(const History& h, uint64_t every, const std::string& fence_key) {
+  History out;
+  out.time_unit = h.time_unit;
+  out.session_name = h.session_name;
+  // Copy the symbol tables and switch keys to named mode with the fence key.
+  out.keys = h.keys;
+  out.values = h.values;
+  Sym fk = out.keys.intern_string(fence_key);
+  bool remap_old = out.keys.take_switch();
+  auto key = [&](Sym k) { return remap_old ? out.keys.remap(k) : k; };
+  auto val = [&](int64_t v) { return out.values.intern_int(v); };
+  int64_t max_id = 0;
+  for (int64_t id : h.txn_id) max_id = std::max(max_id, id);
+  int64_t next_id = max_id + 1, fence_value = 0;
+  std::vector<uint64_t> since(h.session_count(), every);  // every session starts with a fence
+  auto fence = [&](uint32_t s, int64_t b, int64_t e) {
+    out.begin_txn(next_id++, s, TxnStatus::committed, b, e);
+    out.add_op(OpKind::read, fk, fence_value == 0 ? kNullValue : val(fence_value));
+    ++fence_value;
+    out.add_op(OpKind::write, fk, val(fence_value));
+    out.end_txn();
+  };
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    uint32_t s = h.txn_session[t];
+    bool timed = h.has_times(t);
+    if (since[s] >= every) {  // a fence before t, riding on t's begin
+      fence(s, timed ? h.txn_begin[t] : kNoTime, timed ? h.txn_begin[t] : kNoTime);
+      since[s] = 0;
+    }
+    out.begin_txn(h.txn_id[t], s, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] == OpKind::read_list) out.add_list_read(key(h.op_key[o]), h.list(o));
+      else out.add_op(h.op_kind[o], key(h.op_key[o]), h.op_value[o]);
+    }
+    out.end_txn();
+    ++since[s];
+  }
+  return out;
+}
+
+}  // namespace isocheck

@@ -1,0 +1,45 @@
+// The audit's state between rounds: what a checkpoint holds.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "audit/reader.h"
+#include "io/history.h"
+
+namespace isocheck {
+
+inline constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min();
+inline constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
+// The summary transaction of forgotten ones: reserved id and session.
+inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
+inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
+
+struct AuditState {
+  static constexpr uint32_t kVersion = 1;
+  std::string fingerprint;   // input file + options
+  // Pass 1 (per round): least "previous fence" value and least begin time of
+  // the round's transactions; suffix minima tell what future rounds can see.
+  std::vector<int64_t> round_min_pf, round_min_begin;
+  bool fence_ok = false, times_ok = false;
+  std::string fence_problem, times_problem;
+  uint64_t total_txns = 0;
+  ForgetRule rule = ForgetRule::none;
+
+  LogPosition pos;           // where the next round starts
+  uint64_t next_round = 0;
+  History carry;             // summary (first, when has_summary) + retained transactions
+  std::vector<int64_t> pf, nf;   // per carry txn: previous / next fence value (fence rule)
+  std::vector<uint8_t> pending;  // per carry txn: a read without a present writer
+  bool has_summary = false;
+  std::vector<std::pair<int64_t, int64_t>> last_fence;  // session name -> last fence value
+  AuditResult result;
+};
+
+void save_checkpoint(const AuditState& s, const std::string& path);
+// False when the file is absent; throws InputError when it is unreadable.
+bool load_checkpoint(AuditState& s, const std::string& path);
+
+}  // namespace isocheck
