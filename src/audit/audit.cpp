@@ -463,7 +463,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   if (fence) {
     int64_t M = future_min_pf(round);
     for (size_t t = 0; t < n; ++t)
-      if (s_.pf[t] == s_.nf[t] && s_.nf[t] != kPosInf && s_.nf[t] <= M && c.txn_status[t] == TxnStatus::committed)
+      // strictly below M: every later transaction then has a fence after the
+      // summary's fence before it in its session (docs/audit.md)
+      if (s_.pf[t] == s_.nf[t] && s_.nf[t] != kPosInf && s_.nf[t] < M && c.txn_status[t] == TxnStatus::committed)
         m = std::max(m, s_.nf[t]);  // fences (and the summary) have pf == nf
     if (m == kNegInf) return;
     for (size_t t = 0; t < n; ++t) cand[t] = s_.nf[t] <= m;
@@ -734,6 +736,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     std::fprintf(stderr, "forget r%llu: n=%zu m=%lld cand=%zu roots=%zu unfrozen=%zu amb=%zu frozen=%zu fence=%d S=%d\n",
                  (unsigned long long)round, n, (long long)m, dbg_cand, dbg_roots, dbg_unf, dbg_amb, frozen, frozen_fence,
                  s_.has_summary ? (int)unfrozen[0] : -1);
+  if (getenv("ISOCHECK_AUDIT_DEBUG") && atoi(getenv("ISOCHECK_AUDIT_DEBUG")) > 1) {
+    for (size_t t = 0; t < n; ++t)
+      std::fprintf(stderr, "  T%lld %s%s%s pf=%lld nf=%lld\n", (long long)c.txn_id[t], unfrozen[t] ? "kept" : "FROZEN",
+                   root[t] ? " root" : "", aborted[t] ? " aborted" : "", (long long)s_.pf[t], (long long)s_.nf[t]);
+    for (auto& [v, w] : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[w]);
+  }
   bool can = frozen > 0 && (!s_.has_summary || !unfrozen[0]) && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
@@ -814,10 +822,29 @@ void Auditor::finish() {
   auto& res = s_.result;
   // Reads whose writer never appeared (or was forgotten): thin air, an
   // aborted/forgotten version; every level fails (docs/audit.md).
+  // Only committed transactions and unknown ones some read observed count
+  // (an unknown transaction nobody read is left out, as check() does).
+  const History& c = s_.carry;
+  PairMap writers(c.op_count() + 1);
+  for (TxnIdx t = 0; t < c.txn_count(); ++t)
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+      if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
+  std::vector<uint8_t> observed(c.txn_count(), 0);
+  for (TxnIdx t = 0; t < c.txn_count(); ++t)
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      auto see = [&](Sym v) {
+        uint32_t w = writers.find(c.op_key[o], v);
+        if (w != PairMap::kEmpty && w != t && c.txn_status[t] != TxnStatus::aborted) observed[w] = 1;
+      };
+      if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue) see(c.op_value[o]);
+      else if (c.op_kind[o] == OpKind::read_list)
+        for (Sym v : c.list(o)) see(v);
+    }
   uint64_t unresolved = 0;
   int64_t example = 0;
   for (size_t t = 0; t < s_.pending.size(); ++t)
-    if (s_.pending[t]) {
+    if (s_.pending[t] && (c.txn_status[t] == TxnStatus::committed ||
+                          (c.txn_status[t] == TxnStatus::unknown && observed[t]))) {
       if (!unresolved) example = s_.carry.txn_id[t];
       ++unresolved;
     }
