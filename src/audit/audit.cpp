@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <queue>
 #include <sstream>
 #include <unordered_map>
 
@@ -337,6 +338,7 @@ void Auditor::append_round(const History& chunk) {
   s_.pf.resize(n, kNegInf);
   s_.nf.resize(n, kPosInf);
   s_.pending.resize(n, 0);
+  s_.checked_op.resize(c.op_count(), 0);
   for (size_t t = n0; t < n; ++t) {
     int64_t sname = c.session_name[c.txn_session[t]];
     int64_t value = 0;
@@ -374,7 +376,7 @@ void Auditor::check_round(uint64_t round) {
         for (Sym v : c.list(o)) missing |= writers.find(c.op_key[o], v) == PairMap::kEmpty;
       if (missing) {
         keep_op[o] = 0;
-        s_.pending[t] = 1;
+        if (!s_.checked_op[o]) s_.pending[t] = 1;
         any_pending = true;
       }
     }
@@ -615,48 +617,66 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     next_in_session[t] = last_in[s];
     last_in[s] = static_cast<uint32_t>(t);
   }
-  // Propagate "unfrozen" along every edge that may exist.
-  std::vector<uint8_t> unfrozen(n, 0);
-  std::vector<uint32_t> work;
-  auto mark = [&](uint32_t t) {
-    if (t != ~0u && !unfrozen[t] && !aborted[t]) {
+  // Propagate "unfrozen" along every edge that may exist, from the roots
+  // (transactions that can still gain an incoming edge). With ser/sser the
+  // dependency graph of a valid history is acyclic, so a root u never reaches
+  // a transaction certainly before u: each node carries the least lim() of
+  // the roots reaching it (its label) and is entered only when not certainly
+  // before that root. With si (cycles with two adjacent anti-dependencies are
+  // allowed) no such pruning: labels are -inf. docs/audit.md.
+  bool prune = true;
+  for (Level l : open_levels()) prune &= l != Level::si;
+  std::vector<uint8_t> unfrozen(n, 0), extra_root(n, 0);
+  std::vector<int64_t> label(n, kPosInf);
+  using Item = std::pair<int64_t, uint32_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  auto visit = [&](uint32_t t, int64_t L, bool is_root) {
+    if (t == ~0u || aborted[t]) return;
+    if (!is_root && ord(t) <= L) return;
+    if (L < label[t]) {
+      label[t] = L;
       unfrozen[t] = 1;
-      work.push_back(t);
+      heap.push({L, t});
     }
   };
-  for (size_t t = 0; t < n; ++t)
-    if (root[t]) mark(static_cast<uint32_t>(t));
   auto propagate = [&] {
-    while (!work.empty()) {
-      uint32_t u = work.back();
-      work.pop_back();
-      mark(next_in_session[u]);
+    std::fill(unfrozen.begin(), unfrozen.end(), 0);
+    std::fill(label.begin(), label.end(), kPosInf);
+    for (auto& [k, s] : by_key) s.done = s.txns.size();
+    rt_done = by_begin.size();
+    for (size_t t = 0; t < n; ++t)
+      if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, true);
+    while (!heap.empty()) {
+      auto [L, u] = heap.top();
+      heap.pop();
+      if (L != label[u]) continue;  // stale
+      visit(next_in_session[u], L, false);
       for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
         const Touch& tc = touches[i];
         if (tc.write_v != kNo) {
           uint32_t v = vid.find(tc.key, tc.write_v);
-          for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) mark(rd_dst[j]);
-          for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) mark(sc_dst[j]);
+          for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) visit(rd_dst[j], L, false);
+          for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         }
         if (auto it = by_key.find(tc.key); it != by_key.end()) {
           Sorted& s = it->second;
-          int64_t l = lim(u);
-          // unfreeze touchers t with ord(t) > l (not certainly before u)
-          size_t lo = std::upper_bound(s.txns.begin(), s.txns.end(), l,
+          // maybe-edges u -> t for touchers t not certainly before u
+          int64_t thr = std::max(lim(u), L);
+          size_t lo = std::upper_bound(s.txns.begin(), s.txns.end(), thr,
                                        [&](int64_t x, uint32_t t) { return x < ord(t); }) - s.txns.begin();
-          for (size_t j = lo; j < s.done; ++j) mark(s.txns[j]);
+          for (size_t j = lo; j < s.done; ++j) visit(s.txns[j], L, false);
           s.done = std::min(s.done, lo);
         }
       }
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
         uint32_t v = vid.find(reads[i].first, reads[i].second);
-        for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) mark(sc_dst[j]);
+        for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
       }
       if (rt_edges && c.has_times(u)) {
         int64_t e = c.txn_end[u] + skew;
         size_t lo = std::upper_bound(by_begin.begin(), by_begin.end(), e,
                                      [&](int64_t x, uint32_t t) { return x < c.txn_begin[t]; }) - by_begin.begin();
-        for (size_t j = lo; j < rt_done; ++j) mark(by_begin[j]);
+        for (size_t j = lo; j < rt_done; ++j) visit(by_begin[j], L, false);
         rt_done = std::min(rt_done, lo);
       }
     }
@@ -665,16 +685,24 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
-  // another frozen write. Two or more: ambiguous -> unfreeze them, repeat.
+  // another candidate's write (a candidate precedes every later transaction,
+  // so a later read of an overwritten version is a violation anyway). Two or
+  // more: ambiguous -> keep them (and what they reach), repeat. An overwritten
+  // version still read by a kept transaction keeps its writer too.
   std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
+  auto final_write = [&](uint32_t w, Sym key) {
+    for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
+      if (touches[j].key == key) return touches[j].write_v;
+    return kNo;
+  };
+  std::vector<std::pair<Sym, uint32_t>> fw;  // (key, txn) final writes of candidates
+  for (size_t t = 0; t < n; ++t) {
+    if (!cand[t] || aborted[t] || root[t]) continue;
+    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+      if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
+  }
+  std::sort(fw.begin(), fw.end());
   while (true) {
-    std::vector<std::pair<Sym, uint32_t>> fw;  // (key, txn) frozen final writes
-    for (size_t t = 0; t < n; ++t) {
-      if (unfrozen[t] || aborted[t]) continue;
-      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-        if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
-    }
-    std::sort(fw.begin(), fw.end());
     frontier.clear();
     bool changed = false;
     for (size_t a = 0; a < fw.size();) {
@@ -693,29 +721,46 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         }
         ++b;
       }
+      Sym key = fw[a].first;
       std::vector<uint32_t> top;
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].second;
+        if (unfrozen[w]) continue;
         bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
-        if (!over) {
-          // an RMW successor of w's version that is frozen
-          Sym wv = kNo;
-          for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
-            if (touches[j].key == fw[a].first) wv = touches[j].write_v;
-          uint32_t v = vid.find(fw[a].first, wv);
-          for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]];
+        uint32_t v = vid.find(key, final_write(w, key));
+        for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j)
+          over = cand[sc_dst[j]] && c.txn_status[sc_dst[j]] == TxnStatus::committed;  // unknown ones may be left out
+        if (fence && key == fence_sym_) {
+          // the summary keeps the chain's link: the latest frozen fence is its frontier
+          int64_t top_fence = kNegInf;
+          for (size_t i2 = a; i2 < b; ++i2)
+            if (!unfrozen[fw[i2].second]) top_fence = std::max(top_fence, s_.nf[fw[i2].second]);
+          over = s_.nf[w] < top_fence;
         }
-        if (!over) top.push_back(w);
+        if (!over) {
+          top.push_back(w);
+        } else {
+          // kept readers that are not read-modify-write successors of this version
+          bool kept_reader = false;
+          for (uint32_t j = rd_off[v]; j < rd_off[v + 1] && !kept_reader; ++j) {
+            uint32_t r = rd_dst[j];
+            if (!unfrozen[r]) continue;
+            bool succ = false;
+            for (uint32_t q = sc_off[v]; q < sc_off[v + 1] && !succ; ++q) succ = sc_dst[q] == r;
+            kept_reader = !succ;
+          }
+          if (kept_reader && !extra_root[w]) {
+            extra_root[w] = 1;
+            changed = true;
+          }
+        }
       }
       if (top.size() == 1) {
-        Sym wv = kNo;
-        for (uint64_t j = touch_off[top[0]]; j < touch_off[top[0] + 1]; ++j)
-          if (touches[j].key == fw[a].first) wv = touches[j].write_v;
-        frontier.push_back({vid.find(fw[a].first, wv), top[0]});
-      } else {
-        for (uint32_t w : top) mark(w);
+        frontier.push_back({vid.find(key, final_write(top[0], key)), top[0]});
+      } else if (top.size() > 1) {
+        for (uint32_t w : top) extra_root[w] = 1;
         dbg_amb += top.size();
-        changed = !top.empty() || changed;
+        changed = true;
       }
       a = b;
     }
@@ -789,7 +834,15 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     npend.push_back(0);
     st.frontier = frontier.size();
   }
-  std::vector<std::vector<uint32_t>> awaiting;
+  std::vector<uint8_t> nchecked(nc.op_count(), 0);
+  // versions written by forgotten transactions (their frontier lives on in the summary)
+  PairMap gone(touches.size() + 1);
+  for (size_t t = 0; t < n; ++t)
+    if (!aborted[t] && !unfrozen[t])
+      for (uint64_t j = touch_off[t]; j < touch_off[t + 1]; ++j)
+        if (touches[j].write_v != kNo) gone.at(touches[j].key, touches[j].write_v) = 1;
+  if (summary)
+    for (OpIdx o = 0; o < nc.op_count(); ++o) gone.at(nc.op_key[o], nc.op_value[o]) = 0;  // in the summary
   uint64_t forgotten = 0;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t] || !unfrozen[t]) {
@@ -800,6 +853,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
       else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      uint8_t chk = s_.checked_op[o];
+      if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue && gone.find(c.op_key[o], c.op_value[o]) == 1)
+        chk = 1;  // only RMW successors can still read a forgotten non-frontier version (see the frontier loop)
+      nchecked.push_back(chk);
     }
     nc.end_txn();
     npf.push_back(s_.pf[t]);
@@ -813,6 +870,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   s_.pf = std::move(npf);
   s_.nf = std::move(nnf);
   s_.pending = std::move(npend);
+  s_.checked_op = std::move(nchecked);
   s_.has_summary = summary || (s_.has_summary && unfrozen[0]);
   st.forgotten = forgotten;
   s_.result.forgotten += forgotten;

@@ -33,6 +33,9 @@ struct AuditState {
   History carry;             // summary (first, when has_summary) + retained transactions
   std::vector<int64_t> pf, nf;   // per carry txn: previous / next fence value (fence rule)
   std::vector<uint8_t> pending;  // per carry txn: a read without a present writer
+  // per carry op: a read of a forgotten version, checked while its writer was
+  // present, by the transaction that overwrote that version (left out later)
+  std::vector<uint8_t> checked_op;
   bool has_summary = false;
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session name -> last fence value
   AuditResult result;
