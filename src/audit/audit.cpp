@@ -455,6 +455,7 @@ void Auditor::check_round(uint64_t round) {
 void Auditor::forget(uint64_t round, RoundStat& st) {
   History& c = s_.carry;
   const size_t n = c.txn_count();
+  const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
   const bool fence = s_.rule == ForgetRule::fence;
   const int64_t skew = opt_.check.clock_skew;
   bool rt_edges = false;
@@ -550,7 +551,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       }
       // The summary's writes are blind only in form: every retained or later
       // transaction was already certainly after the forgotten ones (docs/audit.md).
-      if ((tc.blind || tc.list) && !(s_.has_summary && t == 0)) {
+      if ((tc.blind || tc.list) && !(t < old_pieces)) {
         bool ins;
         key_blind.get_or_insert(tc.key, 1, ins);
       }
@@ -576,7 +577,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (key_blind.find(touches[i].key) && !(s_.has_summary && t == 0))
+      if (key_blind.find(touches[i].key) && !(t < old_pieces))
         blind_touchers[touches[i].key].push_back(static_cast<uint32_t>(t));
   }
   // order value: a precedes b when ord(a) <= lim(b)  (fence: nf <= pf; time: end + skew < begin)
@@ -630,9 +631,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<int64_t> label(n, kPosInf);
   using Item = std::pair<int64_t, uint32_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-  auto visit = [&](uint32_t t, int64_t L, bool is_root) {
+  // `maybe`: an edge that exists only for some version orders; pruned by the
+  // label. Certain edges always propagate: no kept transaction may have a
+  // certain edge into a forgotten one (the summary merges them).
+  auto visit = [&](uint32_t t, int64_t L, bool maybe) {
     if (t == ~0u || aborted[t]) return;
-    if (!is_root && ord(t) <= L) return;
+    if (maybe && ord(t) <= L) return;
     if (L < label[t]) {
       label[t] = L;
       unfrozen[t] = 1;
@@ -645,12 +649,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& [k, s] : by_key) s.done = s.txns.size();
     rt_done = by_begin.size();
     for (size_t t = 0; t < n; ++t)
-      if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, true);
+      if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
     while (!heap.empty()) {
       auto [L, u] = heap.top();
       heap.pop();
       if (L != label[u]) continue;  // stale
-      visit(next_in_session[u], L, false);
+      visit(next_in_session[u], L, false);  // certain
       for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
         const Touch& tc = touches[i];
         if (tc.write_v != kNo) {
@@ -664,7 +668,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           int64_t thr = std::max(lim(u), L);
           size_t lo = std::upper_bound(s.txns.begin(), s.txns.end(), thr,
                                        [&](int64_t x, uint32_t t) { return x < ord(t); }) - s.txns.begin();
-          for (size_t j = lo; j < s.done; ++j) visit(s.txns[j], L, false);
+          for (size_t j = lo; j < s.done; ++j) visit(s.txns[j], L, true);  // maybe
           s.done = std::min(s.done, lo);
         }
       }
@@ -683,7 +687,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   };
   propagate();
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
-         dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0;
+         dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
   // another candidate's write (a candidate precedes every later transaction,
   // so a later read of an overwritten version is a violation anyway). Two or
@@ -765,6 +769,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       a = b;
     }
     if (!changed) break;
+    ++dbg_iters;
     propagate();
   }
   // Preconditions of a summary: the old summary is frozen; a frozen fence
@@ -777,17 +782,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       if (fence && s_.pf[t] == s_.nf[t]) frozen_fence = true;
     }
   size_t n_aborted = std::count(aborted.begin(), aborted.end(), 1);
+  bool summary_unfrozen = false;
+  for (size_t t = 0; t < old_pieces; ++t) summary_unfrozen |= unfrozen[t] != 0;
   if (getenv("ISOCHECK_AUDIT_DEBUG"))
-    std::fprintf(stderr, "forget r%llu: n=%zu m=%lld cand=%zu roots=%zu unfrozen=%zu amb=%zu frozen=%zu fence=%d S=%d\n",
-                 (unsigned long long)round, n, (long long)m, dbg_cand, dbg_roots, dbg_unf, dbg_amb, frozen, frozen_fence,
-                 s_.has_summary ? (int)unfrozen[0] : -1);
+    std::fprintf(stderr, "forget r%llu: iters=%zu n=%zu m=%lld cand=%zu roots=%zu unfrozen=%zu amb=%zu frozen=%zu fence=%d S=%d\n",
+                 (unsigned long long)round, dbg_iters, n, (long long)m, dbg_cand, dbg_roots, dbg_unf, dbg_amb, frozen, frozen_fence,
+                 s_.has_summary ? (int)summary_unfrozen : -1);
   if (getenv("ISOCHECK_AUDIT_DEBUG") && atoi(getenv("ISOCHECK_AUDIT_DEBUG")) > 1) {
     for (size_t t = 0; t < n; ++t)
       std::fprintf(stderr, "  T%lld %s%s%s pf=%lld nf=%lld\n", (long long)c.txn_id[t], unfrozen[t] ? "kept" : "FROZEN",
                    root[t] ? " root" : "", aborted[t] ? " aborted" : "", (long long)s_.pf[t], (long long)s_.nf[t]);
     for (auto& [v, w] : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[w]);
   }
-  bool can = frozen > 0 && (!s_.has_summary || !unfrozen[0]) && (!fence || frozen_fence);
+  bool can = frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
   // Build the new carry: summary, then kept transactions in order.
@@ -815,23 +822,44 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           e = std::max(e, c.txn_end[t]);
         }
       }
-    nc.begin_txn(kSummaryId, sess(kSummarySession), TxnStatus::committed, times ? b : kNoTime, times ? e : kNoTime);
+    // Pieces of at most kPiece keys in the summary session (check() is
+    // quadratic in one transaction's operations); session order chains them
+    // and the fence key goes last, so every piece precedes the chain's next fence.
+    constexpr size_t kPiece = 128;
     std::sort(frontier.begin(), frontier.end(), [&](auto& x, auto& y) { return x.second < y.second; });
+    std::vector<std::pair<Sym, Sym>> kv;
+    std::pair<Sym, Sym> fence_kv{kNo, kNo};
     int64_t fval = kNegInf;
-    // key and value of each frontier version: recover from the writer's touches
-    for (auto& [v, w] : frontier) {
+    for (auto& [v, w] : frontier)
       for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j) {
         const Touch& tc = touches[j];
         if (tc.write_v != kNo && vid.find(tc.key, tc.write_v) == v) {
-          nc.add_op(OpKind::write, tc.key, tc.write_v);
-          if (tc.key == fence_sym_) sym_int(nc.values, tc.write_v, fval);
+          if (tc.key == fence_sym_) {
+            fence_kv = {tc.key, tc.write_v};
+            sym_int(nc.values, tc.write_v, fval);
+          } else {
+            kv.push_back({tc.key, tc.write_v});
+          }
         }
       }
+    if (fence_kv.first != kNo) kv.push_back(fence_kv);
+    size_t pieces = std::max<size_t>(1, (kv.size() + kPiece - 1) / kPiece);
+    for (size_t p = 0; p < pieces; ++p) {
+      nc.begin_txn(kSummaryId + static_cast<int64_t>(p), sess(kSummarySession), TxnStatus::committed,
+                   times ? b : kNoTime, times ? e : kNoTime);
+      // read-modify-write of the initial state: the summary's version is the
+      // first of its key (nothing kept or later precedes it), and the version
+      // order stays known, so check() needs no general engine for it.
+      for (size_t i = p * kPiece; i < std::min(kv.size(), (p + 1) * kPiece); ++i) {
+        nc.add_op(OpKind::read, kv[i].first, kNullValue);
+        nc.add_op(OpKind::write, kv[i].first, kv[i].second);
+      }
+      nc.end_txn();
+      npf.push_back(fence ? fval : kNegInf);
+      nnf.push_back(fence ? fval : kPosInf);
+      npend.push_back(0);
     }
-    nc.end_txn();
-    npf.push_back(fence ? fval : kNegInf);
-    nnf.push_back(fence ? fval : kPosInf);
-    npend.push_back(0);
+    s_.summary_txns = static_cast<uint32_t>(pieces);
     st.frontier = frontier.size();
   }
   std::vector<uint8_t> nchecked(nc.op_count(), 0);
@@ -846,7 +874,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   uint64_t forgotten = 0;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t] || !unfrozen[t]) {
-      if (!(s_.has_summary && t == 0)) ++forgotten;
+      if (!(t < old_pieces)) ++forgotten;
       continue;
     }
     nc.begin_txn(c.txn_id[t], sess(c.session_name[c.txn_session[t]]), c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
@@ -864,14 +892,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     npend.push_back(s_.pending[t]);
   }
   awaiting_nf_.assign(nc.session_count(), {});
-  for (size_t t = summary ? 1 : 0; t < nc.txn_count(); ++t)
+  for (size_t t = summary ? s_.summary_txns : old_pieces; t < nc.txn_count(); ++t)
     if (nnf[t] == kPosInf) awaiting_nf_[nc.txn_session[t]].push_back(static_cast<uint32_t>(t));
   s_.carry = std::move(nc);
   s_.pf = std::move(npf);
   s_.nf = std::move(nnf);
   s_.pending = std::move(npend);
   s_.checked_op = std::move(nchecked);
-  s_.has_summary = summary || (s_.has_summary && unfrozen[0]);
+  s_.has_summary = summary || s_.has_summary;
   st.forgotten = forgotten;
   s_.result.forgotten += forgotten;
 }
@@ -947,7 +975,7 @@ AuditResult Auditor::run() {
     for (auto& [k, v] : s_.last_fence) last_fence_[k] = v;
     awaiting_nf_.assign(s_.carry.session_count(), {});
     for (size_t t = 0; t < s_.carry.txn_count(); ++t)
-      if (s_.nf[t] == kPosInf && !(s_.has_summary && t == 0)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
+      if (s_.nf[t] == kPosInf && !(s_.has_summary && t < s_.summary_txns)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
     if (s_.carry.keys.named())
       for (Sym i = 0; i < s_.carry.keys.names().size(); ++i)
         if (!s_.carry.keys.is_int(i) && s_.carry.keys.name(i) == opt_.fence_key) fence_sym_ = i;
@@ -991,9 +1019,14 @@ AuditResult Auditor::run() {
     chunk = History{};
     bool last = reader_.position().txn >= s_.total_txns;
     st.checked = s_.carry.txn_count();
+    Timer tc;
     if (s_.rule != ForgetRule::none || last) check_round(round);
+    double t_check = tc.seconds();
     for (uint8_t p : s_.pending) st.pending += p;
     if (s_.rule != ForgetRule::none && !last) forget(round, st);
+    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+      std::fprintf(stderr, "round %llu: read+append %.3f s, check %.3f s, forget %.3f s\n", (unsigned long long)round,
+                   rt.seconds() - tc.seconds(), t_check, tc.seconds() - t_check);
     st.kept = s_.carry.txn_count();
     st.seconds = rt.seconds();
     st.peak_rss = peak_rss_bytes();

@@ -37,6 +37,7 @@ struct AuditState {
   // present, by the transaction that overwrote that version (left out later)
   std::vector<uint8_t> checked_op;
   bool has_summary = false;
+  uint32_t summary_txns = 0;     // the summary's pieces: carry txns [0, summary_txns)
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session name -> last fence value
   AuditResult result;
 };
