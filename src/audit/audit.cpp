@@ -689,24 +689,25 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
-  // another candidate's write (a candidate precedes every later transaction,
-  // so a later read of an overwritten version is a violation anyway). Two or
-  // more: ambiguous -> keep them (and what they reach), repeat. An overwritten
-  // version still read by a kept transaction keeps its writer too.
+  // another frozen write (certain order, or a frozen read-modify-write
+  // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
   std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
   auto final_write = [&](uint32_t w, Sym key) {
     for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
       if (touches[j].key == key) return touches[j].write_v;
     return kNo;
   };
-  std::vector<std::pair<Sym, uint32_t>> fw;  // (key, txn) final writes of candidates
+  while (true) {
+  // final writes of frozen transactions; only they can overwrite (a later read
+  // of a version a frozen transaction certainly overwrote is then a violation)
+  std::vector<std::pair<Sym, uint32_t>> fw;
   for (size_t t = 0; t < n; ++t) {
-    if (!cand[t] || aborted[t] || root[t]) continue;
+    if (unfrozen[t] || aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
       if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
   }
   std::sort(fw.begin(), fw.end());
-  while (true) {
+
     frontier.clear();
     bool changed = false;
     for (size_t a = 0; a < fw.size();) {
@@ -729,35 +730,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       std::vector<uint32_t> top;
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].second;
-        if (unfrozen[w]) continue;
         bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
         uint32_t v = vid.find(key, final_write(w, key));
-        for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j)
-          over = cand[sc_dst[j]] && c.txn_status[sc_dst[j]] == TxnStatus::committed;  // unknown ones may be left out
-        if (fence && key == fence_sym_) {
-          // the summary keeps the chain's link: the latest frozen fence is its frontier
-          int64_t top_fence = kNegInf;
-          for (size_t i2 = a; i2 < b; ++i2)
-            if (!unfrozen[fw[i2].second]) top_fence = std::max(top_fence, s_.nf[fw[i2].second]);
-          over = s_.nf[w] < top_fence;
-        }
-        if (!over) {
-          top.push_back(w);
-        } else {
-          // kept readers that are not read-modify-write successors of this version
-          bool kept_reader = false;
-          for (uint32_t j = rd_off[v]; j < rd_off[v + 1] && !kept_reader; ++j) {
-            uint32_t r = rd_dst[j];
-            if (!unfrozen[r]) continue;
-            bool succ = false;
-            for (uint32_t q = sc_off[v]; q < sc_off[v + 1] && !succ; ++q) succ = sc_dst[q] == r;
-            kept_reader = !succ;
-          }
-          if (kept_reader && !extra_root[w]) {
-            extra_root[w] = 1;
-            changed = true;
-          }
-        }
+        for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
+        if (!over) top.push_back(w);
       }
       if (top.size() == 1) {
         frontier.push_back({vid.find(key, final_write(top[0], key)), top[0]});
@@ -882,8 +858,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
       else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
       uint8_t chk = s_.checked_op[o];
-      if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue && gone.find(c.op_key[o], c.op_value[o]) == 1)
-        chk = 1;  // only RMW successors can still read a forgotten non-frontier version (see the frontier loop)
       nchecked.push_back(chk);
     }
     nc.end_txn();
