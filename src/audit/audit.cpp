@@ -625,8 +625,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // the roots reaching it (its label) and is entered only when not certainly
   // before that root. With si (cycles with two adjacent anti-dependencies are
   // allowed) no such pruning: labels are -inf. docs/audit.md.
-  bool prune = true;
-  for (Level l : open_levels()) prune &= l != Level::si;
+  // Pruning by labels is unsound when a "maybe" edge is in fact certain (a
+  // read of a version older than a blind write certainly ordered after it):
+  // the kept reader would have a certain edge into a forgotten transaction.
+  // Kept off; the per-edge test (not certainly before u) stays.
+  const bool prune = false;
   std::vector<uint8_t> unfrozen(n, 0), extra_root(n, 0);
   std::vector<int64_t> label(n, kPosInf);
   using Item = std::pair<int64_t, uint32_t>;
@@ -643,7 +646,15 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       heap.push({L, t});
     }
   };
+  // key -> (its writers, done)
+  std::unordered_map<Sym, std::pair<std::vector<uint32_t>, bool>> writers_of;
+  for (size_t t = 0; t < n; ++t) {
+    if (aborted[t]) continue;
+    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+      if (touches[i].write_v != kNo) writers_of[touches[i].key].first.push_back(static_cast<uint32_t>(t));
+  }
   auto propagate = [&] {
+    for (auto& [k, w] : writers_of) w.second = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
     std::fill(label.begin(), label.end(), kPosInf);
     for (auto& [k, s] : by_key) s.done = s.txns.size();
@@ -675,6 +686,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
         uint32_t v = vid.find(reads[i].first, reads[i].second);
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
+        // a read of the initial state precedes every write of the key: certain
+        if (reads[i].second == kNullValue) {
+          auto it = writers_of.find(reads[i].first);
+          if (it != writers_of.end() && !it->second.second) {
+            it->second.second = true;  // labels pop in ascending order: once is enough
+            for (uint32_t w : it->second.first) visit(w, L, false);
+          }
+        }
       }
       if (rt_edges && c.has_times(u)) {
         int64_t e = c.txn_end[u] + skew;
@@ -819,6 +838,17 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         }
       }
     if (fence_kv.first != kNo) kv.push_back(fence_kv);
+    // Keys whose initial state a kept transaction read: there the summary
+    // writes blindly (a kept read-modify-write of the initial state and the
+    // summary may be in either order).
+    FlatMap64 null_read(64);
+    for (size_t t = 0; t < n; ++t)
+      if (unfrozen[t] && !aborted[t])
+        for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i)
+          if (reads[i].second == kNullValue) {
+            bool ins;
+            null_read.get_or_insert(reads[i].first, 1, ins);
+          }
     size_t pieces = std::max<size_t>(1, (kv.size() + kPiece - 1) / kPiece);
     for (size_t p = 0; p < pieces; ++p) {
       nc.begin_txn(kSummaryId + static_cast<int64_t>(p), sess(kSummarySession), TxnStatus::committed,
@@ -827,7 +857,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       // first of its key (nothing kept or later precedes it), and the version
       // order stays known, so check() needs no general engine for it.
       for (size_t i = p * kPiece; i < std::min(kv.size(), (p + 1) * kPiece); ++i) {
-        nc.add_op(OpKind::read, kv[i].first, kNullValue);
+        if (!null_read.find(kv[i].first)) nc.add_op(OpKind::read, kv[i].first, kNullValue);
         nc.add_op(OpKind::write, kv[i].first, kv[i].second);
       }
       nc.end_txn();
