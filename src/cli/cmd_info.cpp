@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "closure/gpu_closure.h"
 #include "io/errors.h"
 #include "io/load.h"
 #include "util/flat_hash.h"
@@ -10,12 +11,27 @@
 namespace isocheck {
 
 void add_info_command(CLI::App& app, int& exit_code) {
-  struct Args { std::string file, format = "auto"; };
+  struct Args { std::string file, format = "auto"; bool devices = false; };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
-  c->add_option("file", a->file, "History file")->required();
+  c->add_option("file", a->file, "History file (not needed with --devices)");
+  c->add_flag("--devices", a->devices, "List the CUDA devices this build and machine offer the GPU closure");
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->callback([a, &exit_code] {
+    if (a->devices) {
+      std::string why;
+      const auto devs = gpu_devices(&why);
+      std::printf("cuda build:    %s\n", gpu_built() ? "yes" : "no");
+      std::printf("devices:       %zu%s%s\n", devs.size(), devs.empty() ? " — " : "", devs.empty() ? why.c_str() : "");
+      for (const auto& d : devs)
+        std::printf("  [%d] %s, compute capability %d.%d, %d multiprocessors, %.1f GiB (%.1f GiB free)\n", d.index,
+                    d.name.c_str(), d.cc_major, d.cc_minor, d.multiprocessors, d.total_memory / 1073741824.0,
+                    d.free_memory / 1073741824.0);
+      std::printf("--closure gpu: %s\n", devs.empty() ? "unavailable (the CPU engine runs)" : "available");
+      exit_code = 0;
+      if (a->file.empty()) return;
+    }
+    if (a->file.empty()) throw UsageError("info: a history FILE is required (or --devices)");
     Format f = Format::unknown;
     if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)
       throw UsageError("--format: unknown format \"" + a->format + "\"");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "closure/closure.h"
+#include "closure/gpu_config.h"
 #include "closure/gpu_plan.h"
 
 namespace isocheck {

@@ -2,6 +2,7 @@
 // computed before any allocation (plan_gpu_memory), buffers kept between
 // calls and only grown, the kernels of gpu_closure.cu launched per chunk.
 // Compiled into builds with CUDA only.
+#include "closure/gpu_config.h"
 #if ISOCHECK_HAVE_CUDA
 #include <cuda_runtime.h>
 

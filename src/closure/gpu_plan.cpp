@@ -251,24 +251,30 @@ std::string gib(uint64_t bytes) {
   return s;
 }
 
-GpuMemoryPlan plan_gpu_memory(const LevelPlan& p, uint64_t rows_out, uint64_t queries, uint32_t c0, uint32_t c1,
-                              uint64_t available, uint64_t device_total) {
+GpuMemoryPlan plan_gpu_memory_counts(uint64_t relevant, uint64_t succ_edges, uint64_t col_pairs, uint64_t levels,
+                                     uint64_t rows_out, uint64_t queries, uint64_t columns, uint64_t available,
+                                     uint64_t device_total) {
   GpuMemoryPlan m;
   // succ_off (8 per row + 1), succ (4 per edge), column pairs (8 each), the
   // level offsets, queries (row 4, column 4, answer 1), 1 MiB for alignment.
-  m.fixed = 8 * (uint64_t{p.relevant} + 1) + 4 * p.succ.size() + 8 * p.col_index.size() +
-            4 * p.level_off.size() + 9 * queries + (1ull << 20);
+  m.fixed = 8 * (relevant + 1) + 4 * succ_edges + 8 * col_pairs + 4 * (levels + 1) + 9 * queries + (1ull << 20);
   // A chunk of w words: the rows of every relevant component, and the rows
   // gathered for the output (reach_matrix).
-  m.per_word = 8 * (uint64_t{p.relevant} + rows_out);
-  const uint64_t need_words = std::max<uint64_t>(1, (uint64_t{c1 > c0 ? c1 - c0 : 0} + 63) / 64);
+  m.per_word = 8 * (relevant + rows_out);
+  const uint64_t need_words = std::max<uint64_t>(1, (columns + 63) / 64);
   if (m.needed_min() > available)
-    throw ResourceError("GPU closure needs " + gib(m.needed_min()) + ", device has " + gib(available) + " free of " +
-                        gib(device_total) + " (" + std::to_string(p.relevant) + " components, " +
-                        std::to_string(p.succ.size()) + " edges): use --closure cpu");
+    throw ResourceError("GPU closure needs " + gib(m.needed_min()) + ", device has " + gib(available) +
+                        " usable of " + gib(device_total) + " (" + std::to_string(relevant) + " components, " +
+                        std::to_string(succ_edges) + " edges): use --closure cpu");
   m.words = std::min<uint64_t>(need_words, (available - m.fixed) / m.per_word);
   m.chunks = (need_words + m.words - 1) / m.words;
   return m;
+}
+
+GpuMemoryPlan plan_gpu_memory(const LevelPlan& p, uint64_t rows_out, uint64_t queries, uint32_t c0, uint32_t c1,
+                              uint64_t available, uint64_t device_total) {
+  return plan_gpu_memory_counts(p.relevant, p.succ.size(), p.col_index.size(), p.levels(), rows_out, queries,
+                                c1 > c0 ? c1 - c0 : 0, available, device_total);
 }
 
 }  // namespace isocheck

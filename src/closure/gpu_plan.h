@@ -111,6 +111,9 @@ struct GpuMemoryPlan {
 // not even a 64-column chunk fits in `available` bytes.
 GpuMemoryPlan plan_gpu_memory(const LevelPlan& p, uint64_t rows_out, uint64_t queries, uint32_t c0, uint32_t c1,
                               uint64_t available, uint64_t device_total);
+GpuMemoryPlan plan_gpu_memory_counts(uint64_t relevant, uint64_t succ_edges, uint64_t col_pairs, uint64_t levels,
+                                     uint64_t rows_out, uint64_t queries, uint64_t columns, uint64_t available,
+                                     uint64_t device_total);
 std::string gib(uint64_t bytes);  // "1.5 GiB"
 
 }  // namespace isocheck

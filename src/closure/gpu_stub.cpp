@@ -1,5 +1,5 @@
 // The GPU entry points of a build without CUDA (ISOCHECK_HAVE_CUDA=0).
-#include "closure/gpu_closure.h"
+#include "closure/gpu_closure.h"  // gpu_config.h
 
 #if !ISOCHECK_HAVE_CUDA
 namespace isocheck {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "closure/gpu_config.h"
 #include "io/errors.h"
 
 #if ISOCHECK_HAVE_NCCL
