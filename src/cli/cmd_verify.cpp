@@ -16,7 +16,7 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
+  std::string file, format = "auto", dot, html, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
   int threads = 1;
   bool time_order = false;
   std::vector<std::string> levels;
@@ -82,6 +82,11 @@ int run_verify(const VerifyArgs& a) {
     if (!out) throw UsageError("--dot: cannot write " + a.dot);
     write_dot(out, h, r);
   }
+  if (!a.html.empty()) {
+    std::ofstream out(a.html);
+    if (!out) throw UsageError("--html: cannot write " + a.html);
+    write_html(out, h, r, ctx);
+  }
   return exit_code(r);
 }
 
@@ -108,6 +113,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
+  c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
   c->add_option("--time-limit", a->time_limit, "Give up (exit 3) after this long, e.g. 90s, 5m");
