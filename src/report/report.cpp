@@ -190,9 +190,9 @@ namespace {
 std::string rules_out_line(Model weakest) {
   std::string s = rules_out_text(weakest);
   if (weakest != Model::read_committed) {
-    s += " (allowed by ";
+    s += " (not ";
     for (int m = 0; m < static_cast<int>(weakest); ++m) s += std::string(m ? ", " : "") + model_short(static_cast<Model>(m));
-    s += " as far as this evidence goes)";
+    s += "; this evidence alone does not rule them out)";
   }
   return s;
 }
