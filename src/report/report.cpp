@@ -8,7 +8,8 @@
 namespace isocheck {
 namespace {
 
-std::string key_text(const History& h, Sym k) { return h.keys.text(k); }
+// Integer keys read better with a word in front: "key 61=5", not "61=5".
+std::string key_text(const History& h, Sym k) { return h.keys.is_int(k) ? "key " + h.keys.text(k) : h.keys.text(k); }
 
 std::string list_text(const History& h, OpIdx o) {
   std::string s = "[";
@@ -109,6 +110,9 @@ std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
              " (process order)";
     case EdgeKind::rt:
       if (!h.has_times(s) || !h.has_times(d)) return S + " ended before " + D + " began (real-time order)";
+      if (h.time_unit.empty())  // only the order of times is known (e.g. positions in an Elle history)
+        return S + " ended before " + D + " began (end " + std::to_string(h.txn_end[s]) + " < begin " +
+               std::to_string(h.txn_begin[d]) + " in the history's time order): real-time order";
       return S + " ended (at " + time_text(h, h.txn_end[s]) + ") before " + D + " began (at " +
              time_text(h, h.txn_begin[d]) + "): real-time order";
     case EdgeKind::aux: break;

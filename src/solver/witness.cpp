@@ -100,6 +100,10 @@ std::string name_cycle(const EdgeList& c, const History& h) {
       else if (c.kind[o] == EdgeKind::wr) common = "fractured read";
       else if (c.kind[o] == EdgeKind::rt) common = "stale read";
       else if (c.kind[o] == EdgeKind::so) common = "read-your-writes violation";
+    } else if (wr + so == n - 1) {
+      // T ->(wr|so)+ T' -rw-> T: T' saw something that depended on T, yet
+      // not T's own write (Biswas–Enea's causal axiom).
+      common = "causality violation";
     } else if (rt == 0 && so == 0) {
       common = "read skew";
     }

@@ -78,7 +78,9 @@ TEST(Names, FollowElle) {
   EXPECT_EQ(name_cycle(cycle({K::ww, K::wr, K::ww}), h), "G1c");
   EXPECT_EQ(name_cycle(cycle({K::ww, K::so}), h), "G0-process");
   EXPECT_EQ(name_cycle(cycle({K::wr, K::so, K::rt}), h), "G1c-realtime");
-  EXPECT_EQ(name_cycle(cycle({K::wr, K::wr, K::rw}), h).rfind("G-single", 0), 0u);
+  EXPECT_EQ(name_cycle(cycle({K::wr, K::wr, K::rw}), h), "G-single (causality violation)");
+  EXPECT_EQ(name_cycle(cycle({K::wr, K::so, K::rw}), h), "G-single-process (causality violation)");
+  EXPECT_EQ(name_cycle(cycle({K::wr, K::ww, K::rw}), h), "G-single (read skew)");
   EXPECT_EQ(name_cycle(cycle({K::rw, K::rw}), h), "G2-item (write skew)");
   EXPECT_EQ(name_cycle(cycle({K::rw, K::rw, K::wr}), h), "G2-item");
   EXPECT_EQ(name_cycle(cycle({K::wr, K::rw, K::wr, K::rw}), h), "G-nonadjacent (long fork)");
@@ -169,6 +171,26 @@ TEST(Explain, ListAppendAndRealTime) {
   wr.add(0, 1, EdgeKind::ww, 0);
   EXPECT_EQ(explain_edge(h, wr, 0), "T3 read l=[1 2]: its last element, 2, was appended by T2");
   EXPECT_EQ(explain_edge(h, wr, 1), "T1 appended 1 to l, and T2 later appended 2 after it (the order of l's list)");
+}
+
+// dbcop's non_cc.yaml (shared corpus): T3 sees T2, which read T1, but not T1
+// itself. The source says: a causal consistency violation that RC and RA allow.
+TEST(Explain, CausalityViolationRulesOutCausalNotReadAtomic) {
+  Outcome x = run(T(1, 1, R"(["w","x0",1])") + T(2, 2, R"(["r","x0",1],["w","x1",1])") +
+                  T(3, 3, R"(["r","x0",null],["r","x1",1])"));
+  const LevelResult& ser = level(x.r, Level::ser);
+  ASSERT_TRUE(ser.witness);
+  EXPECT_EQ(ser.witness->anomaly, "G-single (causality violation)");
+  EXPECT_EQ(weakest_ruled_out(ser), Model::causal);
+  EXPECT_TRUE(contains(x.text, "rules out: CC, PC, SI, SER, SSER (not RC, RA;")) << x.text;
+}
+
+TEST(Explain, RealTimeWithoutUnit) {
+  History h = parse_jsonl(T(1, 1, R"(["w","x",1])", R"(,"begin":1,"end":14)") +
+                          T(2, 2, R"(["r","x",null])", R"(,"begin":20,"end":30)"), "t.jsonl");
+  EdgeList e;
+  e.add(0, 1, EdgeKind::rt, 0);
+  EXPECT_EQ(explain_edge(h, e, 0), "T1 ended before T2 began (end 14 < begin 20 in the history's time order): real-time order");
 }
 
 TEST(Explain, AnomaliesRuleOutLevels) {
