@@ -190,6 +190,24 @@ int exit_code(const CheckResult& r) {
 
 namespace {
 
+// An edge's explanation; in a general-engine refutation, ww/rw edges on a key
+// of the core rest on one of the orders being refuted, and say so.
+std::string witness_edge_text(const History& h, const Witness& w, size_t i) {
+  std::string s = explain_edge(h, w.cycle, i);
+  const EdgeList& c = w.cycle;
+  if (w.core.empty() || (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw)) return s;
+  TxnIdx t = c.kind[i] == EdgeKind::ww ? c.dst[i] : c.src[i];
+  OpIdx o = h.op_begin(t) + c.why[i];
+  if (o >= h.op_end(t)) return s;
+  for (const ConstraintRef& k : w.core)
+    if (k.key == h.op_key[o]) return s + " [one of the unknown orders below]";
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
 // "RC (read-committed) and stronger: RA, CC, ..." for people.
 std::string rules_out_line(Model weakest) {
   std::string s = rules_out_text(weakest);
@@ -254,7 +272,7 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     const EdgeList& c = lr.witness->cycle;
     for (size_t i = 0; i < c.size(); ++i)
       out << "  " << txn_name(h, c.src[i]) << " -" << to_string(c.kind[i]) << "-> " << txn_name(h, c.dst[i]) << ": "
-          << explain_edge(h, c, i) << "\n";
+          << witness_edge_text(h, *lr.witness, i) << "\n";
     const auto& core = lr.witness->core;
     if (!core.empty()) {
       out << "  unsatisfiable core: " << core.size() << " unknown write order" << (core.size() == 1 ? "" : "s")
@@ -294,7 +312,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
       for (size_t i = 0; i < c.size(); ++i) {
         out << (i ? "," : "") << "{\"from\":" << h.txn_id[c.src[i]] << ",\"to\":" << h.txn_id[c.dst[i]]
             << ",\"kind\":\"" << to_string(c.kind[i]) << "\",\"explanation\":";
-        json_string(out, explain_edge(h, c, i));
+        json_string(out, witness_edge_text(h, *lr.witness, i));
         out << "}";
       }
       out << "]";
@@ -588,7 +606,7 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     for (size_t i = 0; i < c.size(); ++i) {
       involve(c.src[i]);
       out << "<li><code>" << html_escape(txn_name(h, c.src[i])) << " -" << to_string(c.kind[i]) << "-&gt; "
-          << html_escape(txn_name(h, c.dst[i])) << "</code>: " << html_escape(explain_edge(h, c, i)) << "</li>\n";
+          << html_escape(txn_name(h, c.dst[i])) << "</code>: " << html_escape(witness_edge_text(h, w, i)) << "</li>\n";
     }
     out << "</ol>\n";
     if (!w.core.empty()) {
