@@ -7,6 +7,7 @@
 
 #include "io/errors.h"
 #include "util/flat_hash.h"
+#include "util/progress_counter.h"
 
 namespace isocheck {
 namespace {
@@ -723,9 +724,17 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.compute_included();
   g.edges.reserve(h.txn_count() + h.op_count());  // about right for read-modify-write; grows otherwise
   TxnKeys ks;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
+  work_begin(2 * static_cast<uint64_t>(h.txn_count()));
+  constexpr TxnIdx kTick = 1 << 16;  // progress granularity
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass1(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.classify_blind();
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass2(t, ks);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass2(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.lists();
   b.general_keys();
   b.session_order();
