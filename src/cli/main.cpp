@@ -32,8 +32,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "isocheck: %s\n", e.what());
     return 3;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; raise --memory-limit (or the machine's memory)\n",
-                 current_stage());
+    if (memory_limit())
+      std::fprintf(stderr, "isocheck: memory limit of %llu MiB reached during stage \"%s\"; raise --memory-limit\n",
+                   memory_limit() >> 20, current_stage());
+    else
+      std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; run on a machine with more memory\n",
+                   current_stage());
     return 3;
   }
   return code;
