@@ -23,7 +23,6 @@
 #include "partition/partition.h"
 #include "report/report.h"
 #include "solver/witness.h"
-#include "util/limits.h"
 #include "util/timer.h"
 
 namespace isocheck::dist {
@@ -32,6 +31,8 @@ namespace {
 constexpr const char* kVersion = "isocheck 0.1.0";
 constexpr const char* kCheckpointMagic = "isocheck-checkpoint 1";
 constexpr int kTagRequest = 11, kTagAssign = 12;
+// The running stage, for out-of-memory messages (cli/limits.cpp is not a library).
+const char* g_stage = "start";
 constexpr uint64_t kChunk = uint64_t{1} << 28;  // elements per MPI call (counts are int)
 
 // ---- typed bulk arrays -------------------------------------------------------
@@ -98,7 +99,7 @@ template <class F> void collective(F&& fn) {
   } catch (const ResourceError& e) {
     code = 3, msg = e.what();
   } catch (const std::bad_alloc&) {
-    code = 3, msg = std::string("out of memory during stage \"") + current_stage() + "\"; raise --memory-limit (or the machine's memory)";
+    code = 3, msg = std::string("out of memory during stage \"") + g_stage + "\"; raise --memory-limit (or the machine's memory)";
   } catch (const std::exception& e) {
     code = 4, msg = e.what();
   }
@@ -571,8 +572,12 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
   std::map<Level, const LevelOutcome*> violated, undecided;
   for (auto& [i, pr] : done) {
     if (static_cast<uint32_t>(i) >= cutoff) continue;
-    for (auto& a : pr.anomalies)
-      anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
+    // Anomalies: piece 0 is the whole history when SSER is asked, and then it
+    // holds every anomaly (the blocks' pieces would repeat them).
+    bool whole_piece = job.whole_sser && i == 0;
+    if (whole_piece || !job.whole_sser)
+      for (auto& a : pr.anomalies)
+        anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
     // Stats: edges summed over SER/SI pieces (each edge lies in one block);
     // the general engine's figures from the largest piece, as check() does.
     if (!(job.whole_sser && i == 0) || job.split_levels.empty()) r.stats.edges += pr.edges;
@@ -588,7 +593,10 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
       if (!o.decided && !undecided.count(l)) undecided[l] = &o;
     }
   }
-  std::sort(anomalies.begin(), anomalies.end(), [](const Anomaly& a, const Anomaly& b) {
+  // One piece that is the whole history keeps check()'s order; anomalies
+  // merged from several blocks are sorted by transaction, operation, kind.
+  bool whole = job.whole_sser || job.whole_split;
+  if (!whole) std::sort(anomalies.begin(), anomalies.end(), [](const Anomaly& a, const Anomaly& b) {
     return std::tie(a.txn, a.op, a.kind, a.other, a.key, a.value) < std::tie(b.txn, b.op, b.kind, b.other, b.key, b.value);
   });
   r.anomalies = anomalies;
@@ -636,11 +644,13 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   run.root = me == 0;
   std::vector<std::pair<std::string, double>> times;
   Timer stage_timer, total;
-  auto stage_done = [&](const char* name) {
+  auto end_stage = [&](const char* name) {
     MPI_Barrier(MPI_COMM_WORLD);
     times.push_back({name, stage_timer.seconds()});
     stage_timer.reset();
-    if (!d.quiet && me == 0) std::fprintf(stderr, "isocheck: [%d ranks] %s done (%.2f s)\n", P, name, times.back().second);
+    // Like the one-process progress: a line per stage once the run has taken a second.
+    if (!d.quiet && me == 0 && total.seconds() > 1.0)
+      std::fprintf(stderr, "isocheck: [%d ranks] %s done (%.2f s)\n", P, name, times.back().second);
   };
 
   // Checkpoint: fingerprint of the input (rank 0 hashes the bytes).
@@ -674,7 +684,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   };
 
   // ---- read
-  set_stage("read");
+  g_stage = ("read");
   History h;
   collective([&] {
     if (f == Format::unknown) f = sniff_format(file);
@@ -701,10 +711,10 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
                           " MiB; raise --history-budget or run fewer ranks per node");
   });
   if (!have_ck) save(stage_read);
-  stage_done("read");
+  end_stage("read");
 
   // ---- partition
-  set_stage("partition");
+  g_stage = ("partition");
   std::vector<Level> split;
   bool wants_sser = false;
   for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
@@ -719,7 +729,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   }
   std::vector<uint8_t> included = included_transactions(h);
   SessionTxns index = session_txns(h);
-  stage_done("partition");
+  end_stage("partition");
 
   // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
   // checkpoint until a signal arrives, so that a test can kill the job at a
@@ -729,7 +739,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   }
 
   // ---- solve
-  set_stage("solve");
+  g_stage = ("solve");
   Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
   Board board{job, d.all_violations, {}, 0};
   for (auto& r : ck.results) board.done[r.piece] = r;
@@ -799,10 +809,10 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     run.exit_code = kExitInterrupted;
     return run;
   }
-  stage_done("solve");
+  end_stage("solve");
 
   // ---- merge and report
-  set_stage("report");
+  g_stage = ("report");
   int code = 0;
   collective([&] {
     if (me != 0) return;
@@ -819,7 +829,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   });
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   run.exit_code = code;
-  stage_done("merge");
+  end_stage("merge");
   if (!d.stage_times.empty()) {
     long rss = peak_rss_kib();
     std::vector<long> all(P);
