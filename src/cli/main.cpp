@@ -3,10 +3,26 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "dist/mpi_env.h"
 #include "io/errors.h"
 #include "util/limits.h"
 
+namespace {
+int run(int argc, char** argv);
+}
+
+// Under mpiexec/srun MPI is initialised before anything else; a plain run
+// never touches MPI unless `verify --dist/--checkpoint-dir` asks for it.
 int main(int argc, char** argv) {
+  if (isocheck::dist::launched_by_mpi()) isocheck::dist::init();
+  int rc = run(argc, argv);
+  std::fflush(stdout);
+  isocheck::dist::finalize();
+  return rc;
+}
+
+namespace {
+int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
   app.require_subcommand(1);
@@ -42,3 +58,4 @@ int main(int argc, char** argv) {
   }
   return code;
 }
+}  // namespace
