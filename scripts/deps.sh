@@ -3,7 +3,7 @@
 # test suite (as root, or through sudo). Nothing is downloaded from elsewhere.
 set -euo pipefail
 pkgs=(
-  cmake g++ make pkg-config python3
+  cmake g++ make pkg-config python3 jq
   libgtest-dev libsimdjson-dev libcli11-dev
   libhdf5-dev hdf5-tools
   libboost-serialization-dev libcadical-dev

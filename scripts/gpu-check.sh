@@ -5,8 +5,9 @@
 #   scripts/gpu-check.sh --pack BUILD DEST   (on the build machine) copy what the
 #       checks need from BUILD into DEST: isocheck, tests/gpu_closure_test,
 #       gpu_closure_bench, gpu_sliced_selftest and, in DEST/gpu-libs, the shared
-#       libraries they link (HDF5, simdjson, ...) except glibc, libstdc++, the
-#       CUDA driver, NCCL and MPI, which the GPU machine has. Adds DEST to
+#       libraries they link (HDF5, simdjson, Boost.Serialization, libmpi_cxx, ...)
+#       except glibc, libstdc++, the CUDA driver, NCCL and libmpi/Open MPI's
+#       own libraries, which the GPU machine has (Open MPI 4.1.6, NCCL 2.28). Adds DEST to
 #       .git/info/exclude so it can travel as a carried path.
 #   scripts/gpu-check.sh [DIR]               (on the GPU machine) run the checks on
 #       DIR (a packed DEST or a build folder; default build). Everything printed
@@ -27,7 +28,7 @@ if [ "${1:-}" = "--pack" ]; then
   for f in "$D"/isocheck "$D"/gpu_closure_bench "$D"/gpu_sliced_selftest "$D"/tests/gpu_closure_test; do
     [ -e "$f" ] || continue
     ldd "$f" | awk '/=> \//{print $3}'
-  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libnccl|libmpi[^/]*|libopen-(rte|pal)|libhwloc|libevent[^/]*|libpmix|libfabric|libucp|libucs|libuct|libibverbs|librdmacm)\.so' |
+  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libnccl|libmpi|libopen-(rte|pal)|libhwloc|libevent[^/]*|libpmix|libfabric|libucp|libucs|libuct|libibverbs|librdmacm)\.so' |
     while read -r lib; do cp -L "$lib" "$D/gpu-libs/"; done
   ex=$(git rev-parse --git-path info/exclude 2>/dev/null) && { grep -qxF "/$D/" "$ex" 2>/dev/null || echo "/$D/" >>"$ex"; }
   du -sh "$D"; ls "$D" "$D/gpu-libs"
@@ -73,6 +74,9 @@ step() {
 say "# isocheck gpu-check $(date -u +%FT%TZ) on $(hostname)"
 say "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
 say "cpus: $(nproc)"
+for f in "$B"/isocheck "$B"/tests/gpu_closure_test "$B"/gpu_closure_bench "$B"/gpu_sliced_selftest; do
+  [ -e "$f" ] && ldd "$f" 2>&1 | grep -q "not found" && say "MISSING LIBS for $f: $(ldd "$f" | grep 'not found' | tr -s ' \t\n' ' ')"
+done
 "$B/isocheck" info --devices 2>&1 | tee -a "$FIG" "$LOG"
 
 # 1. Unit tests (device ones included: 1000 random graphs, chunks, rounds,

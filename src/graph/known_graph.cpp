@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/errors.h"
 #include "util/flat_hash.h"
+#include "util/progress_counter.h"
 
 namespace isocheck {
 namespace {
@@ -24,7 +26,7 @@ class WriteIndex {
   static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9e3779b97f4a7c15ULL ^ mix64(v)); }
   void prefetch(Sym k, Sym v) const { __builtin_prefetch(&slots_[hash(k, v) & (slots_.size() - 1)]); }
   // Inserts op; returns the slot of an existing write of the same (key, value), or kNone.
-  uint64_t insert(OpIdx op, TxnIdx t) {
+  uint64_t insert(OpIdx op, TxnIdx t, uint8_t flags) {
     Sym k = h_.op_key[op], v = h_.op_value[op];
     size_t m = slots_.size() - 1, i = hash(k, v) & m;
     while (slots_[i].op != kNone) {
@@ -32,7 +34,7 @@ class WriteIndex {
       if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
       i = (i + 1) & m;
     }
-    slots_[i].op = op;
+    slots_[i].op = op | static_cast<uint64_t>(flags) << kFlagShift;
     slots_[i].txn = t;
     return kNone;
   }
@@ -56,6 +58,7 @@ class WriteIndex {
   static constexpr uint8_t kBlind = 2;      // a version whose writer did not read the key first
   static constexpr uint8_t kVersion = 4;    // final write of an included transaction
   static constexpr uint8_t kEndWithTails = 8;  // last linked version of a key with unread blind tails
+  static constexpr uint8_t kFinal = 16;     // the last write of its key inside its transaction
 
  private:
   // One 16-byte slot per entry: a lookup touches one cache line of the table.
@@ -168,13 +171,6 @@ struct Builder {
   void anomaly(AnomalyKind kind, TxnIdx t, TxnIdx other, uint64_t op, Sym key, Sym value) {
     g.anomalies.push_back({kind, t, other, static_cast<uint32_t>(op - h.op_begin(t)), key, value});
   }
-  // Is write op `w` the last write of its key inside its transaction?
-  bool final_write(OpIdx w, TxnIdx wt) const {
-    for (OpIdx o = w + 1; o < h.op_end(wt); ++o)
-      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && h.op_key[o] == h.op_key[w]) return false;
-    return true;
-  }
-
   void classify_keys() {
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
@@ -197,11 +193,26 @@ struct Builder {
 
   void index_writes() {
     constexpr OpIdx kAhead = 16;  // prefetch distance: table slots are cache misses
+    std::vector<Sym> later;       // keys written later in the txn (scanning backwards)
+    std::unordered_set<Sym> later_big;  // the same, for transactions with many keys
     for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (o + kAhead < h.op_count()) widx.prefetch(h.op_key[o + kAhead], h.op_value[o + kAhead]);
+      later.clear();
+      later_big.clear();
+      // Backwards, so "final" (no later write of the key in this txn) is known
+      // at insertion and reads need not rescan the writer's operations.
+      for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);) {
+        if (o >= kAhead) widx.prefetch(h.op_key[o - kAhead], h.op_value[o - kAhead]);
         if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
-        uint64_t dup = widx.insert(o, t);
+        Sym k = h.op_key[o];
+        bool final;
+        if (later.size() < 32) {
+          final = std::find(later.begin(), later.end(), k) == later.end();
+          if (final) later.push_back(k);
+        } else {
+          if (later_big.empty()) later_big.insert(later.begin(), later.end());
+          final = later_big.insert(k).second;
+        }
+        uint64_t dup = widx.insert(o, t, final ? WriteIndex::kFinal : 0);
         if (dup != kNone) {
           TxnIdx first = widx.txn(dup);
           anomaly(AnomalyKind::duplicate_write, t, first, o, h.op_key[o], h.op_value[o]);
@@ -245,7 +256,7 @@ struct Builder {
       if (report) anomaly(AnomalyKind::thin_air_read, t, t, o, k, v);
       return kNone;
     }
-    OpIdx w = widx.op(s);
+
     TxnIdx wt = widx.txn(s);
     if (wt == t) {  // read a value this transaction only writes later
       if (report) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
@@ -255,7 +266,7 @@ struct Builder {
       if (report) anomaly(AnomalyKind::aborted_read, t, wt, o, k, v);
       return kNone;
     }
-    if (!final_write(w, wt)) {
+    if (!(widx.flags(s) & WriteIndex::kFinal)) {
       if (report) anomaly(AnomalyKind::intermediate_read, t, wt, o, k, v);
       return kNone;
     }
@@ -519,9 +530,9 @@ void Builder::lists() {
     for (size_t i = 0; i < order.size(); ++i) {
       uint64_t s = widx.find(k, order[i]);
       if (s == kNone) continue;
-      OpIdx w = widx.op(s);
+
       elem_txn[i] = widx.txn(s);
-      elem_final[i] = final_write(w, elem_txn[i]);
+      elem_final[i] = (widx.flags(s) & WriteIndex::kFinal) != 0;
     }
     // Per observation: anomalies, WR from the writer of the last element.
     for (auto& x : ob) {
@@ -711,11 +722,19 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.classify_keys();
   b.index_writes();
   b.compute_included();
-  g.edges.reserve(h.txn_count() + 2 * h.op_count());
+  g.edges.reserve(h.txn_count() + h.op_count());  // about right for read-modify-write; grows otherwise
   TxnKeys ks;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
+  work_begin(2 * static_cast<uint64_t>(h.txn_count()));
+  constexpr TxnIdx kTick = 1 << 16;  // progress granularity
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass1(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.classify_blind();
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass2(t, ks);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass2(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.lists();
   b.general_keys();
   b.session_order();

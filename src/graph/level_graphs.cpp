@@ -4,15 +4,28 @@
 
 namespace isocheck {
 
-Csr csr_from_pairs(uint32_t n, const std::vector<uint32_t>& src, const std::vector<uint32_t>& dst) {
+// CSR from one or two lists of (src, dst) pairs, by counting sort; two lists
+// so that the SSER graph needs no copy of the dependency edges.
+static Csr csr_from_two(uint32_t n, const std::vector<uint32_t>& s1, const std::vector<uint32_t>& d1,
+                        const std::vector<uint32_t>& s2, const std::vector<uint32_t>& d2) {
   Csr c;
   c.offset.assign(static_cast<size_t>(n) + 1, 0);
-  for (uint32_t s : src) c.offset[s + 1]++;
+  for (uint32_t s : s1) c.offset[s + 1]++;
+  for (uint32_t s : s2) c.offset[s + 1]++;
   for (uint32_t v = 0; v < n; ++v) c.offset[v + 1] += c.offset[v];
-  c.target.resize(src.size());
-  std::vector<uint64_t> fill(c.offset.begin(), c.offset.end() - 1);
-  for (size_t i = 0; i < src.size(); ++i) c.target[fill[src[i]]++] = dst[i];
+  c.target.resize(s1.size() + s2.size());
+  // Fill from the back of each row: `offset` doubles as the cursor, no extra array.
+  for (size_t i = s2.size(); i-- > 0;) c.target[--c.offset[s2[i] + 1]] = d2[i];
+  for (size_t i = s1.size(); i-- > 0;) c.target[--c.offset[s1[i] + 1]] = d1[i];
+  // Each offset[v + 1] now holds the start of row v; shift back.
+  for (uint32_t v = 0; v < n; ++v) c.offset[v] = c.offset[v + 1];
+  c.offset[n] = c.target.size();
   return c;
+}
+
+Csr csr_from_pairs(uint32_t n, const std::vector<uint32_t>& src, const std::vector<uint32_t>& dst) {
+  static const std::vector<uint32_t> none;
+  return csr_from_two(n, src, dst, none, none);
 }
 
 // LSD radix sort on the time (16-bit digits, only as many passes as the time
@@ -84,9 +97,9 @@ LevelGraph sser_graph(const DependencyGraph& g, const History& h, int64_t skew) 
   LevelGraph lg;
   lg.layout = GraphLayout::realtime;
   lg.txn_count = g.n;
-  std::vector<uint32_t> src = g.edges.src, dst = g.edges.dst;
+  std::vector<uint32_t> src, dst;
   lg.node_time = add_realtime_pairs(h, g.included, skew, src, dst);
-  lg.csr = csr_from_pairs(g.n + static_cast<uint32_t>(lg.node_time.size()), src, dst);
+  lg.csr = csr_from_two(g.n + static_cast<uint32_t>(lg.node_time.size()), g.edges.src, g.edges.dst, src, dst);
   return lg;
 }
 

@@ -6,6 +6,7 @@
 
 #include "io/history.h"
 #include "solver/check.h"
+#include "solver/witness.h"
 
 namespace isocheck {
 
@@ -25,6 +26,21 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
 void write_json(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx);
 // The first violated level's witness (or the anomalies) as a Graphviz graph.
 void write_dot(std::ostream& out, const History& h, const CheckResult& r);
+// A self-contained HTML page (no scripts, no external files): verdicts, each
+// distinct witness drawn as inline SVG (its transactions on a circle, edges as
+// labelled arrows), every edge explained, the SAT core, and a table of the
+// involved transactions (id, session, status, begin/end, operations).
+void write_html(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx);
+
+// "the order of writes to x between the chain starting at T7 and the chain
+// starting at T9" — one constraint of a general-engine refutation core.
+std::string explain_constraint(const History& h, const ConstraintRef& c);
+// The weakest level a violated level's witness rules out (every stronger one
+// is ruled out too). A refutation with a SAT core rests on a choice of version
+// order, so it rules out only the level checked and the stronger ones.
+Model weakest_ruled_out(const LevelResult& lr);
+// "PC, SI, SER, SSER" — the levels from `weakest` up.
+std::string rules_out_text(Model weakest);
 
 // 0 all requested levels hold, 1 a violation, 3 some level undecided.
 int exit_code(const CheckResult& r);
