@@ -59,6 +59,12 @@ int history_mode(int argc, char** argv) {
   std::printf("  vertices %u known %zu choice edges %zu constraints %zu ordered_by_time %zu\n", lp.pg.vertex_count,
               lp.pg.known.size(), lp.pg.choice_edges.size(), lp.pg.constraints.size(), lp.ordered_by_time);
   {
+    size_t by_kind[6] = {};
+    for (EdgeKind k : lp.pg.known.kind) ++by_kind[static_cast<int>(k)];
+    std::printf("  known edges by kind: so %zu wr %zu ww %zu rt %zu rw %zu aux %zu\n", by_kind[0], by_kind[1], by_kind[2],
+                by_kind[3], by_kind[4], by_kind[5]);
+  }
+  {
     PruneResult pr = prune(lp.pg);
     stage("prune alone");
     std::printf("  pruned %zu remaining %zu rounds %zu unsat %d\n", pr.pruned, pr.remaining, pr.rounds, pr.unsat);
