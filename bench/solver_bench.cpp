@@ -19,6 +19,7 @@
 #include "solver/polygraph_solver.h"
 #include "solver/prune.h"
 #include "solver/sat_random.h"
+#include "solver/subproblems.h"
 
 using namespace isocheck;
 
@@ -68,6 +69,14 @@ int history_mode(int argc, char** argv) {
     PruneResult pr = prune(lp.pg);
     stage("prune alone");
     std::printf("  pruned %zu remaining %zu rounds %zu unsat %d\n", pr.pruned, pr.remaining, pr.rounds, pr.unsat);
+    std::vector<uint8_t> fixed(pr.state.size(), 2);
+    for (size_t c = 0; c < fixed.size(); ++c)
+      if (pr.state[c]) fixed[c] = pr.state[c] == PruneResult::forced_b;
+    for (uint32_t rounds : {1u, 8u}) {
+      const Split sp = split_polygraph(lp.pg, rounds, &fixed);
+      std::printf("  split (max %u rounds): fixed %zu parts %zu\n", rounds, sp.fixed, sp.parts.size());
+      stage("split");
+    }
   }
   PolygraphResult r = solve_polygraph(lp.pg);
   stage("solve (all)");
