@@ -167,7 +167,7 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, S
       if (ia == ib) { still.push_back(p); return; }
       const EdgeList& f = ia ? b : a;
       for (size_t i = 0; i < f.size(); ++i)
-        if (!idx.reaches(f.src[i], f.dst[i])) pg.known.add(f.src[i], f.dst[i], f.kind[i], f.why[i]);
+        if (!idx.reaches(f.src[i], f.dst[i])) pg.known.add(f.src[i], f.dst[i], f.kind[i], f.why[i] | kInferredBit);
       ++decided;
     };
     if (round == 0) for_each_pair(works, decide);

@@ -62,12 +62,22 @@ std::string time_text(const History& h, int64_t t) {
 
 }  // namespace
 
+static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i);
+
 std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
+  std::string text = explain_edge_shown(h, e, i);
+  if (why_inferred(e.why[i]))
+    text += " [an order the checker inferred, not one the history shows: the other order of these writes would "
+            "close a cycle]";
+  return text;
+}
+
+static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i) {
   TxnIdx s = e.src[i], d = e.dst[i];
   std::string S = txn_name(h, s), D = txn_name(h, d);
   switch (e.kind[i]) {
     case EdgeKind::wr: {
-      OpIdx o = h.op_begin(d) + e.why[i];
+      OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
       if (o >= h.op_end(d)) break;
       if (h.op_kind[o] == OpKind::read_list) {
         auto l = h.list(o);
@@ -77,7 +87,7 @@ std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
       return D + " read " + read_text(h, o) + " from " + S + " (" + S + " wrote it)";
     }
     case EdgeKind::ww: {
-      OpIdx o = h.op_begin(d) + e.why[i];
+      OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
       if (o >= h.op_end(d)) break;
       Sym k = h.op_key[o];
       std::string K = key_text(h, k);
@@ -93,7 +103,7 @@ std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
       return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
     }
     case EdgeKind::rw: {
-      OpIdx o = h.op_begin(s) + e.why[i];
+      OpIdx o = h.op_begin(s) + why_pos(e.why[i]);
       if (o >= h.op_end(s)) break;
       Sym k = h.op_key[o];
       std::string K = key_text(h, k);
@@ -197,7 +207,7 @@ std::string witness_edge_text(const History& h, const Witness& w, size_t i) {
   const EdgeList& c = w.cycle;
   if (w.core.empty() || (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw)) return s;
   TxnIdx t = c.kind[i] == EdgeKind::ww ? c.dst[i] : c.src[i];
-  OpIdx o = h.op_begin(t) + c.why[i];
+  OpIdx o = h.op_begin(t) + why_pos(c.why[i]);
   if (o >= h.op_end(t)) return s;
   for (const ConstraintRef& k : w.core)
     if (k.key == h.op_key[o]) return s + " [one of the unknown orders below]";
@@ -374,7 +384,7 @@ std::string edge_key(const History& h, const EdgeList& c, size_t i) {
     case EdgeKind::rw: t = c.src[i]; break;
     default: return "";
   }
-  OpIdx o = h.op_begin(t) + c.why[i];
+  OpIdx o = h.op_begin(t) + why_pos(c.why[i]);
   return o < h.op_end(t) ? key_text(h, h.op_key[o]) : "";
 }
 

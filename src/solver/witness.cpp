@@ -87,7 +87,7 @@ std::string name_cycle(const EdgeList& c, const History& h) {
   auto key_of = [&](size_t i) {
     // why is relative to the txn holding the justifying op: dst for wr/ww, src for rw.
     uint32_t t = c.kind[i] == EdgeKind::rw ? c.src[i] : c.dst[i];
-    return h.op_key[h.op_begin(t) + c.why[i]];
+    return h.op_key[h.op_begin(t) + why_pos(c.why[i])];
   };
   std::string base, common;
   if (rw == 0) {
@@ -163,7 +163,7 @@ Model weakest_ruled_out(const EdgeList& c) {
     size_t r = c.kind[0] == EdgeKind::rw ? 0 : 1, o = 1 - r;
     // T_c -wr-> T_b -rw-> T_c: T_b read from T_c (op why[o] of T_b), then read
     // an older version of a key T_c wrote (op why[r] of T_b).
-    if (c.kind[o] == EdgeKind::wr && c.why[o] < c.why[r]) return Model::read_committed;
+    if (c.kind[o] == EdgeKind::wr && why_pos(c.why[o]) < why_pos(c.why[r])) return Model::read_committed;
     if (so_or_wr(o)) return Model::read_atomic;
   }
   bool others_hb = true, each_rw_after_hb = true, adjacent = false;
