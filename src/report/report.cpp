@@ -253,10 +253,12 @@ constexpr size_t kCoreShown = 20;
 void write_text(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
   out << ctx.file << ": " << r.stats.txns << " transactions (" << r.stats.committed << " committed or observed)\n";
   if (!ctx.import_note.empty()) out << "import: " << ctx.import_note << "\n";
-  if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0)
-    out << "general engine: " << r.stats.constraints << " constraints (" << r.stats.ordered_by_time
-        << " chain pairs ordered by real time without one), " << r.stats.pruned << " decided by pruning, "
-        << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems << " sub-problems\n";
+  if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0 || r.stats.decided_at_build > 0)
+    out << "general engine: " << r.stats.unordered_write_pairs << " unordered write pairs; chain pairs: "
+        << r.stats.ordered_by_time << " ordered by real time, " << r.stats.decided_at_build
+        << " forced while building, " << r.stats.constraints << " constraints, " << r.stats.pruned
+        << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems
+        << " sub-problems\n";
   if (!r.anomalies.empty()) {
     out << "anomalies (none of SER, SI, SSER allows these): " << r.anomalies.size() << "\n";
     size_t shown = 0;
@@ -356,7 +358,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
     out << "}";
   }
   out << "],\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
-      << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"subproblems\":" << r.stats.subproblems
+      << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"decided_at_build\":" << r.stats.decided_at_build << ",\"subproblems\":" << r.stats.subproblems
       << ",\"pruned\":" << r.stats.pruned << ",\"to_solver\":" << r.stats.to_solver
       << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"seconds\":" << ctx.seconds << "}}\n";
 }
