@@ -90,6 +90,9 @@ std::string name_cycle(const EdgeList& c, const History& h) {
     return h.op_key[h.op_begin(t) + c.why[i]];
   };
   std::string base, common;
+  // No data edge at all (Elle has no name for it): a session whose later
+  // transaction ended before its earlier one began — clocks or logs disagree.
+  if (rw == 0 && wr == 0 && ww == 0) return "session order contradicts real time";
   if (rw == 0) {
     base = (wr == 0) ? "G0" : "G1c";
   } else if (rw == 1) {

@@ -92,6 +92,7 @@ TEST(Names, FollowElle) {
   EXPECT_EQ(name_cycle(cycle({K::wr, K::rw}), h), "G-single (fractured read)");
   EXPECT_EQ(name_cycle(cycle({K::rw, K::rw, K::so, K::rt}), h), "G2-item-realtime");
   EXPECT_EQ(name_cycle(cycle({K::rw, K::so, K::rw, K::so}), h), "G-nonadjacent-process");
+  EXPECT_EQ(name_cycle(cycle({K::so, K::rt}), h), "session order contradicts real time");
 }
 
 TEST(RulesOut, FromTheCycleStructure) {
