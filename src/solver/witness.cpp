@@ -194,7 +194,7 @@ Model weakest_ruled_out(AnomalyKind k) {
 
 Model weakest_ruled_out(const std::string& a) {
   auto has = [&](const char* s) { return a.find(s) != std::string::npos; };
-  if (has("-realtime") || has("stale read")) return Model::strict_serializable;
+  if (has("-realtime") || has("stale read") || has("real time")) return Model::strict_serializable;
   if (a.rfind("G0", 0) == 0 || a.rfind("G1", 0) == 0) return Model::read_committed;
   if (has("fractured read") || has("read-your-writes")) return Model::read_atomic;
   if (has("long fork")) return Model::prefix;

@@ -126,6 +126,7 @@ TEST(RulesOut, ByName) {
   EXPECT_EQ(weakest_ruled_out(std::string("G-nonadjacent (long fork)")), Model::prefix);
   EXPECT_EQ(weakest_ruled_out(std::string("G2-item (write skew)")), Model::serializable);
   EXPECT_EQ(weakest_ruled_out(std::string("G-single-realtime (stale read)")), Model::strict_serializable);
+  EXPECT_EQ(weakest_ruled_out(std::string("session order contradicts real time")), Model::strict_serializable);
 }
 
 TEST(Explain, WriteSkewText) {
