@@ -144,10 +144,64 @@ static Model model_of(Level l) {
   return Model::strict_serializable;
 }
 
-Model weakest_ruled_out(const LevelResult& lr) {
+namespace {
+
+// The first read of k in t before op `before`, or op_end(t).
+OpIdx first_read(const History& h, TxnIdx t, Sym k, OpIdx before) {
+  for (OpIdx o = h.op_begin(t); o < before; ++o)
+    if ((h.op_kind[o] == OpKind::read || h.op_kind[o] == OpKind::read_list) && h.op_key[o] == k) return o;
+  return h.op_end(t);
+}
+
+// Do the cycle's ww/rw edges rest on reads alone (see weakest_ruled_out)?
+bool orders_from_reads(const History& h, const EdgeList& c) {
+  std::vector<std::pair<Sym, Sym>> appends;  // (key, value) that must be seen in a list read
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw) continue;
+    TxnIdx writer = c.dst[i];
+    Sym k;
+    if (c.kind[i] == EdgeKind::rw) {
+      OpIdx r = h.op_begin(c.src[i]) + c.why[i];
+      if (r >= h.op_end(c.src[i])) return false;
+      k = h.op_key[r];
+      if (h.op_kind[r] == OpKind::read && h.op_value[r] == kNullValue) continue;  // the initial state is first
+      if (h.op_kind[r] == OpKind::read_list && h.list(r).empty()) continue;
+      OpIdx w = final_write_op(h, writer, k);
+      if (w == h.op_end(writer)) return false;
+      if (h.op_kind[w] == OpKind::append) { appends.push_back({k, h.op_value[w]}); continue; }
+      OpIdx wr = first_read(h, writer, k, w);  // the writer read the same version first
+      if (wr == h.op_end(writer) || h.op_kind[wr] != OpKind::read || h.op_value[wr] != h.op_value[r]) return false;
+    } else {
+      OpIdx w = h.op_begin(writer) + c.why[i];
+      if (w >= h.op_end(writer)) return false;
+      k = h.op_key[w];
+      if (h.op_kind[w] == OpKind::append) { appends.push_back({k, h.op_value[w]}); continue; }
+      OpIdx sw = final_write_op(h, c.src[i], k);
+      OpIdx wr = first_read(h, writer, k, w);
+      if (sw == h.op_end(c.src[i]) || wr == h.op_end(writer) || h.op_kind[wr] != OpKind::read ||
+          h.op_value[wr] != h.op_value[sw])
+        return false;
+    }
+  }
+  if (appends.empty()) return true;
+  std::vector<uint8_t> seen(appends.size(), 0);
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    if (h.op_kind[o] != OpKind::read_list) continue;
+    for (size_t a = 0; a < appends.size(); ++a)
+      if (!seen[a] && h.op_key[o] == appends[a].first)
+        for (Sym v : h.list(o)) if (v == appends[a].second) { seen[a] = 1; break; }
+  }
+  return std::all_of(seen.begin(), seen.end(), [](uint8_t x) { return x != 0; });
+}
+
+}  // namespace
+
+Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
   if (!lr.witness || !lr.witness->core.empty()) return lvl;
+  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
+  if (m < Model::snapshot_isolation && !orders_from_reads(h, lr.witness->cycle)) m = Model::snapshot_isolation;
   return m < lvl ? m : lvl;
 }
 
@@ -276,7 +330,7 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     if (lr.holds) { out << "holds\n"; continue; }
     if (!lr.witness) { out << "VIOLATED (" << lr.reason << ")\n"; continue; }
     out << "VIOLATED: " << lr.witness->anomaly << "\n";
-    out << "  rules out: " << rules_out_line(weakest_ruled_out(lr)) << "\n";
+    out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
     if (same_cycle(prev, &*lr.witness)) {
       out << "  (the same cycle as above)\n";
       continue;
@@ -318,7 +372,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
       out << ",\"anomaly\":";
       json_string(out, lr.witness->anomaly);
       out << ",\"rules_out\":";
-      json_rules_out(out, weakest_ruled_out(lr));
+      json_rules_out(out, weakest_ruled_out(h, lr, r));
       out << ",\"cycle\":[";
       const EdgeList& c = lr.witness->cycle;
       for (size_t i = 0; i < c.size(); ++i) {
@@ -401,7 +455,7 @@ void write_dot(std::ostream& out, const History& h, const CheckResult& r) {
     const Witness* w = &*lr->witness;
     out << "  labelloc=t;\n  label=";
     json_string(out, std::string(to_string(lr->level)) + " violated: " + w->anomaly + "; rules out " +
-                         rules_out_text(weakest_ruled_out(*lr)));
+                         rules_out_text(weakest_ruled_out(h, *lr, r)));
     out << ";\n";
     const EdgeList& c = w->cycle;
     std::vector<TxnIdx> seen;
@@ -574,7 +628,7 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     else if (lr.holds) out << "<span class=\"holds\">holds</span>";
     else out << "<span class=\"violated\">violated</span>" << (lr.witness ? "" : ": " + html_escape(lr.reason));
     out << "</td><td>" << (lr.witness ? html_escape(lr.witness->anomaly) : "") << "</td><td>"
-        << (lr.witness ? html_escape(rules_out_line(weakest_ruled_out(lr))) : "") << "</td></tr>\n";
+        << (lr.witness ? html_escape(rules_out_line(weakest_ruled_out(h, lr, r))) : "") << "</td></tr>\n";
   }
   out << "</table>\n";
   std::vector<TxnIdx> involved;
@@ -601,7 +655,7 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     if (!lr.witness) continue;
     const Witness& w = *lr.witness;
     out << "<h2>" << to_string(lr.level) << ": " << html_escape(w.anomaly) << "</h2>\n";
-    out << "<p>Rules out " << html_escape(rules_out_line(weakest_ruled_out(lr))) << ".</p>\n";
+    out << "<p>Rules out " << html_escape(rules_out_line(weakest_ruled_out(h, lr, r))) << ".</p>\n";
     if (same_cycle(prev, &w)) { out << "<p>The same cycle as above.</p>\n"; continue; }
     prev = &w;
     const EdgeList& c = w.cycle;

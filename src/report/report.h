@@ -36,9 +36,17 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
 // starting at T9" — one constraint of a general-engine refutation core.
 std::string explain_constraint(const History& h, const ConstraintRef& c);
 // The weakest level a violated level's witness rules out (every stronger one
-// is ruled out too). A refutation with a SAT core rests on a choice of version
-// order, so it rules out only the level checked and the stronger ones.
-Model weakest_ruled_out(const LevelResult& lr);
+// is ruled out too), from weakest_ruled_out(cycle), limited to what the
+// evidence supports:
+//  - a refutation with a SAT core rests on a choice of version order: only
+//    the level checked and the stronger ones;
+//  - an SSER witness when some write order is unknown may use write orders
+//    taken from real time: SSER only;
+//  - below SI, every ww/rw edge must rest on a read (the later writer read
+//    the earlier version, or the write was observed in a list read, or the
+//    reader read the initial state): unread blind writes are placed after the
+//    versions read only because SER and SI may assume so.
+Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r);
 // "PC, SI, SER, SSER" — the levels from `weakest` up.
 std::string rules_out_text(Model weakest);
 

@@ -90,6 +90,9 @@ std::string name_cycle(const EdgeList& c, const History& h) {
     return h.op_key[h.op_begin(t) + why_pos(c.why[i])];
   };
   std::string base, common;
+  // No data edge at all (Elle has no name for it): a session whose later
+  // transaction ended before its earlier one began — clocks or logs disagree.
+  if (rw == 0 && wr == 0 && ww == 0) return "session order contradicts real time";
   if (rw == 0) {
     base = (wr == 0) ? "G0" : "G1c";
   } else if (rw == 1) {
@@ -191,7 +194,7 @@ Model weakest_ruled_out(AnomalyKind k) {
 
 Model weakest_ruled_out(const std::string& a) {
   auto has = [&](const char* s) { return a.find(s) != std::string::npos; };
-  if (has("-realtime") || has("stale read")) return Model::strict_serializable;
+  if (has("-realtime") || has("stale read") || has("real time")) return Model::strict_serializable;
   if (a.rfind("G0", 0) == 0 || a.rfind("G1", 0) == 0) return Model::read_committed;
   if (has("fractured read") || has("read-your-writes")) return Model::read_atomic;
   if (has("long fork")) return Model::prefix;
