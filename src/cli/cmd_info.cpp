@@ -3,19 +3,38 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "closure/gpu_closure.h"
 #include "io/errors.h"
 #include "io/load.h"
+#include "partition/partition.h"
 #include "util/flat_hash.h"
 
 namespace isocheck {
 
 void add_info_command(CLI::App& app, int& exit_code) {
-  struct Args { std::string file, format = "auto"; };
+  struct Args { std::string file, format = "auto"; bool components = false, devices = false; };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
-  c->add_option("file", a->file, "History file")->required();
+  c->add_option("file", a->file, "History file (not needed with --devices)");
+  c->add_flag("--devices", a->devices, "List the CUDA devices this build and machine offer the GPU closure");
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  c->add_flag("--components", a->components,
+              "Also print the biconnected components of the session communication graph (docs/dist.md)");
   c->callback([a, &exit_code] {
+    if (a->devices) {
+      std::string why;
+      const auto devs = gpu_devices(&why);
+      std::printf("cuda build:    %s\n", gpu_built() ? "yes" : "no");
+      std::printf("devices:       %zu%s%s\n", devs.size(), devs.empty() ? " — " : "", devs.empty() ? why.c_str() : "");
+      for (const auto& d : devs)
+        std::printf("  [%d] %s, compute capability %d.%d, %d multiprocessors, %.1f GiB (%.1f GiB free)\n", d.index,
+                    d.name.c_str(), d.cc_major, d.cc_minor, d.multiprocessors, d.total_memory / 1073741824.0,
+                    d.free_memory / 1073741824.0);
+      std::printf("--closure gpu: %s\n", devs.empty() ? "unavailable (the CPU engine runs)" : "available");
+      exit_code = 0;
+      if (a->file.empty()) return;
+    }
+    if (a->file.empty()) throw UsageError("info: a history FILE is required (or --devices)");
     Format f = Format::unknown;
     if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)
       throw UsageError("--format: unknown format \"" + a->format + "\"");
@@ -59,6 +78,22 @@ void add_info_command(CLI::App& app, int& exit_code) {
       std::printf("time span:     none (no begin/end times)\n");
     std::printf("memory:        %.1f bytes per operation resident\n",
                 h.op_count() ? static_cast<double>(h.resident_bytes()) / h.op_count() : 0.0);
+    if (a->components) {
+      Partition p = partition_history(h);
+      size_t articulation = 0;
+      std::vector<uint32_t> count(h.session_count(), 0);
+      for (auto& cs : p.comp_sessions) for (uint32_t s : cs) ++count[s];
+      for (uint32_t c : count) articulation += c >= 2;
+      std::printf("components:    %zu (biconnected, of the session communication graph; %zu articulation sessions)\n",
+                  p.comp_sessions.size(), articulation);
+      size_t shown = std::min<size_t>(p.comp_sessions.size(), 20);
+      for (size_t i = 0; i < shown; ++i)
+        std::printf("  component %zu: %zu sessions, %llu transactions, %llu operations\n", i, p.comp_sessions[i].size(),
+                    static_cast<unsigned long long>(p.comp_txns[i]), static_cast<unsigned long long>(p.comp_ops[i]));
+      if (shown < p.comp_sessions.size())
+        std::printf("  ... %zu more (smallest: %llu operations)\n", p.comp_sessions.size() - shown,
+                    static_cast<unsigned long long>(p.comp_ops.back()));
+    }
     exit_code = 0;
   });
 }

@@ -5,6 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "dist/driver.h"
+#include "dist/mpi_env.h"
 #include "io/errors.h"
 #include "io/load.h"
 #include "report/report.h"
@@ -16,12 +18,15 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
+  std::string file, format = "auto", dot, html, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
   int threads = 1;
   bool time_order = false;
   std::vector<std::string> levels;
   int64_t clock_skew = 0;
   bool json = false, quiet = false;
+  // Distributed driver (docs/dist.md).
+  bool dist = false, all_violations = false;
+  std::string checkpoint_dir, history_budget, stage_times;
 };
 
 Level parse_level(const std::string& s) {
@@ -29,6 +34,46 @@ Level parse_level(const std::string& s) {
   if (s == "si" || s == "snapshot-isolation") return Level::si;
   if (s == "sser" || s == "strict-serializable") return Level::sser;
   throw UsageError("--level: unknown level \"" + s + "\" (expected ser, si or sser)");
+}
+
+int write_reports(const VerifyArgs& a, const History& h, const CheckResult& r, const ImportStats& import_stats,
+                  const Timer& timer) {
+  ReportContext ctx{a.file, timer.seconds()};
+  if (import_stats.skipped_total() > 0) ctx.import_note = import_stats.describe();
+  if (a.json) write_json(std::cout, h, r, ctx);
+  else write_text(std::cout, h, r, ctx);
+  if (!a.dot.empty()) {
+    std::ofstream out(a.dot);
+    if (!out) throw UsageError("--dot: cannot write " + a.dot);
+    write_dot(out, h, r);
+  }
+  if (!a.html.empty()) {
+    std::ofstream out(a.html);
+    if (!out) throw UsageError("--html: cannot write " + a.html);
+    write_html(out, h, r, ctx);
+  }
+  return exit_code(r);
+}
+
+// The same job on every rank (mpiexec/srun, or one process with --dist or
+// --checkpoint-dir); rank 0 prints the report, every rank returns its code.
+int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format f, const Timer& timer) {
+  dist::DistOptions d;
+  d.checkpoint_dir = a.checkpoint_dir;
+  d.all_violations = a.all_violations;
+  d.stage_times = a.stage_times;
+  d.quiet = a.quiet;
+  if (!a.history_budget.empty()) d.history_budget = parse_bytes(a.history_budget, "--history-budget");
+  std::string levels;
+  for (Level l : opt.levels) levels += std::string(levels.empty() ? "" : ",") + to_string(l);
+  d.options_text = "levels=" + levels + " clock-skew=" + std::to_string(opt.clock_skew) + " engine=" + a.engine +
+                   " solver=" + a.solver + " time-order=" + std::to_string(opt.time_order) +
+                   " all-violations=" + std::to_string(a.all_violations) + " format=" + a.format;
+  dist::DistRun run = dist::run_distributed(a.file, f, opt, d);
+  if (run.interrupted || !run.root) return run.exit_code;
+  if (run.import.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", run.import.describe().c_str());
+  write_reports(a, run.h, run.r, run.import, timer);
+  return run.exit_code;
 }
 
 int run_verify(const VerifyArgs& a) {
@@ -59,12 +104,14 @@ int run_verify(const VerifyArgs& a) {
     if (f == Format::unknown) throw UsageError("--format: unknown format \"" + a.format + "\"");
   }
   Timer timer;
+  if (a.dist || !a.checkpoint_dir.empty() || dist::launched_by_mpi()) return run_verify_distributed(a, opt, f, timer);
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
   History h = load_history(a.file, f, &import_stats);
   // Nothing a user gave us is dropped silently: say what the importer skipped.
   if (import_stats.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", import_stats.describe().c_str());
+  progress.set_items(h.txn_count());
   progress.stage("check", h.txn_count());
   CheckResult r;
   try {
@@ -73,16 +120,7 @@ int run_verify(const VerifyArgs& a) {
     throw InputError(a.file, e.what());
   }
   progress.finish();
-  ReportContext ctx{a.file, timer.seconds()};
-  if (import_stats.skipped_total() > 0) ctx.import_note = import_stats.describe();
-  if (a.json) write_json(std::cout, h, r, ctx);
-  else write_text(std::cout, h, r, ctx);
-  if (!a.dot.empty()) {
-    std::ofstream out(a.dot);
-    if (!out) throw UsageError("--dot: cannot write " + a.dot);
-    write_dot(out, h, r);
-  }
-  return exit_code(r);
+  return write_reports(a, h, r, import_stats, timer);
 }
 
 }  // namespace
@@ -108,9 +146,19 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
+  c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
   c->add_option("--time-limit", a->time_limit, "Give up (exit 3) after this long, e.g. 90s, 5m");
+  c->add_flag("--dist", a->dist,
+              "Use the distributed driver even on one process (implied under mpiexec/srun and by --checkpoint-dir)");
+  c->add_option("--checkpoint-dir", a->checkpoint_dir,
+                "Write a checkpoint after each stage here; on SIGTERM finish it and exit 4; rerunning resumes");
+  c->add_flag("--all-violations", a->all_violations,
+              "Distributed: check every piece even after a violation (report every anomaly)");
+  c->add_option("--history-budget", a->history_budget,
+                "Distributed: exit 3 when the history a rank holds exceeds this (e.g. 4G)");
+  c->add_option("--stage-times", a->stage_times, "Distributed: write per-stage seconds and peak memory per rank (JSON)");
   c->callback([a, &exit_code] { exit_code = run_verify(*a); });
 }
 

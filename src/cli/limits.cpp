@@ -13,7 +13,10 @@
 namespace isocheck {
 namespace {
 std::atomic<const char*> g_stage{"start"};
+unsigned long long g_memory_limit = 0;
 }
+
+unsigned long long memory_limit() { return g_memory_limit; }
 
 void set_stage(const char* s) { g_stage.store(s); }
 const char* current_stage() { return g_stage.load(); }
@@ -53,6 +56,7 @@ double parse_seconds(const std::string& s, const char* option) {
 }
 
 void apply_memory_limit(unsigned long long bytes) {
+  g_memory_limit = bytes;
   struct rlimit rl;
   rl.rlim_cur = rl.rlim_max = bytes;
   setrlimit(RLIMIT_AS, &rl);

@@ -3,10 +3,26 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "dist/mpi_env.h"
 #include "io/errors.h"
 #include "util/limits.h"
 
+namespace {
+int run(int argc, char** argv);
+}
+
+// Under mpiexec/srun MPI is initialised before anything else; a plain run
+// never touches MPI unless `verify --dist/--checkpoint-dir` asks for it.
 int main(int argc, char** argv) {
+  if (isocheck::dist::launched_by_mpi()) isocheck::dist::init();
+  int rc = run(argc, argv);
+  std::fflush(stdout);
+  isocheck::dist::finalize();
+  return rc;
+}
+
+namespace {
+int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
   app.require_subcommand(1);
@@ -33,9 +49,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "isocheck: %s\n", e.what());
     return 3;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; raise --memory-limit (or the machine's memory)\n",
-                 current_stage());
+    if (memory_limit())
+      std::fprintf(stderr, "isocheck: memory limit of %llu MiB reached during stage \"%s\"; raise --memory-limit\n",
+                   memory_limit() >> 20, current_stage());
+    else
+      std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; run on a machine with more memory\n",
+                   current_stage());
     return 3;
   }
   return code;
 }
+}  // namespace

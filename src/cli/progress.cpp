@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "util/limits.h"
+#include "util/progress_counter.h"
 
 namespace isocheck {
 
@@ -20,6 +21,7 @@ void Progress::stage(const char* name, uint64_t items) {
   name_ = name;
   items_ = items;
   stage_timer_.reset();
+  work_begin(0);
   set_stage(name);
 }
 
@@ -49,8 +51,16 @@ void Progress::ticker() {
   while (!stop_) {
     cv_.wait_for(g, std::chrono::milliseconds(250));
     if (stop_ || name_.empty() || total_.seconds() < 1.0) continue;
-    std::fprintf(stderr, "\r\033[Kisocheck: %s … %.1f s (%llu txns)", name_.c_str(), stage_timer_.seconds(),
-                 static_cast<unsigned long long>(items_));
+    double el = stage_timer_.seconds();
+    uint64_t done = g_work_done.load(std::memory_order_relaxed), total = g_work_total.load(std::memory_order_relaxed);
+    if (total > 0 && done > 0 && done <= total) {
+      double rate = done / el, eta = (total - done) / rate;
+      std::fprintf(stderr, "\r\033[Kisocheck: %s %llu txns, %.1f s, %3.0f%%, %.0f units/s, ETA %.0f s", name_.c_str(),
+                   static_cast<unsigned long long>(items_), el, 100.0 * done / total, rate, eta);
+    } else {
+      std::fprintf(stderr, "\r\033[Kisocheck: %s %llu txns, %.1f s", name_.c_str(),
+                   static_cast<unsigned long long>(items_), el);
+    }
     std::fflush(stderr);
   }
 }

@@ -19,6 +19,8 @@ class Progress {
   // Ends the previous stage; `items` (transactions) is the stage's work size.
   void stage(const char* name, uint64_t items);
   void finish();
+  // The current stage's size once known (e.g. after reading).
+  void set_items(uint64_t items) { std::lock_guard<std::mutex> g(mu_); items_ = items; }
 
  private:
   void end_stage();

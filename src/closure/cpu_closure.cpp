@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "closure/closure.h"
+#include "closure/gpu_closure.h"
 #include "closure/graph_algos.h"
 
 namespace isocheck {
@@ -247,6 +248,9 @@ std::unique_ptr<ClosureEngine> make_closure_engine(const char* name, int threads
     o.threads = threads;
     return std::make_unique<CpuClosure>(o);
   }
+  // The CUDA engine on device 0 when this build has CUDA and the machine a
+  // device (gpu_closure.h); nullptr otherwise.
+  if (std::string_view(name) == "gpu") return make_gpu_closure();
   return nullptr;
 }
 

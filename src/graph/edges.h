@@ -17,6 +17,13 @@ enum class EdgeKind : uint8_t {
 };
 const char* to_string(EdgeKind k);
 
+// `why` bit 31 marks an edge of a version order the general engine inferred
+// (the other order of those writes would close a cycle), as opposed to one the
+// history shows; the rest of `why` is the op position.
+inline constexpr uint32_t kInferredBit = 1u << 31;
+inline uint32_t why_pos(uint32_t why) { return why & ~kInferredBit; }
+inline bool why_inferred(uint32_t why) { return (why & kInferredBit) != 0; }
+
 struct EdgeList {
   std::vector<uint32_t> src, dst;
   // For wr: position of the read op inside dst; ww: position of dst's write;

@@ -7,6 +7,7 @@
 
 #include "io/errors.h"
 #include "util/flat_hash.h"
+#include "util/progress_counter.h"
 
 namespace isocheck {
 namespace {
@@ -619,20 +620,24 @@ void Builder::general_keys() {
   bool any = false;
   for (auto& ki : infos) any |= ki.general;
   if (!any) return;
-  // Versions of general keys with their predecessor links.
-  struct V { TxnIdx t; uint32_t pos; uint64_t slot; };
-  std::unordered_map<Sym, std::vector<V>> versions;
+  // Flat arrays sorted by key (and by slot for readers): 10^6 keys of unknown
+  // order must not mean 10^6 small hash maps.
+  struct V { Sym key; TxnIdx t; uint32_t pos; uint64_t slot; };
+  struct R { uint64_t slot; TxnIdx t; uint32_t pos; };
+  struct I { Sym key; TxnIdx t; uint32_t pos; };
+  std::vector<V> versions;
   for (uint64_t s = 0; s < widx.capacity(); ++s) {
     OpIdx o = widx.op(s);
     if (o == kNone || !(widx.flags(s) & WriteIndex::kVersion)) continue;
     KeyInfo* ki = find_info(h.op_key[o]);
     if (!ki || !ki->general) continue;
     TxnIdx t = widx.txn(s);
-    versions[h.op_key[o]].push_back({t, static_cast<uint32_t>(o - h.op_begin(t)), s});
+    versions.push_back({h.op_key[o], t, static_cast<uint32_t>(o - h.op_begin(t)), s});
   }
-  // Readers of each version (external reads by included txns).
-  std::unordered_map<uint64_t, std::vector<std::pair<TxnIdx, uint32_t>>> readers;
-  std::unordered_map<Sym, std::vector<std::pair<TxnIdx, uint32_t>>> init_readers;
+  std::sort(versions.begin(), versions.end(), [](const V& a, const V& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
+  // Readers of each version and of the initial state (external reads by included txns).
+  std::vector<R> readers;
+  std::vector<I> init_readers;
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (!g.included[t]) continue;
@@ -648,56 +653,64 @@ void Builder::general_keys() {
       KeyInfo* ki = find_info(k);
       if (!ki || !ki->general) continue;
       uint32_t pos = static_cast<uint32_t>(o - b);
-      if (h.op_value[o] == kNullValue) { init_readers[k].push_back({t, pos}); continue; }
+      if (h.op_value[o] == kNullValue) { init_readers.push_back({k, t, pos}); continue; }
       uint64_t slot = resolve_read(t, o, k, h.op_value[o], false);
-      if (slot != kNone) readers[slot].push_back({t, pos});
+      if (slot != kNone) readers.push_back({slot, t, pos});
     }
   }
-  std::vector<Sym> keys;
-  for (auto& [k, v] : versions) keys.push_back(k);
-  std::sort(keys.begin(), keys.end());
-  for (Sym k : keys) {
-    auto& vs = versions[k];
+  std::sort(readers.begin(), readers.end(), [](const R& a, const R& b) { return a.slot != b.slot ? a.slot < b.slot : a.t < b.t; });
+  std::sort(init_readers.begin(), init_readers.end(), [](const I& a, const I& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
+  auto readers_of = [&](uint64_t slot, VersionChain& c) {
+    auto it = std::lower_bound(readers.begin(), readers.end(), slot, [](const R& r, uint64_t s) { return r.slot < s; });
+    for (; it != readers.end() && it->slot == slot; ++it) c.readers_of_tail.push_back(it->t), c.reader_pos.push_back(it->pos);
+  };
+  size_t ir = 0;
+  for (size_t kb = 0; kb < versions.size();) {
+    const Sym k = versions[kb].key;
+    size_t ke = kb;
+    while (ke < versions.size() && versions[ke].key == k) ++ke;
+    const V* vs = versions.data() + kb;
+    const size_t n = ke - kb;
     KeyInfo* ki = find_info(k);
     UnorderedKey uk{k, {}};
-    std::unordered_map<TxnIdx, size_t> by_txn;
-    for (size_t i = 0; i < vs.size(); ++i) by_txn[vs[i].t] = i;
+    // Versions of the key are sorted by transaction: the successor by binary search.
+    auto index_of = [&](TxnIdx t) -> size_t {
+      const V* it = std::lower_bound(vs, vs + n, t, [](const V& v, TxnIdx x) { return v.t < x; });
+      return (it != vs + n && it->t == t) ? static_cast<size_t>(it - vs) : SIZE_MAX;
+    };
     auto next_of = [&](size_t i) -> size_t {
       uint32_t succ = widx.succ(vs[i].slot);
-      if (succ == kNoTxn) return SIZE_MAX;
-      auto it = by_txn.find(succ);
-      return it == by_txn.end() ? SIZE_MAX : it->second;
+      return succ == kNoTxn ? SIZE_MAX : index_of(succ);
     };
-    std::vector<uint8_t> has_pred(vs.size(), 0);
-    for (size_t i = 0; i < vs.size(); ++i)
+    std::vector<uint8_t> has_pred(n, 0);
+    for (size_t i = 0; i < n; ++i)
       if (size_t j = next_of(i); j != SIZE_MAX) has_pred[j] = 1;
     auto walk = [&](size_t head, bool from_init) {
       VersionChain c;
       c.from_init = from_init;
       size_t cur = head, guard = 0;
-      while (cur != SIZE_MAX && guard++ <= vs.size()) {
+      while (cur != SIZE_MAX && guard++ <= n) {
         c.txns.push_back(vs[cur].t);
         c.write_pos.push_back(vs[cur].pos);
         size_t nx = next_of(cur);
-        if (nx == SIZE_MAX) {
-          for (auto& r : readers[vs[cur].slot]) c.readers_of_tail.push_back(r.first), c.reader_pos.push_back(r.second);
-        }
+        if (nx == SIZE_MAX) readers_of(vs[cur].slot, c);
         cur = nx;
       }
       return c;
     };
+    while (ir < init_readers.size() && init_readers[ir].key < k) ++ir;
     // The init chain first (its head read the initial state).
     if (ki->init_succ != kNoTxn) {
-      for (size_t i = 0; i < vs.size(); ++i)
-        if (vs[i].t == ki->init_succ) { uk.chains.push_back(walk(i, true)); has_pred[i] = 1; break; }
+      if (size_t i = index_of(ki->init_succ); i != SIZE_MAX) uk.chains.push_back(walk(i, true)), has_pred[i] = 1;
     } else {
       // No version read the initial state: an empty init chain carries the init readers.
       VersionChain c0;
       c0.from_init = true;
-      for (auto& r : init_readers[k]) c0.readers_of_tail.push_back(r.first), c0.reader_pos.push_back(r.second);
+      for (size_t j = ir; j < init_readers.size() && init_readers[j].key == k; ++j)
+        c0.readers_of_tail.push_back(init_readers[j].t), c0.reader_pos.push_back(init_readers[j].pos);
       if (!c0.readers_of_tail.empty()) uk.chains.push_back(std::move(c0));
     }
-    for (size_t i = 0; i < vs.size(); ++i)
+    for (size_t i = 0; i < n; ++i)
       if (!has_pred[i]) uk.chains.push_back(walk(i, false));
     uint64_t pairs = 0, total = 0;
     for (auto& c : uk.chains) {
@@ -707,6 +720,7 @@ void Builder::general_keys() {
     }
     g.unordered_write_pairs += pairs;
     g.unordered.push_back(std::move(uk));
+    kb = ke;
   }
 }
 
@@ -723,9 +737,17 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.compute_included();
   g.edges.reserve(h.txn_count() + h.op_count());  // about right for read-modify-write; grows otherwise
   TxnKeys ks;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass1(t, ks);
+  work_begin(2 * static_cast<uint64_t>(h.txn_count()));
+  constexpr TxnIdx kTick = 1 << 16;  // progress granularity
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass1(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.classify_blind();
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (g.included[t]) b.pass2(t, ks);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (g.included[t]) b.pass2(t, ks);
+    if ((t + 1) % kTick == 0) work_add(kTick);
+  }
   b.lists();
   b.general_keys();
   b.session_order();

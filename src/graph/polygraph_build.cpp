@@ -1,6 +1,8 @@
 #include "graph/polygraph_build.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace isocheck {
@@ -27,6 +29,157 @@ struct ChainTimes {
   bool timed = false;
 };
 
+constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
+
+// A key's chains whose pairwise order is open: every pair (i < j), or only
+// the listed pairs (those real time leaves open).
+struct Work {
+  uint32_t key;  // index into DependencyGraph::unordered
+  bool all_pairs;
+  std::vector<const VersionChain*> free;
+  std::vector<std::pair<uint32_t, uint32_t>> open;
+};
+struct PairRef {
+  uint32_t work, i, j;
+};
+template <class Fn>
+void for_each_pair(const std::vector<Work>& works, Fn fn) {
+  for (uint32_t w = 0; w < works.size(); ++w) {
+    const Work& x = works[w];
+    if (x.all_pairs) {
+      for (uint32_t i = 0; i < x.free.size(); ++i)
+        for (uint32_t j = i + 1; j < x.free.size(); ++j) fn(PairRef{w, i, j});
+    } else {
+      for (auto [i, j] : x.open) fn(PairRef{w, i, j});
+    }
+  }
+}
+
+// Kahn's algorithm; false when cyclic.
+bool topo_order(const Csr& g, std::vector<uint32_t>& order) {
+  const uint32_t n = g.vertex_count();
+  std::vector<uint32_t> indeg(n, 0);
+  for (uint32_t t : g.target) ++indeg[t];
+  order.clear();
+  order.reserve(n);
+  for (uint32_t v = 0; v < n; ++v)
+    if (indeg[v] == 0) order.push_back(v);
+  for (size_t h = 0; h < order.size(); ++h)
+    for (uint64_t i = g.offset[order[h]]; i < g.offset[order[h] + 1]; ++i)
+      if (--indeg[g.target[i]] == 0) order.push_back(g.target[i]);
+  return order.size() == n;
+}
+
+// Exact reachability on a DAG from a chain cover (Jagadish): vertices are
+// split into paths of graph edges (greedily, in topological order: a vertex
+// extends the path of a predecessor that has not been extended yet, so a
+// session's transactions usually form one path); first[v * k + c] = the
+// lowest position on path c that v reaches (v itself included). Then, for
+// u != w, u reaches w iff first[u * k + path(w)] <= pos(w): u reaches some
+// vertex of w's path at or before w, which reaches w along the path; and a
+// path u ⇝ w enters w's path at or before w. O(k (V + E)) time, k·V words.
+class ChainIndex {
+ public:
+  // false: the graph is cyclic or the index would exceed `max_words`.
+  bool build(const Csr& g, uint64_t max_words) {
+    const uint32_t n = g.vertex_count();
+    std::vector<uint32_t> topo;
+    if (!topo_order(g, topo)) return false;
+    if (path_.empty()) {  // the cover stays valid when edges are added
+      path_.assign(n, kInf), pos_.assign(n, 0);
+      std::vector<uint32_t> len, rank(n);
+      for (uint32_t i = 0; i < n; ++i) rank[topo[i]] = i;
+      for (uint32_t v : topo) {
+        if (path_[v] == kInf) path_[v] = static_cast<uint32_t>(len.size()), len.push_back(1);
+        if (len[path_[v]] != pos_[v] + 1) continue;
+        // Extend v's path by its earliest unassigned successor: keeps paths
+        // dense (fewer of them) on session-shaped graphs.
+        uint32_t best = kInf;
+        for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
+          const uint32_t w = g.target[i];
+          if (path_[w] == kInf && (best == kInf || rank[w] < rank[best])) best = w;
+        }
+        if (best != kInf) path_[best] = path_[v], pos_[best] = len[path_[v]]++;
+      }
+      k_ = static_cast<uint32_t>(len.size());
+    }
+    if (uint64_t{k_} * n > max_words) return false;
+    first_.assign(uint64_t{k_} * n, kInf);
+    for (uint32_t t = n; t-- > 0;) {
+      const uint32_t v = topo[t];
+      uint32_t* fv = first_.data() + uint64_t{v} * k_;
+      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
+        const uint32_t* fw = first_.data() + uint64_t{g.target[i]} * k_;
+        for (uint32_t c = 0; c < k_; ++c) fv[c] = std::min(fv[c], fw[c]);
+      }
+      fv[path_[v]] = std::min(fv[path_[v]], pos_[v]);
+    }
+    return true;
+  }
+  bool reaches(uint32_t u, uint32_t w) const { return u != w && first_[uint64_t{u} * k_ + path_[w]] <= pos_[w]; }
+  uint32_t paths() const { return k_; }
+
+ private:
+  uint32_t k_ = 0;
+  std::vector<uint32_t> path_, pos_, first_;
+};
+
+// Pruning's rule applied while building (Cobra §4.3.3), so that the pairs it
+// decides are never materialised as constraints: a side with an edge x -> y
+// where y already reaches x can never be chosen. Sound for the same reason as
+// pruning: every acyclic choice contains the known graph, and the known graph
+// only grows by sides that every acyclic choice takes. A pair with exactly one
+// impossible side puts the other side's edges into the known graph — only
+// those the graph does not already imply (x -> y with x ⇝ y is redundant: the
+// graph of the round is a subgraph of every later one). A pair with both sides
+// impossible stays a constraint (pruning reports it with its cycles), as does
+// every pair still open at the fixpoint. Rounds repeat while they decide
+// something (the index is rebuilt over the grown graph).
+template <class SidesFn, class EmitFn>
+void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, SidesFn sides, EmitFn emit) {
+  Polygraph& pg = lp.pg;
+  if (works.empty()) return;
+  ChainIndex idx;
+  EdgeList a, b;
+  // At most 64 paths' worth of words per vertex, and never more than 2^26
+  // words (256 MiB); beyond that every pair is left to pruning.
+  const uint64_t budget = std::min<uint64_t>(uint64_t{1} << 26, 64 * uint64_t{pg.vertex_count} + 4096);
+  // Round 0 walks every pair without storing it; later rounds only the
+  // pairs still open (in the same order, so constraints keep their order).
+  std::vector<PairRef> open;
+  bool first = true;
+  for (int round = 0; round < 16 && (first || !open.empty()); ++round) {
+    const bool built = idx.build(build_csr(pg.vertex_count, pg.known), budget);
+    if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
+      std::fprintf(stderr, "decide_pairs round %d: %zu open, %u paths, index %s\n", round, open.size(), idx.paths(), built ? "built" : "over budget");
+    if (!built) break;
+    first = false;
+    auto impossible = [&](const EdgeList& e) {
+      for (size_t i = 0; i < e.size(); ++i)
+        if (e.src[i] == e.dst[i] || idx.reaches(e.dst[i], e.src[i])) return true;
+      return false;
+    };
+    std::vector<PairRef> still;
+    size_t decided = 0;
+    auto decide = [&](const PairRef& p) {
+      sides(p, a, b);
+      const bool ia = impossible(a), ib = impossible(b);
+      if (ia == ib) { still.push_back(p); return; }
+      const EdgeList& f = ia ? b : a;
+      for (size_t i = 0; i < f.size(); ++i)
+        if (!idx.reaches(f.src[i], f.dst[i])) pg.known.add(f.src[i], f.dst[i], f.kind[i], f.why[i] | kInferredBit);
+      ++decided;
+    };
+    if (round == 0) for_each_pair(works, decide);
+    else for (const PairRef& p : open) decide(p);
+    lp.decided_at_build += decided;
+    open.swap(still);
+    if (decided == 0) break;
+  }
+  if (first) for_each_pair(works, emit);  // no index: every pair is a constraint
+  else for (const PairRef& p : open) emit(p);
+}
+
 }  // namespace
 
 LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o) {
@@ -36,8 +189,19 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   const uint32_t n = g.n;
   Emitter emit{o.layout, n};
   Polygraph& pg = lp.pg;
-  // Known edges of the level.
-  pg.known.reserve(g.edges.size() + n);
+  // Known edges of the level. Reserve what the per-key edges will need (a
+  // chain: its tail, its readers, an init chain's edges, a node chain and its
+  // head edge) so the big arrays grow once, not by doubling copies.
+  {
+    uint64_t extra = 0;
+    for (const UnorderedKey& uk : g.unordered) {
+      uint64_t init_out = 0;
+      for (const auto& c : uk.chains)
+        if (c.from_init) init_out = 1 + c.readers_of_tail.size();
+      for (const auto& c : uk.chains) extra += 4 + 2 * c.readers_of_tail.size() + init_out;
+    }
+    pg.known.reserve(g.edges.size() + 3 * uint64_t{n} + extra);
+  }
   for (size_t i = 0; i < g.edges.size(); ++i) emit(pg.known, g.edges.src[i], g.edges.dst[i], g.edges.kind[i], g.edges.why[i]);
   if (o.layout == GraphLayout::split) {
     pg.vertex_count = 2 * n;
@@ -79,6 +243,9 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     pg.constraints.push_back(c);
     lp.origin.push_back({key, a.txns.front(), b.txns.front()});
   };
+  // Candidate pairs (key, its free chains, i < j), decided or made
+  // constraints once every known edge is in.
+  std::vector<Work> works;
   // New auxiliary vertex (per-key time node).
   auto new_node = [&]() { return pg.vertex_count++; };
   for (const UnorderedKey& uk : g.unordered) {
@@ -98,7 +265,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
       for (size_t i = 0; i < free.size(); ++i) times[i] = times_of(*free[i]), all_timed &= times[i].timed;
     if (!all_timed) {
       for (size_t i = 0; i < free.size(); ++i)
-        for (size_t j = i + 1; j < free.size(); ++j) add_constraint(uk.key, *free[i], *free[j]);
+      works.push_back({static_cast<uint32_t>(&uk - g.unordered.data()), true, std::move(free), {}});
       continue;
     }
     // Real time orders chain a before chain b when a write of a ended before
@@ -142,25 +309,46 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
         if (o.layout == GraphLayout::split) pg.known.add(rw_node[k], c.txns.front(), EdgeKind::rw, c.write_pos.front());
       }
     }
-    // Pairs real time leaves open (overlapping chains) need a constraint.
-    // Chains sorted by min_begin: j is open against i iff
+    // Pairs real time leaves open (overlapping chains) need a constraint:
     // min_begin(j) <= min_end(i) + δ and min_begin(i) <= min_end(j) + δ.
+    // Sweep by min_begin: from chain i only the chains after it in that
+    // order whose min_begin <= min_end(i) + δ can pair with it (a pair is
+    // found from whichever of the two begins first), so the work is
+    // O(m log m + open pairs), not O(m²). Pairs go in in (i, j) order.
     std::vector<size_t> by_begin(m);
     for (size_t i = 0; i < m; ++i) by_begin[i] = i;
     std::sort(by_begin.begin(), by_begin.end(), [&](size_t a, size_t b) { return times[a].min_begin < times[b].min_begin; });
-    size_t open = 0;
-    for (size_t i = 0; i < m; ++i) {
-      __int128 limit = static_cast<__int128>(times[i].min_end) + o.clock_skew;
-      for (size_t q = 0; q < m && times[by_begin[q]].min_begin <= limit; ++q) {
-        size_t j = by_begin[q];
-        if (j <= i) continue;
+    std::vector<std::pair<size_t, size_t>> open_pairs;
+    for (size_t p = 0; p < m; ++p) {
+      const size_t i = by_begin[p];
+      const __int128 limit = static_cast<__int128>(times[i].min_end) + o.clock_skew;
+      for (size_t q = p + 1; q < m && times[by_begin[q]].min_begin <= limit; ++q) {
+        const size_t j = by_begin[q];
         if (times[i].min_begin > static_cast<__int128>(times[j].min_end) + o.clock_skew) continue;
-        add_constraint(uk.key, *free[i], *free[j]);
-        ++open;
+        open_pairs.push_back({std::min(i, j), std::max(i, j)});
       }
     }
+    std::sort(open_pairs.begin(), open_pairs.end());
+    if (!open_pairs.empty()) {
+      Work w{static_cast<uint32_t>(&uk - g.unordered.data()), false, std::move(free), {}};
+      for (auto [i, j] : open_pairs) w.open.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(j)});
+      works.push_back(std::move(w));
+    }
+    const size_t open = open_pairs.size();
     lp.ordered_by_time += m * (m - 1) / 2 - open;
   }
+  auto sides = [&](const PairRef& x, EdgeList& side_a, EdgeList& side_b) {
+    const auto& f = works[x.work].free;
+    side_a.clear(), side_b.clear();
+    order_edges(side_a, *f[x.i], *f[x.j]);
+    order_edges(side_b, *f[x.j], *f[x.i]);
+  };
+  auto emit_pair = [&](const PairRef& x) {
+    const auto& f = works[x.work].free;
+    add_constraint(g.unordered[works[x.work].key].key, *f[x.i], *f[x.j]);
+  };
+  if (o.decide_pairs) decide_pairs_at_build(lp, works, sides, emit_pair);
+  else for_each_pair(works, emit_pair);
   return lp;
 }
 

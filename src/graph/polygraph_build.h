@@ -19,6 +19,11 @@ struct PolygraphOptions {
   int64_t clock_skew = 0;
   bool time_order = false;   // order non-overlapping writes by real time (assumption)
   bool include_si_only = false;
+  // Decide chain pairs whose order the known graph already forces while
+  // building (pruning's rule, with a chain-cover reachability index), so
+  // only open pairs become constraints. Same verdicts; an unsat core then
+  // names only the constraints that remained.
+  bool decide_pairs = true;
 };
 
 // Which chains of which key a constraint orders: side A = `first` before `second`.
@@ -34,6 +39,7 @@ struct LevelPolygraph {
   std::vector<int64_t> node_time;          // realtime layout: time of node txn_count + i
   std::vector<ConstraintOrigin> origin;    // per constraint
   size_t ordered_by_time = 0;              // chain pairs real time ordered without a constraint
+  size_t decided_at_build = 0;             // chain pairs the known graph forced (no constraint built)
 };
 
 LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o);

@@ -242,6 +242,9 @@ struct EdnParser {
   void collection(Node& out, Node::T kind, char close, int depth) {
     uint32_t start = st.line_;
     out.t = kind;
+    // Jepsen op maps hold ~6 pairs and micro-ops 3 forms: one allocation
+    // instead of a chain of regrowths (which moved whole Node trees).
+    out.items.reserve(kind == Node::T::map ? 16 : 4);
     for (;;) {
       skip(depth);
       if (eof()) fail_at(start, std::string("unterminated ") + kind_name(kind) + " (missing '" + close + "')");

@@ -162,21 +162,7 @@ bool is_import_format(Format f) {
   }
 }
 
-const char* import_format_name(Format f) {
-  switch (f) {
-    case Format::jsonl: return "jsonl";
-    case Format::hdf5: return "hdf5";
-    case Format::elle_edn: return "elle-edn";
-    case Format::elle_json: return "elle-json";
-    case Format::cobra: return "cobra";
-    case Format::dbcop: return "dbcop";
-    case Format::dbcop_json: return "dbcop-json";
-    case Format::dbcop_text: return "dbcop-text";
-    case Format::polysi: return "polysi";
-    case Format::unknown: return "unknown";
-  }
-  return "unknown";
-}
+const char* import_format_name(Format f) { return to_string(f); }
 
 Format import_format_from_name(std::string_view n) {
   for (Format f : {Format::jsonl, Format::hdf5, Format::elle_edn, Format::elle_json, Format::cobra, Format::dbcop,

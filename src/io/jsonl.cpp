@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "io/errors.h"
+#include "io/jsonl_stream.h"
 
 namespace isocheck {
 namespace {
@@ -216,98 +217,8 @@ History read_jsonl(const std::string& path) {
   return h;
 }
 
-namespace {
-
-void put_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          out += b;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-void put_int(std::string& out, int64_t v) {
-  char b[24];
-  auto [p, ec] = std::to_chars(b, b + sizeof b, v);
-  out.append(b, p);
-}
-
-void put_sym(std::string& out, const SymbolTable& t, Sym s) {
-  if (!t.named()) return put_int(out, SymbolTable::as_int(s));
-  if (t.is_int(s)) out += t.name(s);
-  else put_json_string(out, t.name(s));
-}
-
-}  // namespace
-
-void write_jsonl(const History& h, std::ostream& os) {
-  std::string out;
-  out.reserve(1 << 20);
-  out += "{\"isocheck\":1";
-  if (!h.time_unit.empty()) {
-    out += ",\"time_unit\":";
-    put_json_string(out, h.time_unit);
-  }
-  out += "}\n";
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    out += "{\"id\":";
-    put_int(out, h.txn_id[t]);
-    out += ",\"session\":";
-    put_int(out, h.session_name[h.txn_session[t]]);
-    out += ",\"status\":\"";
-    out += to_string(h.txn_status[t]);
-    out += '"';
-    if (h.txn_begin[t] != kNoTime) {
-      out += ",\"begin\":";
-      put_int(out, h.txn_begin[t]);
-      out += ",\"end\":";
-      put_int(out, h.txn_end[t]);
-    }
-    out += ",\"ops\":[";
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      if (o != h.op_begin(t)) out.push_back(',');
-      out += "[\"";
-      out += to_string(h.op_kind[o]);
-      out += "\",";
-      put_sym(out, h.keys, h.op_key[o]);
-      out.push_back(',');
-      if (h.op_kind[o] == OpKind::read_list) {
-        out.push_back('[');
-        auto l = h.list(o);
-        for (size_t i = 0; i < l.size(); ++i) {
-          if (i) out.push_back(',');
-          put_sym(out, h.values, l[i]);
-        }
-        out.push_back(']');
-      } else if (h.op_value[o] == kNullValue) {
-        out += "null";
-      } else {
-        put_sym(out, h.values, h.op_value[o]);
-      }
-      out.push_back(']');
-    }
-    out += "]}\n";
-    if (out.size() > (1 << 20) - 4096) {
-      os.write(out.data(), static_cast<std::streamsize>(out.size()));
-      out.clear();
-    }
-  }
-  os.write(out.data(), static_cast<std::streamsize>(out.size()));
-}
+// One writer of the line format for both whole histories and streamed chunks.
+void write_jsonl(const History& h, std::ostream& os) { write_jsonl_txns(h, os, true); }
 
 void write_jsonl(const History& h, const std::string& path) {
   std::ofstream f(path, std::ios::binary);

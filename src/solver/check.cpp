@@ -124,6 +124,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   if (lp.pg.constraints.size() >= stats.constraints) {
     stats.constraints = lp.pg.constraints.size();
     stats.ordered_by_time = lp.ordered_by_time;
+    stats.decided_at_build = lp.decided_at_build;
     stats.pruned = pr.pruned;
     stats.to_solver = pr.to_solver;
     stats.subproblems = pr.subproblems;

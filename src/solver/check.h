@@ -53,9 +53,10 @@ struct LevelResult {
 struct CheckStats {
   size_t txns = 0, committed = 0, edges = 0;
   // General engine (the largest level polygraph): constraints built, chain
-  // pairs real time ordered without a constraint, constraints pruning
+  // pairs real time ordered without a constraint, pairs the known graph forced
+  // while building (never constraints), constraints pruning
   // decided, constraints left to the SAT solver, independent sub-problems.
-  size_t constraints = 0, ordered_by_time = 0, pruned = 0, to_solver = 0, subproblems = 0;
+  size_t constraints = 0, ordered_by_time = 0, decided_at_build = 0, pruned = 0, to_solver = 0, subproblems = 0;
   size_t unordered_write_pairs = 0;
 };
 

@@ -66,33 +66,15 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
     }
     return out;
   }
-  // 2. The reduced polygraph: known ∪ forced sides, remaining constraints.
-  Polygraph red;
-  red.vertex_count = pg.vertex_count;
-  red.known = pg.known;
-  std::vector<EdgeRef> red_known_ref;
-  for (uint64_t i = 0; i < pg.known.size(); ++i) red_known_ref.push_back({false, i});
-  std::vector<uint32_t> red_constraint;
-  red.choice_edges = pg.choice_edges;  // indices stay those of pg
-  for (uint32_t c = 0; c < nc; ++c) {
-    if (pr.state[c] == PruneResult::undecided) {
-      red.constraints.push_back(pg.constraints[c]);
-      red_constraint.push_back(c);
-      continue;
-    }
-    const int s = pr.state[c] == PruneResult::forced_b;
-    out.side[c] = static_cast<uint8_t>(s);
-    const Constraint& k = pg.constraints[c];
-    for (uint64_t i = s ? k.b_begin : k.a_begin; i < (s ? k.b_end : k.a_end); ++i) {
-      red.known.add(pg.choice_edges.src[i], pg.choice_edges.dst[i], pg.choice_edges.kind[i], pg.choice_edges.why[i]);
-      red_known_ref.push_back({true, i});
-    }
-  }
-  // 3. Split.
-  Split sp = split_polygraph(red);
+  // 2.–3. Split; pruning's forced sides count as known (no copy of the graph).
+  std::vector<uint8_t> fixed(nc, 2);
+  for (uint32_t c = 0; c < nc; ++c)
+    if (pr.state[c] != PruneResult::undecided) fixed[c] = pr.state[c] == PruneResult::forced_b;
+  Split sp = split_polygraph(pg, 8, &fixed);
+  fixed = {};
   out.fixed_by_split = sp.fixed;
-  for (uint32_t i = 0; i < red_constraint.size(); ++i)
-    if (sp.side[i] != 2) out.side[red_constraint[i]] = sp.side[i];
+  for (uint32_t c = 0; c < nc; ++c)
+    if (sp.side[c] != 2) out.side[c] = sp.side[c];
   out.subproblems = sp.parts.size();
   for (const auto& p : sp.parts) out.to_solver += p.constraint.size();
   if (sp.parts.empty()) {
@@ -131,7 +113,7 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
     for (size_t k = 0; k < np; ++k) {
       if (res[k].status != SatStatus::sat) { out.decided = false; continue; }
       const Subproblem& s = sp.parts[k];
-      for (size_t i = 0; i < s.constraint.size(); ++i) out.side[red_constraint[s.constraint[i]]] = res[k].side[i];
+      for (size_t i = 0; i < s.constraint.size(); ++i) out.side[s.constraint[i]] = res[k].side[i];
     }
     assert(!out.decided || assignment_acyclic(pg, out.side));
     return out;
@@ -146,13 +128,13 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
   out.side.assign(nc, 0);
   for (uint32_t c = 0; c < nc; ++c)
     if (pr.state[c] != PruneResult::undecided) out.side[c] = pr.state[c] == PruneResult::forced_b;
-  for (size_t i = 0; i < s.constraint.size(); ++i) out.side[red_constraint[s.constraint[i]]] = side_local[i];
+  for (size_t i = 0; i < s.constraint.size(); ++i) out.side[s.constraint[i]] = side_local[i];
   for (EdgeRef r : fin.cycle) {
-    const EdgeRef pr_ref = r.choice ? EdgeRef{true, s.choice_ref[r.index]} : red_known_ref[s.known_ref[r.index]];
+    const EdgeRef pr_ref = r.choice ? EdgeRef{true, s.choice_ref[r.index]} : s.known_ref[r.index];
     copy_edge(pg, pr_ref, out.witness_cycle);
   }
   canonical_rotation(out.witness_cycle);
-  for (uint32_t i : core.core) out.core_constraints.push_back(red_constraint[s.constraint[i]]);
+  for (uint32_t i : core.core) out.core_constraints.push_back(s.constraint[i]);
   std::sort(out.core_constraints.begin(), out.core_constraints.end());
   out.core_minimal = core.minimal;
   return out;

@@ -1,9 +1,17 @@
 // Pruning a polygraph to a fixpoint (Cobra §4.3.3): a side with an edge a -> b
 // such that b already reaches a in the known graph can never be chosen, so the
 // other side becomes known. Both sides impossible: unsatisfiable, with the two
-// cycles as evidence. Decisions inside a round use the round's starting graph
-// (reachability only grows, so they stay sound); the closure is recomputed
-// between rounds, and the grown known graph is re-checked for a cycle.
+// cycles as evidence. Two methods, same fixpoint (forcing is monotone: a side
+// impossible in a graph stays impossible in every supergraph, so the set of
+// forced constraints at the fixpoint does not depend on the order):
+//  - closure: rounds; decisions inside a round use the round's starting graph
+//    and one batch of reach queries (ClosureEngine, bitsets); the grown known
+//    graph is re-checked for a cycle between rounds. For many queries.
+//  - incremental: one topological order of known ∪ forced edges kept up to
+//    date (Pearce–Kelly insertion); a query d ⇝ a is answered "no" at once
+//    when ord(d) > ord(a), else by a search bounded by ord(a). A forced side
+//    takes effect immediately (later constraints of the same pass see it).
+//    For few queries on a big graph (SSER, time-ordered, reduced SER).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -14,8 +22,11 @@
 
 namespace isocheck {
 
+enum class PruneMethod : uint8_t { automatic, closure, incremental };
+
 struct PruneOptions {
-  ClosureEngine* engine = nullptr;  // nullptr: a CpuClosure with `threads`
+  PruneMethod method = PruneMethod::automatic;  // automatic: incremental unless queries are many
+  ClosureEngine* engine = nullptr;  // closure method; nullptr: a CpuClosure with `threads`
   int threads = 1;
   uint32_t max_rounds = UINT32_MAX;
   size_t max_explanations = 100000;  // core building: path searches before falling back to all forced

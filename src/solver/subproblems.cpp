@@ -14,15 +14,36 @@ uint32_t find(std::vector<uint32_t>& p, uint32_t x) {
   return x;
 }
 
+// CSR (targets only) from an edge enumerator, by counting sort: no
+// intermediate edge list.
+template <class ForEach>
+Csr csr_of(uint32_t n, ForEach each) {
+  Csr g;
+  g.offset.assign(uint64_t{n} + 1, 0);
+  each([&](uint32_t s, uint32_t) { ++g.offset[s + 1]; });
+  for (uint32_t v = 0; v < n; ++v) g.offset[v + 1] += g.offset[v];
+  g.target.resize(g.offset[n]);
+  std::vector<uint64_t> pos(g.offset.begin(), g.offset.end() - 1);
+  each([&](uint32_t s, uint32_t d) { g.target[pos[s]++] = d; });
+  return g;
+}
+
 }  // namespace
 
-Split split_polygraph(const Polygraph& pg, uint32_t max_rounds) {
+Split split_polygraph(const Polygraph& pg, uint32_t max_rounds, const std::vector<uint8_t>* fixed) {
   const uint32_t nc = static_cast<uint32_t>(pg.constraints.size());
   const uint32_t n = pg.vertex_count;
   Split out;
   out.side.assign(nc, 2);
-  std::vector<uint32_t> live(nc);
-  std::iota(live.begin(), live.end(), 0);
+  std::vector<uint32_t> live, decided;  // decided: fixed sides, part of the known graph
+  for (uint32_t c = 0; c < nc; ++c) {
+    if (fixed && (*fixed)[c] != 2) out.side[c] = (*fixed)[c], decided.push_back(c);
+    else live.push_back(c);
+  }
+  auto fixed_range = [&](uint32_t c, uint64_t& b, uint64_t& e) {
+    const Constraint& k = pg.constraints[c];
+    b = out.side[c] ? k.b_begin : k.a_begin, e = out.side[c] ? k.b_end : k.a_end;
+  };
   Scc scc;
   auto inside_count = [&](uint64_t b, uint64_t e) {
     uint64_t k = 0;
@@ -30,15 +51,19 @@ Split split_polygraph(const Polygraph& pg, uint32_t max_rounds) {
     return k;
   };
   for (uint32_t round = 0; round < max_rounds; ++round) {
-    EdgeList all;
-    all.src = pg.known.src, all.dst = pg.known.dst;
-    for (uint32_t c : live) {
-      const Constraint& k = pg.constraints[c];
-      for (uint64_t i = k.a_begin; i < k.a_end; ++i) all.src.push_back(pg.choice_edges.src[i]), all.dst.push_back(pg.choice_edges.dst[i]);
-      for (uint64_t i = k.b_begin; i < k.b_end; ++i) all.src.push_back(pg.choice_edges.src[i]), all.dst.push_back(pg.choice_edges.dst[i]);
-    }
-    all.why.assign(all.src.size(), 0), all.kind.assign(all.src.size(), EdgeKind::aux);
-    scc = strongly_connected(build_csr(n, all));
+    scc = strongly_connected(csr_of(n, [&](auto&& f) {
+      for (uint64_t i = 0; i < pg.known.size(); ++i) f(pg.known.src[i], pg.known.dst[i]);
+      for (uint32_t c : decided) {
+        uint64_t b, e;
+        fixed_range(c, b, e);
+        for (uint64_t i = b; i < e; ++i) f(pg.choice_edges.src[i], pg.choice_edges.dst[i]);
+      }
+      for (uint32_t c : live) {
+        const Constraint& k = pg.constraints[c];
+        for (uint64_t i = k.a_begin; i < k.a_end; ++i) f(pg.choice_edges.src[i], pg.choice_edges.dst[i]);
+        for (uint64_t i = k.b_begin; i < k.b_end; ++i) f(pg.choice_edges.src[i], pg.choice_edges.dst[i]);
+      }
+    }));
     std::vector<uint32_t> keep;
     for (uint32_t c : live) {
       const Constraint& k = pg.constraints[c];
@@ -91,12 +116,18 @@ Split split_polygraph(const Polygraph& pg, uint32_t max_rounds) {
     local[v] = static_cast<uint32_t>(s.vertex.size());
     s.vertex.push_back(v);
   }
-  for (uint64_t i = 0; i < pg.known.size(); ++i) {
-    const uint32_t a = pg.known.src[i], b = pg.known.dst[i];
-    if (scc.comp[a] != scc.comp[b] || vpart[a] == UINT32_MAX) continue;
+  auto known_edge = [&](const EdgeList& l, uint64_t i, bool choice) {
+    const uint32_t a = l.src[i], b = l.dst[i];
+    if (scc.comp[a] != scc.comp[b] || vpart[a] == UINT32_MAX) return;
     Subproblem& s = parts[vpart[a]];
-    s.pg.known.add(local[a], local[b], pg.known.kind[i], pg.known.why[i]);
-    s.known_ref.push_back(i);
+    s.pg.known.add(local[a], local[b], l.kind[i], l.why[i]);
+    s.known_ref.push_back({choice, i});
+  };
+  for (uint64_t i = 0; i < pg.known.size(); ++i) known_edge(pg.known, i, false);
+  for (uint32_t c : decided) {
+    uint64_t b, e;
+    fixed_range(c, b, e);
+    for (uint64_t i = b; i < e; ++i) known_edge(pg.choice_edges, i, true);
   }
   for (Subproblem& s : parts) {
     s.pg.vertex_count = static_cast<uint32_t>(s.vertex.size());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/edges.h"
+#include "solver/sat_types.h"
 
 namespace isocheck {
 
@@ -20,7 +21,7 @@ struct Subproblem {
   Polygraph pg;                        // local vertices 0..n
   std::vector<uint32_t> vertex;        // local vertex -> parent vertex
   std::vector<uint32_t> constraint;    // local constraint -> parent constraint
-  std::vector<uint64_t> known_ref;     // local known edge -> parent known edge
+  std::vector<EdgeRef> known_ref;      // local known edge -> parent edge (known, or a fixed side's choice edge)
   std::vector<uint64_t> choice_ref;    // local choice edge -> parent choice edge
 };
 
@@ -31,7 +32,10 @@ struct Split {
   size_t fixed = 0;                    // constraints decided by the free-side rule
 };
 
-// `pg.known` must be acyclic (prune checks it).
-Split split_polygraph(const Polygraph& pg, uint32_t max_rounds = 8);
+// `pg.known` must be acyclic (prune checks it). With `fixed` (per constraint:
+// 0 / 1 = that side is already decided and counts as known, 2 = open) the
+// decided sides join the known graph without copying it; such constraints get
+// side = their fixed side and are not counted in `fixed`.
+Split split_polygraph(const Polygraph& pg, uint32_t max_rounds = 8, const std::vector<uint8_t>* fixed = nullptr);
 
 }  // namespace isocheck

@@ -11,6 +11,7 @@ double parse_seconds(const std::string& s, const char* option);
 
 // Caps the address space (bad_alloc past it, caught by main as exit 3).
 void apply_memory_limit(unsigned long long bytes);
+unsigned long long memory_limit();  // 0 = none set
 // After `seconds`, prints which stage was running and exits 3.
 void apply_time_limit(double seconds);
 // The stage name the time-limit message reports.

@@ -1,0 +1,101 @@
+// GPU vs CPU closure engine on generated graphs (docs/gpu.md):
+//   gpu_closure_bench [--vertices N] [--endpoints K] [--queries Q]
+//                     [--degree D] [--cpu-fraction F] [--threads T] [--seed S]
+// A layered DAG of N vertices (about D out-edges each, levels of N/64), K
+// random endpoint vertices, Q random reachability queries among them (what
+// pruning asks). Times: the host plan (SCC, levels), the device propagation,
+// the GPU engine end to end, and the CPU engine (all T threads) on a fraction
+// F of the endpoint columns, scaled up by 1/F when F < 1 (marked "est.").
+// The GPU answers are checked against the CPU's on the columns both ran.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "closure/closure.h"
+#include "closure/gpu_closure.h"
+#include "closure/gpu_testgraphs.h"
+
+using namespace isocheck;
+using Clock = std::chrono::steady_clock;
+
+static double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+
+int main(int argc, char** argv) {
+  uint64_t n = 1'000'000, k = 10'000, nq = 2'000'000, seed = 1;
+  double degree = 3.0, frac = 1.0;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    const char* v = argv[i + 1];
+    if (a == "--vertices") n = std::stoull(v);
+    else if (a == "--endpoints") k = std::stoull(v);
+    else if (a == "--queries") nq = std::stoull(v);
+    else if (a == "--degree") degree = std::stod(v);
+    else if (a == "--cpu-fraction") frac = std::stod(v);
+    else if (a == "--threads") threads = std::stoi(v);
+    else if (a == "--seed") seed = std::stoull(v);
+    else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
+  }
+  auto t0 = Clock::now();
+  const Csr g = gputest::random_graph(gputest::Shape::layered, static_cast<uint32_t>(n), degree, seed,
+                                      static_cast<uint32_t>(std::max<uint64_t>(1, n / 64)));
+  const auto keys = gputest::random_keys(static_cast<uint32_t>(n), static_cast<uint32_t>(k), seed + 1, false);
+  std::mt19937_64 rng(seed + 2);
+  std::vector<ReachQuery> q(nq);
+  for (auto& x : q) x = {keys[rng() % k], keys[rng() % k]};
+  std::fprintf(stderr, "graph: %llu vertices, %zu edges, %llu endpoints, %zu queries (%.1f s to build)\n",
+               (unsigned long long)n, g.target.size(), (unsigned long long)k, q.size(), secs(t0));
+
+  // CPU engine on the queries whose target is among the first frac of endpoints.
+  const uint64_t kc = std::max<uint64_t>(1, static_cast<uint64_t>(k * frac));
+  std::vector<uint8_t> in_sample(n, 0);
+  for (uint64_t i = 0; i < kc; ++i) in_sample[keys[i]] = 1;
+  std::vector<ReachQuery> qc;
+  std::vector<size_t> qc_index;
+  for (size_t i = 0; i < q.size(); ++i)
+    if (in_sample[q[i].to]) qc.push_back(q[i]), qc_index.push_back(i);
+  CpuClosureOptions co;
+  co.threads = threads;
+  co.memory_budget = 16ull << 30;
+  CpuClosure cpu(co);
+  t0 = Clock::now();
+  const auto ans_cpu = cpu.reach_queries(g, qc);
+  const double t_cpu_sample = secs(t0);
+  const double t_cpu = frac < 1 ? t_cpu_sample / frac : t_cpu_sample;
+
+  double t_plan = 0, t_dev = 0, t_gpu = 0;
+  size_t mismatches = 0, positives = 0;
+  for (uint8_t a : ans_cpu) positives += a;
+  std::string card = "none";
+  auto eng = make_gpu_closure();
+  if (eng) {
+    const auto devs = gpu_devices();
+    if (!devs.empty()) card = devs[0].name;
+    {  // warm-up: context, module load, first allocations
+      const Csr w = gputest::random_graph(gputest::Shape::dag, 1000, 2, 1);
+      eng->reach_queries(w, std::vector<ReachQuery>{{1, 2}, {3, 4}});
+    }
+    t0 = Clock::now();
+    QueryPlan qp = make_query_plan(g, q, strongly_connected(g));
+    t_plan = secs(t0);
+    std::vector<uint8_t> bits(qp.order.size(), 0);
+    t0 = Clock::now();
+    if (!qp.order.empty()) eng->backend().queries(qp.plan, qp.row, qp.col, 0, qp.plan.columns, bits.data());
+    t_dev = secs(t0);
+    t0 = Clock::now();
+    const auto ans_gpu = eng->reach_queries(g, q);
+    t_gpu = secs(t0);
+    for (size_t i = 0; i < qc.size(); ++i) mismatches += ans_gpu[qc_index[i]] != ans_cpu[i];
+  }
+  std::printf("closure  vertices=%-9llu endpoints=%-7llu queries=%-8zu card=\"%s\"  cpu(%d thr)=%8.3f s%s  "
+              "gpu=%7.3f s (plan %.3f + device %.3f)  speedup=%.1fx (device only %.1fx)  check=%s (%zu of %zu positive)\n",
+              (unsigned long long)n, (unsigned long long)k, q.size(), card.c_str(), threads, t_cpu,
+              frac < 1 ? " est." : "", t_gpu, t_plan, t_dev, t_gpu > 0 ? t_cpu / t_gpu : 0.0,
+              t_dev > 0 ? std::max(0.0, t_cpu - t_plan) / t_dev : 0.0, !eng ? "no-gpu" : mismatches ? "MISMATCH" : "ok",
+              positives, qc.size());
+  return mismatches ? 1 : 0;
+}

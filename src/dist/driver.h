@@ -1,0 +1,55 @@
+// The distributed verify driver (docs/dist.md): the same job on any number of
+// ranks, with the same verdicts and witnesses for every rank count.
+//
+//  read       HDF5: every rank reads its own hyperslab of transactions
+//             (read_hdf5_range), then the columns are exchanged so that every
+//             rank holds the history. Other formats: rank 0 reads, the columns
+//             are broadcast as typed MPI arrays, symbol tables with Boost.
+//  partition  key shards: (key, session, ops) triples go to hash(key) % P with
+//             MPI_Alltoallv; each rank builds its keys' part of the
+//             communication graph; the parts are gathered everywhere and every
+//             rank computes the same blocks (partition/).
+//  solve      pieces (piece 0 = the whole history when SSER is asked — real
+//             time crosses blocks —, then one piece per block for SER/SI, the
+//             largest first) handed out by rank 0 on request; each piece is
+//             check()ed (with its own split into sub-problems on --threads).
+//  report     rank 0 merges the results; tie-break in docs/dist.md.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "io/history.h"
+#include "io/import.h"
+#include "io/sink.h"
+#include "solver/check.h"
+
+namespace isocheck::dist {
+
+// Exit code of a job stopped by SIGTERM/SIGINT after writing its checkpoint.
+inline constexpr int kExitInterrupted = 4;
+
+struct DistOptions {
+  std::string checkpoint_dir;    // "" = no checkpoints
+  bool all_violations = false;   // run every piece even after a violation
+  uint64_t history_budget = 0;   // bytes of history a rank may hold (0 = no limit)
+  std::string stage_times;       // write per-stage times / peak memory (JSON) here
+  std::string options_text;      // the options that decide the result (checkpoint fingerprint)
+  bool quiet = false;
+};
+
+struct DistRun {
+  bool root = false;             // rank 0: h and r are filled, print the report
+  History h;
+  CheckResult r;
+  ImportStats import;
+  int exit_code = 0;             // the same on every rank
+  bool interrupted = false;      // stopped by a signal; checkpoint written
+  bool resumed = false;
+};
+
+// Collective: every rank calls it. Throws InputError / UsageError /
+// ResourceError on every rank when any rank hit one (the lowest rank's
+// message).
+DistRun run_distributed(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d);
+
+}  // namespace isocheck::dist

@@ -1,0 +1,93 @@
+// Structured messages of the distributed driver and its checkpoint file,
+// serialised with Boost.Serialization (binary archives inside one process
+// family; the checkpoint adds a text header checked before the archive).
+#pragma once
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "partition/partition.h"
+#include "solver/check.h"
+
+namespace isocheck::dist {
+
+// One level's outcome on one piece, in the whole history's transaction and
+// operation numbering.
+struct LevelOutcome {
+  uint8_t level = 0;
+  bool holds = true, decided = true, has_witness = false, core_minimal = false;
+  std::string reason, anomaly;
+  std::vector<uint32_t> src, dst, why;
+  std::vector<uint8_t> kind;
+  std::vector<uint64_t> core_key;
+  std::vector<uint32_t> core_first, core_second;
+  template <class A> void serialize(A& a, unsigned) {
+    a & level & holds & decided & has_witness & core_minimal & reason & anomaly & src & dst & why & kind & core_key &
+        core_first & core_second;
+  }
+};
+
+struct AnomalyRec {
+  uint8_t kind = 0;
+  uint32_t txn = 0, other = 0, op = 0;
+  uint64_t key = 0, value = 0;
+  template <class A> void serialize(A& a, unsigned) { a & kind & txn & other & op & key & value; }
+};
+
+// Result of one piece (a block's projection, or the whole history for SSER).
+struct PieceResult {
+  int32_t piece = -1;
+  std::vector<AnomalyRec> anomalies;
+  std::vector<LevelOutcome> levels;
+  uint64_t edges = 0, constraints = 0, ordered_by_time = 0, pruned = 0, to_solver = 0, subproblems = 0,
+           unordered_write_pairs = 0;
+  int error_code = 0;  // 0 ok; 2 input/usage error; 3 resources
+  std::string error;
+  template <class A> void serialize(A& a, unsigned) {
+    a & piece & anomalies & levels & edges & constraints & ordered_by_time & pruned & to_solver & subproblems &
+        unordered_write_pairs & error_code & error;
+  }
+};
+
+// A worker's request to rank 0: the result of its last piece (if any).
+struct Request {
+  bool has_result = false;
+  bool terminating = false;  // this rank got SIGTERM
+  PieceResult result;
+  template <class A> void serialize(A& a, unsigned) { a & has_result & terminating & result; }
+};
+
+// Component descriptors (the partition stage's output).
+struct PartitionMsg {
+  uint32_t sessions = 0;
+  std::vector<std::vector<uint32_t>> comp_sessions;
+  std::vector<uint64_t> comp_ops, comp_txns, keys;
+  std::vector<uint32_t> key_comp;
+  template <class A> void serialize(A& a, unsigned) { a & sessions & comp_sessions & comp_ops & comp_txns & keys & key_comp; }
+  static PartitionMsg from(const Partition& p) {
+    return {p.sessions, p.comp_sessions, p.comp_ops, p.comp_txns, p.keys, p.key_comp};
+  }
+  Partition to() const {
+    Partition p;
+    p.sessions = sessions, p.comp_sessions = comp_sessions, p.comp_ops = comp_ops, p.comp_txns = comp_txns;
+    p.keys = keys, p.key_comp = key_comp;
+    return p;
+  }
+};
+
+enum Stage : int32_t { stage_read = 1, stage_partition = 2, stage_solve = 3, stage_done = 4 };
+
+struct Checkpoint {
+  int32_t stage = stage_read;
+  bool has_partition = false;
+  PartitionMsg partition;
+  std::vector<PieceResult> results;  // completed pieces, any order
+  template <class A> void serialize(A& a, unsigned) { a & stage & has_partition & partition & results; }
+};
+
+template <class T> std::string to_bytes(const T& v);
+template <class T> void from_bytes(const std::string& s, T& v);
+
+}  // namespace isocheck::dist

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# End-to-end tests of the explanations: text ("rules out", edge explanations),
+# JSON ("rules_out", "core"), DOT, and the self-contained --html report.
+set -u
+bin="$1"; src="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # name expected_rc command...
+  local name="$1" want="$2"; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+has() {  # name file pattern (fixed string)
+  if ! grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 lacks '$3':"; head -c 3000 "$2"; echo; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+lacks() {
+  if grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 has '$3'"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+ex="$src/examples"
+
+check skew 1 "$bin" verify -q "$ex/g2_item_write_skew.jsonl" --level ser,si,sser --html "$tmp/skew.html" --dot "$tmp/skew.dot"
+has skew "$tmp/out" "serializable: VIOLATED: G2-item (write skew)"
+has skew "$tmp/out" "rules out: SER, SSER (not RC, RA, CC, PC, SI"
+has skew "$tmp/out" "but T2's write y=2 is a later version of y: T1 did not see it"
+has skew "$tmp/out" "snapshot-isolation: holds"
+has skew-html "$tmp/skew.html" "<!DOCTYPE html>"
+has skew-html "$tmp/skew.html" "<svg"
+has skew-html "$tmp/skew.html" "G2-item (write skew)"
+has skew-html "$tmp/skew.html" "<th>session</th><th>status</th><th>begin</th><th>end</th><th>operations</th>"
+has skew-html "$tmp/skew.html" "r x null; r y null; w x 1"
+lacks skew-html "$tmp/skew.html" "<script"
+# The only URL is the SVG namespace name: nothing is fetched.
+urls=$(grep -o 'https\?://[^"]*' "$tmp/skew.html" | sort -u | tr '\n' ' ')
+if [ "$urls" != "http://www.w3.org/2000/svg " ]; then echo "FAIL skew-html: URLs: $urls"; fails=$((fails+1)); else passes=$((passes+1)); fi
+lacks skew-html "$tmp/skew.html" 'src="'
+has skew-dot "$tmp/skew.dot" "rules out SER, SSER"
+has skew-dot "$tmp/skew.dot" "style=dashed"
+
+check skew-json 1 "$bin" verify -q "$ex/g2_item_write_skew.jsonl" --level ser,si --json
+has skew-json "$tmp/out" '"rules_out":["serializable","strict-serializable"]'
+
+check longfork 1 "$bin" verify -q "$ex/long_fork.jsonl" --level si
+has longfork "$tmp/out" "G-nonadjacent (long fork)"
+has longfork "$tmp/out" "rules out: PC, SI, SER, SSER (not RC, RA, CC"
+
+check stale 1 "$bin" verify -q "$ex/stale_read_realtime.jsonl" --level sser --json
+has stale "$tmp/out" '"anomaly":"G-single-realtime (stale read)","rules_out":["strict-serializable"]'
+has stale "$tmp/out" 'before T2 began (at 20 ms): real-time order'
+
+check g1a 1 "$bin" verify -q "$ex/g1a_aborted_read.jsonl" --json --html "$tmp/g1a.html"
+has g1a "$tmp/out" '"rules_out":["read-committed","read-atomic","causal","prefix","snapshot-isolation","serializable","strict-serializable"]'
+has g1a-html "$tmp/g1a.html" "Anomalies (1)"
+
+check lost 1 "$bin" verify -q "$ex/lost_update.jsonl"
+has lost "$tmp/out" "[rules out SI, SER, SSER]"
+
+check holds 0 "$bin" verify -q "$ex/serializable.jsonl" --level ser,si,sser --html "$tmp/ok.html"
+has holds "$tmp/ok.html" "every requested level holds"
+lacks holds "$tmp/ok.html" "<svg"
+
+check badhtml 2 "$bin" verify -q "$ex/serializable.jsonl" --html "$tmp/no/such/dir/x.html"
+has badhtml "$tmp/err" "--html: cannot write"
+
+echo "report_cli: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A 4-rank job is stopped by SIGTERM after its first checkpoint, exits 4, and
+# the same command run again resumes from the checkpoint to the same result.
+# Checkpoints of another input or another isocheck version are refused (exit 2).
+# usage: dist_checkpoint.sh ISOCHECK SOURCE_DIR DIST_GEN
+set -u
+BIN=$1; SRC=$2; GEN=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+strip() { sed -e 's/"seconds":[0-9.e+-]*//' "$1"; }
+MPI="mpiexec --oversubscribe -n 4"
+
+"$GEN" many "$T/h.h5" --components 60 --txns 6000 --violate || fail "dist_gen"
+cp "$T/h.h5" "$T/orig.h5"
+# Reference: an uninterrupted 4-rank run (and the verdict of one process).
+$MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q > "$T/ref.json"; ref_rc=$?
+"$BIN" verify "$T/h.h5" -l ser,si --json -q > "$T/one.json"; one_rc=$?
+[ "$ref_rc" = 1 ] && [ "$one_rc" = 1 ] || fail "reference exit codes $ref_rc $one_rc (want 1: a planted lost update)"
+
+# Run, held after the partition checkpoint (test hook), until SIGTERM arrives.
+ISOCHECK_TEST_HOLD_AFTER_PARTITION=1 $MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q --checkpoint-dir "$T/ck" \
+  > "$T/out1.json" 2> "$T/err1.txt" &
+pid=$!
+for i in $(seq 1 600); do
+  [ -s "$T/ck/isocheck.ckpt" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -s "$T/ck/isocheck.ckpt" ] || { kill -TERM "$pid" 2>/dev/null; fail "no checkpoint appeared"; }
+# Signal the ranks themselves, as SLURM does (children of mpiexec, by pid).
+for c in $(ps -o pid= --ppid "$pid"); do kill -TERM "$c" 2>/dev/null; done
+wait "$pid"; rc=$?
+[ "$rc" = 4 ] || { cat "$T/err1.txt"; fail "interrupted job exited $rc, want 4"; }
+[ -s "$T/out1.json" ] && fail "an interrupted job printed a report"
+
+# Same command again: resumes, same result as the uninterrupted run.
+$MPI "$BIN" verify "$T/h.h5" -l ser,si --json --checkpoint-dir "$T/ck" > "$T/out2.json" 2> "$T/err2.txt"; rc=$?
+[ "$rc" = "$ref_rc" ] || { cat "$T/err2.txt"; fail "resumed job exited $rc, want $ref_rc"; }
+grep -q "resuming from checkpoint" "$T/err2.txt" || fail "the second run did not resume"
+diff <(strip "$T/ref.json") <(strip "$T/out2.json") || fail "resumed result differs"
+# A finished checkpoint answers at once with the same result.
+$MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q --checkpoint-dir "$T/ck" > "$T/out3.json"; rc=$?
+[ "$rc" = "$ref_rc" ] && diff <(strip "$T/ref.json") <(strip "$T/out3.json") || fail "rerun after completion differs"
+
+# Another history under the same name: refused, exit 2.
+"$GEN" many "$T/h.h5" --components 60 --txns 6000 --seed 2 || fail "dist_gen"
+$MPI "$BIN" verify "$T/h.h5" -l ser,si -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err4.txt"; rc=$?
+[ "$rc" = 2 ] || fail "checkpoint of another input: exit $rc, want 2"
+grep -q "another input" "$T/err4.txt" || fail "no clear message: $(cat "$T/err4.txt")"
+# Other options: refused.
+cp "$T/orig.h5" "$T/h.h5"
+"$BIN" verify "$T/h.h5" -l ser -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err5.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "other options" "$T/err5.txt" || fail "other options: exit $rc $(cat "$T/err5.txt")"
+# Another isocheck version: refused.
+python3 - "$T/ck/isocheck.ckpt" <<'PY'
+import sys
+p = sys.argv[1]; b = open(p, 'rb').read()
+nl = b.index(b'\n'); head = b[:nl].split(b'\t'); head[1] = b'isocheck 0.0.9'
+open(p, 'wb').write(b'\t'.join(head) + b[nl:])
+PY
+"$BIN" verify "$T/h.h5" -l ser,si -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err6.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "written by isocheck 0.0.9" "$T/err6.txt" || fail "other version: exit $rc $(cat "$T/err6.txt")"
+echo "dist_checkpoint: ok"
