@@ -9,6 +9,7 @@ pkgs=(
   libboost-serialization-dev libcadical-dev
   libopenmpi-dev openmpi-bin
   postgresql libpq-dev
+  slurm-wlm munge
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -153,7 +153,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_flag("--dist", a->dist,
               "Use the distributed driver even on one process (implied under mpiexec/srun and by --checkpoint-dir)");
   c->add_option("--checkpoint-dir", a->checkpoint_dir,
-                "Write a checkpoint after each stage here; on SIGTERM finish it and exit 4; rerunning resumes");
+                "Write a checkpoint after each stage here; on SIGTERM finish it and exit 75; rerunning resumes");
   c->add_flag("--all-violations", a->all_violations,
               "Distributed: check every piece even after a violation (report every anomaly)");
   c->add_option("--history-budget", a->history_budget,

@@ -26,7 +26,7 @@
 namespace isocheck::dist {
 
 // Exit code of a job stopped by SIGTERM/SIGINT after writing its checkpoint.
-inline constexpr int kExitInterrupted = 4;
+inline constexpr int kExitInterrupted = 75;  // EX_TEMPFAIL, as `audit`: slurm/ requeues on it
 
 struct DistOptions {
   std::string checkpoint_dir;    // "" = no checkpoints

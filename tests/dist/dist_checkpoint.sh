@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 4-rank job is stopped by SIGTERM after its first checkpoint, exits 4, and
+# A 4-rank job is stopped by SIGTERM after its first checkpoint, exits 75, and
 # the same command run again resumes from the checkpoint to the same result.
 # Checkpoints of another input or another isocheck version are refused (exit 2).
 # usage: dist_checkpoint.sh ISOCHECK SOURCE_DIR DIST_GEN
@@ -31,7 +31,7 @@ done
 # Signal the ranks themselves, as SLURM does (children of mpiexec, by pid).
 for c in $(ps -o pid= --ppid "$pid"); do kill -TERM "$c" 2>/dev/null; done
 wait "$pid"; rc=$?
-[ "$rc" = 4 ] || { cat "$T/err1.txt"; fail "interrupted job exited $rc, want 4"; }
+[ "$rc" = 75 ] || { cat "$T/err1.txt"; fail "interrupted job exited $rc, want 75"; }
 [ -s "$T/out1.json" ] && fail "an interrupted job printed a report"
 
 # Same command again: resumes, same result as the uninterrupted run.
