@@ -31,35 +31,13 @@ struct Plan {
 Plan make_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets, Scc scc) {
   Plan p;
   p.scc = std::move(scc);
-  const uint32_t n = g.vertex_count(), nc = p.scc.count;
+  const uint32_t nc = p.scc.count;
   const auto& comp = p.scc.comp;
-  // Vertices grouped by component.
-  std::vector<uint64_t> voff(nc + 1, 0);
-  for (uint32_t v = 0; v < n; ++v) ++voff[comp[v] + 1];
-  for (uint32_t c = 0; c < nc; ++c) voff[c + 1] += voff[c];
-  std::vector<uint32_t> verts(n);
-  {
-    std::vector<uint64_t> pos(voff.begin(), voff.end() - 1);
-    for (uint32_t v = 0; v < n; ++v) verts[pos[comp[v]]++] = v;
-  }
-  std::vector<uint8_t> down(nc, 0), up(nc, 0);
-  for (uint32_t s : sources) down[comp[s]] = 1;
-  for (uint32_t t : targets) up[comp[t]] = 1;
-  for (uint32_t c = nc; c-- > 0;) {  // topological order: high ids first
-    if (!down[c]) continue;
-    for (uint64_t k = voff[c]; k < voff[c + 1]; ++k) {
-      const uint32_t v = verts[k];
-      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) down[comp[g.target[i]]] = 1;
-    }
-  }
-  for (uint32_t c = 0; c < nc; ++c) {  // reverse topological order
-    if (up[c]) continue;
-    for (uint64_t k = voff[c]; k < voff[c + 1] && !up[c]; ++k) {
-      const uint32_t v = verts[k];
-      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
-        if (up[comp[g.target[i]]]) { up[c] = 1; break; }
-    }
-  }
+  ComponentView view = component_view(g, p.scc, sources, targets);
+  const auto& voff = view.offset;
+  const auto& verts = view.verts;
+  const auto& down = view.down;
+  const auto& up = view.up;
   p.dense.assign(nc, kNone);
   for (uint32_t c = 0; c < nc; ++c)
     if (down[c] && up[c]) p.dense[c] = p.relevant++;

@@ -16,31 +16,13 @@ LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::
                           Scc scc) {
   LevelPlan p;
   p.scc = std::move(scc);
-  const uint32_t n = g.vertex_count(), nc = p.scc.count;
+  const uint32_t nc = p.scc.count;
   const auto& comp = p.scc.comp;
-  std::vector<uint64_t> voff(uint64_t{nc} + 1, 0);
-  for (uint32_t v = 0; v < n; ++v) ++voff[comp[v] + 1];
-  for (uint32_t c = 0; c < nc; ++c) voff[c + 1] += voff[c];
-  std::vector<uint32_t> verts(n);
-  {
-    std::vector<uint64_t> pos(voff.begin(), voff.end() - 1);
-    for (uint32_t v = 0; v < n; ++v) verts[pos[comp[v]]++] = v;
-  }
-  // Components reachable from a source (down) and reaching a target (up).
-  std::vector<uint8_t> down(nc, 0), up(nc, 0);
-  for (uint32_t s : sources) down[comp[s]] = 1;
-  for (uint32_t t : targets) up[comp[t]] = 1;
-  for (uint32_t c = nc; c-- > 0;) {  // higher ids first: topological order
-    if (!down[c]) continue;
-    for (uint64_t k = voff[c]; k < voff[c + 1]; ++k)
-      for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i) down[comp[g.target[i]]] = 1;
-  }
-  for (uint32_t c = 0; c < nc; ++c) {
-    if (up[c]) continue;
-    for (uint64_t k = voff[c]; k < voff[c + 1] && !up[c]; ++k)
-      for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i)
-        if (up[comp[g.target[i]]]) { up[c] = 1; break; }
-  }
+  ComponentView view = component_view(g, p.scc, sources, targets);
+  const auto& voff = view.offset;
+  const auto& verts = view.verts;
+  const auto& down = view.down;
+  const auto& up = view.up;
   // Provisional dense numbering in comp order (successors first), succ lists.
   std::vector<uint32_t> prov(nc, kNoDense);
   uint32_t r = 0;

@@ -142,4 +142,34 @@ std::vector<uint64_t> short_cycle(const Csr& g, uint32_t tries) {
   return shortest;
 }
 
+ComponentView component_view(const Csr& g, const Scc& scc, std::span<const uint32_t> sources,
+                             std::span<const uint32_t> targets) {
+  ComponentView m;
+  const uint32_t n = g.vertex_count(), nc = scc.count;
+  const auto& comp = scc.comp;
+  m.offset.assign(uint64_t{nc} + 1, 0);
+  for (uint32_t v = 0; v < n; ++v) ++m.offset[comp[v] + 1];
+  for (uint32_t c = 0; c < nc; ++c) m.offset[c + 1] += m.offset[c];
+  m.verts.resize(n);
+  {
+    std::vector<uint64_t> pos(m.offset.begin(), m.offset.end() - 1);
+    for (uint32_t v = 0; v < n; ++v) m.verts[pos[comp[v]]++] = v;
+  }
+  m.down.assign(nc, 0), m.up.assign(nc, 0);
+  for (uint32_t s : sources) m.down[comp[s]] = 1;
+  for (uint32_t t : targets) m.up[comp[t]] = 1;
+  for (uint32_t c = nc; c-- > 0;) {  // component ids are reverse topological: high ids first
+    if (!m.down[c]) continue;
+    for (uint64_t k = m.offset[c]; k < m.offset[c + 1]; ++k)
+      for (uint64_t i = g.offset[m.verts[k]]; i < g.offset[m.verts[k] + 1]; ++i) m.down[comp[g.target[i]]] = 1;
+  }
+  for (uint32_t c = 0; c < nc; ++c) {  // reverse topological order
+    if (m.up[c]) continue;
+    for (uint64_t k = m.offset[c]; k < m.offset[c + 1] && !m.up[c]; ++k)
+      for (uint64_t i = g.offset[m.verts[k]]; i < g.offset[m.verts[k] + 1]; ++i)
+        if (m.up[comp[g.target[i]]]) { m.up[c] = 1; break; }
+  }
+  return m;
+}
+
 }  // namespace isocheck

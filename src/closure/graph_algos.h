@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "graph/edges.h"
@@ -36,5 +37,16 @@ std::vector<uint64_t> find_path(const Csr& g, uint32_t u, uint32_t v,
 // a shortest cycle through each of a few vertices of the smallest cyclic
 // component, the shortest of those. `tries` bounds the BFS runs.
 std::vector<uint64_t> short_cycle(const Csr& g, uint32_t tries = 16);
+
+// Vertices grouped by strongly connected component, and which components
+// matter for reachability from `sources` to `targets`: those reachable from a
+// source (down) that also reach a target (up). Both closure engines plan on it.
+struct ComponentView {
+  std::vector<uint64_t> offset;  // per component + 1: its vertices are verts[offset[c] .. offset[c+1])
+  std::vector<uint32_t> verts;
+  std::vector<uint8_t> down, up;
+};
+ComponentView component_view(const Csr& g, const Scc& scc, std::span<const uint32_t> sources,
+                             std::span<const uint32_t> targets);
 
 }  // namespace isocheck
