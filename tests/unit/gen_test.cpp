@@ -2,6 +2,8 @@
 // plants on fresh keys.
 #include <gtest/gtest.h>
 
+#include "common/history_fixtures.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -96,21 +98,6 @@ void expect_serial_replay(const History& h) {
   }
 }
 
-void expect_same(const History& a, const History& b) {
-  EXPECT_EQ(a.txn_id, b.txn_id);
-  EXPECT_EQ(a.txn_session, b.txn_session);
-  EXPECT_EQ(a.txn_status, b.txn_status);
-  EXPECT_EQ(a.txn_begin, b.txn_begin);
-  EXPECT_EQ(a.txn_end, b.txn_end);
-  EXPECT_EQ(a.txn_op_offset, b.txn_op_offset);
-  EXPECT_EQ(a.op_kind, b.op_kind);
-  EXPECT_EQ(a.op_key, b.op_key);
-  EXPECT_EQ(a.op_value, b.op_value);
-  EXPECT_EQ(a.op_list_offset, b.op_list_offset);
-  EXPECT_EQ(a.list_value, b.list_value);
-  EXPECT_EQ(a.session_name, b.session_name);
-}
-
 }  // namespace
 
 TEST(Gen, NamesAndHelp) {
@@ -170,7 +157,7 @@ TEST(Gen, DeterministicForASeed) {
     GenOptions o = opts(w, 2000, 42);
     o.plant = {"write-skew", "g1c"};
     History a = generate_history(o), b = generate_history(o);
-    expect_same(a, b);
+    testkit::expect_same_columns(a, b);
     o.seed = 43;
     History c = generate_history(o);
     EXPECT_NE(a.op_key, c.op_key);
@@ -193,7 +180,7 @@ TEST(Gen, ChunkingIsInvisible) {
       GenSummary sum = generate(o, s);
       EXPECT_EQ(s.chunks, (one.history.txn_count() + c - 1) / c);
       EXPECT_EQ(sum.chunks, s.chunks);
-      expect_same(one.history, s.history);
+      testkit::expect_same_columns(one.history, s.history);
     }
   }
 }
@@ -603,7 +590,7 @@ TEST(GenSink, RoundTripsThroughFiles) {
       sink.reset();
       History file = f == Format::jsonl ? read_jsonl(path) : read_hdf5(path);
       History mem = generate_history(o);
-      expect_same(file, mem);
+      testkit::expect_same_columns(file, mem);
       EXPECT_EQ(file.time_unit, kGenTimeUnit);
     }
   }
