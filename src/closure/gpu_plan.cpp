@@ -98,21 +98,7 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc) 
   const uint32_t n = g.vertex_count();
   // Heights in the whole condensation (sinks 0): u reaches v in another
   // component only if height(u) > height(v). Cheap filter before the bits.
-  std::vector<uint32_t> height(scc.count, 0);
-  {
-    std::vector<uint64_t> voff(uint64_t{scc.count} + 1, 0);
-    for (uint32_t v = 0; v < n; ++v) ++voff[scc.comp[v] + 1];
-    for (uint32_t c = 0; c < scc.count; ++c) voff[c + 1] += voff[c];
-    std::vector<uint32_t> verts(n);
-    std::vector<uint64_t> pos(voff.begin(), voff.end() - 1);
-    for (uint32_t v = 0; v < n; ++v) verts[pos[scc.comp[v]]++] = v;
-    for (uint32_t c = 0; c < scc.count; ++c)
-      for (uint64_t k = voff[c]; k < voff[c + 1]; ++k)
-        for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i) {
-          const uint32_t d = scc.comp[g.target[i]];
-          if (d != c) height[c] = std::max(height[c], height[d] + 1);
-        }
-  }
+  const std::vector<uint32_t> height = component_heights(g, scc);
   std::vector<uint32_t> col_of(n, kNoDense), targets, sources;
   std::vector<uint8_t> is_src(n, 0);
   for (const auto& x : q) {

@@ -172,4 +172,17 @@ ComponentView component_view(const Csr& g, const Scc& scc, std::span<const uint3
   return m;
 }
 
+std::vector<uint32_t> component_heights(const Csr& g, const Scc& scc) {
+  std::vector<uint32_t> height(scc.count, 0);
+  const ComponentView m = component_view(g, scc, {}, {});
+  // Component ids are reverse topological: successors are already final.
+  for (uint32_t c = 0; c < scc.count; ++c)
+    for (uint64_t k = m.offset[c]; k < m.offset[c + 1]; ++k)
+      for (uint64_t i = g.offset[m.verts[k]]; i < g.offset[m.verts[k] + 1]; ++i) {
+        const uint32_t d = scc.comp[g.target[i]];
+        if (d != c) height[c] = std::max(height[c], height[d] + 1);
+      }
+  return height;
+}
+
 }  // namespace isocheck

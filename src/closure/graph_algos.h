@@ -49,4 +49,9 @@ struct ComponentView {
 ComponentView component_view(const Csr& g, const Scc& scc, std::span<const uint32_t> sources,
                              std::span<const uint32_t> targets);
 
+// Height of each component in the condensation (sinks 0): u can reach v in
+// another component only if height(comp u) > height(comp v). A cheap filter
+// before any bitset work.
+std::vector<uint32_t> component_heights(const Csr& g, const Scc& scc);
+
 }  // namespace isocheck
