@@ -338,35 +338,7 @@ PruneResult prune_closure(const Polygraph& pg, const PruneOptions& o) {
       if (cur.owner[id] != UINT32_MAX) r.core.push_back(cur.owner[id]);
     }
   };
-  // The core is closed under reasons: a forced constraint brings the
-  // constraints whose forced edges made its other side close a cycle.
-  auto finish_core = [&] {
-    if (r.unsat && !r.core.empty()) {
-      const Csr g = build_csr(pg.vertex_count, cur.e);
-      std::vector<uint8_t> in(nc, 0);
-      std::vector<uint32_t> work = r.core;
-      for (uint32_t c : work) in[c] = 1;
-      std::vector<uint64_t> via;
-      size_t explained = 0;
-      while (!work.empty()) {
-        const uint32_t c = work.back();
-        work.pop_back();
-        if (forced_round[c] == 0) continue;  // the contradicted constraint
-        if (++explained > o.max_explanations) {  // give up: every forced constraint (still a core)
-          for (uint32_t k = 0; k < nc; ++k)
-            if (r.state[k] != PruneResult::undecided) r.core.push_back(k);
-          break;
-        }
-        const uint64_t b = forced_block[c];
-        const uint32_t x = pg.choice_edges.src[b], y = pg.choice_edges.dst[b];
-        if (x == y) continue;
-        for (uint64_t id : path_before(g, cur.round, y, x, forced_round[c], via))
-          if (cur.owner[id] != UINT32_MAX && !in[cur.owner[id]]) in[cur.owner[id]] = 1, r.core.push_back(cur.owner[id]), work.push_back(cur.owner[id]);
-      }
-    }
-    std::sort(r.core.begin(), r.core.end());
-    r.core.erase(std::unique(r.core.begin(), r.core.end()), r.core.end());
-  };
+  auto finish_core = [&] { close_core(pg, cur, forced_round, forced_block, o.max_explanations, r); };
   // The known graph itself.
   {
     const Csr g = build_csr(pg.vertex_count, cur.e);
