@@ -20,7 +20,7 @@ namespace {
 struct VerifyArgs {
   std::string file, format = "auto", dot, html, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
   int threads = 1;
-  bool time_order = false;
+  bool time_order = false, no_serial_witness = false;
   std::vector<std::string> levels;
   int64_t clock_skew = 0;
   bool json = false, quiet = false;
@@ -98,6 +98,7 @@ int run_verify(const VerifyArgs& a) {
   if (a.threads < 1) throw UsageError("--threads must be at least 1");
   opt.threads = a.threads;
   opt.time_order = a.time_order;
+  opt.serial_witness = !a.no_serial_witness;
   Format f = Format::unknown;
   if (a.format != "auto") {
     f = parse_format_name(a.format);
@@ -144,6 +145,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_flag("--time-order", a->time_order,
               "Assume the database orders conflicting writes by real time (valid only for such databases): "
               "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
+  c->add_flag("--no-serial-witness", a->no_serial_witness,
+              "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");

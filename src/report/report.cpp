@@ -307,6 +307,9 @@ constexpr size_t kCoreShown = 20;
 void write_text(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
   out << ctx.file << ": " << r.stats.txns << " transactions (" << r.stats.committed << " committed or observed)\n";
   if (!ctx.import_note.empty()) out << "import: " << ctx.import_note << "\n";
+  if (r.stats.witness != WitnessOrder::none)
+    out << "serial witness: replaying the committed transactions in " << to_string(r.stats.witness)
+        << ", every read returns the latest write to its key (no dependency graph needed)\n";
   if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0 || r.stats.decided_at_build > 0)
     out << "general engine: " << r.stats.unordered_write_pairs << " unordered write pairs; chain pairs: "
         << r.stats.ordered_by_time << " ordered by real time, " << r.stats.decided_at_build
@@ -414,7 +417,10 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
   out << "],\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
       << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"decided_at_build\":" << r.stats.decided_at_build << ",\"subproblems\":" << r.stats.subproblems
       << ",\"pruned\":" << r.stats.pruned << ",\"to_solver\":" << r.stats.to_solver
-      << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"seconds\":" << ctx.seconds << "}}\n";
+      << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"serial_witness\":";
+  if (r.stats.witness == WitnessOrder::none) out << "null";
+  else json_string(out, to_string(r.stats.witness));
+  out << ",\"seconds\":" << ctx.seconds << "}}\n";
 }
 
 namespace {

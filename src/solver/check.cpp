@@ -82,7 +82,8 @@ struct Outcome {
 
 // Decides one level on the dependency graph: the linear engine when every
 // relevant version order is known, the general engine (polygraph) otherwise.
-Outcome decide(Level level, const DependencyGraph& g, const History& h, const CheckOptions& opt, CheckStats& stats) {
+Outcome decide(Level level, const DependencyGraph& g, const History& h, const CheckOptions& opt, CheckStats& stats,
+               ClosureEngine* chosen_engine) {
   Outcome out;
   bool relevant_unknown = false;
   for (auto& uk : g.unordered) relevant_unknown |= (!uk.si_only || level == Level::si);
@@ -111,10 +112,8 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   so.backend = opt.cadical ? Backend::cadical : Backend::own;
   so.threads = opt.threads;
   std::unique_ptr<ClosureEngine> engine;
-  if (opt.closure != "auto" && opt.closure != "cpu") {
-    engine = make_closure_engine(opt.closure.c_str(), opt.threads);
-    if (!engine) throw UsageError("--closure " + opt.closure + ": no such engine in this build or no device present");
-    so.closure = engine.get();
+  if (chosen_engine) {
+    so.closure = chosen_engine;
   } else if (opt.closure == "auto") {
     // A GPU pays for its transfers only on large problems.
     if (lp.pg.constraints.size() >= kGpuAutoConstraints) engine = make_closure_engine("gpu", opt.threads);
@@ -154,6 +153,24 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
 CheckResult check(const History& h, const CheckOptions& opt) {
   CheckResult r;
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
+  // An engine named by the user must exist even when no graph is needed.
+  std::unique_ptr<ClosureEngine> chosen_engine;
+  if (opt.closure != "auto" && opt.closure != "cpu") {
+    chosen_engine = make_closure_engine(opt.closure.c_str(), opt.threads);
+    if (!chosen_engine) throw UsageError("--closure " + opt.closure + ": no such engine in this build or no device present");
+  }
+  if (opt.serial_witness) {
+    // A replay that succeeds proves every requested level; one that fails
+    // proves nothing, and the graph engines below decide.
+    SerialWitness sw = find_serial_witness(h, wants(Level::sser));
+    if (sw.found()) {
+      r.stats.txns = h.txn_count();
+      r.stats.committed = sw.committed;
+      r.stats.witness = sw.order;
+      for (Level l : opt.levels) r.levels.push_back({l});
+      return r;
+    }
+  }
   KnownGraphOptions ko;
   ko.for_si = wants(Level::si);
   DependencyGraph g = build_known_graph(h, ko);
@@ -179,15 +196,15 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   // weaker ones, and a cycle for a weaker level is a cycle for the stronger.
   std::optional<Outcome> ser, si, sser;
   if (wants(Level::sser)) {
-    sser = decide(Level::sser, g, h, opt, r.stats);
+    sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get());
     if (sser->decided && sser->holds) ser = si = Outcome{};
   }
   if (!ser && (wants(Level::ser) || wants(Level::si))) {
-    ser = decide(Level::ser, g, h, opt, r.stats);
+    ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get());
     if (ser->decided && ser->holds) si = Outcome{};
     if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;
   }
-  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats);
+  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats, chosen_engine.get());
   if (sser) set(Level::sser, *sser);
   if (ser) set(Level::ser, *ser);
   if (si) set(Level::si, *si);

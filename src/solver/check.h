@@ -9,6 +9,7 @@
 #include "graph/anomaly.h"
 #include "graph/edges.h"
 #include "io/history.h"
+#include "solver/serial_witness.h"
 
 namespace isocheck {
 
@@ -23,6 +24,8 @@ struct CheckOptions {
   bool cadical = false;        // SAT backend: CaDiCaL instead of the own CDCL solver
   std::string closure = "auto";  // pruning's reachability engine: auto, cpu, gpu
   int threads = 1;
+  // Try a serial witness (solver/serial_witness.h) before building any graph.
+  bool serial_witness = true;
 };
 
 // A violation's proof: a cycle of edges, in order (dst of one = src of next).
@@ -58,6 +61,8 @@ struct CheckStats {
   // decided, constraints left to the SAT solver, independent sub-problems.
   size_t constraints = 0, ordered_by_time = 0, decided_at_build = 0, pruned = 0, to_solver = 0, subproblems = 0;
   size_t unordered_write_pairs = 0;
+  // Set when a serial witness decided every level (no graph was built).
+  WitnessOrder witness = WitnessOrder::none;
 };
 
 struct CheckResult {

@@ -1,0 +1,239 @@
+#include "solver/serial_witness.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "util/flat_hash.h"
+
+namespace isocheck {
+
+const char* to_string(WitnessOrder o) {
+  switch (o) {
+    case WitnessOrder::none: return "none";
+    case WitnessOrder::begin_time: return "begin-time order";
+    case WitnessOrder::end_time: return "end-time order";
+    case WitnessOrder::file: return "file order";
+  }
+  return "?";
+}
+
+namespace {
+
+// key → latest value written in the replay so far (kNullValue: initial state).
+// Inline slots: one probe touches one cache line, and the next operations'
+// slots are prefetched while the current one is compared.
+class LatestValues {
+ public:
+  explicit LatestValues(size_t expected) { slots_.assign(table_capacity(expected), Slot{kEmpty, kNullValue}); }
+  void prefetch(Sym k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
+  Sym& at(Sym k) {
+    if (k == kEmpty) return empty_key_value_;  // the one key that cannot live in a slot
+    size_t m = slots_.size() - 1, i = mix64(k) & m;
+    while (slots_[i].key != k) {
+      if (slots_[i].key == kEmpty) {
+        if ((used_ + 1) * 3 > slots_.size() * 2) {
+          grow();
+          return at(k);
+        }
+        ++used_;
+        slots_[i].key = k;
+        return slots_[i].value;
+      }
+      i = (i + 1) & m;
+    }
+    return slots_[i].value;
+  }
+
+ private:
+  static constexpr Sym kEmpty = ~0ULL;
+  struct Slot {
+    Sym key, value;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{kEmpty, kNullValue});
+    size_t m = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.key == kEmpty) continue;
+      size_t i = mix64(s.key) & m;
+      while (slots_[i].key != kEmpty) i = (i + 1) & m;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  Sym empty_key_value_ = kNullValue;
+};
+
+std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
+
+// Values are unique per key in a history the graph engines accept (a repeated
+// (key, value) write is an anomaly), and the replay relies on it: a read names
+// one write. Fingerprints of every write of every transaction are partitioned
+// by their top bits so each partition's set stays in cache. Two equal
+// fingerprints mean a repeat or (rarely) a collision; either way: no witness.
+bool writes_unique(const History& h, size_t writes) {
+  auto fingerprint = [&](OpIdx o) { return mix64(h.op_key[o] * 0x9e3779b97f4a7c15ULL ^ mix64(h.op_value[o])); };
+  const size_t m = h.op_count();
+  if (writes < 2) return true;
+  int bits = 0;
+  while ((writes >> bits) > 4096) ++bits;  // partitions of about 4096 fingerprints
+  const int shift = 64 - bits;
+  auto part = [&](uint64_t fp) { return bits == 0 ? 0 : fp >> shift; };
+  std::vector<uint64_t> start((size_t{1} << bits) + 1, 0);
+  for (OpIdx o = 0; o < m; ++o)
+    if (h.op_kind[o] == OpKind::write) ++start[part(fingerprint(o)) + 1];
+  for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
+  std::vector<uint64_t> fps(writes);
+  {
+    std::vector<uint64_t> cursor(start.begin(), start.end() - 1);
+    for (OpIdx o = 0; o < m; ++o) {
+      if (h.op_kind[o] != OpKind::write) continue;
+      uint64_t fp = fingerprint(o);
+      fps[cursor[part(fp)]++] = fp;
+    }
+  }
+  // Per partition: an open-addressing set on the low bits (0 marks empty, so a
+  // fingerprint of 0 is stored as 1: a false repeat at worst, never a miss).
+  std::vector<uint64_t> set;
+  for (size_t p = 0; p + 1 < start.size(); ++p) {
+    size_t n = start[p + 1] - start[p];
+    if (n < 2) continue;
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    set.assign(cap, 0);
+    size_t mask = cap - 1;
+    for (size_t j = start[p]; j < start[p + 1]; ++j) {
+      uint64_t fp = fps[j] ? fps[j] : 1;
+      size_t i = fp & mask;
+      while (set[i] != 0) {
+        if (set[i] == fp) return false;
+        i = (i + 1) & mask;
+      }
+      set[i] = fp;
+    }
+  }
+  return true;
+}
+
+// Committed transactions ordered by `time` (begin or end), ties by file
+// position; empty when file order already is that order.
+std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time) {
+  bool sorted = true;
+  int64_t last = std::numeric_limits<int64_t>::min();
+  size_t committed = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] != TxnStatus::committed) continue;
+    ++committed;
+    if (time[t] < last) sorted = false;
+    last = time[t];
+  }
+  std::vector<TxnIdx> order;
+  if (sorted) return order;
+  std::vector<std::pair<int64_t, TxnIdx>> by_time;
+  by_time.reserve(committed);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (h.txn_status[t] == TxnStatus::committed) by_time.emplace_back(time[t], t);
+  std::sort(by_time.begin(), by_time.end());
+  order.reserve(by_time.size());
+  for (auto& e : by_time) order.push_back(e.second);
+  return order;
+}
+
+// Replays the committed transactions in `order` (empty: file order). Returns
+// "" when every read returns the latest write, else the first failed check.
+std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind) {
+  const size_t n = h.txn_count();
+  const size_t steps = order.empty() ? n : order.size();
+  auto txn_at = [&](size_t i) { return order.empty() ? static_cast<TxnIdx>(i) : order[i]; };
+  // Session order: the candidate must keep each session's transactions in file order.
+  std::vector<uint32_t> last_in_session(h.session_count(), ~0U);
+  LatestValues latest(std::max<size_t>(1024, n / 4));
+  constexpr uint64_t kAhead = 8;  // operations of the next transaction to prefetch
+  for (size_t i = 0; i < steps; ++i) {
+    TxnIdx t = txn_at(i);
+    if (h.txn_status[t] != TxnStatus::committed) continue;
+    uint32_t& prev = last_in_session[h.txn_session[t]];
+    if (prev != ~0U && prev > t)
+      return txn_text(h, t) + " comes before " + txn_text(h, prev) + " of its session in " + to_string(kind);
+    prev = t;
+    if (i + 1 < steps) {
+      TxnIdx nt = txn_at(i + 1);
+      for (OpIdx o = h.op_begin(nt), ne = std::min(h.op_end(nt), o + kAhead); o < ne; ++o) latest.prefetch(h.op_key[o]);
+    }
+    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
+      OpKind kind_o = h.op_kind[o];
+      Sym& cur = latest.at(h.op_key[o]);
+      Sym v = h.op_value[o];
+      if (kind_o == OpKind::write) {
+        cur = v;
+      } else if (cur != v) {
+        return txn_text(h, t) + " reads " + h.keys.text(h.op_key[o]) + " = " + value_text(h, v) +
+               " but the latest write in " + to_string(kind) + " is " + value_text(h, cur);
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+SerialWitness find_serial_witness(const History& h, bool need_realtime) {
+  SerialWitness w;
+  // Lists need the graph engine; so do null writes (a read of null would be
+  // ambiguous). Every transaction counts here, whatever its status.
+  size_t writes = 0;
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    OpKind k = h.op_kind[o];
+    if (k == OpKind::append || k == OpKind::read_list) {
+      w.why_not = "the history has list operations";
+      return w;
+    }
+    if (k == OpKind::write) {
+      ++writes;
+      if (h.op_value[o] == kNullValue) {
+        w.why_not = "a transaction writes null";
+        return w;
+      }
+    }
+  }
+  bool all_timed = true;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] != TxnStatus::committed) continue;
+    ++w.committed;
+    all_timed &= h.has_times(t);
+  }
+  if (need_realtime && !all_timed) {
+    w.why_not = "not every committed transaction has begin/end times";
+    return w;
+  }
+  // Candidates: with times, the begin order and the end order (both respect
+  // real time: end(T1) + δ < begin(T2) puts T1 first in either); without,
+  // the file order.
+  std::vector<WitnessOrder> candidates;
+  if (all_timed) candidates = {WitnessOrder::begin_time, WitnessOrder::end_time};
+  else candidates = {WitnessOrder::file};
+  for (WitnessOrder c : candidates) {
+    std::vector<TxnIdx> order;
+    if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
+    if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
+    std::string failed = replay(h, order, c);
+    if (!failed.empty()) {
+      w.why_not += (w.why_not.empty() ? "" : "; ") + failed;
+      continue;
+    }
+    if (!writes_unique(h, writes)) {
+      w.why_not = "some (key, value) is written twice (or two fingerprints collide)";
+      return w;
+    }
+    w.why_not.clear();
+    w.order = c;
+    w.respects_realtime = c != WitnessOrder::file;
+    return w;
+  }
+  return w;
+}
+
+}  // namespace isocheck

@@ -1,0 +1,159 @@
+// The serial-witness fast path on hand-made histories: found where a begin,
+// end or file order replays cleanly, refused for every oddity the graph
+// engines must see, and check()'s verdicts identical with and without it.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "io/jsonl.h"
+#include "report/report.h"
+#include "solver/check.h"
+#include "solver/serial_witness.h"
+
+using namespace isocheck;
+
+namespace {
+
+std::string T(int id, int session, const std::string& ops, int64_t begin = -1, int64_t end = -1,
+              const std::string& status = "committed") {
+  std::string times = begin >= 0 ? ",\"begin\":" + std::to_string(begin) + ",\"end\":" + std::to_string(end) : "";
+  return "{\"id\":" + std::to_string(id) + ",\"session\":" + std::to_string(session) + ",\"status\":\"" + status +
+         "\"" + times + ",\"ops\":[" + ops + "]}\n";
+}
+
+SerialWitness witness(const std::string& jsonl, bool need_realtime = true) {
+  return find_serial_witness(parse_jsonl(jsonl, "test.jsonl"), need_realtime);
+}
+
+// check() with and without the witness: the same verdicts, level by level.
+void expect_same_verdicts(const std::string& jsonl) {
+  History h = parse_jsonl(jsonl, "test.jsonl");
+  CheckOptions on, off;
+  on.levels = off.levels = {Level::ser, Level::si, Level::sser};
+  off.serial_witness = false;
+  CheckResult a = check(h, on), b = check(h, off);
+  ASSERT_EQ(a.levels.size(), b.levels.size());
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    EXPECT_EQ(a.levels[i].decided, b.levels[i].decided) << jsonl;
+    EXPECT_EQ(a.levels[i].holds, b.levels[i].holds) << jsonl;
+  }
+  EXPECT_EQ(a.anomalies.size(), b.anomalies.size()) << jsonl;
+}
+
+}  // namespace
+
+TEST(SerialWitness, BeginOrderOfOverlappingTransactions) {
+  // T2 reads T1's write although T1 ends after T2: only the begin order works.
+  std::string hist = T(1, 1, R"(["r","x",null],["w","x",1])", 0, 10) +
+                     T(2, 2, R"(["r","x",1],["w","x",2])", 1, 5) +
+                     T(3, 1, R"(["r","x",2])", 11, 12);
+  SerialWitness w = witness(hist);
+  EXPECT_EQ(w.order, WitnessOrder::begin_time) << w.why_not;
+  EXPECT_TRUE(w.respects_realtime);
+  EXPECT_EQ(w.committed, 3u);
+  expect_same_verdicts(hist);
+}
+
+TEST(SerialWitness, EndOrderWhenTheBeginOrderFails) {
+  // T1 begins first but T2 serializes first (T1 reads T2's write).
+  std::string hist = T(1, 1, R"(["r","x",2],["w","x",1])", 0, 10) + T(2, 2, R"(["r","x",null],["w","x",2])", 1, 5);
+  SerialWitness w = witness(hist);
+  EXPECT_EQ(w.order, WitnessOrder::end_time) << w.why_not;
+  expect_same_verdicts(hist);
+}
+
+TEST(SerialWitness, FileOrderWithoutTimesOnlyWhenRealTimeIsNotNeeded) {
+  std::string hist = T(1, 1, R"(["w","x",1])") + T(2, 2, R"(["r","x",1],["w","y",1])");
+  EXPECT_FALSE(witness(hist, true).found());
+  SerialWitness w = witness(hist, false);
+  EXPECT_EQ(w.order, WitnessOrder::file) << w.why_not;
+  EXPECT_FALSE(w.respects_realtime);
+  expect_same_verdicts(hist);
+}
+
+TEST(SerialWitness, StaleReadIsNoWitnessButNotAVerdict) {
+  // T3 reads x=1 after T2 overwrote it: SER holds (T3 before T2), but neither
+  // the begin nor the end order replays; the graph engine decides.
+  std::string hist = T(1, 1, R"(["w","x",1])", 0, 1) + T(2, 2, R"(["r","x",1],["w","x",2])", 2, 3) +
+                     T(3, 3, R"(["r","x",1])", 4, 5);
+  SerialWitness w = witness(hist);
+  EXPECT_FALSE(w.found());
+  EXPECT_NE(w.why_not.find("reads x = 1"), std::string::npos) << w.why_not;
+  History h = parse_jsonl(hist, "t.jsonl");
+  CheckOptions o;
+  o.levels = {Level::ser, Level::sser};
+  CheckResult r = check(h, o);
+  EXPECT_EQ(r.stats.witness, WitnessOrder::none);
+  EXPECT_TRUE(r.levels[0].holds);   // ser
+  EXPECT_FALSE(r.levels[1].holds);  // sser: stale read
+  expect_same_verdicts(hist);
+}
+
+TEST(SerialWitness, RefusesEveryPerTransactionAnomaly) {
+  const std::string cases[] = {
+      // duplicate write, the copy in an aborted transaction nobody reads
+      T(1, 1, R"(["w","x",1])", 0, 1) + T(2, 2, R"(["w","x",1])", 2, 3, "aborted"),
+      // duplicate write inside one committed transaction
+      T(1, 1, R"(["w","x",1],["w","x",1])", 0, 1),
+      // aborted read
+      T(1, 1, R"(["w","x",1])", 0, 1, "aborted") + T(2, 2, R"(["r","x",1])", 2, 3),
+      // read of an unknown transaction's write
+      T(1, 1, R"(["w","x",1])", 0, 1, "unknown") + T(2, 2, R"(["r","x",1])", 2, 3),
+      // intermediate read
+      T(1, 1, R"(["w","x",1],["w","x",2])", 0, 1) + T(2, 2, R"(["r","x",1])", 2, 3),
+      // thin-air read
+      T(1, 1, R"(["r","x",7])", 0, 1),
+      // own write ignored
+      T(1, 1, R"(["w","x",1],["r","x",null])", 0, 1),
+      // non-repeatable read inside a transaction
+      T(1, 1, R"(["w","x",1])", 0, 1) + T(2, 2, R"(["r","x",null],["r","x",1])", 2, 3),
+      // lost update
+      T(1, 1, R"(["r","x",null],["w","x",1])", 0, 5) + T(2, 2, R"(["r","x",null],["w","x",2])", 1, 6),
+      // lists, even in an aborted transaction
+      T(1, 1, R"(["w","x",1])", 0, 1) + T(2, 2, R"(["append","l",1])", 2, 3, "aborted"),
+  };
+  for (const std::string& hist : cases) {
+    EXPECT_FALSE(witness(hist, false).found()) << hist;
+    expect_same_verdicts(hist);
+  }
+}
+
+TEST(SerialWitness, SessionOrderMustBeKept) {
+  // Session 1 logs T2 after T1, but T2 begins and ends first: in time order T2
+  // would come before T1 of its own session, which SER forbids.
+  std::string hist = T(1, 1, R"(["w","x",1])", 5, 6) + T(2, 1, R"(["w","y",1])", 0, 1);
+  SerialWitness w = witness(hist, false);
+  EXPECT_FALSE(w.found());
+  EXPECT_NE(w.why_not.find("of its session"), std::string::npos) << w.why_not;
+}
+
+TEST(SerialWitness, AbortedAndUnknownTransactionsAreLeftOut) {
+  std::string hist = T(1, 1, R"(["r","x",null],["w","x",1])", 0, 1) +
+                     T(2, 2, R"(["r","x",1],["w","x",9])", 2, 3, "aborted") +
+                     T(3, 3, R"(["r","x",1],["w","x",8])", 2, 3, "unknown") +
+                     T(4, 1, R"(["r","x",1],["w","x",2])", 4, 5);
+  SerialWitness w = witness(hist);
+  EXPECT_TRUE(w.found()) << w.why_not;
+  EXPECT_EQ(w.committed, 2u);
+  expect_same_verdicts(hist);
+}
+
+TEST(SerialWitness, ReportsSayHowTheVerdictWasReached) {
+  std::string hist = T(1, 1, R"(["r","x",null],["w","x",1])", 0, 1) + T(2, 2, R"(["r","x",1])", 2, 3);
+  History h = parse_jsonl(hist, "t.jsonl");
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  CheckResult r = check(h, o);
+  ASSERT_EQ(r.stats.witness, WitnessOrder::begin_time);
+  EXPECT_TRUE(r.all_hold());
+  std::ostringstream text, json;
+  write_text(text, h, r, ReportContext{"t.jsonl", 0.0});
+  write_json(json, h, r, ReportContext{"t.jsonl", 0.0});
+  EXPECT_NE(text.str().find("serial witness: replaying the committed transactions in begin-time order"),
+            std::string::npos) << text.str();
+  EXPECT_NE(json.str().find("\"serial_witness\":\"begin-time order\""), std::string::npos) << json.str();
+  o.serial_witness = false;
+  std::ostringstream json_off;
+  write_json(json_off, h, check(h, o), ReportContext{"t.jsonl", 0.0});
+  EXPECT_NE(json_off.str().find("\"serial_witness\":null"), std::string::npos) << json_off.str();
+}
