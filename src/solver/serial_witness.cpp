@@ -67,6 +67,18 @@ class LatestValues {
   Sym empty_key_value_ = kNullValue;
 };
 
+// The same for keys that are small non-negative integers (named keys are row
+// numbers, and integer keys usually are): a plain array, no hashing.
+class LatestValuesDirect {
+ public:
+  explicit LatestValuesDirect(size_t keys) : values_(keys, kNullValue) {}
+  void prefetch(Sym k) const { __builtin_prefetch(&values_[k]); }
+  Sym& at(Sym k) { return values_[k]; }
+
+ private:
+  std::vector<Sym> values_;
+};
+
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
 
 // Values are unique per key in a history the graph engines accept (a repeated
@@ -144,13 +156,13 @@ std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time)
 
 // Replays the committed transactions in `order` (empty: file order). Returns
 // "" when every read returns the latest write, else the first failed check.
-std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind) {
+template <class Table>
+std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind, Table& latest) {
   const size_t n = h.txn_count();
   const size_t steps = order.empty() ? n : order.size();
   auto txn_at = [&](size_t i) { return order.empty() ? static_cast<TxnIdx>(i) : order[i]; };
   // Session order: the candidate must keep each session's transactions in file order.
   std::vector<uint32_t> last_in_session(h.session_count(), ~0U);
-  LatestValues latest(std::max<size_t>(1024, n / 4));
   constexpr uint64_t kAhead = 8;  // operations of the next transaction to prefetch
   for (size_t i = 0; i < steps; ++i) {
     TxnIdx t = txn_at(i);
@@ -185,8 +197,10 @@ SerialWitness find_serial_witness(const History& h, bool need_realtime) {
   // Lists need the graph engine; so do null writes (a read of null would be
   // ambiguous). Every transaction counts here, whatever its status.
   size_t writes = 0;
+  Sym max_key = 0;
   for (OpIdx o = 0; o < h.op_count(); ++o) {
     OpKind k = h.op_kind[o];
+    max_key = std::max(max_key, h.op_key[o]);
     if (k == OpKind::append || k == OpKind::read_list) {
       w.why_not = "the history has list operations";
       return w;
@@ -219,7 +233,15 @@ SerialWitness find_serial_witness(const History& h, bool need_realtime) {
     std::vector<TxnIdx> order;
     if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
     if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
-    std::string failed = replay(h, order, c);
+    std::string failed;
+    // Keys below this bound index an array directly (int64 keys < 0 are huge here).
+    if (h.keys.named() || max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
+      LatestValuesDirect latest(static_cast<size_t>(max_key) + 1);
+      failed = replay(h, order, c, latest);
+    } else {
+      LatestValues latest(std::max<size_t>(1024, h.txn_count() / 4));
+      failed = replay(h, order, c, latest);
+    }
     if (!failed.empty()) {
       w.why_not += (w.why_not.empty() ? "" : "; ") + failed;
       continue;

@@ -157,3 +157,16 @@ TEST(SerialWitness, ReportsSayHowTheVerdictWasReached) {
   write_json(json_off, h, check(h, o), ReportContext{"t.jsonl", 0.0});
   EXPECT_NE(json_off.str().find("\"serial_witness\":null"), std::string::npos) << json_off.str();
 }
+
+TEST(SerialWitness, LargeAndNegativeIntegerKeysUseTheHashTable) {
+  // -1 is the hash table's empty marker; 10^15 is far beyond a direct array.
+  std::string hist = T(1, 1, R"(["r",-1,null],["w",-1,1],["w",1000000000000000,5])", 0, 1) +
+                     T(2, 2, R"(["r",-1,1],["r",1000000000000000,5],["w",-1,2])", 2, 3) +
+                     T(3, 1, R"(["r",-1,2],["r",-7,null])", 4, 5);
+  SerialWitness w = witness(hist);
+  EXPECT_TRUE(w.found()) << w.why_not;
+  std::string stale = hist + T(4, 3, R"(["r",-1,1])", 6, 7);
+  EXPECT_FALSE(witness(stale).found());
+  expect_same_verdicts(hist);
+  expect_same_verdicts(stale);
+}
