@@ -17,6 +17,7 @@
 
 #include "io/errors.h"
 #include "io/sink.h"
+#include "io/zlib_chunk.h"
 
 namespace isocheck {
 
@@ -198,8 +199,7 @@ class Reader {
       const uint8_t* src = raw_.data();
       if (d.deflate) {
         plain_.resize(cbytes);
-        uLongf n = cbytes;
-        if (uncompress(plain_.data(), &n, raw_.data(), stored) != Z_OK || n != cbytes)
+        if (!inflater_.decode(raw_.data(), stored, plain_.data(), cbytes))
           fail_row(d.name, c0, "corrupt compressed chunk");
         src = plain_.data();
       } else if (stored != cbytes) {
@@ -318,6 +318,7 @@ class Reader {
   std::string path_;
   Hid file_;
   std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
+  ZlibChunkDecoder inflater_;
 };
 
 // Open-addressing map from user session numbers to dense indices, used when
