@@ -184,3 +184,25 @@ TEST(Check, SessionOrderCycleIsNamedProcess) {
 TEST(Check, MixedRegisterAndListUseIsAnInputError) {
   EXPECT_THROW(run(T(1, 1, R"(["append","x",1])") + T(2, 2, R"(["w","x",2])")), InputError);
 }
+
+// Regression for the general engine's compaction of ordered chains: x's two
+// blind writes are ordered by session (T1 before T3), which forces T1's reader
+// T2 before T3 — but T2 read y from T3. The forced side itself closes a
+// cycle; SER and SSER must fail with a cycle witness, SI too (two adjacent
+// edges are not both rw: T3 -wr-> T2 -rw-> T3 is G-single).
+TEST(Check, ForcedChainOrderThatClosesACycleIsAViolation) {
+  std::string hist = T(1, 1, R"(["w","x",1])") + T(3, 1, R"(["w","x",2],["w","y",1])") +
+                     T(2, 2, R"(["r","x",1],["r","y",1])");
+  for (Level l : {Level::ser, Level::si}) {
+    History h = parse_jsonl(hist, "test.jsonl");
+    CheckOptions o;
+    o.levels = {l};
+    o.serial_witness = false;
+    CheckResult r = check(h, o);
+    ASSERT_EQ(r.levels.size(), 1u);
+    EXPECT_TRUE(r.levels[0].decided) << to_string(l);
+    EXPECT_FALSE(r.levels[0].holds) << to_string(l);
+    ASSERT_TRUE(r.levels[0].witness) << to_string(l);
+    EXPECT_GE(r.levels[0].witness->cycle.size(), 2u);
+  }
+}
