@@ -382,14 +382,15 @@ struct Builder {
         UnorderedKey uk;
         uk.key = ki.key;
         uk.si_only = true;
+        uk.first_chain = g.chains.size();
         for (size_t j = 0; j < ki.tails.size(); ++j) {
-          VersionChain c;
-          c.txns.push_back(ki.tails[j]);
-          c.write_pos.push_back(ki.tail_pos[j]);
-          uk.chains.push_back(std::move(c));
+          g.chains.open(false);
+          g.chains.add_txn(ki.tails[j], ki.tail_pos[j]);
+          g.chains.close();
         }
+        uk.end_chain = g.chains.size();
         g.unordered_write_pairs += ki.tails.size() * (ki.tails.size() - 1) / 2;
-        g.unordered.push_back(std::move(uk));
+        g.unordered.push_back(uk);
       }
       // Tails come after the last linked version (or after the initial state).
       if (ki.end_slot != kNone) {
@@ -592,18 +593,19 @@ void Builder::lists() {
       UnorderedKey uk;
       uk.key = k;
       uk.si_only = true;
-      VersionChain c0;
-      c0.from_init = true;
-      for (size_t i = 0; i < vtxn.size(); ++i) c0.txns.push_back(vtxn[i]), c0.write_pos.push_back(pos_in(vtxn[i]));
-      for (auto& x : ob) if (x.list.size() == order.size()) c0.readers_of_tail.push_back(x.t), c0.reader_pos.push_back(x.pos);
-      uk.chains.push_back(std::move(c0));
+      uk.first_chain = g.chains.size();
+      g.chains.open(true);
+      for (size_t i = 0; i < vtxn.size(); ++i) g.chains.add_txn(vtxn[i], pos_in(vtxn[i]));
+      for (auto& x : ob) if (x.list.size() == order.size()) g.chains.add_reader(x.t, x.pos);
+      g.chains.close();
       for (auto& [t, pos] : unobserved) {
-        VersionChain c;
-        c.txns.push_back(t), c.write_pos.push_back(pos);
-        uk.chains.push_back(std::move(c));
+        g.chains.open(false);
+        g.chains.add_txn(t, pos);
+        g.chains.close();
       }
+      uk.end_chain = g.chains.size();
       g.unordered_write_pairs += unobserved.size() * (unobserved.size() - 1) / 2;
-      g.unordered.push_back(std::move(uk));
+      g.unordered.push_back(uk);
       // The edges from the observed prefix to each unobserved appender are still certain.
     }
     for (auto& [t, pos] : unobserved) {
@@ -660,9 +662,9 @@ void Builder::general_keys() {
   }
   std::sort(readers.begin(), readers.end(), [](const R& a, const R& b) { return a.slot != b.slot ? a.slot < b.slot : a.t < b.t; });
   std::sort(init_readers.begin(), init_readers.end(), [](const I& a, const I& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
-  auto readers_of = [&](uint64_t slot, VersionChain& c) {
+  auto readers_of = [&](uint64_t slot) {
     auto it = std::lower_bound(readers.begin(), readers.end(), slot, [](const R& r, uint64_t s) { return r.slot < s; });
-    for (; it != readers.end() && it->slot == slot; ++it) c.readers_of_tail.push_back(it->t), c.reader_pos.push_back(it->pos);
+    for (; it != readers.end() && it->slot == slot; ++it) g.chains.add_reader(it->t, it->pos);
   };
   size_t ir = 0;
   for (size_t kb = 0; kb < versions.size();) {
@@ -672,7 +674,7 @@ void Builder::general_keys() {
     const V* vs = versions.data() + kb;
     const size_t n = ke - kb;
     KeyInfo* ki = find_info(k);
-    UnorderedKey uk{k, {}};
+    UnorderedKey uk{k, false, g.chains.size(), 0};
     // Versions of the key are sorted by transaction: the successor by binary search.
     auto index_of = [&](TxnIdx t) -> size_t {
       const V* it = std::lower_bound(vs, vs + n, t, [](const V& v, TxnIdx x) { return v.t < x; });
@@ -685,41 +687,40 @@ void Builder::general_keys() {
     std::vector<uint8_t> has_pred(n, 0);
     for (size_t i = 0; i < n; ++i)
       if (size_t j = next_of(i); j != SIZE_MAX) has_pred[j] = 1;
+    // Chain from `head`: its versions in order, then the readers of its tail.
+    uint64_t pairs = 0, total = 0;  // write pairs across non-init chains
     auto walk = [&](size_t head, bool from_init) {
-      VersionChain c;
-      c.from_init = from_init;
+      g.chains.open(from_init);
       size_t cur = head, guard = 0;
       while (cur != SIZE_MAX && guard++ <= n) {
-        c.txns.push_back(vs[cur].t);
-        c.write_pos.push_back(vs[cur].pos);
+        g.chains.add_txn(vs[cur].t, vs[cur].pos);
         size_t nx = next_of(cur);
-        if (nx == SIZE_MAX) readers_of(vs[cur].slot, c);
+        if (nx == SIZE_MAX) readers_of(vs[cur].slot);
         cur = nx;
       }
-      return c;
+      if (!from_init) {
+        const uint64_t len = g.chains.open_txns();
+        pairs += total * len;
+        total += len;
+      }
+      g.chains.close();
     };
     while (ir < init_readers.size() && init_readers[ir].key < k) ++ir;
     // The init chain first (its head read the initial state).
     if (ki->init_succ != kNoTxn) {
-      if (size_t i = index_of(ki->init_succ); i != SIZE_MAX) uk.chains.push_back(walk(i, true)), has_pred[i] = 1;
-    } else {
+      if (size_t i = index_of(ki->init_succ); i != SIZE_MAX) walk(i, true), has_pred[i] = 1;
+    } else if (ir < init_readers.size() && init_readers[ir].key == k) {
       // No version read the initial state: an empty init chain carries the init readers.
-      VersionChain c0;
-      c0.from_init = true;
+      g.chains.open(true);
       for (size_t j = ir; j < init_readers.size() && init_readers[j].key == k; ++j)
-        c0.readers_of_tail.push_back(init_readers[j].t), c0.reader_pos.push_back(init_readers[j].pos);
-      if (!c0.readers_of_tail.empty()) uk.chains.push_back(std::move(c0));
+        g.chains.add_reader(init_readers[j].t, init_readers[j].pos);
+      g.chains.close();
     }
     for (size_t i = 0; i < n; ++i)
-      if (!has_pred[i]) uk.chains.push_back(walk(i, false));
-    uint64_t pairs = 0, total = 0;
-    for (auto& c : uk.chains) {
-      if (c.from_init) continue;
-      pairs += total * c.txns.size();
-      total += c.txns.size();
-    }
+      if (!has_pred[i]) walk(i, false);
+    uk.end_chain = g.chains.size();
     g.unordered_write_pairs += pairs;
-    g.unordered.push_back(std::move(uk));
+    g.unordered.push_back(uk);
     kb = ke;
   }
 }

@@ -4,6 +4,7 @@
 // Adya's G1a/G1b). Keys whose version order the history does not reveal
 // (blind writes) are listed for the general engine, never guessed.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "graph/edges.h"
@@ -20,22 +21,50 @@ struct KnownGraphOptions {
 
 // One chain of versions of a key linked by read-modify-write (or list order):
 // its transactions in version order. `readers_of_tail` read its last version.
+// A view into ChainStore's flat arrays.
 struct VersionChain {
-  std::vector<TxnIdx> txns;
-  std::vector<uint32_t> write_pos;  // position of each txn's final write of the key
-  std::vector<TxnIdx> readers_of_tail;
-  std::vector<uint32_t> reader_pos;
+  std::span<const TxnIdx> txns;
+  std::span<const uint32_t> write_pos;  // position of each txn's final write of the key
+  std::span<const TxnIdx> readers_of_tail;
+  std::span<const uint32_t> reader_pos;
   bool from_init = false;  // the chain starts by reading the initial state
 };
 
-// A key whose chains' relative order is unknown.
+// Every chain of every unordered key in four flat arrays with offsets: a
+// history with 10^6 chains must not mean 4·10^6 small vectors.
+class ChainStore {
+ public:
+  // Build one chain at a time: open, add its transactions, then its tail's readers, close.
+  void open(bool from_init) { from_init_.push_back(from_init); }
+  void add_txn(TxnIdx t, uint32_t write_pos) { txns_.push_back(t), write_pos_.push_back(write_pos); }
+  void add_reader(TxnIdx t, uint32_t pos) { readers_.push_back(t), reader_pos_.push_back(pos); }
+  void close() { txn_end_.push_back(txns_.size()), reader_end_.push_back(readers_.size()); }
+  uint32_t size() const { return static_cast<uint32_t>(from_init_.size()); }
+  // The chain being built (after open(), before close()) has this many transactions.
+  size_t open_txns() const { return txns_.size() - (txn_end_.empty() ? 0 : txn_end_.back()); }
+  VersionChain chain(uint32_t c) const {
+    const uint64_t t0 = c ? txn_end_[c - 1] : 0, t1 = txn_end_[c];
+    const uint64_t r0 = c ? reader_end_[c - 1] : 0, r1 = reader_end_[c];
+    return {{txns_.data() + t0, t1 - t0}, {write_pos_.data() + t0, t1 - t0},
+            {readers_.data() + r0, r1 - r0}, {reader_pos_.data() + r0, r1 - r0}, from_init_[c] != 0};
+  }
+
+ private:
+  std::vector<TxnIdx> txns_, readers_;
+  std::vector<uint32_t> write_pos_, reader_pos_;
+  std::vector<uint64_t> txn_end_, reader_end_;
+  std::vector<uint8_t> from_init_;
+};
+
+// A key whose chains' relative order is unknown: chains [first_chain,
+// end_chain) of DependencyGraph::chains (the init chain first when there is one).
 struct UnorderedKey {
   Sym key;
   // Only snapshot isolation needs this order: two or more writes nobody read,
   // after a known chain. Serializability places them freely; SER's certain
   // edges to them are already in the graph.
   bool si_only = false;
-  std::vector<VersionChain> chains;  // chains[0] is the init chain when from_init
+  uint32_t first_chain = 0, end_chain = 0;
 };
 
 struct DependencyGraph {
@@ -44,6 +73,7 @@ struct DependencyGraph {
   EdgeList edges;                   // so, wr, ww, rw (all certain)
   std::vector<Anomaly> anomalies;
   std::vector<UnorderedKey> unordered;  // need constraints (general engine)
+  ChainStore chains;                    // their chains
   uint64_t unordered_write_pairs = 0;   // pairs of writes whose order is unknown
 };
 

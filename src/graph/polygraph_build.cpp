@@ -41,7 +41,7 @@ constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
 struct Work {
   uint32_t key;  // index into DependencyGraph::unordered
   bool all_pairs;
-  std::vector<const VersionChain*> free;
+  std::vector<uint32_t> free;  // chain ids in DependencyGraph::chains
   std::vector<std::pair<uint32_t, uint32_t>> open;
 };
 struct PairRef {
@@ -158,8 +158,8 @@ class ChainIndex {
 // as a pair with both sides impossible — the same verdict. Pairs neither way
 // ordered (concurrent chains) get the full test.
 template <class SidesFn, class EmitFn>
-void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, SidesFn sides, EmitFn emit,
-                           bool compact) {
+void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, const ChainStore& chains, SidesFn sides,
+                           EmitFn emit, bool compact) {
   Polygraph& pg = lp.pg;
   if (works.empty()) return;
   ChainIndex idx;
@@ -208,8 +208,8 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, S
           continue;
         }
         const uint32_t m = static_cast<uint32_t>(x.free.size());
-        auto head = [&](uint32_t i) { return x.free[i]->txns.front(); };
-        auto tail = [&](uint32_t i) { return x.free[i]->txns.back(); };
+        auto head = [&](uint32_t i) { return chains.chain(x.free[i]).txns.front(); };
+        auto tail = [&](uint32_t i) { return chains.chain(x.free[i]).txns.back(); };
         by_rank.resize(m);
         for (uint32_t i = 0; i < m; ++i) by_rank[i] = i;
         std::sort(by_rank.begin(), by_rank.end(),
@@ -217,7 +217,7 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, S
         // tail(j) ⇝ head(i) needs rank(head(j)) < rank(head(i)): only later chains can follow i.
         for (uint32_t a = 0; a < m; ++a) {
           const uint32_t i = by_rank[a];
-          const VersionChain& ci = *x.free[i];
+          const VersionChain ci = chains.chain(x.free[i]);
           minimal.clear();
           for (uint32_t b = a + 1; b < m; ++b) {
             const uint32_t j = by_rank[b];
@@ -269,11 +269,13 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   // head edge) so the big arrays grow once, not by doubling copies.
   {
     uint64_t extra = 0;
+    const bool timed_layout = o.layout == GraphLayout::realtime || o.time_order;
     for (const UnorderedKey& uk : g.unordered) {
       uint64_t init_out = 0;
-      for (const auto& c : uk.chains)
-        if (c.from_init) init_out = 1 + c.readers_of_tail.size();
-      for (const auto& c : uk.chains) extra += 4 + 2 * c.readers_of_tail.size() + init_out;
+      for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c)
+        if (g.chains.chain(c).from_init) init_out = 1 + g.chains.chain(c).readers_of_tail.size();
+      for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c)
+        extra += init_out + (timed_layout ? 4 + 2 * g.chains.chain(c).readers_of_tail.size() : 0);
     }
     pg.known.reserve(g.edges.size() + 3 * uint64_t{n} + extra);
   }
@@ -326,18 +328,19 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   for (const UnorderedKey& uk : g.unordered) {
     if (uk.si_only && !o.include_si_only) continue;
     // The init chain (if any) precedes every other chain: certain edges.
-    std::vector<const VersionChain*> free;
-    const VersionChain* init = nullptr;
-    for (auto& c : uk.chains) {
-      if (c.from_init) init = &c;
-      else if (!c.txns.empty()) free.push_back(&c);
+    std::vector<uint32_t> free;
+    uint32_t init = kInf;
+    for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c) {
+      const VersionChain vc = g.chains.chain(c);
+      if (vc.from_init) init = c;
+      else if (!vc.txns.empty()) free.push_back(c);
     }
-    if (init)
-      for (auto* c : free) order_edges(pg.known, *init, *c);
+    if (init != kInf)
+      for (uint32_t c : free) order_edges(pg.known, g.chains.chain(init), g.chains.chain(c));
     std::vector<ChainTimes> times(free.size());
     bool all_timed = by_time;
     if (by_time)
-      for (size_t i = 0; i < free.size(); ++i) times[i] = times_of(*free[i]), all_timed &= times[i].timed;
+      for (size_t i = 0; i < free.size(); ++i) times[i] = times_of(g.chains.chain(free[i])), all_timed &= times[i].timed;
     if (!all_timed) {
       works.push_back({static_cast<uint32_t>(&uk - g.unordered.data()), true, std::move(free), {}});
       continue;
@@ -370,7 +373,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     }
     const uint32_t star = o.layout == GraphLayout::split ? n : 0;
     for (size_t i = 0; i < m; ++i) {
-      const VersionChain& c = *free[i];
+      const VersionChain c = g.chains.chain(free[i]);
       pg.known.add(c.txns.back(), ww_node[node_of[i]], EdgeKind::ww);
       for (size_t r = 0; r < c.readers_of_tail.size(); ++r)
         pg.known.add(star + c.readers_of_tail[r], rw_node[node_of[i]], EdgeKind::rw, c.reader_pos[r]);
@@ -414,14 +417,14 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   auto sides = [&](const PairRef& x, EdgeList& side_a, EdgeList& side_b) {
     const auto& f = works[x.work].free;
     side_a.clear(), side_b.clear();
-    order_edges(side_a, *f[x.i], *f[x.j]);
-    order_edges(side_b, *f[x.j], *f[x.i]);
+    order_edges(side_a, g.chains.chain(f[x.i]), g.chains.chain(f[x.j]));
+    order_edges(side_b, g.chains.chain(f[x.j]), g.chains.chain(f[x.i]));
   };
   auto emit_pair = [&](const PairRef& x) {
     const auto& f = works[x.work].free;
-    add_constraint(g.unordered[works[x.work].key].key, *f[x.i], *f[x.j]);
+    add_constraint(g.unordered[works[x.work].key].key, g.chains.chain(f[x.i]), g.chains.chain(f[x.j]));
   };
-  if (o.decide_pairs) decide_pairs_at_build(lp, works, sides, emit_pair, o.layout != GraphLayout::split);
+  if (o.decide_pairs) decide_pairs_at_build(lp, works, g.chains, sides, emit_pair, o.layout != GraphLayout::split);
   else for_each_pair(works, emit_pair);
   return lp;
 }
