@@ -6,7 +6,7 @@
 
 namespace isocheck {
 
-Csr build_csr(uint32_t n, const EdgeList& e) {
+Csr build_csr(uint32_t n, const EdgeList& e, bool with_edge_ids) {
   Csr g;
   g.offset.assign(static_cast<size_t>(n) + 1, 0);
   const size_t m = e.size();
@@ -16,12 +16,12 @@ Csr build_csr(uint32_t n, const EdgeList& e) {
   }
   for (uint32_t v = 0; v < n; ++v) g.offset[v + 1] += g.offset[v];
   g.target.resize(m);
-  g.edge_id.resize(m);
+  if (with_edge_ids) g.edge_id.resize(m);
   std::vector<uint64_t> pos(g.offset.begin(), g.offset.end() - 1);
   for (size_t i = 0; i < m; ++i) {
     uint64_t p = pos[e.src[i]]++;
     g.target[p] = e.dst[i];
-    g.edge_id[p] = i;
+    if (with_edge_ids) g.edge_id[p] = i;
   }
   return g;
 }

@@ -38,6 +38,7 @@ struct EdgeList {
   }
   void reserve(size_t n) { src.reserve(n), dst.reserve(n), why.reserve(n), kind.reserve(n); }
   void clear() { src.clear(), dst.clear(), why.clear(), kind.clear(); }
+  void shrink_to_fit() { src.shrink_to_fit(), dst.shrink_to_fit(), why.shrink_to_fit(), kind.shrink_to_fit(); }
 };
 
 // Compressed sparse rows over vertices [0, n): out-edges of v are
@@ -48,8 +49,9 @@ struct Csr {
   std::vector<uint64_t> edge_id;  // per slot: index into the EdgeList it came from
   uint32_t vertex_count() const { return offset.empty() ? 0 : static_cast<uint32_t>(offset.size() - 1); }
 };
-// Builds CSR over n vertices from edges [0, e.size()).
-Csr build_csr(uint32_t n, const EdgeList& e);
+// Builds CSR over n vertices from edges [0, e.size()); without edge ids
+// (8 bytes an edge) when the caller only walks targets.
+Csr build_csr(uint32_t n, const EdgeList& e, bool with_edge_ids = true);
 
 // A known graph plus either/or choices (a polygraph, Cobra §4.3). Choosing
 // side A of constraint c adds every edge of choice_edges[a_begin, a_end);

@@ -752,6 +752,9 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.lists();
   b.general_keys();
   b.session_order();
+  // The graph outlives the builder through every level: no growth slack.
+  g.edges.shrink_to_fit();
+  g.chains.shrink_to_fit();
   return g;
 }
 

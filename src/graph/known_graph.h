@@ -39,6 +39,10 @@ class ChainStore {
   void add_txn(TxnIdx t, uint32_t write_pos) { txns_.push_back(t), write_pos_.push_back(write_pos); }
   void add_reader(TxnIdx t, uint32_t pos) { readers_.push_back(t), reader_pos_.push_back(pos); }
   void close() { txn_end_.push_back(txns_.size()), reader_end_.push_back(readers_.size()); }
+  void shrink_to_fit() {
+    txns_.shrink_to_fit(), readers_.shrink_to_fit(), write_pos_.shrink_to_fit(), reader_pos_.shrink_to_fit();
+    txn_end_.shrink_to_fit(), reader_end_.shrink_to_fit(), from_init_.shrink_to_fit();
+  }
   uint32_t size() const { return static_cast<uint32_t>(from_init_.size()); }
   // The chain being built (after open(), before close()) has this many transactions.
   size_t open_txns() const { return txns_.size() - (txn_end_.empty() ? 0 : txn_end_.back()); }

@@ -177,7 +177,7 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   constexpr size_t kWorthAnotherRound = size_t{1} << 16;
   for (int round = 0; round < 16 && (first || open.size() >= kWorthAnotherRound); ++round) {
     Timer build_timer;
-    const bool built = idx.build(build_csr(pg.vertex_count, pg.known), budget);
+    const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget);
     if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
       std::fprintf(stderr, "decide_pairs round %d: %zu open, %u paths, index %s in %.3f s\n", round, open.size(),
                    idx.paths(), built ? "built" : "over budget", build_timer.seconds());
@@ -257,7 +257,8 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
 
 }  // namespace
 
-LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o) {
+LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o,
+                                     EdgeList* donated) {
   LevelPolygraph lp;
   lp.layout = o.layout;
   lp.txn_count = g.n;
@@ -277,9 +278,17 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
       for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c)
         extra += init_out + (timed_layout ? 4 + 2 * g.chains.chain(c).readers_of_tail.size() : 0);
     }
-    pg.known.reserve(g.edges.size() + 3 * uint64_t{n} + extra);
+    const uint64_t want = g.edges.size() + 3 * uint64_t{n} + extra;
+    if (donated && donated == &g.edges && o.layout != GraphLayout::split) {
+      pg.known = std::move(*donated);  // the edges are the level's known edges as they are
+      donated->clear();
+    } else {
+      donated = nullptr;
+    }
+    pg.known.reserve(want);
   }
-  for (size_t i = 0; i < g.edges.size(); ++i) emit(pg.known, g.edges.src[i], g.edges.dst[i], g.edges.kind[i], g.edges.why[i]);
+  if (!donated)
+    for (size_t i = 0; i < g.edges.size(); ++i) emit(pg.known, g.edges.src[i], g.edges.dst[i], g.edges.kind[i], g.edges.why[i]);
   if (o.layout == GraphLayout::split) {
     pg.vertex_count = 2 * n;
     for (uint32_t v = 0; v < n; ++v) if (g.included[v]) pg.known.add(n + v, v, EdgeKind::aux);

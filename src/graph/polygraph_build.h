@@ -42,7 +42,11 @@ struct LevelPolygraph {
   size_t decided_at_build = 0;             // chain pairs the known graph forced (no constraint built)
 };
 
-LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o);
+// `donated`: g.edges itself, when the caller needs g's edges no more — the
+// known edges are then moved, not copied (layouts whose vertices are the
+// transactions: plain and realtime). g.edges is left empty.
+LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o,
+                                     EdgeList* donated = nullptr);
 
 // A cycle over the polygraph's vertices (split copies, time nodes) as edges
 // between transactions: split copies undone, time-node runs become rt edges.

@@ -99,6 +99,12 @@ void History::add_list_read(Sym key, std::span<const Sym> vals) {
   op_list_offset.push_back(list_value.size());
 }
 
+void History::release_unused_list_offsets() {
+  for (OpKind k : op_kind)
+    if (k == OpKind::read_list) return;
+  std::vector<uint64_t>().swap(op_list_offset);
+}
+
 void History::remap_keys() {
   for (auto& k : op_key) k = keys.remap(k);
 }

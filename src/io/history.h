@@ -85,7 +85,9 @@ struct History {
   std::vector<OpKind> op_kind;
   std::vector<Sym> op_key;
   std::vector<Sym> op_value;               // read_list: unused (0)
-  std::vector<uint64_t> op_list_offset{0}; // size ops+1: list of op i is [lo[i], lo[i+1])
+  // size ops+1: list of op i is [lo[i], lo[i+1]); empty after
+  // release_unused_list_offsets() on a history without list reads.
+  std::vector<uint64_t> op_list_offset{0};
   std::vector<Sym> list_value;
 
   SymbolTable keys, values;
@@ -98,8 +100,12 @@ struct History {
   uint64_t op_begin(TxnIdx t) const { return txn_op_offset[t]; }
   uint64_t op_end(TxnIdx t) const { return txn_op_offset[t + 1]; }
   std::span<const Sym> list(OpIdx o) const {
+    if (op_list_offset.empty()) return {};
     return {list_value.data() + op_list_offset[o], list_value.data() + op_list_offset[o + 1]};
   }
+  // Checking needs list offsets only for list reads: without any, free them
+  // (8 bytes an operation). Read-only from then on: no ops may be added.
+  void release_unused_list_offsets();
   bool has_times(TxnIdx t) const { return txn_begin[t] != kNoTime && txn_end[t] != kNoTime; }
 
   // Builders used by readers and generators.

@@ -83,7 +83,7 @@ struct Outcome {
 // Decides one level on the dependency graph: the linear engine when every
 // relevant version order is known, the general engine (polygraph) otherwise.
 Outcome decide(Level level, const DependencyGraph& g, const History& h, const CheckOptions& opt, CheckStats& stats,
-               ClosureEngine* chosen_engine) {
+               ClosureEngine* chosen_engine, EdgeList* donated) {
   Outcome out;
   bool relevant_unknown = false;
   for (auto& uk : g.unordered) relevant_unknown |= (!uk.si_only || level == Level::si);
@@ -107,7 +107,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   po.clock_skew = opt.clock_skew;
   po.time_order = opt.time_order;
   po.include_si_only = level == Level::si;
-  LevelPolygraph lp = build_level_polygraph(g, h, po);
+  LevelPolygraph lp = build_level_polygraph(g, h, po, donated);
   SolveOptions so;
   so.backend = opt.cadical ? Backend::cadical : Backend::own;
   so.threads = opt.threads;
@@ -192,19 +192,23 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
     return r;
   }
+  // SER or SSER alone is decided once, so its general engine may take the
+  // graph's edges instead of copying them (the largest array at that point).
+  // (SI alone tries SER first and then needs them again.)
+  EdgeList* donate = opt.levels.size() == 1 && opt.levels[0] != Level::si ? &g.edges : nullptr;
   // SSER ⊇ SER ⊇ SI in what they forbid: a valid stronger level settles the
   // weaker ones, and a cycle for a weaker level is a cycle for the stronger.
   std::optional<Outcome> ser, si, sser;
   if (wants(Level::sser)) {
-    sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get());
+    sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get(), donate);
     if (sser->decided && sser->holds) ser = si = Outcome{};
   }
   if (!ser && (wants(Level::ser) || wants(Level::si))) {
-    ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get());
+    ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get(), donate);
     if (ser->decided && ser->holds) si = Outcome{};
     if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;
   }
-  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats, chosen_engine.get());
+  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats, chosen_engine.get(), donate);
   if (sser) set(Level::sser, *sser);
   if (ser) set(Level::ser, *ser);
   if (si) set(Level::si, *si);

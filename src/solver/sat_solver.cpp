@@ -679,15 +679,25 @@ SatResult solve_own(const Polygraph& pg, const SatLimits& limits, const OwnSatOp
 }
 
 bool assignment_acyclic(const Polygraph& pg, const std::vector<uint8_t>& side) {
-  EdgeList e;
-  e.src = pg.known.src, e.dst = pg.known.dst;
-  for (size_t c = 0; c < pg.constraints.size(); ++c) {
-    const Constraint& k = pg.constraints[c];
-    const uint64_t b = side[c] ? k.b_begin : k.a_begin, en = side[c] ? k.b_end : k.a_end;
-    for (uint64_t i = b; i < en; ++i) e.src.push_back(pg.choice_edges.src[i]), e.dst.push_back(pg.choice_edges.dst[i]);
-  }
-  e.why.assign(e.src.size(), 0), e.kind.assign(e.src.size(), EdgeKind::aux);
-  return is_acyclic(build_csr(pg.vertex_count, e));
+  // Known edges plus each constraint's chosen side, straight into a CSR
+  // without edge ids: this check runs on every answer, so it must stay small.
+  const uint32_t n = pg.vertex_count;
+  auto each_edge = [&](auto&& fn) {
+    for (size_t i = 0; i < pg.known.size(); ++i) fn(pg.known.src[i], pg.known.dst[i]);
+    for (size_t c = 0; c < pg.constraints.size(); ++c) {
+      const Constraint& k = pg.constraints[c];
+      const uint64_t b = side[c] ? k.b_begin : k.a_begin, en = side[c] ? k.b_end : k.a_end;
+      for (uint64_t i = b; i < en; ++i) fn(pg.choice_edges.src[i], pg.choice_edges.dst[i]);
+    }
+  };
+  Csr g;
+  g.offset.assign(static_cast<size_t>(n) + 1, 0);
+  each_edge([&](uint32_t s, uint32_t) { ++g.offset[s + 1]; });
+  for (uint32_t v = 0; v < n; ++v) g.offset[v + 1] += g.offset[v];
+  g.target.resize(g.offset[n]);
+  std::vector<uint64_t> pos(g.offset.begin(), g.offset.end() - 1);
+  each_edge([&](uint32_t s, uint32_t d) { g.target[pos[s]++] = d; });
+  return is_acyclic(g);
 }
 
 }  // namespace isocheck
