@@ -28,11 +28,17 @@ namespace isocheck::dist {
 // Exit code of a job stopped by SIGTERM/SIGINT after writing its checkpoint.
 inline constexpr int kExitInterrupted = 75;  // EX_TEMPFAIL, as `audit`: slurm/ requeues on it
 
+inline constexpr uint64_t kKeyShardAutoOps = uint64_t{1} << 20;
+
 struct DistOptions {
   std::string checkpoint_dir;    // "" = no checkpoints
   bool all_violations = false;   // run every piece even after a violation
   uint64_t history_budget = 0;   // bytes of history a rank may hold (0 = no limit)
   std::string stage_times;       // write per-stage times / peak memory (JSON) here
+  // Key shards (dist/key_shards.h): decide the whole history on key shards.
+  // Forced by --key-shards; automatic when P > 1, the history is one block and
+  // has at least kKeyShardAutoOps operations.
+  bool key_shards = false;
   std::string options_text;      // the options that decide the result (checkpoint fingerprint)
   bool quiet = false;
 };
@@ -45,6 +51,7 @@ struct DistRun {
   int exit_code = 0;             // the same on every rank
   bool interrupted = false;      // stopped by a signal; checkpoint written
   bool resumed = false;
+  bool key_sharded = false;      // decided on key shards (not refused)
 };
 
 // Collective: every rank calls it. Throws InputError / UsageError /
