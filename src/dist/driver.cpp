@@ -731,7 +731,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   };
   // Key shards (dist/key_shards.h): the whole history decided on key shards;
   // false when refused (a note says why, and the normal path runs).
-  auto try_key_shards = [&](bool forced) -> bool {
+  auto try_key_shards = [&]() -> bool {
     g_stage = "key shards";
     KeyShardOptions ko;
     ko.history_budget = d.history_budget;
@@ -740,8 +740,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     collective([&] { ks = check_key_sharded(h, opt, ko); });
     if (ks.refused) {
       if (me == 0 && !d.quiet)
-        std::fprintf(stderr, "isocheck: key shards %s: %s; checking the usual way\n", forced ? "not used" : "skipped",
-                     ks.why.c_str());
+        std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
       return false;
     }
     run.key_sharded = true;
@@ -754,7 +753,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     return true;
   };
 
-  if (d.key_shards && try_key_shards(true)) return run;
+  if (d.key_shards && try_key_shards()) return run;
 
   // ---- partition
   g_stage = ("partition");
@@ -771,11 +770,6 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     save(stage_partition);
   }
   end_stage("partition");
-  // One block on several ranks: the normal path would leave all but one rank
-  // idle; large enough, it is decided on key shards.
-  if (!d.key_shards && P > 1 && part.comp_sessions.size() <= 1 && h.op_count() >= kKeyShardAutoOps &&
-      try_key_shards(false))
-    return run;
   std::vector<uint8_t> included = included_transactions(h);
   SessionTxns index = session_txns(h);
 

@@ -28,16 +28,13 @@ namespace isocheck::dist {
 // Exit code of a job stopped by SIGTERM/SIGINT after writing its checkpoint.
 inline constexpr int kExitInterrupted = 75;  // EX_TEMPFAIL, as `audit`: slurm/ requeues on it
 
-inline constexpr uint64_t kKeyShardAutoOps = uint64_t{1} << 20;
-
 struct DistOptions {
   std::string checkpoint_dir;    // "" = no checkpoints
   bool all_violations = false;   // run every piece even after a violation
   uint64_t history_budget = 0;   // bytes of history a rank may hold (0 = no limit)
   std::string stage_times;       // write per-stage times / peak memory (JSON) here
-  // Key shards (dist/key_shards.h): decide the whole history on key shards.
-  // Forced by --key-shards; automatic when P > 1, the history is one block and
-  // has at least kKeyShardAutoOps operations.
+  // Key shards (dist/key_shards.h): decide the whole history on key shards
+  // (--key-shards; never chosen automatically: docs/dist.md says why).
   bool key_shards = false;
   std::string options_text;      // the options that decide the result (checkpoint fingerprint)
   bool quiet = false;
