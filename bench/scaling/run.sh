@@ -9,20 +9,24 @@
 #
 # OPS: operations per history (default 200000: what a 2-core workstation can
 # run; the 10^7 target needs a real node with >= 8 cores). LEVELS: default ser,si.
+# KINDS: which of rmw blindw-rw many to run (default all three). KEY_SHARDS=1
+# (default) also runs the rmw history with --key-shards (one component split
+# by key hash; stages shard, gather, acyclic) into key_shards.tsv.
 # Oversubscribed runs (ranks > cores) measure nothing useful; the script says so.
 set -eu
 BUILD=${1:-build}; OUT=${2:-bench/scaling/out}
 OPS=${OPS:-200000}; RANKS=${RANKS:-"1 2 4 8"}; LEVELS=${LEVELS:-ser,si}
+KINDS=${KINDS:-"rmw blindw-rw many"}; KEY_SHARDS=${KEY_SHARDS:-1}
 BIN=$BUILD/isocheck; GEN=$BUILD/tests/dist/dist_gen
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 CORES=$(nproc)
 # rmw: 2 keys per txn, 4 ops; blindw-rw: 8 ops per txn; many: 4 ops per txn.
-[ -f "$OUT/rmw.h5" ] || "$BIN" generate --workload rmw --txns $((OPS / 4)) --sessions 64 --out "$OUT/rmw.h5" -q
-[ -f "$OUT/blindw-rw.h5" ] || "$BIN" generate --workload blindw-rw --txns $((OPS / 8)) --sessions 64 --out "$OUT/blindw-rw.h5" -q
-[ -f "$OUT/many.h5" ] || "$GEN" many "$OUT/many.h5" --components 1000 --txns $((OPS / 4)) --sessions-per 4
+[ -f "$OUT/rmw.h5" ] || [ "${KINDS/rmw/}" = "$KINDS" -a "$KEY_SHARDS" != 1 ] || "$BIN" generate --workload rmw --txns $((OPS / 4)) --sessions 64 --out "$OUT/rmw.h5" -q
+[ -f "$OUT/blindw-rw.h5" ] || [ "${KINDS/blindw-rw/}" = "$KINDS" ] || "$BIN" generate --workload blindw-rw --txns $((OPS / 8)) --sessions 64 --out "$OUT/blindw-rw.h5" -q
+[ -f "$OUT/many.h5" ] || [ "${KINDS/many/}" = "$KINDS" ] || "$GEN" many "$OUT/many.h5" --components 1000 --txns $((OPS / 4)) --sessions-per 4
 echo "kind ranks total_s read_s partition_s solve_s merge_s efficiency peak_rss_mib_max oversubscribed" > "$OUT/results.tsv"
-for kind in rmw blindw-rw many; do
+for kind in $KINDS; do
   base=""
   for p in $RANKS; do
     f="$OUT/$kind.$p.json"
@@ -42,6 +46,28 @@ PY
   done
 done
 column -t "$OUT/results.tsv"
+if [ "$KEY_SHARDS" = 1 ]; then
+  # One component (rmw) on key shards: each rank builds its keys' part of the
+  # dependency graph; rank 0 gathers the edges and runs the acyclicity test.
+  echo "ranks total_s read_s shard_s gather_s acyclic_s efficiency peak_rss_mib_rank0 peak_rss_mib_other_max oversubscribed" > "$OUT/key_shards.tsv"
+  base=""
+  for p in $RANKS; do
+    f="$OUT/rmw.keyshards.$p.json"
+    mpiexec --oversubscribe -n "$p" "$BIN" verify "$OUT/rmw.h5" -l "$LEVELS" -q --key-shards --stage-times "$f" > /dev/null || true
+    line=$(python3 - "$f" "$p" "${base:-}" "$CORES" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); p = int(sys.argv[2]); cores = int(sys.argv[4])
+t = d["total_s"]; base = float(sys.argv[3]) if sys.argv[3] else t
+s = d["stages"]; rss = d["peak_rss_kib"]
+print(p, f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "shard", "gather", "acyclic")), f"{base / (p * t):.2f}",
+      rss[0] // 1024, max(rss[1:], default=0) // 1024, "yes" if p > cores else "no")
+PY
+)
+    [ -z "$base" ] && base=$(echo "$line" | awk '{print $2}')
+    echo "$line" | tr ' ' '\t' >> "$OUT/key_shards.tsv"
+  done
+  echo; echo "rmw on key shards ($OPS operations, one component):"; column -t "$OUT/key_shards.tsv"
+fi
 python3 - "$OUT" <<'PY' || echo "(no plot: install python3-matplotlib)"
 import sys, csv
 out = sys.argv[1]

@@ -25,7 +25,7 @@ struct VerifyArgs {
   int64_t clock_skew = 0;
   bool json = false, quiet = false;
   // Distributed driver (docs/dist.md).
-  bool dist = false, all_violations = false;
+  bool dist = false, all_violations = false, key_shards = false;
   std::string checkpoint_dir, history_budget, stage_times;
 };
 
@@ -63,12 +63,14 @@ int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format 
   d.all_violations = a.all_violations;
   d.stage_times = a.stage_times;
   d.quiet = a.quiet;
+  d.key_shards = a.key_shards;
   if (!a.history_budget.empty()) d.history_budget = parse_bytes(a.history_budget, "--history-budget");
   std::string levels;
   for (Level l : opt.levels) levels += std::string(levels.empty() ? "" : ",") + to_string(l);
   d.options_text = "levels=" + levels + " clock-skew=" + std::to_string(opt.clock_skew) + " engine=" + a.engine +
                    " solver=" + a.solver + " time-order=" + std::to_string(opt.time_order) +
-                   " all-violations=" + std::to_string(a.all_violations) + " format=" + a.format;
+                   " all-violations=" + std::to_string(a.all_violations) + " format=" + a.format +
+                   " key-shards=" + std::to_string(a.key_shards);
   dist::DistRun run = dist::run_distributed(a.file, f, opt, d);
   if (run.interrupted || !run.root) return run.exit_code;
   if (run.import.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", run.import.describe().c_str());
@@ -105,7 +107,7 @@ int run_verify(const VerifyArgs& a) {
     if (f == Format::unknown) throw UsageError("--format: unknown format \"" + a.format + "\"");
   }
   Timer timer;
-  if (a.dist || !a.checkpoint_dir.empty() || dist::launched_by_mpi()) return run_verify_distributed(a, opt, f, timer);
+  if (a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi()) return run_verify_distributed(a, opt, f, timer);
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
@@ -162,6 +164,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "Distributed: check every piece even after a violation (report every anomaly)");
   c->add_option("--history-budget", a->history_budget,
                 "Distributed: exit 3 when the history a rank holds exceeds this (e.g. 4G)");
+  c->add_flag("--key-shards", a->key_shards,
+              "Distributed: decide the whole history on key shards (hash(key) % ranks; implies --dist); "
+              "histories with blind writes fall back to the usual path with a note");
   c->add_option("--stage-times", a->stage_times, "Distributed: write per-stage seconds and peak memory per rank (JSON)");
   c->callback([a, &exit_code] { exit_code = run_verify(*a); });
 }

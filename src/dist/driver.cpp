@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "dist/key_shards.h"
 #include "dist/messages.h"
 #include "dist/mpi_env.h"
 #include "io/errors.h"
@@ -713,6 +714,47 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   if (!have_ck) save(stage_read);
   end_stage("read");
 
+  auto write_times = [&](size_t components, uint32_t pieces) {
+    if (d.stage_times.empty()) return;
+    long rss = peak_rss_kib();
+    std::vector<long> all(P);
+    MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (me != 0) return;
+    std::ofstream out(d.stage_times);
+    out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
+        << ",\"components\":" << components << ",\"pieces\":" << pieces
+        << ",\"key_shards\":" << (run.key_sharded ? "true" : "false") << ",\"stages\":{";
+    for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
+    out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
+    for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+    out << "]}\n";
+  };
+  // Key shards (dist/key_shards.h): the whole history decided on key shards;
+  // false when refused (a note says why, and the normal path runs).
+  auto try_key_shards = [&]() -> bool {
+    g_stage = "key shards";
+    KeyShardOptions ko;
+    ko.history_budget = d.history_budget;
+    ko.end_stage = [&](const char* name) { end_stage(name); };
+    KeyShardOutcome ks;
+    collective([&] { ks = check_key_sharded(h, opt, ko); });
+    if (ks.refused) {
+      if (me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
+      return false;
+    }
+    run.key_sharded = true;
+    int code = me == 0 ? exit_code(ks.r) : 0;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.exit_code = code;
+    if (me == 0) run.r = std::move(ks.r);
+    write_times(1, 1);
+    if (me == 0) run.h = std::move(h);
+    return true;
+  };
+
+  if (d.key_shards && try_key_shards()) return run;
+
   // ---- partition
   g_stage = ("partition");
   std::vector<Level> split;
@@ -727,9 +769,9 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     ck.has_partition = true;
     save(stage_partition);
   }
+  end_stage("partition");
   std::vector<uint8_t> included = included_transactions(h);
   SessionTxns index = session_txns(h);
-  end_stage("partition");
 
   // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
   // checkpoint until a signal arrives, so that a test can kill the job at a
@@ -830,20 +872,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   run.exit_code = code;
   end_stage("merge");
-  if (!d.stage_times.empty()) {
-    long rss = peak_rss_kib();
-    std::vector<long> all(P);
-    MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (me == 0) {
-      std::ofstream out(d.stage_times);
-      out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
-          << ",\"components\":" << part.comp_sessions.size() << ",\"pieces\":" << job.pieces() << ",\"stages\":{";
-      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
-      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
-      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
-      out << "]}\n";
-    }
-  }
+  write_times(part.comp_sessions.size(), job.pieces());
   if (me == 0) run.h = std::move(h);
   return run;
 }

@@ -33,6 +33,9 @@ struct DistOptions {
   bool all_violations = false;   // run every piece even after a violation
   uint64_t history_budget = 0;   // bytes of history a rank may hold (0 = no limit)
   std::string stage_times;       // write per-stage times / peak memory (JSON) here
+  // Key shards (dist/key_shards.h): decide the whole history on key shards
+  // (--key-shards; never chosen automatically: docs/dist.md says why).
+  bool key_shards = false;
   std::string options_text;      // the options that decide the result (checkpoint fingerprint)
   bool quiet = false;
 };
@@ -45,6 +48,7 @@ struct DistRun {
   int exit_code = 0;             // the same on every rank
   bool interrupted = false;      // stopped by a signal; checkpoint written
   bool resumed = false;
+  bool key_sharded = false;      // decided on key shards (not refused)
 };
 
 // Collective: every rank calls it. Throws InputError / UsageError /

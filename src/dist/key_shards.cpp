@@ -1,0 +1,385 @@
+#include "dist/key_shards.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "dist/mpi_env.h"
+#include "graph/known_graph.h"
+#include "graph/level_graphs.h"
+#include "io/errors.h"
+#include "solver/acyclic.h"
+#include "solver/witness.h"
+
+namespace isocheck::dist {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ULL, x ^= x >> 33;
+  return x;
+}
+
+// Where build_known_graph emits an edge or an anomaly on the whole history:
+//   phase 0  index_writes: duplicate writes, transactions ascending, the
+//            operations of a transaction backwards            (a = txn, b = ~pos)
+//   phase 1  pass1 of transaction a: first the operation loop (WR edges,
+//            read anomalies; b = pos), then the loop over the transaction's
+//            register keys in order of first appearance (WW edges, lost
+//            updates; b = 2^32 + first position of the key)
+//   phase 3  pass2 of transaction a: RW edges, b = position of the read
+//   phase 4  lists(): keys ascending (a = key), in the shard's own order
+//   phase 5  session order (rank 0's shard only), in its own order
+// Ties (same phase, a, b) only happen inside one key, hence inside one shard,
+// and `seq` (the shard's emission order) keeps the whole-history order there.
+struct Order {
+  uint32_t phase;
+  uint64_t a, b, seq;
+  bool operator<(const Order& o) const {
+    return std::tie(phase, a, b, seq) < std::tie(o.phase, o.a, o.b, o.seq);
+  }
+};
+
+struct EdgeRec {
+  uint64_t a, b, seq;
+  uint32_t phase, src, dst, why;
+  uint32_t kind, pad;
+  Order order() const { return {phase, a, b, seq}; }
+};
+static_assert(sizeof(EdgeRec) == 48);
+
+struct AnomalyRec {
+  uint64_t a, b, seq, key, value;
+  uint32_t phase, kind, txn, other, op, pad;
+  Order order() const { return {phase, a, b, seq}; }
+};
+static_assert(sizeof(AnomalyRec) == 64);
+
+MPI_Datatype bytes_type(int n) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(n, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// Gathers every rank's records on rank 0 (rank order); `starts` (rank 0)
+// receives where each rank's part begins, plus the end.
+template <class T> std::vector<T> gather(const std::vector<T>& mine, std::vector<uint64_t>* starts = nullptr) {
+  int P = size(), me = rank();
+  if (mine.size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records on one rank; run on more ranks");
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(P), disp(P);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<T> all;
+  if (me == 0) {
+    uint64_t total = 0;
+    for (int r = 0; r < P; ++r) {
+      if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to gather; run on more ranks");
+      disp[r] = static_cast<int>(total), total += counts[r];
+    }
+    all.resize(total);
+    if (starts) {
+      starts->assign(disp.begin(), disp.end());
+      starts->push_back(total);
+    }
+  }
+  MPI_Datatype t = bytes_type(sizeof(T));
+  MPI_Gatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, 0, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return all;
+}
+
+// The shard: a projection keeping every transaction (so transaction indices
+// are global) and only the operations of this rank's keys.
+struct Shard {
+  History h;
+  std::vector<OpIdx> global_op;  // projected op -> op of the whole history
+};
+
+Shard project_keys(const History& h, int P, int me, const std::vector<uint8_t>& included) {
+  Shard s;
+  History& p = s.h;
+  p.txn_id = h.txn_id;
+  p.txn_session = h.txn_session;
+  p.txn_begin = h.txn_begin;
+  p.txn_end = h.txn_end;
+  p.session_name = h.session_name;
+  p.time_unit = h.time_unit;
+  p.txn_status.resize(h.txn_count());
+  // Included is global: the projection sees it as committed / aborted, so its
+  // own compute_included finds exactly the whole history's set.
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    p.txn_status[t] = h.txn_status[t] == TxnStatus::unknown ? (included[t] ? TxnStatus::committed : TxnStatus::aborted)
+                                                             : h.txn_status[t];
+  p.txn_op_offset.reserve(h.txn_count() + 1);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (key_owner(h.op_key[o], P) != me) continue;
+      s.global_op.push_back(o);
+      if (h.op_kind[o] == OpKind::read_list) p.add_list_read(h.op_key[o], h.list(o));
+      else p.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+    }
+    p.end_txn();
+  }
+  return s;
+}
+
+// Included transactions (committed, or unknown and read by an included one,
+// transitively): local propagation over this rank's keys, then an OR of the
+// bitmaps over all ranks, until no rank adds one.
+std::vector<uint8_t> included_fixpoint(const History& h, int P, int me, int& rounds) {
+  const TxnIdx n = static_cast<TxnIdx>(h.txn_count());
+  std::vector<uint8_t> inc(n, 0);
+  for (TxnIdx t = 0; t < n; ++t) inc[t] = h.txn_status[t] == TxnStatus::committed;
+  rounds = 0;
+  if (std::find(h.txn_status.begin(), h.txn_status.end(), TxnStatus::unknown) == h.txn_status.end()) return inc;
+  // (key, value) -> the writer build_known_graph's index finds: the first
+  // inserted, transactions ascending, operations backwards.
+  struct PairHash {
+    size_t operator()(const std::pair<Sym, Sym>& p) const { return mix(p.first * 0x9e3779b97f4a7c15ULL ^ mix(p.second)); }
+  };
+  std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;
+  for (TxnIdx t = 0; t < n; ++t)
+    for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);)
+      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && key_owner(h.op_key[o], P) == me)
+        writer.emplace(std::make_pair(h.op_key[o], h.op_value[o]), t);
+  std::vector<TxnIdx> stack;
+  for (TxnIdx t = 0; t < n; ++t) if (inc[t]) stack.push_back(t);
+  auto visit = [&](Sym k, Sym v) {
+    auto it = writer.find({k, v});
+    if (it == writer.end()) return;
+    TxnIdx w = it->second;
+    if (!inc[w] && h.txn_status[w] == TxnStatus::unknown) inc[w] = 1, stack.push_back(w);
+  };
+  std::vector<uint8_t> before;
+  while (true) {
+    ++rounds;
+    while (!stack.empty()) {
+      TxnIdx t = stack.back();
+      stack.pop_back();
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (key_owner(h.op_key[o], P) != me) continue;
+        if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(h.op_key[o], h.op_value[o]);
+        if (h.op_kind[o] == OpKind::read_list)
+          for (Sym v : h.list(o)) visit(h.op_key[o], v);
+      }
+    }
+    before = inc;
+    MPI_Allreduce(MPI_IN_PLACE, inc.data(), static_cast<int>(n), MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);
+    int added = 0;
+    for (TxnIdx t = 0; t < n; ++t)
+      if (inc[t] && !before[t]) stack.push_back(t), added = 1;
+    // Another rank added something only if some rank added anything locally;
+    // a second reduction tells every rank whether to go on.
+    int any = 0, changed_here = added;
+    MPI_Allreduce(&changed_here, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any) break;
+  }
+  return inc;
+}
+
+}  // namespace
+
+int key_owner(Sym key, int ranks) { return static_cast<int>(mix(key) % static_cast<uint64_t>(ranks)); }
+
+KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
+  const int P = size(), me = rank();
+  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
+  auto stage = [&](const char* name) {
+    if (ko.end_stage) ko.end_stage(name);
+  };
+  KeyShardOutcome out;
+
+  // ---- shard: included set, projection, per-key graph, order keys
+  int rounds = 0;
+  std::vector<uint8_t> included = included_fixpoint(h, P, me, rounds);
+  enum Flag { kInputError = 0, kAnomaly, kGeneral, kBlind, kFlags };
+  int flags[kFlags] = {0, 0, 0, 0};
+  std::vector<EdgeRec> edges;
+  std::vector<AnomalyRec> anomalies;
+  {
+    Shard s = project_keys(h, P, me, included);
+    const History& p = s.h;
+    KnownGraphOptions kgo;
+    kgo.for_si = wants(Level::si);
+    DependencyGraph g;
+    try {
+      g = build_known_graph(p, kgo);
+    } catch (const InputError&) {
+      flags[kInputError] = 1;
+    }
+    if (!flags[kInputError]) {
+      std::unordered_set<Sym> list_keys;
+      for (OpIdx o = 0; o < p.op_count(); ++o)
+        if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
+      auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t {
+        return static_cast<uint32_t>(s.global_op[p.op_begin(t) + local_pos] - h.op_begin(t));
+      };
+      auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
+      auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
+        for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
+          if (p.op_key[o] == k) return s.global_op[o] - h.op_begin(t);
+        return 0;
+      };
+      // Blind writes: a register key whose first operation in an included
+      // transaction is a write (its place in the version order is unknown).
+      for (TxnIdx t = 0; t < p.txn_count() && !flags[kBlind]; ++t) {
+        if (!included[t]) continue;
+        for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o) {
+          if (p.op_kind[o] != OpKind::write) continue;
+          bool read_before = false;
+          for (OpIdx q = p.op_begin(t); q < o && !read_before; ++q) read_before = p.op_key[q] == p.op_key[o];
+          if (!read_before) { flags[kBlind] = 1; break; }
+        }
+      }
+      flags[kGeneral] = !g.unordered.empty();
+      flags[kAnomaly] = !g.anomalies.empty();
+      for (size_t i = 0; i < g.anomalies.size(); ++i) {
+        const Anomaly& a = g.anomalies[i];
+        AnomalyRec r{};
+        uint32_t pos = gpos(a.txn, a.op);
+        r.seq = i, r.key = a.key, r.value = a.value;
+        r.kind = static_cast<uint32_t>(a.kind), r.txn = a.txn, r.other = a.other, r.op = pos;
+        if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = a.txn, r.b = ~uint64_t{0} - pos;
+        else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
+        else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = a.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
+        else r.phase = 1, r.a = a.txn, r.b = pos;
+        anomalies.push_back(r);
+      }
+      if (!flags[kAnomaly] && !flags[kGeneral] && !flags[kBlind]) {
+        edges.reserve(g.edges.size());
+        for (size_t i = 0; i < g.edges.size(); ++i) {
+          EdgeRec r{};
+          uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
+          EdgeKind k = g.edges.kind[i];
+          r.src = src, r.dst = dst, r.kind = static_cast<uint32_t>(k), r.seq = i;
+          if (k == EdgeKind::so) {
+            if (me != 0) continue;
+            r.phase = 5, r.a = 0, r.b = 0, r.why = why;
+          } else if (k == EdgeKind::rw) {
+            Sym key = key_at(src, why);
+            r.why = gpos(src, why);
+            if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+            else r.phase = 3, r.a = src, r.b = r.why;
+          } else {  // wr, ww: the position is in dst
+            Sym key = key_at(dst, why);
+            r.why = gpos(dst, why);
+            if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+            else if (k == EdgeKind::wr) r.phase = 1, r.a = dst, r.b = r.why;
+            else r.phase = 1, r.a = dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
+          }
+          edges.push_back(r);
+        }
+        // The shard emits its edges in whole-history order already (its
+        // build is the whole build restricted to its keys); sort only if not.
+        auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+        if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
+      }
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  stage("shard");
+
+  // Which levels fail and how, exactly as check() sets them.
+  CheckResult& r = out.r;
+  r.stats.txns = h.txn_count();
+  r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
+  for (Level l : opt.levels) r.levels.push_back({l});
+
+  if (flags[kInputError]) {
+    out.refused = true, out.why = "the history is rejected by the graph builder (the normal path reports where)";
+    return out;
+  }
+  if (flags[kAnomaly]) {
+    std::vector<AnomalyRec> all = gather(anomalies);
+    stage("gather");
+    if (me == 0) {
+      std::sort(all.begin(), all.end(), [](const AnomalyRec& x, const AnomalyRec& y) { return x.order() < y.order(); });
+      for (auto& a : all)
+        r.anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
+      for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
+    }
+    stage("acyclic");
+    return out;
+  }
+  if (flags[kGeneral] || flags[kBlind]) {
+    out.refused = true;
+    out.why = flags[kGeneral] ? "blind writes leave a version order unknown (the general engine decides it)"
+                              : "blind writes (their edges' order is not reproducible shard by shard)";
+    return out;
+  }
+
+  // ---- gather: rank 0 must hold the history and the whole graph.
+  uint64_t local = edges.size(), total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // Gathered records, the merged edge list, and the CSR of the largest level
+  // graph (SI: twice the edges' slots plus 2n offsets).
+  uint64_t need = h.resident_bytes() + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{h.txn_count()};
+  if (ko.history_budget && need > ko.history_budget)
+    throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) +
+                        " edges) next to the history: about " + std::to_string(need >> 20) +
+                        " MiB, over --history-budget " + std::to_string(ko.history_budget >> 20) +
+                        " MiB; raise --history-budget (or use a node with more memory for rank 0)");
+  std::vector<uint64_t> starts;
+  std::vector<EdgeRec> all = gather(edges, &starts);
+  edges.clear();
+  edges.shrink_to_fit();
+  stage("gather");
+
+  // ---- acyclic: the same level graphs, cycle search and labels as check().
+  if (me == 0) {
+    // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
+    auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+    for (size_t width = 1; width + 1 < starts.size(); width *= 2)
+      for (size_t i = 0; i + width + 1 < starts.size(); i += 2 * width) {
+        size_t mid = i + width, end = std::min(i + 2 * width, starts.size() - 1);
+        std::inplace_merge(all.begin() + starts[i], all.begin() + starts[mid], all.begin() + starts[end], less);
+      }
+    DependencyGraph g;
+    g.n = static_cast<uint32_t>(h.txn_count());
+    g.included = included;
+    g.edges.reserve(all.size());
+    for (auto& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
+    all.clear();
+    all.shrink_to_fit();
+    out.edges = g.edges.size();
+    r.stats.edges = g.edges.size();
+    struct Outcome {
+      bool holds = true;
+      std::optional<Witness> witness;
+    };
+    auto decide = [&](Level level) {
+      LevelGraph lg = level == Level::si ? si_graph(g) : level == Level::sser ? sser_graph(g, h, opt.clock_skew) : ser_graph(g);
+      Outcome o;
+      std::vector<uint32_t> cyc = find_cycle(lg.csr, lg.txn_count);
+      if (!cyc.empty()) {
+        Witness w;
+        w.cycle = label_cycle(cyc, lg, g);
+        w.anomaly = name_cycle(w.cycle, h);
+        o.witness = std::move(w);
+      }
+      o.holds = !o.witness;
+      return o;
+    };
+    std::optional<Outcome> ser, si, sser;
+    if (wants(Level::sser)) {
+      sser = decide(Level::sser);
+      if (sser->holds) ser = si = Outcome{};
+    }
+    if (!ser && (wants(Level::ser) || wants(Level::si))) {
+      ser = decide(Level::ser);
+      if (ser->holds) si = Outcome{};
+    }
+    if (!si && wants(Level::si)) si = decide(Level::si);
+    for (auto& lr : r.levels) {
+      const std::optional<Outcome>& o = lr.level == Level::ser ? ser : lr.level == Level::si ? si : sser;
+      if (o) lr.holds = o->holds, lr.witness = o->witness;
+    }
+  }
+  stage("acyclic");
+  return out;
+}
+
+}  // namespace isocheck::dist

@@ -1,0 +1,57 @@
+// Key shards inside one large component (docs/dist.md, "Key shards").
+//
+// Every rank takes the operations of its keys (hash(key) % P), selected
+// locally from the history every rank holds after the read stage, and builds
+// the per-key part of the dependency graph on a projection that keeps every
+// transaction (status, session, times) but only its keys' operations:
+// WR/WW/RW edges and the per-key anomalies are key-local. The "included" set
+// (committed, or unknown and read by an included transaction, transitively
+// across keys) is computed first, by rounds of local propagation and an
+// MPI_Allreduce(BOR) of the bitmap until no rank adds a transaction; the
+// projections then see it as plain committed/aborted statuses. Session-order
+// edges are taken from rank 0's shard only (every shard has all of them).
+//
+// Every edge and anomaly carries an order key that reproduces the position
+// build_known_graph gives it on the whole history (phase, transaction or key,
+// operation position, then the shard's own order). Rank 0 gathers the edges
+// (only while they fit --history-budget; past it a ResourceError, exit 3),
+// merges them in that order and runs the same level graphs, acyclicity test,
+// witness labelling and naming as check() — so verdicts, witnesses and
+// anomalies are identical to one-process check() for every rank count.
+//
+// Refused (the caller falls back to the normal path, with a note): histories
+// with blind writes (their version order is unknown, or — for unread blind
+// "tails" — the order build_known_graph emits their edges in depends on its
+// hash table), and histories build_known_graph rejects (InputError: the
+// normal path reports it with the right positions).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "io/history.h"
+#include "solver/check.h"
+
+namespace isocheck::dist {
+
+struct KeyShardOptions {
+  uint64_t history_budget = 0;  // bytes rank 0 may hold: history + gathered graph (0 = no limit)
+  // Called (collectively) at the end of each stage: "shard", "gather", "acyclic".
+  std::function<void(const char*)> end_stage;
+};
+
+struct KeyShardOutcome {
+  bool refused = false;  // the same on every rank: use the normal path
+  std::string why;       // why it was refused
+  CheckResult r;         // rank 0: the result (as check(h, opt), stats apart)
+  uint64_t edges = 0;    // gathered edges (rank 0)
+};
+
+// Collective: every rank calls it with the whole history. Throws
+// ResourceError on every rank when the gathered graph exceeds the budget.
+KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko);
+
+// The rank owning a key (the same hash as the partition stage's key shards).
+int key_owner(Sym key, int ranks);
+
+}  // namespace isocheck::dist

@@ -1,0 +1,273 @@
+// Key shards (src/dist/key_shards.h), run under mpiexec with 1, 2 and 4 ranks:
+// every examples/*.jsonl, 400 oracle random histories (known order; some
+// blind-write ones, which must be refused) and generated read-modify-write
+// histories with one large component (valid, with stale reads that close
+// cycles, with lost updates, with unknown-status transactions read across
+// keys) are decided by check_key_sharded and by one-process check():
+//  - when not refused: verdicts, witnesses (cycle edges with kinds and
+//    positions, anomaly name) and anomalies (in order) are identical, and the
+//    JSON report up to "stats" is identical;
+//  - blind-write histories are refused (and only they, or rejected input);
+//  - the driver with --key-shards (DistOptions::key_shards) gives the same
+//    report on the example files and on HDF5 read by hyperslab;
+//  - a tiny --history-budget is a ResourceError naming --history-budget.
+// A canonical line per history goes to OUT/results.txt, diffed across rank
+// counts by key_shards.same_for_every_rank_count.
+#include <mpi.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "dist/driver.h"
+#include "dist/key_shards.h"
+#include "dist/mpi_env.h"
+#include "graph/known_graph.h"
+#include "io/errors.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
+#include "io/load.h"
+#include "oracle/random_history.h"
+#include "report/report.h"
+
+using namespace isocheck;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string canonical(const CheckResult& r) {
+  std::ostringstream o;
+  for (auto& l : r.levels) {
+    o << " | " << to_string(l.level) << " holds=" << l.holds << " decided=" << l.decided << " " << l.reason;
+    if (l.witness) {
+      o << " " << l.witness->anomaly << " [";
+      for (size_t i = 0; i < l.witness->cycle.size(); ++i)
+        o << l.witness->cycle.src[i] << ">" << l.witness->cycle.dst[i] << ":" << to_string(l.witness->cycle.kind[i]) << ":"
+          << l.witness->cycle.why[i] << " ";
+      o << "] core=" << l.witness->core.size();
+    }
+  }
+  o << " | anomalies";
+  for (auto& a : r.anomalies)
+    o << " " << static_cast<int>(a.kind) << "@" << a.txn << "/" << a.op << "/" << a.other << "/" << a.key << "=" << a.value;
+  return o.str();
+}
+
+std::string report_json(const History& h, const CheckResult& r) {
+  std::ostringstream o;
+  write_json(o, h, r, ReportContext{"x", 0.0});
+  std::string s = o.str();
+  return s.substr(0, s.find("\"stats\""));
+}
+
+// A read-modify-write history with one large component: `txns` transactions
+// on `keys` keys from `sessions` interleaved sessions, executed serially in
+// file order (times increase), each reading and writing two keys. Options
+// plant stale reads (a third key read from an older version: rw edges that
+// close cycles), lost updates, and unknown-status transactions (half really
+// committed and read later, half really aborted and never read).
+struct RmwOptions {
+  uint32_t txns = 2000, keys = 50, sessions = 8;
+  int stale_per_mille = 0, lost_per_mille = 0, unknown_per_mille = 0, aborted_per_mille = 0;
+  bool times = true;
+};
+
+History rmw_history(uint64_t seed, const RmwOptions& o) {
+  std::mt19937_64 rng(seed);
+  History h;
+  for (uint32_t s = 0; s < o.sessions; ++s) h.session_name.push_back(s + 1);
+  std::vector<std::vector<int64_t>> versions(o.keys);  // values written so far, per key (committed state)
+  int64_t next_value = 1;
+  auto pick = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  auto current = [&](uint32_t k) { return versions[k].empty() ? kNullValue : static_cast<Sym>(versions[k].back()); };
+  for (uint32_t t = 0; t < o.txns; ++t) {
+    uint32_t a = pick(o.keys), b = pick(o.keys);
+    while (b == a && o.keys > 1) b = pick(o.keys);
+    bool unknown = static_cast<int>(rng() % 1000) < o.unknown_per_mille;
+    bool aborted = !unknown && static_cast<int>(rng() % 1000) < o.aborted_per_mille;
+    bool really = !aborted && (!unknown || rng() % 2 == 0);
+    TxnStatus st = unknown ? TxnStatus::unknown : aborted ? TxnStatus::aborted : TxnStatus::committed;
+    int64_t begin = o.times ? 10 * static_cast<int64_t>(t) : kNoTime, end = o.times ? begin + 5 : kNoTime;
+    h.begin_txn(t + 1, t % o.sessions, st, begin, end);
+    std::vector<std::pair<uint32_t, int64_t>> writes;
+    for (uint32_t k : {a, b}) {
+      Sym seen = current(k);
+      // A lost update: read the version before the current one (its
+      // successor already read it and wrote).
+      if (static_cast<int>(rng() % 1000) < o.lost_per_mille && versions[k].size() >= 2)
+        seen = static_cast<Sym>(versions[k][versions[k].size() - 2]);
+      h.add_op(OpKind::read, k, seen);
+      int64_t v = next_value++;
+      h.add_op(OpKind::write, k, static_cast<Sym>(v));
+      writes.push_back({k, v});
+    }
+    if (static_cast<int>(rng() % 1000) < o.stale_per_mille) {
+      uint32_t c = pick(o.keys);
+      if (c != a && c != b && versions[c].size() >= 2) {
+        size_t back = 1 + rng() % std::min<size_t>(versions[c].size() - 1, 4);
+        h.add_op(OpKind::read, c, static_cast<Sym>(versions[c][versions[c].size() - 1 - back]));
+      }
+    }
+    h.end_txn();
+    if (really)
+      for (auto& [k, v] : writes) versions[k].push_back(v);
+  }
+  return h;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  dist::init();
+  std::string src = argv[1], out = argv[2];
+  const int me = dist::rank();
+  if (me == 0) fs::create_directories(out);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  int failures = 0, decided = 0, refused = 0, with_witness = 0, with_anomalies = 0, holding = 0, unknown_included = 0;
+  std::ofstream results;
+  if (me == 0) results.open(out + "/results.txt");
+  const std::vector<std::vector<Level>> level_sets = {
+      {Level::ser, Level::si}, {Level::ser, Level::si, Level::sser}, {Level::sser}, {Level::si}, {Level::ser}};
+
+  // Every rank builds the same history; rank 0 compares with check().
+  auto run_one = [&](const std::string& name, const History& h, size_t variant, bool must_decide) {
+    CheckOptions opt;
+    opt.levels = level_sets[variant % level_sets.size()];
+    dist::KeyShardOutcome ks = dist::check_key_sharded(h, opt, {});
+    if (me != 0) return;
+    CheckResult want = check(h, opt);
+    auto fail = [&](const std::string& what) {
+      ++failures;
+      std::fprintf(stderr, "FAIL %s: %s\n  want%s\n  got %s\n", name.c_str(), what.c_str(), canonical(want).c_str(),
+                   ks.refused ? (" refused: " + ks.why).c_str() : canonical(ks.r).c_str());
+    };
+    bool blind = false;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t)
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] != OpKind::write) continue;
+        bool read_before = false;
+        for (OpIdx q = h.op_begin(t); q < o; ++q) read_before |= h.op_key[q] == h.op_key[o];
+        blind |= !read_before && h.txn_status[t] != TxnStatus::aborted;
+      }
+    if (ks.refused) {
+      ++refused;
+      // Refused only for blind writes (or input the builder rejects) and only
+      // when no anomaly decides the history anyway.
+      bool unordered = false;
+      try {
+        KnownGraphOptions kgo;
+        kgo.for_si = std::find(opt.levels.begin(), opt.levels.end(), Level::si) != opt.levels.end();
+        unordered = !build_known_graph(h, kgo).unordered.empty();
+      } catch (const InputError&) {
+        unordered = true;  // rejected input: the normal path reports it
+      }
+      if (!blind && !unordered) fail("refused without blind writes or unknown version orders: " + ks.why);
+      if (must_decide) fail("refused");
+      results << name << " refused\n";
+      return;
+    }
+    ++decided;
+    if (canonical(want) != canonical(ks.r)) fail("result differs");
+    else if (report_json(h, want) != report_json(h, ks.r)) fail("JSON report differs");
+    holding += want.all_hold();
+    with_anomalies += !want.anomalies.empty();
+    for (auto& l : want.levels) if (l.witness) { ++with_witness; break; }
+    // An unknown transaction included (read by an included one, possibly
+    // through other keys: the fixpoint across shards).
+    unknown_included += ks.r.stats.committed >
+                        static_cast<size_t>(std::count(h.txn_status.begin(), h.txn_status.end(), TxnStatus::committed));
+    results << name << canonical(ks.r) << "\n";
+  };
+
+  // examples/
+  std::vector<std::string> examples;
+  for (auto& e : fs::directory_iterator(src + "/examples"))
+    if (e.path().extension() == ".jsonl") examples.push_back(e.path().string());
+  std::sort(examples.begin(), examples.end());
+  for (size_t i = 0; i < examples.size(); ++i) {
+    History h = load_history(examples[i]);
+    for (size_t v = 0; v < 2; ++v) run_one(fs::path(examples[i]).filename().string() + "#" + std::to_string(v), h, i + v, false);
+  }
+  // Oracle random histories (known order; every fourth with blind writes).
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    RandomHistoryOptions ro;
+    ro.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+    if (seed % 7 == 0) ro.max_txns = 40, ro.max_keys = 6, ro.max_sessions = 6;
+    run_one("random_" + std::to_string(seed), random_history(seed, ro), seed, false);
+  }
+  // One large component, read-modify-write.
+  struct Case { const char* name; RmwOptions o; };
+  std::vector<Case> cases = {
+      {"rmw_valid", {20000, 200, 16, 0, 0, 0, 0, true}},
+      {"rmw_stale", {20000, 200, 16, 2, 0, 0, 0, true}},
+      {"rmw_stale_notimes", {5000, 100, 8, 5, 0, 0, 0, false}},
+      {"rmw_lost", {20000, 200, 16, 0, 1, 0, 0, true}},
+      {"rmw_unknown", {20000, 100, 16, 0, 0, 30, 20, true}},
+      {"rmw_unknown_stale", {20000, 100, 16, 3, 0, 30, 20, true}},
+  };
+  for (size_t c = 0; c < cases.size(); ++c)
+    for (uint64_t seed = 1; seed <= 3; ++seed)
+      run_one(std::string(cases[c].name) + "_" + std::to_string(seed), rmw_history(seed, cases[c].o), c + seed, true);
+
+  // The driver with --key-shards: JSONL (rank 0 reads, broadcast) and HDF5
+  // (hyperslab per rank), against one-process check().
+  {
+    std::vector<std::string> files = examples;
+    if (me == 0) {
+      RmwOptions o{30000, 300, 16, 2, 0, 10, 10, true};
+      write_hdf5(rmw_history(7, o), out + "/big.h5");
+      write_jsonl(rmw_history(8, o), out + "/big.jsonl");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    files.push_back(out + "/big.h5");
+    files.push_back(out + "/big.jsonl");
+    for (size_t i = 0; i < files.size(); ++i) {
+      CheckOptions opt;
+      opt.levels = level_sets[i % level_sets.size()];
+      dist::DistOptions d;
+      d.quiet = true;
+      d.key_shards = true;
+      dist::DistRun run = dist::run_distributed(files[i], Format::unknown, opt, d);
+      if (me != 0) continue;
+      History h = load_history(files[i]);
+      CheckResult want = check(h, opt);
+      std::string name = fs::path(files[i]).filename().string();
+      if (run.exit_code != exit_code(want)) ++failures, std::fprintf(stderr, "FAIL driver %s: exit code\n", name.c_str());
+      if (report_json(h, want) != report_json(h, run.r))
+        ++failures, std::fprintf(stderr, "FAIL driver %s: report differs\n  want%s\n  got %s\n", name.c_str(),
+                                 canonical(want).c_str(), canonical(run.r).c_str());
+      results << "driver " << name << " key_sharded=" << run.key_sharded << canonical(run.r) << "\n";
+      if (name.starts_with("big") && !run.key_sharded) ++failures, std::fprintf(stderr, "FAIL driver %s: refused\n", name.c_str());
+    }
+  }
+  // The gather budget: exit 3 naming the option to raise.
+  {
+    dist::KeyShardOptions ko;
+    ko.history_budget = 1024;
+    std::string msg;
+    try {
+      dist::check_key_sharded(rmw_history(1, RmwOptions{}), CheckOptions{}, ko);
+    } catch (const ResourceError& e) {
+      msg = e.what();
+    }
+    if (me == 0 && msg.find("--history-budget") == std::string::npos)
+      ++failures, std::fprintf(stderr, "FAIL budget: no ResourceError naming --history-budget (got \"%s\")\n", msg.c_str());
+  }
+
+  if (me == 0) {
+    std::fprintf(stderr,
+                 "key shards on %d ranks: %d decided (%d holding, %d with a witness, %d with anomalies, %d with unknown "
+                 "transactions included), %d refused: %d failures\n",
+                 dist::size(), decided, holding, with_witness, with_anomalies, unknown_included, refused, failures);
+    // The corpus must exercise what it claims.
+    if (decided < 300 || with_witness < 60 || with_anomalies < 20 || holding < 60 || refused < 50 || unknown_included < 3)
+      ++failures, std::fprintf(stderr, "FAIL: the corpus does not exercise enough cases\n");
+  }
+  MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  dist::finalize();
+  return failures ? 1 : 0;
+}
