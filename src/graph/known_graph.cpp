@@ -622,11 +622,14 @@ void Builder::general_keys() {
   bool any = false;
   for (auto& ki : infos) any |= ki.general;
   if (!any) return;
-  // Flat arrays sorted by key (and by slot for readers): 10^6 keys of unknown
-  // order must not mean 10^6 small hash maps.
-  struct V { Sym key; TxnIdx t; uint32_t pos; uint64_t slot; };
-  struct R { uint64_t slot; TxnIdx t; uint32_t pos; };
-  struct I { Sym key; TxnIdx t; uint32_t pos; };
+  // Flat arrays sorted by key (its index in `infos`): 10^6 keys of unknown
+  // order must not mean 10^6 small hash maps. A reader of a version is named
+  // by (key, writer): versions and readers sort the same way, so each
+  // version's readers are found by one merge per key.
+  struct V { uint32_t key; TxnIdx t; uint32_t pos; uint32_t succ; };
+  struct R { uint32_t key; TxnIdx writer; TxnIdx t; uint32_t pos; };
+  struct I { uint32_t key; TxnIdx t; uint32_t pos; };
+  auto key_index = [&](const KeyInfo* ki) { return static_cast<uint32_t>(ki - infos.data()); };
   std::vector<V> versions;
   for (uint64_t s = 0; s < widx.capacity(); ++s) {
     OpIdx o = widx.op(s);
@@ -634,7 +637,7 @@ void Builder::general_keys() {
     KeyInfo* ki = find_info(h.op_key[o]);
     if (!ki || !ki->general) continue;
     TxnIdx t = widx.txn(s);
-    versions.push_back({h.op_key[o], t, static_cast<uint32_t>(o - h.op_begin(t)), s});
+    versions.push_back({key_index(ki), t, static_cast<uint32_t>(o - h.op_begin(t)), widx.succ(s)});
   }
   std::sort(versions.begin(), versions.end(), [](const V& a, const V& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
   // Readers of each version and of the initial state (external reads by included txns).
@@ -655,34 +658,43 @@ void Builder::general_keys() {
       KeyInfo* ki = find_info(k);
       if (!ki || !ki->general) continue;
       uint32_t pos = static_cast<uint32_t>(o - b);
-      if (h.op_value[o] == kNullValue) { init_readers.push_back({k, t, pos}); continue; }
+      if (h.op_value[o] == kNullValue) { init_readers.push_back({key_index(ki), t, pos}); continue; }
       uint64_t slot = resolve_read(t, o, k, h.op_value[o], false);
-      if (slot != kNone) readers.push_back({slot, t, pos});
+      if (slot != kNone) readers.push_back({key_index(ki), widx.txn(slot), t, pos});
     }
   }
-  std::sort(readers.begin(), readers.end(), [](const R& a, const R& b) { return a.slot != b.slot ? a.slot < b.slot : a.t < b.t; });
+  std::sort(readers.begin(), readers.end(), [](const R& a, const R& b) {
+    return a.key != b.key ? a.key < b.key : a.writer != b.writer ? a.writer < b.writer : a.t < b.t;
+  });
   std::sort(init_readers.begin(), init_readers.end(), [](const I& a, const I& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
-  auto readers_of = [&](uint64_t slot) {
-    auto it = std::lower_bound(readers.begin(), readers.end(), slot, [](const R& r, uint64_t s) { return r.slot < s; });
-    for (; it != readers.end() && it->slot == slot; ++it) g.chains.add_reader(it->t, it->pos);
-  };
-  size_t ir = 0;
+  size_t ir = 0, rr = 0;
+  std::vector<size_t> reader_begin;  // per version of the key: its readers are [reader_begin[i], reader_begin[i+1])
   for (size_t kb = 0; kb < versions.size();) {
-    const Sym k = versions[kb].key;
+    const uint32_t k = versions[kb].key;
     size_t ke = kb;
     while (ke < versions.size() && versions[ke].key == k) ++ke;
     const V* vs = versions.data() + kb;
     const size_t n = ke - kb;
-    KeyInfo* ki = find_info(k);
-    UnorderedKey uk{k, false, g.chains.size(), 0};
+    KeyInfo* ki = &infos[k];
+    UnorderedKey uk{ki->key, false, g.chains.size(), 0};
     // Versions of the key are sorted by transaction: the successor by binary search.
     auto index_of = [&](TxnIdx t) -> size_t {
       const V* it = std::lower_bound(vs, vs + n, t, [](const V& v, TxnIdx x) { return v.t < x; });
       return (it != vs + n && it->t == t) ? static_cast<size_t>(it - vs) : SIZE_MAX;
     };
-    auto next_of = [&](size_t i) -> size_t {
-      uint32_t succ = widx.succ(vs[i].slot);
-      return succ == kNoTxn ? SIZE_MAX : index_of(succ);
+    auto next_of = [&](size_t i) -> size_t { return vs[i].succ == kNoTxn ? SIZE_MAX : index_of(vs[i].succ); };
+    // Merge the key's readers (sorted by writer) against its versions (sorted by txn).
+    while (rr < readers.size() && readers[rr].key < k) ++rr;
+    reader_begin.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+      while (rr < readers.size() && readers[rr].key == k && readers[rr].writer < vs[i].t) ++rr;
+      reader_begin[i] = rr;
+      while (rr < readers.size() && readers[rr].key == k && readers[rr].writer == vs[i].t) ++rr;
+    }
+    reader_begin[n] = rr;
+    auto readers_of = [&](size_t i) {
+      for (size_t q = reader_begin[i]; q < reader_begin[i + 1] && readers[q].writer == vs[i].t; ++q)
+        g.chains.add_reader(readers[q].t, readers[q].pos);
     };
     std::vector<uint8_t> has_pred(n, 0);
     for (size_t i = 0; i < n; ++i)
@@ -695,7 +707,7 @@ void Builder::general_keys() {
       while (cur != SIZE_MAX && guard++ <= n) {
         g.chains.add_txn(vs[cur].t, vs[cur].pos);
         size_t nx = next_of(cur);
-        if (nx == SIZE_MAX) readers_of(vs[cur].slot);
+        if (nx == SIZE_MAX) readers_of(cur);
         cur = nx;
       }
       if (!from_init) {

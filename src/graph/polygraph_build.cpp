@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include <unistd.h>
+
 #include "util/timer.h"
 
 // The chain index's per-path minimum loops vectorize at -O3 (a third faster).
@@ -124,6 +126,10 @@ class ChainIndex {
     return true;
   }
   bool reaches(uint32_t u, uint32_t w) const { return u != w && first_[uint64_t{u} * k_ + path_[w]] <= pos_[w]; }
+  // The parts of reaches() for tight loops: u ⇝ w (u != w) iff row(u)[path(w)] <= pos(w).
+  const uint32_t* row(uint32_t u) const { return first_.data() + uint64_t{u} * k_; }
+  uint32_t path(uint32_t v) const { return path_[v]; }
+  uint32_t pos(uint32_t v) const { return pos_[v]; }
   uint32_t paths() const { return k_; }
   // Position in the topological order of the last build: u ⇝ w implies rank(u) < rank(w).
   uint32_t rank(uint32_t v) const { return rank_[v]; }
@@ -164,9 +170,17 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   if (works.empty()) return;
   ChainIndex idx;
   EdgeList a, b;
-  // At most 64 paths' worth of words per vertex, and never more than 2^26
-  // words (256 MiB); beyond that every pair is left to pruning.
-  const uint64_t budget = std::min<uint64_t>(uint64_t{1} << 26, 64 * uint64_t{pg.vertex_count} + 4096);
+  // The index may take 64 paths' worth of words per vertex, or, when more
+  // pairs are open, up to a quarter of what materialising them as
+  // constraints would cost (about 64 bytes a pair) — never more than 2^29
+  // words (2 GiB) nor a quarter of the machine's memory. Beyond that every
+  // pair is left to pruning (and the caller's memory check).
+  uint64_t pairs = 0;
+  for (const Work& x : works)
+    pairs += x.all_pairs ? uint64_t{x.free.size()} * (x.free.size() - (x.free.empty() ? 0 : 1)) / 2 : x.open.size();
+  const uint64_t phys_words = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / 4;
+  const uint64_t budget = std::min({std::max<uint64_t>(64 * uint64_t{pg.vertex_count} + 4096, pairs * 64 / 4 / 4),
+                                    uint64_t{1} << 29, phys_words / 4});
   // Round 0 walks every pair without storing it; later rounds only the
   // pairs still open (in the same order, so constraints keep their order).
   std::vector<PairRef> open;
@@ -174,7 +188,7 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   // Later rounds only pay off while many pairs are open: each rebuilds the
   // index over the whole graph, and pruning applies the same rule to the
   // constraints that remain, incrementally.
-  constexpr size_t kWorthAnotherRound = size_t{1} << 16;
+  constexpr size_t kWorthAnotherRound = size_t{1} << 20;
   for (int round = 0; round < 16 && (first || open.size() >= kWorthAnotherRound); ++round) {
     Timer build_timer;
     const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget);
@@ -200,7 +214,11 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
       ++decided;
     };
     if (round == 0 && compact) {
-      std::vector<uint32_t> by_rank, minimal;
+      // Per key, in topological order of heads: head/tail vertices and the
+      // heads' index coordinates in flat arrays, so that the inner loop over
+      // (often 10^8–10^9) ordered pairs reads one row and two arrays.
+      std::vector<uint32_t> by_rank, hv, tv, hpath, hpos;
+      std::vector<const uint32_t*> minimal;  // index rows of i's minimal forced successors' heads
       for (uint32_t w = 0; w < works.size(); ++w) {
         const Work& x = works[w];
         if (!x.all_pairs) {
@@ -208,33 +226,40 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
           continue;
         }
         const uint32_t m = static_cast<uint32_t>(x.free.size());
-        auto head = [&](uint32_t i) { return chains.chain(x.free[i]).txns.front(); };
-        auto tail = [&](uint32_t i) { return chains.chain(x.free[i]).txns.back(); };
-        by_rank.resize(m);
-        for (uint32_t i = 0; i < m; ++i) by_rank[i] = i;
-        std::sort(by_rank.begin(), by_rank.end(),
-                  [&](uint32_t a, uint32_t b) { return idx.rank(head(a)) < idx.rank(head(b)); });
+        by_rank.resize(m), hv.resize(m), tv.resize(m), hpath.resize(m), hpos.resize(m);
+        for (uint32_t i = 0; i < m; ++i) {
+          const VersionChain c = chains.chain(x.free[i]);
+          hv[i] = c.txns.front(), tv[i] = c.txns.back(), by_rank[i] = i;
+        }
+        std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) { return idx.rank(hv[a]) < idx.rank(hv[b]); });
+        {  // permute into sorted order
+          std::vector<uint32_t> h2(m), t2(m);
+          for (uint32_t b = 0; b < m; ++b) h2[b] = hv[by_rank[b]], t2[b] = tv[by_rank[b]];
+          hv.swap(h2), tv.swap(t2);
+        }
+        for (uint32_t b = 0; b < m; ++b) hpath[b] = idx.path(hv[b]), hpos[b] = idx.pos(hv[b]);
         // tail(j) ⇝ head(i) needs rank(head(j)) < rank(head(i)): only later chains can follow i.
         for (uint32_t a = 0; a < m; ++a) {
           const uint32_t i = by_rank[a];
-          const VersionChain ci = chains.chain(x.free[i]);
+          const uint32_t* tail_row = idx.row(tv[a]);
           minimal.clear();
           for (uint32_t b = a + 1; b < m; ++b) {
-            const uint32_t j = by_rank[b];
-            if (!idx.reaches(tail(i), head(j))) {
+            if (tail_row[hpath[b]] > hpos[b]) {  // tail(i) does not reach head(j)
+              const uint32_t j = by_rank[b];
               decide(PairRef{w, std::min(i, j), std::max(i, j)});
               continue;
             }
             ++decided;  // i before j is forced
             bool implied = false;
-            for (uint32_t k : minimal)
-              if (idx.reaches(head(k), head(j))) { implied = true; break; }
+            for (const uint32_t* row : minimal)
+              if (row[hpath[b]] <= hpos[b]) { implied = true; break; }
             if (implied) continue;
-            minimal.push_back(j);
+            minimal.push_back(idx.row(hv[b]));
+            const VersionChain ci = chains.chain(x.free[i]);
             for (size_t q = 0; q < ci.readers_of_tail.size(); ++q) {
               const TxnIdx rd = ci.readers_of_tail[q];
-              if (rd != head(j) && !idx.reaches(rd, head(j)))
-                pg.known.add(rd, head(j), EdgeKind::rw, ci.reader_pos[q] | kInferredBit);
+              if (rd != hv[b] && !idx.reaches(rd, hv[b]))
+                pg.known.add(rd, hv[b], EdgeKind::rw, ci.reader_pos[q] | kInferredBit);
             }
           }
         }
