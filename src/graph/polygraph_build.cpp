@@ -88,7 +88,7 @@ bool topo_order(const Csr& g, std::vector<uint32_t>& order) {
 class ChainIndex {
  public:
   // false: the graph is cyclic or the index would exceed `max_words`.
-  bool build(const Csr& g, uint64_t max_words) {
+  bool build(const Csr& g, uint64_t max_words, bool allow_narrow = true) {
     const uint32_t n = g.vertex_count();
     std::vector<uint32_t> topo;
     if (!topo_order(g, topo)) return false;
@@ -110,24 +110,28 @@ class ChainIndex {
       }
       k_ = static_cast<uint32_t>(len.size());
     }
-    if (uint64_t{k_} * n > max_words) return false;
+    // Positions fit 16 bits on most graphs (paths shorter than 65535): half
+    // the memory and half the bandwidth of the dynamic program below.
+    uint32_t longest = 0;
+    for (uint32_t v = 0; v < n; ++v) longest = std::max(longest, pos_[v] + 1);
+    narrow_ = allow_narrow && longest < 0xFFFF;
+    if (uint64_t{k_} * n > max_words) return false;  // in 32-bit words whatever the width: same answers either way
     rank_.resize(n);
     for (uint32_t i = 0; i < n; ++i) rank_[topo[i]] = i;
-    first_.assign(uint64_t{k_} * n, kInf);
-    for (uint32_t t = n; t-- > 0;) {
-      const uint32_t v = topo[t];
-      uint32_t* fv = first_.data() + uint64_t{v} * k_;
-      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
-        const uint32_t* fw = first_.data() + uint64_t{g.target[i]} * k_;
-        for (uint32_t c = 0; c < k_; ++c) fv[c] = std::min(fv[c], fw[c]);
-      }
-      fv[path_[v]] = std::min(fv[path_[v]], pos_[v]);
-    }
+    if (narrow_) fill(g, topo, first16_, uint16_t{0xFFFF}), std::vector<uint32_t>().swap(first32_);
+    else fill(g, topo, first32_, kInf), std::vector<uint16_t>().swap(first16_);
     return true;
   }
-  bool reaches(uint32_t u, uint32_t w) const { return u != w && first_[uint64_t{u} * k_ + path_[w]] <= pos_[w]; }
-  // The parts of reaches() for tight loops: u ⇝ w (u != w) iff row(u)[path(w)] <= pos(w).
-  const uint32_t* row(uint32_t u) const { return first_.data() + uint64_t{u} * k_; }
+  bool reaches(uint32_t u, uint32_t w) const {
+    if (u == w) return false;
+    const uint64_t i = uint64_t{u} * k_ + path_[w];
+    return (narrow_ ? first16_[i] : first32_[i]) <= pos_[w];
+  }
+  // The parts of reaches() for tight loops: u ⇝ w (u != w) iff
+  // row(u)[path(w)] <= pos(w), with 16-bit rows when narrow().
+  bool narrow() const { return narrow_; }
+  const uint16_t* row16(uint32_t u) const { return first16_.data() + uint64_t{u} * k_; }
+  const uint32_t* row32(uint32_t u) const { return first32_.data() + uint64_t{u} * k_; }
   uint32_t path(uint32_t v) const { return path_[v]; }
   uint32_t pos(uint32_t v) const { return pos_[v]; }
   uint32_t paths() const { return k_; }
@@ -135,8 +139,26 @@ class ChainIndex {
   uint32_t rank(uint32_t v) const { return rank_[v]; }
 
  private:
+  // first[v * k + c] = lowest position on path c that v reaches, in reverse topological order.
+  template <class T>
+  void fill(const Csr& g, const std::vector<uint32_t>& topo, std::vector<T>& first, T inf) {
+    const uint32_t n = g.vertex_count();
+    first.assign(uint64_t{k_} * n, inf);
+    for (uint32_t t = n; t-- > 0;) {
+      const uint32_t v = topo[t];
+      T* fv = first.data() + uint64_t{v} * k_;
+      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
+        const T* fw = first.data() + uint64_t{g.target[i]} * k_;
+        for (uint32_t c = 0; c < k_; ++c) fv[c] = std::min(fv[c], fw[c]);
+      }
+      fv[path_[v]] = std::min<T>(fv[path_[v]], static_cast<T>(pos_[v]));
+    }
+  }
   uint32_t k_ = 0;
-  std::vector<uint32_t> path_, pos_, first_, rank_;
+  bool narrow_ = false;
+  std::vector<uint32_t> path_, pos_, rank_;
+  std::vector<uint16_t> first16_;
+  std::vector<uint32_t> first32_;
 };
 
 // Pruning's rule applied while building (Cobra §4.3.3), so that the pairs it
@@ -165,7 +187,7 @@ class ChainIndex {
 // ordered (concurrent chains) get the full test.
 template <class SidesFn, class EmitFn>
 void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, const ChainStore& chains, SidesFn sides,
-                           EmitFn emit, bool compact) {
+                           EmitFn emit, bool compact, bool narrow_index) {
   Polygraph& pg = lp.pg;
   if (works.empty()) return;
   ChainIndex idx;
@@ -191,7 +213,7 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   constexpr size_t kWorthAnotherRound = size_t{1} << 20;
   for (int round = 0; round < 16 && (first || open.size() >= kWorthAnotherRound); ++round) {
     Timer build_timer;
-    const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget);
+    const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, narrow_index);
     if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
       std::fprintf(stderr, "decide_pairs round %d: %zu open, %u paths, index %s in %.3f s\n", round, open.size(),
                    idx.paths(), built ? "built" : "over budget", build_timer.seconds());
@@ -218,7 +240,6 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
       // heads' index coordinates in flat arrays, so that the inner loop over
       // (often 10^8–10^9) ordered pairs reads one row and two arrays.
       std::vector<uint32_t> by_rank, hv, tv, hpath, hpos;
-      std::vector<const uint32_t*> minimal;  // index rows of i's minimal forced successors' heads
       for (uint32_t w = 0; w < works.size(); ++w) {
         const Work& x = works[w];
         if (!x.all_pairs) {
@@ -239,30 +260,36 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
         }
         for (uint32_t b = 0; b < m; ++b) hpath[b] = idx.path(hv[b]), hpos[b] = idx.pos(hv[b]);
         // tail(j) ⇝ head(i) needs rank(head(j)) < rank(head(i)): only later chains can follow i.
-        for (uint32_t a = 0; a < m; ++a) {
-          const uint32_t i = by_rank[a];
-          const uint32_t* tail_row = idx.row(tv[a]);
-          minimal.clear();
-          for (uint32_t b = a + 1; b < m; ++b) {
-            if (tail_row[hpath[b]] > hpos[b]) {  // tail(i) does not reach head(j)
-              const uint32_t j = by_rank[b];
-              decide(PairRef{w, std::min(i, j), std::max(i, j)});
-              continue;
-            }
-            ++decided;  // i before j is forced
-            bool implied = false;
-            for (const uint32_t* row : minimal)
-              if (row[hpath[b]] <= hpos[b]) { implied = true; break; }
-            if (implied) continue;
-            minimal.push_back(idx.row(hv[b]));
-            const VersionChain ci = chains.chain(x.free[i]);
-            for (size_t q = 0; q < ci.readers_of_tail.size(); ++q) {
-              const TxnIdx rd = ci.readers_of_tail[q];
-              if (rd != hv[b] && !idx.reaches(rd, hv[b]))
-                pg.known.add(rd, hv[b], EdgeKind::rw, ci.reader_pos[q] | kInferredBit);
+        auto scan = [&](auto row_of) {
+          using Row = decltype(row_of(0u));
+          std::vector<Row> minimal;  // index rows of i's minimal forced successors' heads
+          for (uint32_t a = 0; a < m; ++a) {
+            const uint32_t i = by_rank[a];
+            const Row tail_row = row_of(tv[a]);
+            minimal.clear();
+            for (uint32_t b = a + 1; b < m; ++b) {
+              if (tail_row[hpath[b]] > hpos[b]) {  // tail(i) does not reach head(j)
+                const uint32_t j = by_rank[b];
+                decide(PairRef{w, std::min(i, j), std::max(i, j)});
+                continue;
+              }
+              ++decided;  // i before j is forced
+              bool implied = false;
+              for (const Row row : minimal)
+                if (row[hpath[b]] <= hpos[b]) { implied = true; break; }
+              if (implied) continue;
+              minimal.push_back(row_of(hv[b]));
+              const VersionChain ci = chains.chain(x.free[i]);
+              for (size_t q = 0; q < ci.readers_of_tail.size(); ++q) {
+                const TxnIdx rd = ci.readers_of_tail[q];
+                if (rd != hv[b] && !idx.reaches(rd, hv[b]))
+                  pg.known.add(rd, hv[b], EdgeKind::rw, ci.reader_pos[q] | kInferredBit);
+              }
             }
           }
-        }
+        };
+        if (idx.narrow()) scan([&](uint32_t v) { return idx.row16(v); });
+        else scan([&](uint32_t v) { return idx.row32(v); });
       }
     } else if (round == 0) {
       for_each_pair(works, decide);
@@ -458,7 +485,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
     const auto& f = works[x.work].free;
     add_constraint(g.unordered[works[x.work].key].key, g.chains.chain(f[x.i]), g.chains.chain(f[x.j]));
   };
-  if (o.decide_pairs) decide_pairs_at_build(lp, works, g.chains, sides, emit_pair, o.layout != GraphLayout::split);
+  if (o.decide_pairs) decide_pairs_at_build(lp, works, g.chains, sides, emit_pair, o.layout != GraphLayout::split, o.narrow_index);
   else for_each_pair(works, emit_pair);
   return lp;
 }

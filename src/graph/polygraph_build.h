@@ -24,6 +24,9 @@ struct PolygraphOptions {
   // only open pairs become constraints. Same verdicts; an unsat core then
   // names only the constraints that remained.
   bool decide_pairs = true;
+  // The reachability index keeps 16-bit positions when paths are short
+  // enough; false forces 32-bit ones (tests compare the two).
+  bool narrow_index = true;
 };
 
 // Which chains of which key a constraint orders: side A = `first` before `second`.
