@@ -192,61 +192,71 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
 
 }  // namespace
 
-SerialWitness find_serial_witness(const History& h, bool need_realtime) {
-  SerialWitness w;
+WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
+  WitnessPlan p;
   // Lists need the graph engine; so do null writes (a read of null would be
   // ambiguous). Every transaction counts here, whatever its status.
-  size_t writes = 0;
-  Sym max_key = 0;
   for (OpIdx o = 0; o < h.op_count(); ++o) {
     OpKind k = h.op_kind[o];
-    max_key = std::max(max_key, h.op_key[o]);
+    p.max_key = std::max(p.max_key, h.op_key[o]);
     if (k == OpKind::append || k == OpKind::read_list) {
-      w.why_not = "the history has list operations";
-      return w;
+      p.why_not = "the history has list operations";
+      return p;
     }
     if (k == OpKind::write) {
-      ++writes;
+      ++p.writes;
       if (h.op_value[o] == kNullValue) {
-        w.why_not = "a transaction writes null";
-        return w;
+        p.why_not = "a transaction writes null";
+        return p;
       }
     }
   }
   bool all_timed = true;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (h.txn_status[t] != TxnStatus::committed) continue;
-    ++w.committed;
+    ++p.committed;
     all_timed &= h.has_times(t);
   }
   if (need_realtime && !all_timed) {
-    w.why_not = "not every committed transaction has begin/end times";
-    return w;
+    p.why_not = "not every committed transaction has begin/end times";
+    return p;
   }
   // Candidates: with times, the begin order and the end order (both respect
   // real time: end(T1) + δ < begin(T2) puts T1 first in either); without,
   // the file order.
-  std::vector<WitnessOrder> candidates;
-  if (all_timed) candidates = {WitnessOrder::begin_time, WitnessOrder::end_time};
-  else candidates = {WitnessOrder::file};
-  for (WitnessOrder c : candidates) {
-    std::vector<TxnIdx> order;
-    if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
-    if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
-    std::string failed;
-    // Keys below this bound index an array directly (int64 keys < 0 are huge here).
-    if (h.keys.named() || max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
-      LatestValuesDirect latest(static_cast<size_t>(max_key) + 1);
-      failed = replay(h, order, c, latest);
-    } else {
-      LatestValues latest(std::max<size_t>(1024, h.txn_count() / 4));
-      failed = replay(h, order, c, latest);
-    }
+  if (all_timed) p.candidates = {WitnessOrder::begin_time, WitnessOrder::end_time};
+  else p.candidates = {WitnessOrder::file};
+  return p;
+}
+
+std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c) {
+  std::vector<TxnIdx> order;
+  if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
+  if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
+  // Keys below this bound index an array directly (int64 keys < 0 are huge here).
+  if (h.keys.named() || p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
+    LatestValuesDirect latest(static_cast<size_t>(p.max_key) + 1);
+    return replay(h, order, c, latest);
+  }
+  LatestValues latest(std::max<size_t>(1024, h.txn_count() / 4));
+  return replay(h, order, c, latest);
+}
+
+bool writes_unique(const History& h, const WitnessPlan& p) { return writes_unique(h, p.writes); }
+
+SerialWitness find_serial_witness(const History& h, bool need_realtime) {
+  SerialWitness w;
+  const WitnessPlan p = plan_serial_witness(h, need_realtime);
+  w.committed = p.committed;
+  w.why_not = p.why_not;
+  if (!p.why_not.empty()) return w;
+  for (WitnessOrder c : p.candidates) {
+    std::string failed = replay_candidate(h, p, c);
     if (!failed.empty()) {
       w.why_not += (w.why_not.empty() ? "" : "; ") + failed;
       continue;
     }
-    if (!writes_unique(h, writes)) {
+    if (!writes_unique(h, p)) {
       w.why_not = "some (key, value) is written twice (or two fingerprints collide)";
       return w;
     }

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/history.h"
 
@@ -28,8 +29,23 @@ struct SerialWitness {
   bool found() const { return order != WitnessOrder::none; }
 };
 
-// need_realtime: the caller wants SSER decided, so only the end-time order
-// (every committed transaction has begin/end) is tried.
+// need_realtime: the caller wants SSER decided, so only time orders (every
+// committed transaction has begin/end) are tried.
 SerialWitness find_serial_witness(const History& h, bool need_realtime);
+
+// The pieces, for callers that split a history by key (dist/key_shards):
+// reads only ever see writes to their own key, so a candidate replays
+// cleanly on the whole history iff it does on every key shard, and a repeated
+// (key, value) lies inside one shard. Every shard keeps all transactions, so
+// the candidates are the same on each.
+struct WitnessPlan {
+  std::string why_not;                    // not empty: no witness possible (lists, null writes, times)
+  std::vector<WitnessOrder> candidates;   // to try in this order
+  uint64_t writes = 0, committed = 0;
+  Sym max_key = 0;
+};
+WitnessPlan plan_serial_witness(const History& h, bool need_realtime);
+std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c);  // "" = clean
+bool writes_unique(const History& h, const WitnessPlan& p);
 
 }  // namespace isocheck
