@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "closure/closure.h"
+#include "closure/windowed_closure.h"
 #include "io/errors.h"
 
 #include <algorithm>
@@ -70,6 +71,17 @@ std::optional<Witness> cycle_witness(const LevelGraph& lg, const DependencyGraph
 
 namespace {
 
+// Transactions with their real-time edges in a realtime-layout graph.
+TimeWindows time_windows(const DependencyGraph& g, const History& h, uint32_t vertices, int64_t skew) {
+  TimeWindows w;
+  w.skew = skew;
+  w.lo.assign(vertices, TimeWindows::kUnknown);
+  w.hi.assign(vertices, TimeWindows::kUnknown);
+  for (TxnIdx t = 0; t < g.n; ++t)
+    if (g.included[t] && h.has_times(t)) w.lo[t] = h.txn_begin[t], w.hi[t] = h.txn_end[t];
+  return w;
+}
+
 // `--closure auto` uses a GPU (when the build and the machine have one) from
 // this many constraints on.
 constexpr size_t kGpuAutoConstraints = 20000;
@@ -118,6 +130,20 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
     // A GPU pays for its transfers only on large problems.
     if (lp.pg.constraints.size() >= kGpuAutoConstraints) engine = make_closure_engine("gpu", opt.threads);
     so.closure = engine.get();
+  }
+  // SSER: real time answers reachability between non-overlapping
+  // transactions; only overlapping pairs reach the closure engine.
+  std::unique_ptr<ClosureEngine> cpu;
+  std::unique_ptr<WindowedClosure> windowed;
+  if (layout == GraphLayout::realtime) {
+    if (!so.closure) {
+      CpuClosureOptions co;
+      co.threads = opt.threads;
+      cpu = std::make_unique<CpuClosure>(co);
+      so.closure = cpu.get();
+    }
+    windowed = std::make_unique<WindowedClosure>(*so.closure, time_windows(g, h, lp.pg.vertex_count, opt.clock_skew));
+    so.closure = windowed.get();
   }
   PolygraphResult pr = solve_polygraph(lp.pg, so);
   if (lp.pg.constraints.size() >= stats.constraints) {
