@@ -72,6 +72,13 @@ int main(int argc, char** argv) {
   for (uint8_t a : ans_cpu) positives += a;
   std::string card = "none";
   auto eng = make_gpu_closure();
+  if (!eng) {  // the host plan is plain C++: time it anyway
+    t0 = Clock::now();
+    QueryPlan qp = make_query_plan(g, q, strongly_connected(g));
+    t_plan = secs(t0);
+    std::fprintf(stderr, "host plan (no device): %.3f s, %u relevant components, %u levels\n", t_plan,
+                 qp.plan.relevant, qp.plan.levels());
+  }
   if (eng) {
     const auto devs = gpu_devices();
     if (!devs.empty()) card = devs[0].name;
