@@ -107,8 +107,10 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc) 
     if (col_of[x.to] == kNoDense) col_of[x.to] = 0, targets.push_back(x.to);
     if (!is_src[x.from]) is_src[x.from] = 1, sources.push_back(x.from);
   }
-  std::sort(targets.begin(), targets.end());
-  for (uint32_t j = 0; j < targets.size(); ++j) col_of[targets[j]] = j;
+  // Targets in vertex order (a scan of the marks, no sort).
+  targets.clear();
+  for (uint32_t v = 0; v < n; ++v)
+    if (col_of[v] != kNoDense) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v);
   qp.plan = make_level_plan(g, sources, targets, std::move(scc));
   const auto& p = qp.plan;
   const auto& comp = p.scc.comp;
@@ -117,8 +119,14 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc) 
     if (cu == cv) qp.ans[i] = p.scc.cyclic[cu];
     else if (height[cu] > height[cv] && p.dense[cu] != kNoDense && p.dense[cv] != kNoDense) qp.order.push_back(i);
   }
-  std::stable_sort(qp.order.begin(), qp.order.end(),
-                   [&](uint32_t a, uint32_t b) { return col_of[q[a].to] < col_of[q[b].to]; });
+  {  // by column, stable: a counting sort (columns are dense 0..targets-1)
+    std::vector<uint64_t> start(targets.size() + 1, 0);
+    for (uint32_t i : qp.order) ++start[col_of[q[i].to] + 1];
+    for (size_t c = 0; c < targets.size(); ++c) start[c + 1] += start[c];
+    std::vector<uint32_t> sorted(qp.order.size());
+    for (uint32_t i : qp.order) sorted[start[col_of[q[i].to]]++] = i;
+    qp.order.swap(sorted);
+  }
   qp.row.resize(qp.order.size()), qp.col.resize(qp.order.size());
   for (size_t k = 0; k < qp.order.size(); ++k) {
     qp.row[k] = p.dense[comp[q[qp.order[k]].from]];

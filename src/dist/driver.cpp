@@ -690,15 +690,25 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   collective([&] {
     if (f == Format::unknown) f = sniff_format(file);
   });
+  // With key shards on HDF5 every rank keeps only its own range (and rank 0
+  // the whole history, for the report) until key shards refuse the history.
+  History mine;
+  bool ranges = false, use_key_shards = d.key_shards;
   if (f == Format::hdf5) {
-    History mine;
     collective([&] {
       uint64_t n = hdf5_txn_count(file);
       mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
     });
-    collective([&] {
-      h = allgather_ranges(std::move(mine));
-    });
+    ranges = use_key_shards;
+    if (ranges) {
+      collective([&] {
+        if (me == 0) h = load_history(file, f, &run.import);
+      });
+    } else {
+      collective([&] {
+        h = allgather_ranges(std::move(mine));
+      });
+    }
   } else {
     collective([&] {
       if (me == 0) h = load_history(file, f, &run.import);
@@ -706,7 +716,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     bcast_history(h, 0);
   }
   collective([&] {
-    if (d.history_budget && h.resident_bytes() > d.history_budget)
+    if (d.history_budget && !ranges && h.resident_bytes() > d.history_budget)
       throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
                           " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
                           " MiB; raise --history-budget or run fewer ranks per node");
@@ -753,7 +763,39 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     return true;
   };
 
-  if (d.key_shards && try_key_shards()) return run;
+  if (ranges) {
+    // Key shards from the per-rank reads: operations exchanged by key.
+    g_stage = "key shards";
+    KeyShardOptions ko;
+    ko.history_budget = d.history_budget;
+    ko.end_stage = [&](const char* name) { end_stage(name); };
+    KeyShardOutcome ks;
+    collective([&] { ks = check_key_sharded_ranges(mine, me == 0 ? &h : nullptr, opt, ko); });
+    if (!ks.refused) {
+      run.key_sharded = true;
+      int code = me == 0 ? exit_code(ks.r) : 0;
+      MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      run.exit_code = code;
+      if (me == 0) run.r = std::move(ks.r);
+      write_times(1, 1);
+      if (me == 0) run.h = std::move(h);
+      return run;
+    }
+    // Refused: every rank takes the whole history, as without key shards;
+    // with lists the shards can still run on it (selected locally).
+    const bool retry = ks.why.rfind("list operations", 0) == 0;
+    if (!retry && me == 0 && !d.quiet)
+      std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
+    if (!retry) use_key_shards = false;
+    collective([&] {
+      h = allgather_ranges(std::move(mine));
+      if (d.history_budget && h.resident_bytes() > d.history_budget)
+        throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
+                            " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
+                            " MiB; raise --history-budget or run fewer ranks per node");
+    });
+  }
+  if (use_key_shards && try_key_shards()) return run;
 
   // ---- partition
   g_stage = ("partition");

@@ -101,22 +101,23 @@ struct Shard {
   std::vector<OpIdx> global_op;  // projected op -> op of the whole history
 };
 
-Shard project_keys(const History& h, int P, int me, const std::vector<uint8_t>& included) {
+// The transaction columns of `meta` (every transaction, no operations).
+void copy_txns(const History& meta, History& p) {
+  p.txn_id = meta.txn_id;
+  p.txn_session = meta.txn_session;
+  p.txn_status = meta.txn_status;
+  p.txn_begin = meta.txn_begin;
+  p.txn_end = meta.txn_end;
+  p.session_name = meta.session_name;
+  p.time_unit = meta.time_unit;
+  p.txn_op_offset.reserve(meta.txn_count() + 1);
+}
+
+// The shard selected locally from the whole history (every rank holds it).
+Shard select_keys(const History& h, int P, int me) {
   Shard s;
   History& p = s.h;
-  p.txn_id = h.txn_id;
-  p.txn_session = h.txn_session;
-  p.txn_begin = h.txn_begin;
-  p.txn_end = h.txn_end;
-  p.session_name = h.session_name;
-  p.time_unit = h.time_unit;
-  p.txn_status.resize(h.txn_count());
-  // Included is global: the projection sees it as committed / aborted, so its
-  // own compute_included finds exactly the whole history's set.
-  for (TxnIdx t = 0; t < h.txn_count(); ++t)
-    p.txn_status[t] = h.txn_status[t] == TxnStatus::unknown ? (included[t] ? TxnStatus::committed : TxnStatus::aborted)
-                                                             : h.txn_status[t];
-  p.txn_op_offset.reserve(h.txn_count() + 1);
+  copy_txns(h, p);
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
       if (key_owner(h.op_key[o], P) != me) continue;
@@ -129,10 +130,17 @@ Shard project_keys(const History& h, int P, int me, const std::vector<uint8_t>& 
   return s;
 }
 
+// Included is global: the projection sees it as committed / aborted, so its
+// own compute_included finds exactly the whole history's set.
+void apply_included(Shard& s, const std::vector<uint8_t>& included) {
+  for (TxnIdx t = 0; t < s.h.txn_count(); ++t)
+    if (s.h.txn_status[t] == TxnStatus::unknown) s.h.txn_status[t] = included[t] ? TxnStatus::committed : TxnStatus::aborted;
+}
+
 // Included transactions (committed, or unknown and read by an included one,
-// transitively): local propagation over this rank's keys, then an OR of the
-// bitmaps over all ranks, until no rank adds one.
-std::vector<uint8_t> included_fixpoint(const History& h, int P, int me, int& rounds) {
+// transitively): local propagation over this rank's keys (the shard holds
+// only those), then an OR of the bitmaps over all ranks, until no rank adds one.
+std::vector<uint8_t> included_fixpoint(const History& h, int& rounds) {
   const TxnIdx n = static_cast<TxnIdx>(h.txn_count());
   std::vector<uint8_t> inc(n, 0);
   for (TxnIdx t = 0; t < n; ++t) inc[t] = h.txn_status[t] == TxnStatus::committed;
@@ -146,7 +154,7 @@ std::vector<uint8_t> included_fixpoint(const History& h, int P, int me, int& rou
   std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;
   for (TxnIdx t = 0; t < n; ++t)
     for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);)
-      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && key_owner(h.op_key[o], P) == me)
+      if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append)
         writer.emplace(std::make_pair(h.op_key[o], h.op_value[o]), t);
   std::vector<TxnIdx> stack;
   for (TxnIdx t = 0; t < n; ++t) if (inc[t]) stack.push_back(t);
@@ -163,7 +171,6 @@ std::vector<uint8_t> included_fixpoint(const History& h, int P, int me, int& rou
       TxnIdx t = stack.back();
       stack.pop_back();
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (key_owner(h.op_key[o], P) != me) continue;
         if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(h.op_key[o], h.op_value[o]);
         if (h.op_kind[o] == OpKind::read_list)
           for (Sym v : h.list(o)) visit(h.op_key[o], v);
@@ -208,8 +215,15 @@ static WitnessOrder sharded_witness(const History& p, bool need_realtime) {
   return WitnessOrder::none;
 }
 
-KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
-  const int P = size(), me = rank();
+namespace {
+
+// The key-shard check proper. `meta`: every transaction's columns and the
+// whole history's operation offsets (positions); `shard`: this rank's keys'
+// operations, original statuses; `whole` (rank 0 only): the whole history,
+// for the final level graphs and the report; `history_bytes`: its size.
+KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History* whole, uint64_t history_bytes,
+                                 const CheckOptions& opt, const KeyShardOptions& ko) {
+  const int me = rank();
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   auto stage = [&](const char* name) {
     if (ko.end_stage) ko.end_stage(name);
@@ -218,18 +232,18 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
 
   // ---- shard: included set, projection, per-key graph, order keys
   int rounds = 0;
-  std::vector<uint8_t> included = included_fixpoint(h, P, me, rounds);
+  std::vector<uint8_t> included = included_fixpoint(shard.h, rounds);
+  apply_included(shard, included);
   enum Flag { kInputError = 0, kAnomaly, kGeneral, kBlind, kFlags };
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<EdgeRec> edges;
   std::vector<AnomalyRec> anomalies;
-  Shard shard = project_keys(h, P, me, included);
   if (opt.serial_witness) {
     // The serial witness, shard by shard: one candidate order for all ranks.
     const WitnessOrder found = sharded_witness(shard.h, wants(Level::sser));
     if (found != WitnessOrder::none) {
       CheckResult& r = out.r;
-      r.stats.txns = h.txn_count();
+      r.stats.txns = meta.txn_count();
       r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
       r.stats.witness = found;
       for (Level l : opt.levels) r.levels.push_back({l});
@@ -255,12 +269,12 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
       for (OpIdx o = 0; o < p.op_count(); ++o)
         if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
       auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t {
-        return static_cast<uint32_t>(s.global_op[p.op_begin(t) + local_pos] - h.op_begin(t));
+        return static_cast<uint32_t>(s.global_op[p.op_begin(t) + local_pos] - meta.op_begin(t));
       };
       auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
       auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
         for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
-          if (p.op_key[o] == k) return s.global_op[o] - h.op_begin(t);
+          if (p.op_key[o] == k) return s.global_op[o] - meta.op_begin(t);
         return 0;
       };
       // Blind writes: a register key whose first operation in an included
@@ -324,7 +338,7 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
 
   // Which levels fail and how, exactly as check() sets them.
   CheckResult& r = out.r;
-  r.stats.txns = h.txn_count();
+  r.stats.txns = meta.txn_count();
   r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
   for (Level l : opt.levels) r.levels.push_back({l});
 
@@ -356,7 +370,7 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
   MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   // Gathered records, the merged edge list, and the CSR of the largest level
   // graph (SI: twice the edges' slots plus 2n offsets).
-  uint64_t need = h.resident_bytes() + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{h.txn_count()};
+  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{meta.txn_count()};
   if (ko.history_budget && need > ko.history_budget)
     throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) +
                         " edges) next to the history: about " + std::to_string(need >> 20) +
@@ -370,6 +384,7 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
 
   // ---- acyclic: the same level graphs, cycle search and labels as check().
   if (me == 0) {
+    const History& h = *whole;
     // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
     auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
     for (size_t width = 1; width + 1 < starts.size(); width *= 2)
@@ -420,6 +435,132 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
   }
   stage("acyclic");
   return out;
+}
+
+}  // namespace
+
+KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
+  return decide_on_shards(h, select_keys(h, size(), rank()), &h, h.resident_bytes(), opt, ko);
+}
+
+namespace {
+
+// Every rank's vector, concatenated in rank order, on every rank.
+template <class T> std::vector<T> allgather(const std::vector<T>& mine) {
+  const int P = size();
+  if (mine.size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 transactions on one rank; run on more ranks");
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(P), disp(P);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  uint64_t total = 0;
+  for (int r = 0; r < P; ++r) {
+    if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 transactions; run on more ranks");
+    disp[r] = static_cast<int>(total), total += counts[r];
+  }
+  std::vector<T> all(total);
+  MPI_Datatype t = bytes_type(sizeof(T));
+  MPI_Allgatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return all;
+}
+
+// One operation on its way to the rank owning its key.
+struct OpRec {
+  uint64_t key, value;
+  uint32_t txn, pos;
+  uint32_t kind, pad;
+};
+static_assert(sizeof(OpRec) == 32);
+
+}  // namespace
+
+KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
+                                         const KeyShardOptions& ko) {
+  const int P = size(), me = rank();
+  // Lists carry their observed values in another column: not exchanged here.
+  int lists = 0;
+  for (OpKind k : mine.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
+  MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (lists) {
+    KeyShardOutcome out;
+    out.refused = true;
+    out.why = "list operations (key shards from per-rank reads exchange registers only)";
+    return out;
+  }
+  // Every transaction's columns on every rank; sessions renumbered by first
+  // appearance in file order, as a whole-file read numbers them.
+  History meta;
+  {
+    std::vector<int64_t> session_of(mine.txn_count());
+    std::vector<uint64_t> ops_of(mine.txn_count());
+    for (TxnIdx t = 0; t < mine.txn_count(); ++t)
+      session_of[t] = mine.session_name[mine.txn_session[t]], ops_of[t] = mine.op_end(t) - mine.op_begin(t);
+    meta.txn_id = allgather(mine.txn_id);
+    meta.txn_status = allgather(mine.txn_status);
+    meta.txn_begin = allgather(mine.txn_begin);
+    meta.txn_end = allgather(mine.txn_end);
+    const std::vector<int64_t> sessions = allgather(session_of);
+    const std::vector<uint64_t> ops = allgather(ops_of);
+    std::unordered_map<int64_t, uint32_t> dense;
+    meta.txn_session.resize(sessions.size());
+    for (size_t t = 0; t < sessions.size(); ++t) {
+      auto [it, fresh] = dense.try_emplace(sessions[t], static_cast<uint32_t>(meta.session_name.size()));
+      if (fresh) meta.session_name.push_back(sessions[t]);
+      meta.txn_session[t] = it->second;
+    }
+    meta.txn_op_offset.resize(ops.size() + 1);
+    for (size_t t = 0; t < ops.size(); ++t) meta.txn_op_offset[t + 1] = meta.txn_op_offset[t] + ops[t];
+    meta.time_unit = mine.time_unit;
+  }
+  // This rank's first transaction: the ranges are consecutive, in rank order.
+  uint64_t count = mine.txn_count(), first = 0;
+  MPI_Exscan(&count, &first, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) first = 0;
+  // Operations to their key's owner (MPI_Alltoallv), in file order per owner.
+  std::vector<int> send_count(P, 0), recv_count(P), send_disp(P), recv_disp(P);
+  for (OpIdx o = 0; o < mine.op_count(); ++o) ++send_count[key_owner(mine.op_key[o], P)];
+  {
+    uint64_t total = 0;
+    for (int r = 0; r < P; ++r) send_disp[r] = static_cast<int>(total), total += send_count[r];
+    if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 operations on one rank; run on more ranks");
+  }
+  std::vector<OpRec> send(mine.op_count());
+  {
+    std::vector<int> at(send_disp);
+    for (TxnIdx t = 0; t < mine.txn_count(); ++t)
+      for (OpIdx o = mine.op_begin(t); o < mine.op_end(t); ++o)
+        send[at[key_owner(mine.op_key[o], P)]++] = {mine.op_key[o], mine.op_value[o], static_cast<uint32_t>(first + t),
+                                                   static_cast<uint32_t>(o - mine.op_begin(t)),
+                                                   static_cast<uint32_t>(mine.op_kind[o]), 0};
+  }
+  MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  uint64_t received = 0;
+  for (int r = 0; r < P; ++r) {
+    if (received > INT32_MAX) throw ResourceError("key shards: more than 2^31 operations for one rank; run on more ranks");
+    recv_disp[r] = static_cast<int>(received), received += recv_count[r];
+  }
+  std::vector<OpRec> recv(received);
+  MPI_Datatype rec = bytes_type(sizeof(OpRec));
+  MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), rec, recv.data(), recv_count.data(), recv_disp.data(),
+                rec, MPI_COMM_WORLD);
+  MPI_Type_free(&rec);
+  std::vector<OpRec>().swap(send);
+  // Sources hold consecutive transaction ranges in rank order: the received
+  // records are already in (transaction, position) order.
+  Shard shard;
+  copy_txns(meta, shard.h);
+  size_t i = 0;
+  for (TxnIdx t = 0; t < meta.txn_count(); ++t) {
+    for (; i < recv.size() && recv[i].txn == t; ++i) {
+      shard.h.add_op(static_cast<OpKind>(recv[i].kind), recv[i].key, recv[i].value);
+      shard.global_op.push_back(meta.txn_op_offset[t] + recv[i].pos);
+    }
+    shard.h.end_txn();
+  }
+  std::vector<OpRec>().swap(recv);
+  uint64_t bytes = mine.resident_bytes(), history_bytes = 0;
+  MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return decide_on_shards(meta, std::move(shard), whole, history_bytes, opt, ko);
 }
 
 }  // namespace isocheck::dist

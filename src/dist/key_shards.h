@@ -1,7 +1,8 @@
 // Key shards inside one large component (docs/dist.md, "Key shards").
 //
-// Every rank takes the operations of its keys (hash(key) % P), selected
-// locally from the history every rank holds after the read stage, and builds
+// Every rank takes the operations of its keys (hash(key) % P) — selected
+// locally when every rank holds the history, or exchanged with MPI_Alltoallv
+// from per-rank reads (check_key_sharded_ranges) — and builds
 // the per-key part of the dependency graph on a projection that keeps every
 // transaction (status, session, times) but only its keys' operations:
 // WR/WW/RW edges and the per-key anomalies are key-local. The "included" set
@@ -50,6 +51,16 @@ struct KeyShardOutcome {
 // Collective: every rank calls it with the whole history. Throws
 // ResourceError on every rank when the gathered graph exceeds the budget.
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko);
+
+// The same from per-rank reads (HDF5 hyperslabs), without any rank holding
+// the whole history but rank 0: `mine` holds a consecutive range of
+// transactions (ranks in file order), the transaction columns are
+// all-gathered (about 40 bytes a transaction), and every operation travels to
+// the rank owning its key with MPI_Alltoallv. `whole` is the whole history on
+// rank 0 (its final level graphs and the report need it), nullptr elsewhere.
+// Refused for histories with list operations.
+KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
+                                         const KeyShardOptions& ko);
 
 // The rank owning a key (the same hash as the partition stage's key shards).
 int key_owner(Sym key, int ranks);

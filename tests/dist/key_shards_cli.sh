@@ -46,6 +46,13 @@ mpiexec --oversubscribe -n 2 "$BIN" verify "$T/blind.jsonl" -l ser,si,sser --jso
 grep -q '"serial_witness":"begin-time order"' "$T/w.json" || fail "no sharded serial witness: $(cat "$T/w.json")"
 ! grep -q "key shards not used" "$T/w.err" || fail "key shards refused with the witness on: $(cat "$T/w.err")"
 diff <(upto_stats "$T/plain.blind.jsonl.json") <(upto_stats "$T/w.json") > /dev/null || fail "sharded witness verdict differs"
+# List-append in HDF5: the per-rank-read shards refuse lists, the shards on the
+# whole history take it; the same report either way.
+"$BIN" generate --workload append --txns 3000 --sessions 8 --out "$T/app.h5" -q || fail gen append
+"$BIN" verify "$T/app.h5" -l ser,si --json -q > "$T/app.plain.json"; prc=$?
+mpiexec --oversubscribe -n 2 "$BIN" verify "$T/app.h5" -l ser,si --json --key-shards > "$T/app.s2.json" 2> "$T/app.err"; rc=$?
+[ "$rc" = "$prc" ] || fail "append.h5 with --key-shards: exit $rc, want $prc"
+diff <(upto_stats "$T/app.plain.json") <(upto_stats "$T/app.s2.json") > /dev/null || fail "append.h5 with --key-shards differs"
 # Stage times name the key-shard stages.
 mpiexec --oversubscribe -n 2 "$BIN" verify "$T/ok.jsonl" -q --key-shards --stage-times "$T/t.json" || fail "stage times run"
 grep -q '"key_shards":true' "$T/t.json" && grep -q '"shard":' "$T/t.json" && grep -q '"acyclic":' "$T/t.json" \
