@@ -699,7 +699,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       uint64_t n = hdf5_txn_count(file);
       mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
     });
-    ranges = use_key_shards;
+    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
     if (ranges) {
       collective([&] {
         if (me == 0) h = load_history(file, f, &run.import);
