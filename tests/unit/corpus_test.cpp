@@ -159,6 +159,15 @@ TEST(Corpus, ImportAndVerdicts) {
     for (const auto& v : e.verdicts) opt.levels.push_back(v.level);
     CheckResult r = check(h, opt);
     ASSERT_EQ(r.levels.size(), e.verdicts.size());
+    {  // the dependency-graph path alone reaches the same verdicts
+      CheckOptions graph = opt;
+      graph.serial_witness = false;
+      CheckResult g = check(h, graph);
+      ASSERT_EQ(g.levels.size(), r.levels.size());
+      for (size_t i = 0; i < g.levels.size(); ++i)
+        EXPECT_EQ(g.levels[i].decided && g.levels[i].holds, r.levels[i].decided && r.levels[i].holds)
+            << "graph path, " << to_string(g.levels[i].level);
+    }
     bool all_decided = true, all_match = true;
     for (size_t i = 0; i < e.verdicts.size(); ++i) {
       const LevelResult& lr = r.levels[i];

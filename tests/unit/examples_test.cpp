@@ -102,6 +102,15 @@ TEST(Examples, CheckAgrees) {
     opt.levels = {Level::ser, Level::si, Level::sser};
     CheckResult res = check(h, opt);
     ASSERT_EQ(res.levels.size(), 3u);
+    {  // the dependency-graph path alone: the same verdicts
+      CheckOptions graph = opt;
+      graph.serial_witness = false;
+      CheckResult g = check(h, graph);
+      ASSERT_EQ(g.levels.size(), 3u);
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(g.levels[i].decided && g.levels[i].holds, res.levels[i].decided && res.levels[i].holds)
+            << "graph path, " << to_string(g.levels[i].level);
+    }
     const bool want[3] = {r.ser, r.si, r.sser};
     for (int i = 0; i < 3; ++i) {
       const LevelResult& lr = res.levels[i];
