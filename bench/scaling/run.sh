@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Strong scaling of the distributed driver: 1, 2, 4, 8 ranks on histories of
 # three kinds (rmw, blindw-rw, many-component), time per stage, parallel
-# efficiency, peak memory per rank; a PNG plot when python3-matplotlib (or
-# gnuplot) is installed.
+# efficiency, peak memory per rank; a PNG plot (python3-matplotlib when
+# installed, else bench/scaling/png_plot.py with the standard library only).
 #
 #   bench/scaling/run.sh [BUILD_DIR] [OUT_DIR]
 #   OPS=10000000 RANKS="1 2 4 8 16" bench/scaling/run.sh build /scratch/scaling   # on a cluster node
@@ -25,7 +25,7 @@ CORES=$(nproc)
 [ -f "$OUT/rmw.h5" ] || [ "${KINDS/rmw/}" = "$KINDS" -a "$KEY_SHARDS" != 1 ] || "$BIN" generate --workload rmw --txns $((OPS / 4)) --sessions 64 --out "$OUT/rmw.h5" -q
 [ -f "$OUT/blindw-rw.h5" ] || [ "${KINDS/blindw-rw/}" = "$KINDS" ] || "$BIN" generate --workload blindw-rw --txns $((OPS / 8)) --sessions 64 --out "$OUT/blindw-rw.h5" -q
 [ -f "$OUT/many.h5" ] || [ "${KINDS/many/}" = "$KINDS" ] || "$GEN" many "$OUT/many.h5" --components 1000 --txns $((OPS / 4)) --sessions-per 4
-echo "kind ranks total_s read_s partition_s solve_s merge_s efficiency peak_rss_mib_max oversubscribed" > "$OUT/results.tsv"
+echo "kind ranks total_s read_s partition_s solve_s merge_s efficiency peak_rss_mib_max oversubscribed" | tr ' ' '\t' > "$OUT/results.tsv"
 for kind in $KINDS; do
   base=""
   for p in $RANKS; do
@@ -49,7 +49,7 @@ column -t "$OUT/results.tsv"
 if [ "$KEY_SHARDS" = 1 ]; then
   # One component (rmw) on key shards: each rank builds its keys' part of the
   # dependency graph; rank 0 gathers the edges and runs the acyclicity test.
-  echo "ranks total_s read_s shard_s gather_s acyclic_s efficiency peak_rss_mib_rank0 peak_rss_mib_other_max oversubscribed" > "$OUT/key_shards.tsv"
+  echo "ranks total_s read_s shard_s gather_s acyclic_s efficiency peak_rss_mib_rank0 peak_rss_mib_other_max oversubscribed" | tr ' ' '\t' > "$OUT/key_shards.tsv"
   base=""
   for p in $RANKS; do
     f="$OUT/rmw.keyshards.$p.json"
@@ -68,7 +68,7 @@ PY
   done
   echo; echo "rmw on key shards ($OPS operations, one component):"; column -t "$OUT/key_shards.tsv"
 fi
-python3 - "$OUT" <<'PY' || echo "(no plot: install python3-matplotlib)"
+python3 - "$OUT" <<'PY' 2>/dev/null || python3 "$(dirname "$0")/png_plot.py" "$OUT"
 import sys, csv
 out = sys.argv[1]
 import matplotlib; matplotlib.use("Agg")
