@@ -14,6 +14,7 @@
 
 #include "audit/reader.h"
 #include "audit/state.h"
+#include "audit/written.h"
 #include "io/errors.h"
 #include "report/report.h"
 #include "util/flat_hash.h"
@@ -133,6 +134,9 @@ class Auditor {
     return round + 1 < suffix_begin_.size() ? suffix_begin_[round + 1] : kPosInf;
   }
   void compute_suffixes();
+  bool dup_check() const { return opt_.duplicate_check && s_.rule != ForgetRule::none; }
+  void check_duplicates(const History& chunk, uint64_t first_row, uint64_t round);
+  void rebuild_fingerprints(uint64_t rows);
 
   std::string path_;
   AuditOptions opt_;
@@ -143,13 +147,15 @@ class Auditor {
   std::unordered_map<int64_t, uint32_t> session_index_;   // carry session name -> dense index
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
+  FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
   std::vector<Level> open_levels() const;
 };
 
 std::string Auditor::options_fingerprint() const {
   std::string s = file_fingerprint(path_) + " round=" + std::to_string(opt_.round_txns) + " rule=" + opt_.rule +
                   " fence_key=" + opt_.fence_key + " skew=" + std::to_string(opt_.check.clock_skew) +
-                  " time_order=" + std::to_string(opt_.check.time_order) + " levels=";
+                   " time_order=" + std::to_string(opt_.check.time_order) +
+                  " dup=" + std::to_string(opt_.duplicate_check) + " levels=";
   for (Level l : opt_.check.levels) s += std::string(to_string(l)) + ",";
   return s;
 }
@@ -421,7 +427,7 @@ void Auditor::check_round(uint64_t round) {
       if (l.verdict != "violated") {
         l.verdict = "violated";
         l.round = round;
-        l.anomaly = "anomaly";
+        l.anomaly = to_string(r.anomalies[0].kind);
         l.explanation = lines;
       }
   }
@@ -446,6 +452,136 @@ void Auditor::check_round(uint64_t round) {
   if (any_pending) {
     c.keys = std::move(stripped.keys);
     c.values = std::move(stripped.values);
+  }
+}
+
+// ------------------------------------------------------- duplicate writes
+// A value written twice to one key makes every level fail (check() reports
+// it when both writers are in one sub-history). Across rounds the first
+// writer may be forgotten, so every write's (key, value) fingerprint is kept
+// (docs/audit.md, "Duplicate writes"). A write of this round whose
+// fingerprint an earlier round wrote is a suspect: when a transaction still
+// in memory wrote exactly that (key, value), check() sees both and reports
+// it; otherwise the log before this round is re-read and keys and values are
+// compared exactly. Only an exact match is reported: a fingerprint collision
+// costs a re-read, never a false violation.
+void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_t round) {
+  std::vector<uint64_t> fps;
+  std::vector<OpIdx> wops;
+  fps.reserve(chunk.op_count());
+  wops.reserve(chunk.op_count());
+  for (OpIdx o = 0; o < chunk.op_count(); ++o)
+    if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+      fps.push_back(write_fingerprint(chunk, o, opt_.fingerprint_mask));
+      wops.push_back(o);
+    }
+  constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
+  std::vector<size_t> hits;
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    if (written_.contains(fps[i])) hits.push_back(i);
+  }
+  if (!hits.empty() && !open_levels().empty()) {
+    struct Suspect {
+      uint64_t fp;
+      OpIdx op;
+      CanonSym key, value;
+      bool in_memory = false, found = false;
+      int64_t first_id = 0;
+      uint64_t first_row = 0;
+      TxnStatus first_status = TxnStatus::committed;
+    };
+    std::vector<Suspect> sus;
+    std::unordered_map<uint64_t, std::vector<size_t>> by_fp;
+    for (size_t i : hits) {
+      OpIdx o = wops[i];
+      sus.push_back({fps[i], o, canon_sym(chunk.keys, chunk.op_key[o]), canon_sym(chunk.values, chunk.op_value[o])});
+      by_fp[fps[i]].push_back(sus.size() - 1);
+    }
+    auto scan = [&](const History& h, TxnIdx from, auto&& on_match) {
+      for (TxnIdx t = from; t < h.txn_count(); ++t)
+        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+          if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
+          auto it = by_fp.find(write_fingerprint(h, o, opt_.fingerprint_mask));
+          if (it == by_fp.end()) continue;
+          CanonSym k = canon_sym(h.keys, h.op_key[o]), v = canon_sym(h.values, h.op_value[o]);
+          for (size_t i : it->second)
+            if (sus[i].key == k && sus[i].value == v) on_match(sus[i], h, t);
+        }
+    };
+    // In memory (not the summary, whose writes are copies): check() will see both writers.
+    scan(s_.carry, s_.has_summary ? s_.summary_txns : 0, [](Suspect& x, const History&, TxnIdx) { x.in_memory = true; });
+    bool reread = false;
+    for (auto& x : sus) reread |= !x.in_memory;
+    if (reread) {
+      ++s_.result.duplicate_rereads;
+      say("round " + std::to_string(round) + ": " + std::to_string(sus.size()) +
+          " written (key, value) fingerprint(s) seen before; re-reading the log to compare exactly");
+      LogReader rr(path_, opt_.format);
+      uint64_t row = 0;
+      while (row < first_row) {
+        History h = rr.next(std::min<uint64_t>(opt_.round_txns, first_row - row));
+        if (h.txn_count() == 0) break;
+        scan(h, 0, [&](Suspect& x, const History& hh, TxnIdx t) {
+          if (x.in_memory || x.found) return;
+          x.found = true;
+          x.first_id = hh.txn_id[t];
+          x.first_row = row + t;
+          x.first_status = hh.txn_status[t];
+        });
+        row += h.txn_count();
+      }
+    }
+    std::vector<std::string> lines;
+    uint64_t confirmed = 0;
+    for (auto& x : sus) {
+      if (!x.found) continue;
+      ++confirmed;
+      if (lines.size() >= 5) continue;
+      TxnIdx t = static_cast<TxnIdx>(std::upper_bound(chunk.txn_op_offset.begin(), chunk.txn_op_offset.end(), x.op) -
+                                     chunk.txn_op_offset.begin() - 1);
+      auto status = [](TxnStatus st) {
+        return st == TxnStatus::aborted ? " (aborted)" : st == TxnStatus::unknown ? " (unknown status)" : "";
+      };
+      lines.push_back("T" + std::to_string(chunk.txn_id[t]) + status(chunk.txn_status[t]) + " (transaction " +
+                      std::to_string(first_row + t + 1) + " of the log) wrote " + canon_text(x.key) + "=" +
+                      canon_text(x.value) + ", a value T" + std::to_string(x.first_id) + status(x.first_status) +
+                      " (transaction " + std::to_string(x.first_row + 1) +
+                      ", no longer in memory) also wrote: written values must be unique per key");
+    }
+    if (confirmed) {
+      auto& res = s_.result;
+      res.anomalies += confirmed;
+      for (auto& l : res.levels)
+        if (l.verdict != "violated") {
+          l.verdict = "violated";
+          l.round = round;
+          l.anomaly = "duplicate write";
+          l.explanation = lines;
+        }
+    }
+  }
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    written_.insert(fps[i]);
+  }
+  s_.result.fingerprints = written_.size();
+  s_.result.fingerprint_bytes = written_.bytes();
+}
+
+// After a resumption: the fingerprints of every write before the checkpoint
+// (not in the checkpoint, which would then grow with the log; one re-read).
+void Auditor::rebuild_fingerprints(uint64_t rows) {
+  written_.clear();
+  LogReader rr(path_, opt_.format);
+  uint64_t row = 0;
+  while (row < rows) {
+    History h = rr.next(std::min<uint64_t>(opt_.round_txns, rows - row));
+    if (h.txn_count() == 0) break;
+    for (OpIdx o = 0; o < h.op_count(); ++o)
+      if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append)
+        written_.insert(write_fingerprint(h, o, opt_.fingerprint_mask));
+    row += h.txn_count();
   }
 }
 
@@ -974,6 +1110,7 @@ AuditResult Auditor::run() {
     if (s_.result.complete) return s_.result;  // finished before: report again
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
+    if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
     for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
     for (auto& [k, v] : s_.last_fence) last_fence_[k] = v;
@@ -993,6 +1130,7 @@ AuditResult Auditor::run() {
     prescan();
     choose_rule();
     s_.result.rule = s_.rule;
+    s_.result.duplicate_check = dup_check();
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
     if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
       s_.result.complete = false;
@@ -1019,6 +1157,7 @@ AuditResult Auditor::run() {
     st.first_txn = first;
     st.txns = chunk.txn_count();
     st.run = run;
+    if (dup_check()) check_duplicates(chunk, first, round);
     append_round(chunk);
     chunk = History{};
     bool last = reader_.position().txn >= s_.total_txns;
