@@ -708,12 +708,16 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<uint32_t> rd_off, rd_dst, sc_off, sc_dst;
   csr(rd, rd_off, rd_dst);
   csr(sc, sc_off, sc_dst);
-  // Blind (or list) keys: touchers sorted by how late they can be "before" others.
+  // Blind (or list) keys: their writers sorted by how late they can be
+  // "before" others. Only writers: an edge on key k into a transaction that
+  // only reads k is a read-from edge, which is certain (from the writer of
+  // the version read, followed below); write-write and anti-dependency edges
+  // end at a writer of k. (List keys: their touchers are roots anyway.)
   std::unordered_map<Sym, std::vector<uint32_t>> blind_touchers;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (key_blind.find(touches[i].key) && !(t < old_pieces))
+      if (touches[i].write_v != kNo && key_blind.find(touches[i].key) && !(t < old_pieces))
         blind_touchers[touches[i].key].push_back(static_cast<uint32_t>(t));
   }
   // order value: a precedes b when ord(a) <= lim(b)  (fence: nf <= pf; time: end + skew < begin)
@@ -886,6 +890,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].second;
         bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
+        // The old summary's read-modify-write of the initial state installs
+        // the first version of its key: any other frozen write overwrites it
+        // (its version order is known in every round's check).
+        if (!over && w < old_pieces && b - a > 1)
+          for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
+            if (touches[j].key == key) over = !touches[j].blind && touches[j].read_v == kNullValue;
         uint32_t v = vid.find(key, final_write(w, key));
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(w);
@@ -1005,14 +1015,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     st.frontier = frontier.size();
   }
   std::vector<uint8_t> nchecked(nc.op_count(), 0);
-  // versions written by forgotten transactions (their frontier lives on in the summary)
-  PairMap gone(touches.size() + 1);
-  for (size_t t = 0; t < n; ++t)
-    if (!aborted[t] && !unfrozen[t])
-      for (uint64_t j = touch_off[t]; j < touch_off[t + 1]; ++j)
-        if (touches[j].write_v != kNo) gone.at(touches[j].key, touches[j].write_v) = 1;
-  if (summary)
-    for (OpIdx o = 0; o < nc.op_count(); ++o) gone.at(nc.op_key[o], nc.op_value[o]) = 0;  // in the summary
   uint64_t forgotten = 0;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t] || !unfrozen[t]) {
