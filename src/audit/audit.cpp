@@ -193,45 +193,52 @@ void Auditor::prescan() {
   std::unordered_map<int64_t, int64_t> last;
   uint64_t round = 0;
   bool any_fence = false;
+  // Read in chunks of several rounds (each read of an HDF5 range rebuilds
+  // its symbol tables, ~25 ms for 10^5 keys), statistics per round.
+  const uint64_t R = opt_.round_txns;
+  const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
   while (true) {
-    History h = reader_.next(opt_.round_txns);
+    History h = reader_.next(chunk_rows);
     if (h.txn_count() == 0) break;
     // Find the fence key by name in this chunk's table.
     Sym fk = ~0ULL;
     if (h.keys.named())
       for (Sym i = 0; i < h.keys.names().size(); ++i)
         if (!h.keys.is_int(i) && h.keys.name(i) == opt_.fence_key) fk = i;
-    int64_t min_pf = kPosInf, min_begin = kPosInf;
-    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      int64_t session = h.session_name[h.txn_session[t]];
-      if (!h.has_times(t)) {
-        if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
-        s_.times_ok = false;
-      } else {
-        min_begin = std::min(min_begin, h.txn_begin[t]);
+    for (TxnIdx t0 = 0; t0 < h.txn_count(); t0 += static_cast<TxnIdx>(R)) {
+      TxnIdx t1 = static_cast<TxnIdx>(std::min<uint64_t>(h.txn_count(), t0 + R));
+      int64_t min_pf = kPosInf, min_begin = kPosInf;
+      for (TxnIdx t = t0; t < t1; ++t) {
+        int64_t session = h.session_name[h.txn_session[t]];
+        if (!h.has_times(t)) {
+          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
+          s_.times_ok = false;
+        } else {
+          min_begin = std::min(min_begin, h.txn_begin[t]);
+        }
+        int64_t value = 0;
+        bool ok = true, fence = false;
+        if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
+        if (!ok) {
+          if (s_.fence_ok)
+            s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
+                               " but is not a committed fence (read k, write k+1, nothing else)";
+          s_.fence_ok = false;
+        }
+        if (fence) {
+          any_fence = true;
+          last[session] = value;
+          min_pf = std::min(min_pf, value);
+        } else {
+          auto it = last.find(session);
+          min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
+        }
       }
-      int64_t value = 0;
-      bool ok = true, fence = false;
-      if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
-      if (!ok) {
-        if (s_.fence_ok)
-          s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
-                             " but is not a committed fence (read k, write k+1, nothing else)";
-        s_.fence_ok = false;
-      }
-      if (fence) {
-        any_fence = true;
-        last[session] = value;
-        min_pf = std::min(min_pf, value);
-      } else {
-        auto it = last.find(session);
-        min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
-      }
+      s_.round_min_pf.push_back(min_pf);
+      s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
+      s_.total_txns += t1 - t0;
+      ++round;
     }
-    s_.round_min_pf.push_back(min_pf);
-    s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
-    s_.total_txns += h.txn_count();
-    ++round;
   }
   if (!any_fence && s_.fence_ok) {
     s_.fence_ok = false;
@@ -470,9 +477,11 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
   std::vector<OpIdx> wops;
   fps.reserve(chunk.op_count());
   wops.reserve(chunk.op_count());
+  SymHashCache kh, vh;
   for (OpIdx o = 0; o < chunk.op_count(); ++o)
     if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
-      fps.push_back(write_fingerprint(chunk, o, opt_.fingerprint_mask));
+      fps.push_back(pair_fingerprint(kh.get(chunk.keys, chunk.op_key[o]), vh.get(chunk.values, chunk.op_value[o]),
+                                     opt_.fingerprint_mask));
       wops.push_back(o);
     }
   constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
@@ -589,6 +598,9 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
 // Marks the frozen transactions (docs/audit.md), builds the new summary from
 // their frontier writes, and drops them (and every aborted transaction).
 void Auditor::forget(uint64_t round, RoundStat& st) {
+  Timer ph_timer;
+  std::string ph_log;
+  auto phase = [&](const char* name) { if (getenv("ISOCHECK_AUDIT_DEBUG")) { char b[64]; std::snprintf(b, sizeof b, " %s=%.3f", name, ph_timer.seconds()); ph_log += b; } };
   History& c = s_.carry;
   const size_t n = c.txn_count();
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
@@ -613,6 +625,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = 0; t < n; ++t)
       cand[t] = c.has_times(static_cast<TxnIdx>(t)) && (B == kPosInf || c.txn_end[t] < B - skew);
   }
+  phase("touches");
   // Per transaction and key: versions read, the version installed, blindness.
   struct Touch {
     Sym key;
@@ -620,6 +633,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     Sym write_v;    // final write (kNoWrite when none)
     bool blind;     // wrote without reading first
     bool list;
+    uint32_t wver = ~0u;  // version id of write_v (set with the versions)
   };
   constexpr Sym kNo = ~0ULL - 1;
   std::vector<uint64_t> touch_off(n + 1, 0);
@@ -664,6 +678,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   }
   touch_off[n] = touches.size();
   reads_off[n] = reads.size();
+  phase("versions");
   // Versions: (key, value) -> id; writer, readers, read-modify-write successors.
   PairMap vid(touches.size() + reads.size() + 1);
   uint32_t nv = 0;
@@ -673,14 +688,16 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     return id;
   };
   std::vector<uint32_t> w_of;                       // version -> writer txn
+  std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   FlatMap64 key_blind(1024);
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
-      const Touch& tc = touches[i];
+      Touch& tc = touches[i];
       if (tc.write_v != kNo) {
         uint32_t v = version(tc.key, tc.write_v);
+        tc.wver = v;
         if (w_of.size() <= v) w_of.resize(v + 1, ~0u);
         w_of[v] = static_cast<uint32_t>(t);
         if (tc.read_v != kNo) sc.push_back({version(tc.key, tc.read_v), static_cast<uint32_t>(t)});
@@ -692,22 +709,39 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         key_blind.get_or_insert(tc.key, 1, ins);
       }
     }
-    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i)
-      rd.push_back({version(reads[i].first, reads[i].second), static_cast<uint32_t>(t)});
+    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
+      uint32_t v = version(reads[i].first, reads[i].second);
+      rver[i] = v;
+      rd.push_back({v, static_cast<uint32_t>(t)});
+    }
   }
   w_of.resize(nv, ~0u);
+  phase("csr");
+  // Counting sort by version (stable: destinations stay in transaction
+  // order), adjacent repeats dropped.
   auto csr = [&](std::vector<std::pair<uint32_t, uint32_t>>& e, std::vector<uint32_t>& off, std::vector<uint32_t>& dst) {
-    std::sort(e.begin(), e.end());
-    e.erase(std::unique(e.begin(), e.end()), e.end());
-    off.assign(nv + 1, 0);
-    for (auto& p : e) ++off[p.first + 1];
-    for (uint32_t i = 0; i < nv; ++i) off[i + 1] += off[i];
+    off.assign(nv + 2, 0);
+    for (auto& p : e) ++off[p.first + 2];
+    for (uint32_t i = 0; i < nv; ++i) off[i + 2] += off[i + 1];
     dst.resize(e.size());
-    for (size_t i = 0; i < e.size(); ++i) dst[i] = e[i].second;
+    for (auto& p : e) dst[off[p.first + 1]++] = p.second;
+    off.pop_back();  // off[v] .. off[v+1]: destinations of v
+    std::vector<uint32_t> noff(nv + 1, 0);
+    size_t k = 0;
+    for (uint32_t v = 0; v < nv; ++v) {
+      noff[v] = static_cast<uint32_t>(k);
+      for (uint32_t j = off[v]; j < off[v + 1]; ++j)
+        if (j == off[v] || dst[j] != dst[j - 1]) dst[k++] = dst[j];
+    }
+    noff[nv] = static_cast<uint32_t>(k);
+    dst.resize(k);
+    off = std::move(noff);
+    e.clear();
   };
   std::vector<uint32_t> rd_off, rd_dst, sc_off, sc_dst;
   csr(rd, rd_off, rd_dst);
   csr(sc, sc_off, sc_dst);
+  phase("blind");
   // Blind (or list) keys: their writers sorted by how late they can be
   // "before" others. Only writers: an edge on key k into a transaction that
   // only reads k is a read-from edge, which is certain (from the writer of
@@ -751,6 +785,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     std::sort(by_begin.begin(), by_begin.end(), [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; });
     rt_done = by_begin.size();
   }
+  phase("session");
   // Session successors.
   std::vector<uint32_t> next_in_session(n, ~0u), last_in(c.session_count(), ~0u);
   for (size_t t = n; t-- > 0;) {
@@ -769,11 +804,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // read of a version older than a blind write certainly ordered after it):
   // the kept reader would have a certain edge into a forgotten transaction.
   // Kept off; the per-edge test (not certainly before u) stays.
-  const bool prune = false;
+  constexpr bool prune = false;
   std::vector<uint8_t> unfrozen(n, 0), extra_root(n, 0);
   std::vector<int64_t> label(n, kPosInf);
   using Item = std::pair<int64_t, uint32_t>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  // Without pruning every label is -inf: a plain stack (a heap ordered by
+  // label is what pruning would need).
+  static_assert(!prune);
+  std::vector<Item> heap;
   // `maybe`: an edge that exists only for some version orders; pruned by the
   // label. Certain edges always propagate: no kept transaction may have a
   // certain edge into a forgotten one (the summary merges them).
@@ -783,16 +821,25 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (L < label[t]) {
       label[t] = L;
       unfrozen[t] = 1;
-      heap.push({L, t});
+      heap.push_back({L, t});
     }
   };
   // key -> (its writers, done)
+  phase("writers_of");
+  // (only keys some transaction read as the initial state: the one use)
+  // The old summary's reads of the initial state are left out: when the
+  // summary is unfrozen nothing is forgotten, whatever else it reaches.
   std::unordered_map<Sym, std::pair<std::vector<uint32_t>, bool>> writers_of;
-  for (size_t t = 0; t < n; ++t) {
-    if (aborted[t]) continue;
-    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (touches[i].write_v != kNo) writers_of[touches[i].key].first.push_back(static_cast<uint32_t>(t));
-  }
+  for (uint64_t i = reads_off[old_pieces]; i < reads.size(); ++i)
+    if (reads[i].second == kNullValue) writers_of.try_emplace(reads[i].first);
+  if (!writers_of.empty())
+    for (size_t t = 0; t < n; ++t) {
+      if (aborted[t]) continue;
+      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+        if (touches[i].write_v != kNo)
+          if (auto it = writers_of.find(touches[i].key); it != writers_of.end())
+            it->second.first.push_back(static_cast<uint32_t>(t));
+    }
   auto propagate = [&] {
     for (auto& [k, w] : writers_of) w.second = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
@@ -802,18 +849,18 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = 0; t < n; ++t)
       if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
     while (!heap.empty()) {
-      auto [L, u] = heap.top();
-      heap.pop();
+      auto [L, u] = heap.back();
+      heap.pop_back();
       if (L != label[u]) continue;  // stale
       visit(next_in_session[u], L, false);  // certain
       for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
         const Touch& tc = touches[i];
         if (tc.write_v != kNo) {
-          uint32_t v = vid.find(tc.key, tc.write_v);
+          uint32_t v = tc.wver;
           for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) visit(rd_dst[j], L, false);
           for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         }
-        if (auto it = by_key.find(tc.key); it != by_key.end()) {
+        if (auto it = by_key.empty() ? by_key.end() : by_key.find(tc.key); it != by_key.end()) {
           Sorted& s = it->second;
           // maybe-edges u -> t for touchers t not certainly before u
           int64_t thr = std::max(lim(u), L);
@@ -824,10 +871,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         }
       }
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
-        uint32_t v = vid.find(reads[i].first, reads[i].second);
+        uint32_t v = rver[i];
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         // a read of the initial state precedes every write of the key: certain
-        if (reads[i].second == kNullValue) {
+        if (reads[i].second == kNullValue && u >= old_pieces) {
           auto it = writers_of.find(reads[i].first);
           if (it != writers_of.end() && !it->second.second) {
             it->second.second = true;  // labels pop in ascending order: once is enough
@@ -844,6 +891,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       }
     }
   };
+  phase("propagate");
   propagate();
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
@@ -851,10 +899,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
   std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
-  auto final_write = [&](uint32_t w, Sym key) {
+  auto final_version = [&](uint32_t w, Sym key) {
     for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
-      if (touches[j].key == key) return touches[j].write_v;
-    return kNo;
+      if (touches[j].key == key) return touches[j].wver;
+    return ~0u;
   };
   while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
@@ -896,12 +944,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         if (!over && w < old_pieces && b - a > 1)
           for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
             if (touches[j].key == key) over = !touches[j].blind && touches[j].read_v == kNullValue;
-        uint32_t v = vid.find(key, final_write(w, key));
+        uint32_t v = final_version(w, key);
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(w);
       }
       if (top.size() == 1) {
-        frontier.push_back({vid.find(key, final_write(top[0], key)), top[0]});
+        frontier.push_back({final_version(top[0], key), top[0]});
       } else if (top.size() > 1) {
         for (uint32_t w : top) extra_root[w] = 1;
         dbg_amb += top.size();
@@ -913,6 +961,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     ++dbg_iters;
     propagate();
   }
+  phase("frontier");
   // Preconditions of a summary: the old summary is frozen; a frozen fence
   // carries the chain (fence rule); something to forget.
   size_t frozen = 0;
@@ -938,6 +987,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   bool can = frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
+  phase("summary");
   // Build the new carry: summary, then kept transactions in order.
   History nc;
   nc.keys = std::move(c.keys);
@@ -974,7 +1024,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& [v, w] : frontier)
       for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j) {
         const Touch& tc = touches[j];
-        if (tc.write_v != kNo && vid.find(tc.key, tc.write_v) == v) {
+        if (tc.write_v != kNo && tc.wver == v) {
           if (tc.key == fence_sym_) {
             fence_kv = {tc.key, tc.write_v};
             sym_int(nc.values, tc.write_v, fval);
@@ -1014,6 +1064,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     s_.summary_txns = static_cast<uint32_t>(pieces);
     st.frontier = frontier.size();
   }
+  phase("copy");
   std::vector<uint8_t> nchecked(nc.op_count(), 0);
   uint64_t forgotten = 0;
   for (size_t t = 0; t < n; ++t) {
@@ -1033,6 +1084,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     nnf.push_back(s_.nf[t]);
     npend.push_back(s_.pending[t]);
   }
+  phase("end");
+  if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
   awaiting_nf_.assign(nc.session_count(), {});
   for (size_t t = summary ? s_.summary_txns : old_pieces; t < nc.txn_count(); ++t)
     if (nnf[t] == kPosInf) awaiting_nf_[nc.txn_session[t]].push_back(static_cast<uint32_t>(t));
@@ -1152,6 +1205,7 @@ AuditResult Auditor::run() {
     reset_peak_rss();
     uint64_t first = reader_.position().txn;
     History chunk = reader_.next(opt_.round_txns);
+    double t_read = rt.seconds();
     if (chunk.txn_count() == 0) break;
     uint64_t round = s_.next_round;
     RoundStat st;
@@ -1160,6 +1214,7 @@ AuditResult Auditor::run() {
     st.txns = chunk.txn_count();
     st.run = run;
     if (dup_check()) check_duplicates(chunk, first, round);
+    double t_dup = rt.seconds();
     append_round(chunk);
     chunk = History{};
     bool last = reader_.position().txn >= s_.total_txns;
@@ -1170,8 +1225,9 @@ AuditResult Auditor::run() {
     for (uint8_t p : s_.pending) st.pending += p;
     if (s_.rule != ForgetRule::none && !last) forget(round, st);
     if (getenv("ISOCHECK_AUDIT_DEBUG"))
-      std::fprintf(stderr, "round %llu: read+append %.3f s, check %.3f s, forget %.3f s\n", (unsigned long long)round,
-                   rt.seconds() - tc.seconds(), t_check, tc.seconds() - t_check);
+      std::fprintf(stderr, "round %llu: read %.3f s, duplicates %.3f s, append %.3f s, check %.3f s, forget %.3f s\n",
+                   (unsigned long long)round, t_read, t_dup - t_read, rt.seconds() - tc.seconds() - t_dup, t_check,
+                   tc.seconds() - t_check);
     st.kept = s_.carry.txn_count();
     st.seconds = rt.seconds();
     st.peak_rss = peak_rss_bytes();

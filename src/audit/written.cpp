@@ -24,8 +24,7 @@ CanonSym canon_sym(const SymbolTable& t, Sym s) {
 
 std::string canon_text(const CanonSym& c) { return c.is_int ? std::to_string(c.i) : "\"" + c.s + "\""; }
 
-namespace {
-uint64_t canon_hash(const SymbolTable& t, Sym s) {
+static uint64_t canon_hash(const SymbolTable& t, Sym s) {
   if (!t.named()) return mix64(static_cast<uint64_t>(SymbolTable::as_int(s)) ^ 0x5bd1e9955bd1e995ULL);
   const std::string& n = t.name(s);
   if (t.is_int(s)) {
@@ -37,11 +36,21 @@ uint64_t canon_hash(const SymbolTable& t, Sym s) {
   for (unsigned char ch : n) h = (h ^ ch) * 1099511628211ULL;
   return mix64(h ^ 0x27d4eb2f165667c5ULL);
 }
-}  // namespace
+
+uint64_t pair_fingerprint(uint64_t key_hash, uint64_t value_hash, uint64_t mask) {
+  return mix64(key_hash * 0x9E3779B97F4A7C15ULL + value_hash) & mask;
+}
+
+uint64_t SymHashCache::get(const SymbolTable& t, Sym s) {
+  if (!t.named()) return canon_hash(t, s) | 1;
+  if (cache_.size() != t.size()) cache_.assign(t.size(), 0);
+  uint64_t& h = cache_[s];
+  if (h == 0) h = canon_hash(t, s) | 1;  // 0 = not computed (the low bit is given up)
+  return h;
+}
 
 uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask) {
-  uint64_t k = canon_hash(h.keys, h.op_key[o]), v = canon_hash(h.values, h.op_value[o]);
-  return mix64(k * 0x9E3779B97F4A7C15ULL + v) & mask;
+  return pair_fingerprint(canon_hash(h.keys, h.op_key[o]) | 1, canon_hash(h.values, h.op_value[o]) | 1, mask);
 }
 
 FingerprintSet::FingerprintSet() { clear(); }

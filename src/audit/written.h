@@ -28,6 +28,17 @@ std::string canon_text(const CanonSym& c);
 // names, so equal in every read of the log). `mask` (tests) drops bits to
 // force collisions.
 uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask = ~0ULL);
+// The same from the two halves (hashes from SymHashCache): equal results.
+uint64_t pair_fingerprint(uint64_t key_hash, uint64_t value_hash, uint64_t mask);
+// Hash of a symbol by its canonical name (the low bit set), cached per symbol
+// of one table (a named table's names are parsed once per round, not per op).
+class SymHashCache {
+ public:
+  uint64_t get(const SymbolTable& t, Sym s);
+
+ private:
+  std::vector<uint64_t> cache_;
+};
 
 // A set of fingerprints in 256 open-addressing tables (linear probing, load
 // factor at most 3/4; each grows on its own, so growth never copies the
