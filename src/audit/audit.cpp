@@ -148,6 +148,7 @@ class Auditor {
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
+  FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
   std::vector<Level> open_levels() const;
 };
 
@@ -300,17 +301,29 @@ void Auditor::append_round(const History& chunk) {
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
   std::vector<Sym> kmap(chunk.keys.named() ? chunk.keys.size() : 0, ~0ULL);
   std::vector<Sym> vmap(chunk.values.named() ? chunk.values.size() : 0, ~0ULL);
+  // A key integer's symbol in a named carry table, remembered across rounds
+  // (interning formats the number and hashes the text). Keys only: values
+  // are new with every write.
+  auto intern_int = [&](SymbolTable& to, int64_t v, bool is_key) -> Sym {
+    if (!to.named() || v == -1 || !is_key) return to.intern_int(v);
+    FlatMap64& m = key_ints_;
+    if (const uint64_t* p = m.find(static_cast<uint64_t>(v))) return *p;
+    Sym out = to.intern_int(v);
+    bool ins;
+    m.get_or_insert(static_cast<uint64_t>(v), out, ins);
+    return out;
+  };
   auto map_sym = [&](const SymbolTable& from, SymbolTable& to, std::vector<Sym>& cache, Sym s, bool is_key) -> Sym {
-    if (!from.named()) return to.named() ? to.intern_int(SymbolTable::as_int(s)) : s;
+    if (!from.named()) return intern_int(to, SymbolTable::as_int(s), is_key);
     if (cache[s] != ~0ULL) return cache[s];
     Sym out;
     if (from.is_int(s)) {
       int64_t v = 0;
       sym_int(from, s, v);
-      out = to.intern_int(v);
+      out = intern_int(to, v, is_key);
     } else {
       out = to.intern_string(from.name(s));
-      if (to.take_switch()) {
+      if (to.take_switch()) {  // (the carry was in integer mode: nothing remembered yet)
         if (is_key) c.remap_keys();
         else c.remap_values();
         std::fill(cache.begin(), cache.end(), ~0ULL);
@@ -913,7 +926,17 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
       if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
   }
-  std::sort(fw.begin(), fw.end());
+  if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
+    // dense key symbols: a counting sort (stable, so by (key, txn) as below)
+    std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
+    for (auto& p : fw) ++cnt[p.first + 1];
+    for (size_t i = 1; i < cnt.size(); ++i) cnt[i] += cnt[i - 1];
+    std::vector<std::pair<Sym, uint32_t>> out(fw.size());
+    for (auto& p : fw) out[cnt[p.first]++] = p;
+    fw = std::move(out);
+  } else {
+    std::sort(fw.begin(), fw.end());
+  }
 
     frontier.clear();
     bool changed = false;
