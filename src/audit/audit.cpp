@@ -14,6 +14,7 @@
 
 #include "audit/reader.h"
 #include "audit/state.h"
+#include "audit/written.h"
 #include "io/errors.h"
 #include "report/report.h"
 #include "util/flat_hash.h"
@@ -133,6 +134,9 @@ class Auditor {
     return round + 1 < suffix_begin_.size() ? suffix_begin_[round + 1] : kPosInf;
   }
   void compute_suffixes();
+  bool dup_check() const { return opt_.duplicate_check && s_.rule != ForgetRule::none; }
+  void check_duplicates(const History& chunk, uint64_t first_row, uint64_t round);
+  void rebuild_fingerprints(uint64_t rows);
 
   std::string path_;
   AuditOptions opt_;
@@ -143,13 +147,16 @@ class Auditor {
   std::unordered_map<int64_t, uint32_t> session_index_;   // carry session name -> dense index
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
+  FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
+  FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
   std::vector<Level> open_levels() const;
 };
 
 std::string Auditor::options_fingerprint() const {
   std::string s = file_fingerprint(path_) + " round=" + std::to_string(opt_.round_txns) + " rule=" + opt_.rule +
                   " fence_key=" + opt_.fence_key + " skew=" + std::to_string(opt_.check.clock_skew) +
-                  " time_order=" + std::to_string(opt_.check.time_order) + " levels=";
+                   " time_order=" + std::to_string(opt_.check.time_order) +
+                  " dup=" + std::to_string(opt_.duplicate_check) + " levels=";
   for (Level l : opt_.check.levels) s += std::string(to_string(l)) + ",";
   return s;
 }
@@ -187,45 +194,52 @@ void Auditor::prescan() {
   std::unordered_map<int64_t, int64_t> last;
   uint64_t round = 0;
   bool any_fence = false;
+  // Read in chunks of several rounds (each read of an HDF5 range rebuilds
+  // its symbol tables, ~25 ms for 10^5 keys), statistics per round.
+  const uint64_t R = opt_.round_txns;
+  const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
   while (true) {
-    History h = reader_.next(opt_.round_txns);
+    History h = reader_.next(chunk_rows);
     if (h.txn_count() == 0) break;
     // Find the fence key by name in this chunk's table.
     Sym fk = ~0ULL;
     if (h.keys.named())
       for (Sym i = 0; i < h.keys.names().size(); ++i)
         if (!h.keys.is_int(i) && h.keys.name(i) == opt_.fence_key) fk = i;
-    int64_t min_pf = kPosInf, min_begin = kPosInf;
-    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      int64_t session = h.session_name[h.txn_session[t]];
-      if (!h.has_times(t)) {
-        if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
-        s_.times_ok = false;
-      } else {
-        min_begin = std::min(min_begin, h.txn_begin[t]);
+    for (TxnIdx t0 = 0; t0 < h.txn_count(); t0 += static_cast<TxnIdx>(R)) {
+      TxnIdx t1 = static_cast<TxnIdx>(std::min<uint64_t>(h.txn_count(), t0 + R));
+      int64_t min_pf = kPosInf, min_begin = kPosInf;
+      for (TxnIdx t = t0; t < t1; ++t) {
+        int64_t session = h.session_name[h.txn_session[t]];
+        if (!h.has_times(t)) {
+          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
+          s_.times_ok = false;
+        } else {
+          min_begin = std::min(min_begin, h.txn_begin[t]);
+        }
+        int64_t value = 0;
+        bool ok = true, fence = false;
+        if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
+        if (!ok) {
+          if (s_.fence_ok)
+            s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
+                               " but is not a committed fence (read k, write k+1, nothing else)";
+          s_.fence_ok = false;
+        }
+        if (fence) {
+          any_fence = true;
+          last[session] = value;
+          min_pf = std::min(min_pf, value);
+        } else {
+          auto it = last.find(session);
+          min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
+        }
       }
-      int64_t value = 0;
-      bool ok = true, fence = false;
-      if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
-      if (!ok) {
-        if (s_.fence_ok)
-          s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
-                             " but is not a committed fence (read k, write k+1, nothing else)";
-        s_.fence_ok = false;
-      }
-      if (fence) {
-        any_fence = true;
-        last[session] = value;
-        min_pf = std::min(min_pf, value);
-      } else {
-        auto it = last.find(session);
-        min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
-      }
+      s_.round_min_pf.push_back(min_pf);
+      s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
+      s_.total_txns += t1 - t0;
+      ++round;
     }
-    s_.round_min_pf.push_back(min_pf);
-    s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
-    s_.total_txns += h.txn_count();
-    ++round;
   }
   if (!any_fence && s_.fence_ok) {
     s_.fence_ok = false;
@@ -287,17 +301,29 @@ void Auditor::append_round(const History& chunk) {
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
   std::vector<Sym> kmap(chunk.keys.named() ? chunk.keys.size() : 0, ~0ULL);
   std::vector<Sym> vmap(chunk.values.named() ? chunk.values.size() : 0, ~0ULL);
+  // A key integer's symbol in a named carry table, remembered across rounds
+  // (interning formats the number and hashes the text). Keys only: values
+  // are new with every write.
+  auto intern_int = [&](SymbolTable& to, int64_t v, bool is_key) -> Sym {
+    if (!to.named() || v == -1 || !is_key) return to.intern_int(v);
+    FlatMap64& m = key_ints_;
+    if (const uint64_t* p = m.find(static_cast<uint64_t>(v))) return *p;
+    Sym out = to.intern_int(v);
+    bool ins;
+    m.get_or_insert(static_cast<uint64_t>(v), out, ins);
+    return out;
+  };
   auto map_sym = [&](const SymbolTable& from, SymbolTable& to, std::vector<Sym>& cache, Sym s, bool is_key) -> Sym {
-    if (!from.named()) return to.named() ? to.intern_int(SymbolTable::as_int(s)) : s;
+    if (!from.named()) return intern_int(to, SymbolTable::as_int(s), is_key);
     if (cache[s] != ~0ULL) return cache[s];
     Sym out;
     if (from.is_int(s)) {
       int64_t v = 0;
       sym_int(from, s, v);
-      out = to.intern_int(v);
+      out = intern_int(to, v, is_key);
     } else {
       out = to.intern_string(from.name(s));
-      if (to.take_switch()) {
+      if (to.take_switch()) {  // (the carry was in integer mode: nothing remembered yet)
         if (is_key) c.remap_keys();
         else c.remap_values();
         std::fill(cache.begin(), cache.end(), ~0ULL);
@@ -421,7 +447,7 @@ void Auditor::check_round(uint64_t round) {
       if (l.verdict != "violated") {
         l.verdict = "violated";
         l.round = round;
-        l.anomaly = "anomaly";
+        l.anomaly = to_string(r.anomalies[0].kind);
         l.explanation = lines;
       }
   }
@@ -449,10 +475,145 @@ void Auditor::check_round(uint64_t round) {
   }
 }
 
+// ------------------------------------------------------- duplicate writes
+// A value written twice to one key makes every level fail (check() reports
+// it when both writers are in one sub-history). Across rounds the first
+// writer may be forgotten, so every write's (key, value) fingerprint is kept
+// (docs/audit.md, "Duplicate writes"). A write of this round whose
+// fingerprint an earlier round wrote is a suspect: when a transaction still
+// in memory wrote exactly that (key, value), check() sees both and reports
+// it; otherwise the log before this round is re-read and keys and values are
+// compared exactly. Only an exact match is reported: a fingerprint collision
+// costs a re-read, never a false violation.
+void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_t round) {
+  std::vector<uint64_t> fps;
+  std::vector<OpIdx> wops;
+  fps.reserve(chunk.op_count());
+  wops.reserve(chunk.op_count());
+  SymHashCache kh, vh;
+  for (OpIdx o = 0; o < chunk.op_count(); ++o)
+    if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+      fps.push_back(pair_fingerprint(kh.get(chunk.keys, chunk.op_key[o]), vh.get(chunk.values, chunk.op_value[o]),
+                                     opt_.fingerprint_mask));
+      wops.push_back(o);
+    }
+  constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
+  std::vector<size_t> hits;
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    if (written_.contains(fps[i])) hits.push_back(i);
+  }
+  if (!hits.empty() && !open_levels().empty()) {
+    struct Suspect {
+      uint64_t fp;
+      OpIdx op;
+      CanonSym key, value;
+      bool in_memory = false, found = false;
+      int64_t first_id = 0;
+      uint64_t first_row = 0;
+      TxnStatus first_status = TxnStatus::committed;
+    };
+    std::vector<Suspect> sus;
+    std::unordered_map<uint64_t, std::vector<size_t>> by_fp;
+    for (size_t i : hits) {
+      OpIdx o = wops[i];
+      sus.push_back({fps[i], o, canon_sym(chunk.keys, chunk.op_key[o]), canon_sym(chunk.values, chunk.op_value[o])});
+      by_fp[fps[i]].push_back(sus.size() - 1);
+    }
+    auto scan = [&](const History& h, TxnIdx from, auto&& on_match) {
+      for (TxnIdx t = from; t < h.txn_count(); ++t)
+        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+          if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
+          auto it = by_fp.find(write_fingerprint(h, o, opt_.fingerprint_mask));
+          if (it == by_fp.end()) continue;
+          CanonSym k = canon_sym(h.keys, h.op_key[o]), v = canon_sym(h.values, h.op_value[o]);
+          for (size_t i : it->second)
+            if (sus[i].key == k && sus[i].value == v) on_match(sus[i], h, t);
+        }
+    };
+    // In memory (not the summary, whose writes are copies): check() will see both writers.
+    scan(s_.carry, s_.has_summary ? s_.summary_txns : 0, [](Suspect& x, const History&, TxnIdx) { x.in_memory = true; });
+    bool reread = false;
+    for (auto& x : sus) reread |= !x.in_memory;
+    if (reread) {
+      ++s_.result.duplicate_rereads;
+      say("round " + std::to_string(round) + ": " + std::to_string(sus.size()) +
+          " written (key, value) fingerprint(s) seen before; re-reading the log to compare exactly");
+      LogReader rr(path_, opt_.format);
+      uint64_t row = 0;
+      while (row < first_row) {
+        History h = rr.next(std::min<uint64_t>(opt_.round_txns, first_row - row));
+        if (h.txn_count() == 0) break;
+        scan(h, 0, [&](Suspect& x, const History& hh, TxnIdx t) {
+          if (x.in_memory || x.found) return;
+          x.found = true;
+          x.first_id = hh.txn_id[t];
+          x.first_row = row + t;
+          x.first_status = hh.txn_status[t];
+        });
+        row += h.txn_count();
+      }
+    }
+    std::vector<std::string> lines;
+    uint64_t confirmed = 0;
+    for (auto& x : sus) {
+      if (!x.found) continue;
+      ++confirmed;
+      if (lines.size() >= 5) continue;
+      TxnIdx t = static_cast<TxnIdx>(std::upper_bound(chunk.txn_op_offset.begin(), chunk.txn_op_offset.end(), x.op) -
+                                     chunk.txn_op_offset.begin() - 1);
+      auto status = [](TxnStatus st) {
+        return st == TxnStatus::aborted ? " (aborted)" : st == TxnStatus::unknown ? " (unknown status)" : "";
+      };
+      lines.push_back("T" + std::to_string(chunk.txn_id[t]) + status(chunk.txn_status[t]) + " (transaction " +
+                      std::to_string(first_row + t + 1) + " of the log) wrote " + canon_text(x.key) + "=" +
+                      canon_text(x.value) + ", a value T" + std::to_string(x.first_id) + status(x.first_status) +
+                      " (transaction " + std::to_string(x.first_row + 1) +
+                      ", no longer in memory) also wrote: written values must be unique per key");
+    }
+    if (confirmed) {
+      auto& res = s_.result;
+      res.anomalies += confirmed;
+      for (auto& l : res.levels)
+        if (l.verdict != "violated") {
+          l.verdict = "violated";
+          l.round = round;
+          l.anomaly = "duplicate write";
+          l.explanation = lines;
+        }
+    }
+  }
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    written_.insert(fps[i]);
+  }
+  s_.result.fingerprints = written_.size();
+  s_.result.fingerprint_bytes = written_.bytes();
+}
+
+// After a resumption: the fingerprints of every write before the checkpoint
+// (not in the checkpoint, which would then grow with the log; one re-read).
+void Auditor::rebuild_fingerprints(uint64_t rows) {
+  written_.clear();
+  LogReader rr(path_, opt_.format);
+  uint64_t row = 0;
+  while (row < rows) {
+    History h = rr.next(std::min<uint64_t>(opt_.round_txns, rows - row));
+    if (h.txn_count() == 0) break;
+    for (OpIdx o = 0; o < h.op_count(); ++o)
+      if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append)
+        written_.insert(write_fingerprint(h, o, opt_.fingerprint_mask));
+    row += h.txn_count();
+  }
+}
+
 // ------------------------------------------------------------ forgetting
 // Marks the frozen transactions (docs/audit.md), builds the new summary from
 // their frontier writes, and drops them (and every aborted transaction).
 void Auditor::forget(uint64_t round, RoundStat& st) {
+  Timer ph_timer;
+  std::string ph_log;
+  auto phase = [&](const char* name) { if (getenv("ISOCHECK_AUDIT_DEBUG")) { char b[64]; std::snprintf(b, sizeof b, " %s=%.3f", name, ph_timer.seconds()); ph_log += b; } };
   History& c = s_.carry;
   const size_t n = c.txn_count();
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
@@ -477,6 +638,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = 0; t < n; ++t)
       cand[t] = c.has_times(static_cast<TxnIdx>(t)) && (B == kPosInf || c.txn_end[t] < B - skew);
   }
+  phase("touches");
   // Per transaction and key: versions read, the version installed, blindness.
   struct Touch {
     Sym key;
@@ -484,6 +646,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     Sym write_v;    // final write (kNoWrite when none)
     bool blind;     // wrote without reading first
     bool list;
+    uint32_t wver = ~0u;  // version id of write_v (set with the versions)
   };
   constexpr Sym kNo = ~0ULL - 1;
   std::vector<uint64_t> touch_off(n + 1, 0);
@@ -528,6 +691,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   }
   touch_off[n] = touches.size();
   reads_off[n] = reads.size();
+  phase("versions");
   // Versions: (key, value) -> id; writer, readers, read-modify-write successors.
   PairMap vid(touches.size() + reads.size() + 1);
   uint32_t nv = 0;
@@ -537,14 +701,16 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     return id;
   };
   std::vector<uint32_t> w_of;                       // version -> writer txn
+  std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   FlatMap64 key_blind(1024);
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
-      const Touch& tc = touches[i];
+      Touch& tc = touches[i];
       if (tc.write_v != kNo) {
         uint32_t v = version(tc.key, tc.write_v);
+        tc.wver = v;
         if (w_of.size() <= v) w_of.resize(v + 1, ~0u);
         w_of[v] = static_cast<uint32_t>(t);
         if (tc.read_v != kNo) sc.push_back({version(tc.key, tc.read_v), static_cast<uint32_t>(t)});
@@ -556,28 +722,49 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         key_blind.get_or_insert(tc.key, 1, ins);
       }
     }
-    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i)
-      rd.push_back({version(reads[i].first, reads[i].second), static_cast<uint32_t>(t)});
+    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
+      uint32_t v = version(reads[i].first, reads[i].second);
+      rver[i] = v;
+      rd.push_back({v, static_cast<uint32_t>(t)});
+    }
   }
   w_of.resize(nv, ~0u);
+  phase("csr");
+  // Counting sort by version (stable: destinations stay in transaction
+  // order), adjacent repeats dropped.
   auto csr = [&](std::vector<std::pair<uint32_t, uint32_t>>& e, std::vector<uint32_t>& off, std::vector<uint32_t>& dst) {
-    std::sort(e.begin(), e.end());
-    e.erase(std::unique(e.begin(), e.end()), e.end());
-    off.assign(nv + 1, 0);
-    for (auto& p : e) ++off[p.first + 1];
-    for (uint32_t i = 0; i < nv; ++i) off[i + 1] += off[i];
+    off.assign(nv + 2, 0);
+    for (auto& p : e) ++off[p.first + 2];
+    for (uint32_t i = 0; i < nv; ++i) off[i + 2] += off[i + 1];
     dst.resize(e.size());
-    for (size_t i = 0; i < e.size(); ++i) dst[i] = e[i].second;
+    for (auto& p : e) dst[off[p.first + 1]++] = p.second;
+    off.pop_back();  // off[v] .. off[v+1]: destinations of v
+    std::vector<uint32_t> noff(nv + 1, 0);
+    size_t k = 0;
+    for (uint32_t v = 0; v < nv; ++v) {
+      noff[v] = static_cast<uint32_t>(k);
+      for (uint32_t j = off[v]; j < off[v + 1]; ++j)
+        if (j == off[v] || dst[j] != dst[j - 1]) dst[k++] = dst[j];
+    }
+    noff[nv] = static_cast<uint32_t>(k);
+    dst.resize(k);
+    off = std::move(noff);
+    e.clear();
   };
   std::vector<uint32_t> rd_off, rd_dst, sc_off, sc_dst;
   csr(rd, rd_off, rd_dst);
   csr(sc, sc_off, sc_dst);
-  // Blind (or list) keys: touchers sorted by how late they can be "before" others.
+  phase("blind");
+  // Blind (or list) keys: their writers sorted by how late they can be
+  // "before" others. Only writers: an edge on key k into a transaction that
+  // only reads k is a read-from edge, which is certain (from the writer of
+  // the version read, followed below); write-write and anti-dependency edges
+  // end at a writer of k. (List keys: their touchers are roots anyway.)
   std::unordered_map<Sym, std::vector<uint32_t>> blind_touchers;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (key_blind.find(touches[i].key) && !(t < old_pieces))
+      if (touches[i].write_v != kNo && key_blind.find(touches[i].key) && !(t < old_pieces))
         blind_touchers[touches[i].key].push_back(static_cast<uint32_t>(t));
   }
   // order value: a precedes b when ord(a) <= lim(b)  (fence: nf <= pf; time: end + skew < begin)
@@ -611,6 +798,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     std::sort(by_begin.begin(), by_begin.end(), [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; });
     rt_done = by_begin.size();
   }
+  phase("session");
   // Session successors.
   std::vector<uint32_t> next_in_session(n, ~0u), last_in(c.session_count(), ~0u);
   for (size_t t = n; t-- > 0;) {
@@ -629,11 +817,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // read of a version older than a blind write certainly ordered after it):
   // the kept reader would have a certain edge into a forgotten transaction.
   // Kept off; the per-edge test (not certainly before u) stays.
-  const bool prune = false;
+  constexpr bool prune = false;
   std::vector<uint8_t> unfrozen(n, 0), extra_root(n, 0);
   std::vector<int64_t> label(n, kPosInf);
   using Item = std::pair<int64_t, uint32_t>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  // Without pruning every label is -inf: a plain stack (a heap ordered by
+  // label is what pruning would need).
+  static_assert(!prune);
+  std::vector<Item> heap;
   // `maybe`: an edge that exists only for some version orders; pruned by the
   // label. Certain edges always propagate: no kept transaction may have a
   // certain edge into a forgotten one (the summary merges them).
@@ -643,16 +834,25 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (L < label[t]) {
       label[t] = L;
       unfrozen[t] = 1;
-      heap.push({L, t});
+      heap.push_back({L, t});
     }
   };
   // key -> (its writers, done)
+  phase("writers_of");
+  // (only keys some transaction read as the initial state: the one use)
+  // The old summary's reads of the initial state are left out: when the
+  // summary is unfrozen nothing is forgotten, whatever else it reaches.
   std::unordered_map<Sym, std::pair<std::vector<uint32_t>, bool>> writers_of;
-  for (size_t t = 0; t < n; ++t) {
-    if (aborted[t]) continue;
-    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (touches[i].write_v != kNo) writers_of[touches[i].key].first.push_back(static_cast<uint32_t>(t));
-  }
+  for (uint64_t i = reads_off[old_pieces]; i < reads.size(); ++i)
+    if (reads[i].second == kNullValue) writers_of.try_emplace(reads[i].first);
+  if (!writers_of.empty())
+    for (size_t t = 0; t < n; ++t) {
+      if (aborted[t]) continue;
+      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+        if (touches[i].write_v != kNo)
+          if (auto it = writers_of.find(touches[i].key); it != writers_of.end())
+            it->second.first.push_back(static_cast<uint32_t>(t));
+    }
   auto propagate = [&] {
     for (auto& [k, w] : writers_of) w.second = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
@@ -662,18 +862,18 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = 0; t < n; ++t)
       if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
     while (!heap.empty()) {
-      auto [L, u] = heap.top();
-      heap.pop();
+      auto [L, u] = heap.back();
+      heap.pop_back();
       if (L != label[u]) continue;  // stale
       visit(next_in_session[u], L, false);  // certain
       for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
         const Touch& tc = touches[i];
         if (tc.write_v != kNo) {
-          uint32_t v = vid.find(tc.key, tc.write_v);
+          uint32_t v = tc.wver;
           for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) visit(rd_dst[j], L, false);
           for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         }
-        if (auto it = by_key.find(tc.key); it != by_key.end()) {
+        if (auto it = by_key.empty() ? by_key.end() : by_key.find(tc.key); it != by_key.end()) {
           Sorted& s = it->second;
           // maybe-edges u -> t for touchers t not certainly before u
           int64_t thr = std::max(lim(u), L);
@@ -684,10 +884,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         }
       }
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
-        uint32_t v = vid.find(reads[i].first, reads[i].second);
+        uint32_t v = rver[i];
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         // a read of the initial state precedes every write of the key: certain
-        if (reads[i].second == kNullValue) {
+        if (reads[i].second == kNullValue && u >= old_pieces) {
           auto it = writers_of.find(reads[i].first);
           if (it != writers_of.end() && !it->second.second) {
             it->second.second = true;  // labels pop in ascending order: once is enough
@@ -704,6 +904,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       }
     }
   };
+  phase("propagate");
   propagate();
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
@@ -711,10 +912,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
   std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
-  auto final_write = [&](uint32_t w, Sym key) {
+  auto final_version = [&](uint32_t w, Sym key) {
     for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
-      if (touches[j].key == key) return touches[j].write_v;
-    return kNo;
+      if (touches[j].key == key) return touches[j].wver;
+    return ~0u;
   };
   while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
@@ -725,7 +926,17 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
       if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
   }
-  std::sort(fw.begin(), fw.end());
+  if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
+    // dense key symbols: a counting sort (stable, so by (key, txn) as below)
+    std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
+    for (auto& p : fw) ++cnt[p.first + 1];
+    for (size_t i = 1; i < cnt.size(); ++i) cnt[i] += cnt[i - 1];
+    std::vector<std::pair<Sym, uint32_t>> out(fw.size());
+    for (auto& p : fw) out[cnt[p.first]++] = p;
+    fw = std::move(out);
+  } else {
+    std::sort(fw.begin(), fw.end());
+  }
 
     frontier.clear();
     bool changed = false;
@@ -750,12 +961,18 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].second;
         bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
-        uint32_t v = vid.find(key, final_write(w, key));
+        // The old summary's read-modify-write of the initial state installs
+        // the first version of its key: any other frozen write overwrites it
+        // (its version order is known in every round's check).
+        if (!over && w < old_pieces && b - a > 1)
+          for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
+            if (touches[j].key == key) over = !touches[j].blind && touches[j].read_v == kNullValue;
+        uint32_t v = final_version(w, key);
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(w);
       }
       if (top.size() == 1) {
-        frontier.push_back({vid.find(key, final_write(top[0], key)), top[0]});
+        frontier.push_back({final_version(top[0], key), top[0]});
       } else if (top.size() > 1) {
         for (uint32_t w : top) extra_root[w] = 1;
         dbg_amb += top.size();
@@ -767,6 +984,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     ++dbg_iters;
     propagate();
   }
+  phase("frontier");
   // Preconditions of a summary: the old summary is frozen; a frozen fence
   // carries the chain (fence rule); something to forget.
   size_t frozen = 0;
@@ -792,6 +1010,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   bool can = frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
+  phase("summary");
   // Build the new carry: summary, then kept transactions in order.
   History nc;
   nc.keys = std::move(c.keys);
@@ -828,7 +1047,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& [v, w] : frontier)
       for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j) {
         const Touch& tc = touches[j];
-        if (tc.write_v != kNo && vid.find(tc.key, tc.write_v) == v) {
+        if (tc.write_v != kNo && tc.wver == v) {
           if (tc.key == fence_sym_) {
             fence_kv = {tc.key, tc.write_v};
             sym_int(nc.values, tc.write_v, fval);
@@ -868,15 +1087,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     s_.summary_txns = static_cast<uint32_t>(pieces);
     st.frontier = frontier.size();
   }
+  phase("copy");
   std::vector<uint8_t> nchecked(nc.op_count(), 0);
-  // versions written by forgotten transactions (their frontier lives on in the summary)
-  PairMap gone(touches.size() + 1);
-  for (size_t t = 0; t < n; ++t)
-    if (!aborted[t] && !unfrozen[t])
-      for (uint64_t j = touch_off[t]; j < touch_off[t + 1]; ++j)
-        if (touches[j].write_v != kNo) gone.at(touches[j].key, touches[j].write_v) = 1;
-  if (summary)
-    for (OpIdx o = 0; o < nc.op_count(); ++o) gone.at(nc.op_key[o], nc.op_value[o]) = 0;  // in the summary
   uint64_t forgotten = 0;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t] || !unfrozen[t]) {
@@ -895,6 +1107,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     nnf.push_back(s_.nf[t]);
     npend.push_back(s_.pending[t]);
   }
+  phase("end");
+  if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
   awaiting_nf_.assign(nc.session_count(), {});
   for (size_t t = summary ? s_.summary_txns : old_pieces; t < nc.txn_count(); ++t)
     if (nnf[t] == kPosInf) awaiting_nf_[nc.txn_session[t]].push_back(static_cast<uint32_t>(t));
@@ -974,6 +1188,7 @@ AuditResult Auditor::run() {
     if (s_.result.complete) return s_.result;  // finished before: report again
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
+    if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
     for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
     for (auto& [k, v] : s_.last_fence) last_fence_[k] = v;
@@ -993,6 +1208,7 @@ AuditResult Auditor::run() {
     prescan();
     choose_rule();
     s_.result.rule = s_.rule;
+    s_.result.duplicate_check = dup_check();
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
     if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
       s_.result.complete = false;
@@ -1012,6 +1228,7 @@ AuditResult Auditor::run() {
     reset_peak_rss();
     uint64_t first = reader_.position().txn;
     History chunk = reader_.next(opt_.round_txns);
+    double t_read = rt.seconds();
     if (chunk.txn_count() == 0) break;
     uint64_t round = s_.next_round;
     RoundStat st;
@@ -1019,6 +1236,8 @@ AuditResult Auditor::run() {
     st.first_txn = first;
     st.txns = chunk.txn_count();
     st.run = run;
+    if (dup_check()) check_duplicates(chunk, first, round);
+    double t_dup = rt.seconds();
     append_round(chunk);
     chunk = History{};
     bool last = reader_.position().txn >= s_.total_txns;
@@ -1029,8 +1248,9 @@ AuditResult Auditor::run() {
     for (uint8_t p : s_.pending) st.pending += p;
     if (s_.rule != ForgetRule::none && !last) forget(round, st);
     if (getenv("ISOCHECK_AUDIT_DEBUG"))
-      std::fprintf(stderr, "round %llu: read+append %.3f s, check %.3f s, forget %.3f s\n", (unsigned long long)round,
-                   rt.seconds() - tc.seconds(), t_check, tc.seconds() - t_check);
+      std::fprintf(stderr, "round %llu: read %.3f s, duplicates %.3f s, append %.3f s, check %.3f s, forget %.3f s\n",
+                   (unsigned long long)round, t_read, t_dup - t_read, rt.seconds() - tc.seconds() - t_dup, t_check,
+                   tc.seconds() - t_check);
     st.kept = s_.carry.txn_count();
     st.seconds = rt.seconds();
     st.peak_rss = peak_rss_bytes();

@@ -36,6 +36,11 @@ struct AuditOptions {
   // Set by a signal handler: finish the round, write its checkpoint, stop.
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> log;  // progress lines ("" = none)
+  // Duplicate writes across rounds: a fingerprint of every (key, value)
+  // written (docs/audit.md, "Duplicate writes"); off = not detected when the
+  // first writer was already forgotten (saves ~16 bytes per write).
+  bool duplicate_check = true;
+  uint64_t fingerprint_mask = ~0ULL;  // tests: fewer bits force collisions
 };
 
 struct RoundStat {
@@ -69,6 +74,11 @@ struct AuditResult {
   uint64_t anomalies = 0;          // anomalies no level allows (incl. unresolved reads at the end)
   uint64_t max_kept = 0, final_kept = 0, forgotten = 0, max_checked = 0;
   uint64_t peak_rss = 0;
+  // Duplicate writes across rounds (docs/audit.md): whether checked, how many
+  // fingerprints are held and their bytes, re-reads of the log to confirm
+  // fingerprint matches.
+  bool duplicate_check = true;
+  uint64_t fingerprints = 0, fingerprint_bytes = 0, duplicate_rereads = 0;
   double seconds = 0;              // over all runs
   bool complete = false;           // false: stopped (signal) with a checkpoint written
   std::vector<RoundStat> round_stats;

@@ -48,6 +48,14 @@ void write_audit_text(std::ostream& out, const AuditResult& r) {
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.2f s, %.0f txn/s", r.seconds, r.seconds > 0 ? r.txns / r.seconds : 0.0);
   out << "  time: " << rate << "; peak memory: " << mib(r.peak_rss) << "\n";
+  if (r.duplicate_check)
+    out << "  duplicate writes across rounds: " << r.fingerprints << " written (key, value) fingerprints, "
+        << mib(r.fingerprint_bytes) << (r.duplicate_rereads ? ", " + std::to_string(r.duplicate_rereads) +
+                                                                   " re-read(s) of the log to confirm a match"
+                                                             : std::string())
+        << "\n";
+  else if (r.rule != ForgetRule::none)
+    out << "  duplicate writes across rounds: not checked (--no-duplicate-check)\n";
   for (auto& w : r.warnings) out << "  warning: " << w << "\n";
   if (!r.complete) out << "  INCOMPLETE: stopped with a checkpoint; rerun with --requeue\n";
   for (auto& l : r.levels) {
@@ -70,6 +78,8 @@ void write_audit_json(std::ostream& out, const AuditResult& r) {
       << ",\"max_kept\":" << r.max_kept << ",\"final_kept\":" << r.final_kept << ",\"max_checked\":" << r.max_checked
       << ",\"forgotten\":" << r.forgotten << ",\"anomalies\":" << r.anomalies << ",\"seconds\":" << r.seconds
       << ",\"txn_per_s\":" << (r.seconds > 0 ? r.txns / r.seconds : 0.0) << ",\"peak_rss\":" << r.peak_rss
+      << ",\"duplicate_check\":" << (r.duplicate_check ? "true" : "false") << ",\"fingerprints\":" << r.fingerprints
+      << ",\"fingerprint_bytes\":" << r.fingerprint_bytes << ",\"duplicate_rereads\":" << r.duplicate_rereads
       << ",\"exit_code\":" << r.exit_code() << ",\"warnings\":[";
   for (size_t i = 0; i < r.warnings.size(); ++i) out << (i ? "," : "") << json_str(r.warnings[i]);
   out << "],\"levels\":{";

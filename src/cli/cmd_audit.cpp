@@ -30,7 +30,7 @@ struct AuditArgs {
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
   int64_t clock_skew = 0;
   int threads = 1;
-  bool requeue = false, json = false, quiet = false, time_order = false;
+  bool requeue = false, json = false, quiet = false, time_order = false, no_dup_check = false;
 };
 
 Level audit_level(const std::string& s) {
@@ -79,6 +79,7 @@ int run_audit_command(const AuditArgs& a) {
   opt.checkpoint_dir = a.checkpoint_dir;
   opt.resume = a.requeue;
   opt.stop_after_rounds = a.stop_after;
+  opt.duplicate_check = !a.no_dup_check;
   opt.stop = &g_stop;
   if (!a.quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "isocheck audit: %s\n", s.c_str()); };
   std::signal(SIGTERM, on_stop_signal);
@@ -123,6 +124,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   c->add_option("--solver", a->solver, "own or cadical (as for verify)");
   c->add_option("--threads", a->threads, "Threads for each round's check");
   c->add_flag("--time-order", a->time_order, "As for verify");
+  c->add_flag("--no-duplicate-check", a->no_dup_check,
+              "Do not keep a fingerprint of every written (key, value) (about 16 bytes per write); a value written "
+              "twice is then missed when its first writer was already forgotten");
   c->add_flag("--json", a->json, "Print the report as JSON");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");

@@ -1,0 +1,112 @@
+#include "audit/written.h"
+
+#include <charconv>
+
+#include "util/flat_hash.h"
+
+namespace isocheck {
+
+CanonSym canon_sym(const SymbolTable& t, Sym s) {
+  CanonSym c;
+  if (!t.named()) {
+    c.i = SymbolTable::as_int(s);
+    return c;
+  }
+  const std::string& n = t.name(s);
+  if (t.is_int(s)) {
+    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), c.i);
+    if (ec == std::errc() && p == n.data() + n.size()) return c;
+  }
+  c.is_int = false;  // a string (or an integer name that does not parse: compared as text)
+  c.s = n;
+  return c;
+}
+
+std::string canon_text(const CanonSym& c) { return c.is_int ? std::to_string(c.i) : "\"" + c.s + "\""; }
+
+static uint64_t canon_hash(const SymbolTable& t, Sym s) {
+  if (!t.named()) return mix64(static_cast<uint64_t>(SymbolTable::as_int(s)) ^ 0x5bd1e9955bd1e995ULL);
+  const std::string& n = t.name(s);
+  if (t.is_int(s)) {
+    int64_t i = 0;
+    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), i);
+    if (ec == std::errc() && p == n.data() + n.size()) return mix64(static_cast<uint64_t>(i) ^ 0x5bd1e9955bd1e995ULL);
+  }
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a, then mixed
+  for (unsigned char ch : n) h = (h ^ ch) * 1099511628211ULL;
+  return mix64(h ^ 0x27d4eb2f165667c5ULL);
+}
+
+uint64_t pair_fingerprint(uint64_t key_hash, uint64_t value_hash, uint64_t mask) {
+  return mix64(key_hash * 0x9E3779B97F4A7C15ULL + value_hash) & mask;
+}
+
+uint64_t SymHashCache::get(const SymbolTable& t, Sym s) {
+  if (!t.named()) return canon_hash(t, s) | 1;
+  if (cache_.size() != t.size()) cache_.assign(t.size(), 0);
+  uint64_t& h = cache_[s];
+  if (h == 0) h = canon_hash(t, s) | 1;  // 0 = not computed (the low bit is given up)
+  return h;
+}
+
+uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask) {
+  return pair_fingerprint(canon_hash(h.keys, h.op_key[o]) | 1, canon_hash(h.values, h.op_value[o]) | 1, mask);
+}
+
+FingerprintSet::FingerprintSet() { clear(); }
+
+void FingerprintSet::clear() {
+  parts_.assign(size_t{1} << kPartBits, Part{});
+  for (Part& p : parts_) p.slots.assign(64, kEmptySlot);
+  size_ = 0;
+}
+
+uint64_t FingerprintSet::bytes() const {
+  uint64_t b = 0;
+  for (const Part& p : parts_) b += p.slots.capacity() * sizeof(uint64_t);
+  return b;
+}
+
+void FingerprintSet::prefetch(uint64_t fp) const {
+  const Part& p = parts_[part_of(fp)];
+  __builtin_prefetch(&p.slots[slot_key(fp) & (p.slots.size() - 1)]);
+}
+
+bool FingerprintSet::contains(uint64_t fp) const {
+  const Part& p = parts_[part_of(fp)];
+  uint64_t k = slot_key(fp);
+  size_t m = p.slots.size() - 1, i = k & m;
+  while (p.slots[i] != kEmptySlot) {
+    if (p.slots[i] == k) return true;
+    i = (i + 1) & m;
+  }
+  return false;
+}
+
+void FingerprintSet::grow(Part& p) {
+  std::vector<uint64_t> old = std::move(p.slots);
+  p.slots.assign(old.size() * 2, kEmptySlot);
+  size_t m = p.slots.size() - 1;
+  for (uint64_t k : old)
+    if (k != kEmptySlot) {
+      size_t i = k & m;
+      while (p.slots[i] != kEmptySlot) i = (i + 1) & m;
+      p.slots[i] = k;
+    }
+}
+
+void FingerprintSet::insert(uint64_t fp) {
+  Part& p = parts_[part_of(fp)];
+  if ((p.size + 1) * 4 > p.slots.size() * 3) grow(p);
+  uint64_t k = slot_key(fp);
+  size_t m = p.slots.size() - 1, i = k & m;
+  while (p.slots[i] != kEmptySlot) {
+    if (p.slots[i] == k) return;
+    i = (i + 1) & m;
+  }
+  p.slots[i] = k;
+  ++p.size;
+  ++size_;
+}
+
+}  // namespace isocheck
