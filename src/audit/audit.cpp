@@ -149,6 +149,17 @@ class Auditor {
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
+  // Summary entries outside the carry (s_.summary_rest while checkpointed):
+  // key -> version. Only keys a carry transaction touches are in the pieces,
+  // so a round's work does not grow with the number of keys in the log.
+  FlatMap64 rest_{1 << 12};
+  void materialize(const std::vector<Sym>& keys);
+  void remap_rest(bool keys_switched);
+  void save_state() {
+    s_.summary_rest.clear();
+    rest_.for_each([&](uint64_t k, uint64_t v) { s_.summary_rest.push_back({k, v}); });
+    save_checkpoint(s_, checkpoint_path());
+  }
   std::vector<Level> open_levels() const;
 };
 
@@ -326,6 +337,7 @@ void Auditor::append_round(const History& chunk) {
       if (to.take_switch()) {  // (the carry was in integer mode: nothing remembered yet)
         if (is_key) c.remap_keys();
         else c.remap_values();
+        remap_rest(is_key);
         std::fill(cache.begin(), cache.end(), ~0ULL);
         if (is_key && fence_sym_ != ~0ULL) fence_sym_ = ~0ULL;
       }
@@ -334,6 +346,20 @@ void Auditor::append_round(const History& chunk) {
     if (is_key && !from.is_int(s) && from.name(s) == opt_.fence_key) fence_sym_ = out;
     return out;
   };
+  // Summary entries outside the carry whose key this round touches go into
+  // the pieces first (keys mapped here, the mapping is cached for below).
+  if (s_.has_summary && rest_.size() > 0) {
+    std::vector<Sym> want;
+    FlatMap64 seen(1024);
+    for (OpIdx o = 0; o < chunk.op_count(); ++o) {
+      Sym k = map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
+      if (k == FlatMap64::kEmpty) continue;  // never in rest_ (see forget)
+      bool ins;
+      seen.get_or_insert(k, 0, ins);
+      if (ins && rest_.find(k)) want.push_back(k);
+    }
+    if (!want.empty()) materialize(want);
+  }
   // Integer-mode chunk into a named carry: intern_int maps; the fence key can
   // only be a string, so fence_sym_ is found while mapping named chunks.
   for (TxnIdx t = 0; t < chunk.txn_count(); ++t) {
@@ -379,6 +405,92 @@ void Auditor::append_round(const History& chunk) {
       s_.pf[t] = it == last_fence_.end() ? kNegInf : it->second;
       awaiting_nf_[c.txn_session[t]].push_back(static_cast<uint32_t>(t));
     }
+  }
+}
+
+// The summary pieces hold the entries whose key a carry transaction touches;
+// the others wait in rest_. Rebuilds the pieces with `keys` added (those not
+// in the pieces yet), the fence key last, and shifts the carry's indices.
+void Auditor::materialize(const std::vector<Sym>& keys) {
+  History& c = s_.carry;
+  const uint32_t old_pieces = s_.summary_txns;
+  struct Entry {
+    Sym k, v;
+    bool rmw;  // reads the initial state first (else a blind write: a kept txn read it)
+  };
+  std::vector<Entry> es;
+  FlatMap64 have(256);
+  for (TxnIdx t = 0; t < old_pieces; ++t)
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+      if (c.op_kind[o] == OpKind::write) {
+        bool rmw = o > c.op_begin(t) && c.op_kind[o - 1] == OpKind::read && c.op_key[o - 1] == c.op_key[o];
+        es.push_back({c.op_key[o], c.op_value[o], rmw});
+        bool ins;
+        have.get_or_insert(c.op_key[o], 0, ins);
+      }
+  size_t before = es.size();
+  for (Sym k : keys)
+    if (!have.find(k))
+      if (const uint64_t* v = rest_.find(k)) es.push_back({k, *v, true});
+  if (es.size() == before) return;
+  std::stable_partition(es.begin(), es.end(), [&](const Entry& e) { return e.k != fence_sym_; });
+  History nc;
+  nc.keys = std::move(c.keys);
+  nc.values = std::move(c.values);
+  nc.time_unit = c.time_unit;
+  nc.session_name = c.session_name;
+  constexpr size_t kPiece = 128;  // as in forget()
+  size_t pieces = std::max<size_t>(1, (es.size() + kPiece - 1) / kPiece);
+  std::vector<int64_t> npf, nnf;
+  std::vector<uint8_t> npend, nchecked;
+  for (size_t p = 0; p < pieces; ++p) {
+    nc.begin_txn(kSummaryId + static_cast<int64_t>(p), c.txn_session[0], TxnStatus::committed, c.txn_begin[0],
+                 c.txn_end[0]);
+    for (size_t i = p * kPiece; i < std::min(es.size(), (p + 1) * kPiece); ++i) {
+      if (es[i].rmw) nc.add_op(OpKind::read, es[i].k, kNullValue);
+      nc.add_op(OpKind::write, es[i].k, es[i].v);
+    }
+    nc.end_txn();
+    npf.push_back(s_.pf[0]);
+    nnf.push_back(s_.nf[0]);
+    npend.push_back(0);
+  }
+  nchecked.assign(nc.op_count(), 0);
+  for (TxnIdx t = old_pieces; t < c.txn_count(); ++t) {
+    nc.begin_txn(c.txn_id[t], c.txn_session[t], c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
+      else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      nchecked.push_back(s_.checked_op[o]);
+    }
+    nc.end_txn();
+    npf.push_back(s_.pf[t]);
+    nnf.push_back(s_.nf[t]);
+    npend.push_back(s_.pending[t]);
+  }
+  int64_t shift = static_cast<int64_t>(pieces) - static_cast<int64_t>(old_pieces);
+  for (auto& v : awaiting_nf_)
+    for (uint32_t& t : v) t = static_cast<uint32_t>(t + shift);
+  s_.carry = std::move(nc);
+  s_.pf = std::move(npf);
+  s_.nf = std::move(nnf);
+  s_.pending = std::move(npend);
+  s_.checked_op = std::move(nchecked);
+  s_.summary_txns = static_cast<uint32_t>(pieces);
+}
+
+// The carry's key or value table switched from integer to named symbols:
+// rest_ holds symbols of that table too.
+void Auditor::remap_rest(bool keys_switched) {
+  std::vector<std::pair<uint64_t, uint64_t>> all;
+  rest_.for_each([&](uint64_t k, uint64_t v) { all.push_back({k, v}); });
+  if (all.empty()) return;
+  rest_ = FlatMap64(all.size());
+  for (auto [k, v] : all) {
+    if (keys_switched) k = s_.carry.keys.remap(k);
+    else if (v != kNullValue) v = s_.carry.values.remap(v);
+    bool ins;
+    rest_.get_or_insert(k, 0, ins) = v;
   }
 }
 
@@ -1056,6 +1168,27 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           }
         }
       }
+    // Only keys a kept transaction touches go into the pieces (and the fence
+    // key); the others wait in rest_ until a later round touches them.
+    {
+      FlatMap64 kept_keys(1024);
+      for (size_t t = old_pieces; t < n; ++t)
+        if (unfrozen[t] && !aborted[t])
+          for (uint64_t j = touch_off[t]; j < touch_off[t + 1]; ++j) {
+            bool ins;
+            if (touches[j].key != FlatMap64::kEmpty) kept_keys.get_or_insert(touches[j].key, 0, ins);
+          }
+      size_t w = 0;
+      for (auto& e : kv) {
+        if (e.first == FlatMap64::kEmpty || kept_keys.find(e.first)) {  // (a key the table cannot hold stays)
+          kv[w++] = e;
+        } else {
+          bool ins;
+          rest_.get_or_insert(e.first, 0, ins) = e.second;
+        }
+      }
+      kv.resize(w);
+    }
     if (fence_kv.first != kNo) kv.push_back(fence_kv);
     // Keys whose initial state a kept transaction read: there the summary
     // writes blindly (a kept read-modify-write of the initial state and the
@@ -1188,6 +1321,10 @@ AuditResult Auditor::run() {
     if (s_.result.complete) return s_.result;  // finished before: report again
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
+    for (auto& [k, v] : s_.summary_rest) {
+      bool ins;
+      rest_.get_or_insert(k, 0, ins) = v;
+    }
     if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
     for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
@@ -1212,7 +1349,7 @@ AuditResult Auditor::run() {
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
     if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
       s_.result.complete = false;
-      save_checkpoint(s_, checkpoint_path());
+      save_state();
       return s_.result;
     }
   }
@@ -1272,7 +1409,7 @@ AuditResult Auditor::run() {
         std::to_string(st.peak_rss >> 20) + " MiB");
     ++rounds_this_run;
     bool stop = (opt_.stop && opt_.stop->load()) || (opt_.stop_after_rounds && rounds_this_run >= opt_.stop_after_rounds);
-    if (!opt_.checkpoint_dir.empty() && (stop || !last)) save_checkpoint(s_, checkpoint_path());
+    if (!opt_.checkpoint_dir.empty() && (stop || !last)) save_state();
     if (stop && !last) {
       res.complete = false;
       say("stopping after round " + std::to_string(round) + "; rerun with --requeue to resume");
@@ -1281,7 +1418,7 @@ AuditResult Auditor::run() {
   }
   finish();
   s_.result.seconds = base_seconds + timer.seconds();
-  if (!opt_.checkpoint_dir.empty()) save_checkpoint(s_, checkpoint_path());
+  if (!opt_.checkpoint_dir.empty()) save_state();
   return s_.result;
 }
 

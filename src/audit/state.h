@@ -18,7 +18,7 @@ inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
 inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
 
 struct AuditState {
-  static constexpr uint32_t kVersion = 2;  // 2: duplicate-check fields in the result
+  static constexpr uint32_t kVersion = 3;  // 2: duplicate-check fields; 3: summary_rest
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
@@ -38,6 +38,10 @@ struct AuditState {
   std::vector<uint8_t> checked_op;
   bool has_summary = false;
   uint32_t summary_txns = 0;     // the summary's pieces: carry txns [0, summary_txns)
+  // Summary (key, version) pairs kept outside the carry while no carry
+  // transaction touches the key (a key's entry here is stale when the key is
+  // in the pieces; the pieces win). Symbols of carry's tables.
+  std::vector<std::pair<Sym, Sym>> summary_rest;
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session name -> last fence value
   AuditResult result;
 };
