@@ -715,12 +715,17 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     });
     bcast_history(h, 0);
   }
-  collective([&] {
-    if (d.history_budget && !ranges && h.resident_bytes() > d.history_budget)
-      throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
-                          " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
-                          " MiB; raise --history-budget or run fewer ranks per node");
-  });
+  // Every rank holds the whole history from here on (except with per-rank
+  // key shards, until they refuse): within --history-budget or exit 3.
+  auto check_history_budget = [&] {
+    collective([&] {
+      if (d.history_budget && h.resident_bytes() > d.history_budget)
+        throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
+                            " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
+                            " MiB; raise --history-budget or run fewer ranks per node");
+    });
+  };
+  if (!ranges) check_history_budget();
   if (!have_ck) save(stage_read);
   end_stage("read");
 
@@ -739,17 +744,20 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
     out << "]}\n";
   };
-  // Key shards (dist/key_shards.h): the whole history decided on key shards;
-  // false when refused (a note says why, and the normal path runs).
-  auto try_key_shards = [&]() -> bool {
+  // Key shards (dist/key_shards.h): the whole history decided on key shards,
+  // from the replicated history or (`ranges`) from the per-rank reads. True
+  // when they decided; refused: a note says why (`note`), the caller goes on.
+  KeyShardOutcome ks;
+  auto run_key_shards = [&](bool from_ranges, bool note) -> bool {
     g_stage = "key shards";
     KeyShardOptions ko;
     ko.history_budget = d.history_budget;
     ko.end_stage = [&](const char* name) { end_stage(name); };
-    KeyShardOutcome ks;
-    collective([&] { ks = check_key_sharded(h, opt, ko); });
+    collective([&] {
+      ks = from_ranges ? check_key_sharded_ranges(mine, me == 0 ? &h : nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+    });
     if (ks.refused) {
-      if (me == 0 && !d.quiet)
+      if (note && me == 0 && !d.quiet)
         std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
       return false;
     }
@@ -764,38 +772,18 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   };
 
   if (ranges) {
-    // Key shards from the per-rank reads: operations exchanged by key.
-    g_stage = "key shards";
-    KeyShardOptions ko;
-    ko.history_budget = d.history_budget;
-    ko.end_stage = [&](const char* name) { end_stage(name); };
-    KeyShardOutcome ks;
-    collective([&] { ks = check_key_sharded_ranges(mine, me == 0 ? &h : nullptr, opt, ko); });
-    if (!ks.refused) {
-      run.key_sharded = true;
-      int code = me == 0 ? exit_code(ks.r) : 0;
-      MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      run.exit_code = code;
-      if (me == 0) run.r = std::move(ks.r);
-      write_times(1, 1);
-      if (me == 0) run.h = std::move(h);
-      return run;
-    }
-    // Refused: every rank takes the whole history, as without key shards;
-    // with lists the shards can still run on it (selected locally).
-    const bool retry = ks.why.rfind("list operations", 0) == 0;
-    if (!retry && me == 0 && !d.quiet)
+    // Key shards from the per-rank reads: operations exchanged by key. Lists
+    // are refused there but can run on the replicated history (no note yet).
+    if (run_key_shards(true, false)) return run;
+    const bool lists = ks.why.rfind("list operations", 0) == 0;
+    if (!lists && me == 0 && !d.quiet)
       std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
-    if (!retry) use_key_shards = false;
-    collective([&] {
-      h = allgather_ranges(std::move(mine));
-      if (d.history_budget && h.resident_bytes() > d.history_budget)
-        throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
-                            " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
-                            " MiB; raise --history-budget or run fewer ranks per node");
-    });
+    if (!lists) use_key_shards = false;
+    // Every rank takes the whole history, as without key shards.
+    collective([&] { h = allgather_ranges(std::move(mine)); });
+    check_history_budget();
   }
-  if (use_key_shards && try_key_shards()) return run;
+  if (use_key_shards && run_key_shards(false, true)) return run;
 
   // ---- partition
   g_stage = ("partition");
