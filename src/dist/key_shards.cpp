@@ -170,11 +170,7 @@ std::vector<uint8_t> included_fixpoint(const History& h, int& rounds) {
     while (!stack.empty()) {
       TxnIdx t = stack.back();
       stack.pop_back();
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(h.op_key[o], h.op_value[o]);
-        if (h.op_kind[o] == OpKind::read_list)
-          for (Sym v : h.list(o)) visit(h.op_key[o], v);
-      }
+      h.for_each_read_value(t, visit);
     }
     before = inc;
     MPI_Allreduce(MPI_IN_PLACE, inc.data(), static_cast<int>(n), MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);

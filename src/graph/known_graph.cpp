@@ -238,11 +238,7 @@ struct Builder {
     while (!stack.empty()) {
       TxnIdx t = stack.back();
       stack.pop_back();
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(h.op_key[o], h.op_value[o]);
-        if (h.op_kind[o] == OpKind::read_list)
-          for (Sym v : h.list(o)) visit(h.op_key[o], v);
-      }
+      h.for_each_read_value(t, visit);
     }
   }
 

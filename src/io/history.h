@@ -107,6 +107,15 @@ struct History {
   // (8 bytes an operation). Read-only from then on: no ops may be added.
   void release_unused_list_offsets();
   bool has_times(TxnIdx t) const { return txn_begin[t] != kNoTime && txn_end[t] != kNoTime; }
+  // f(key, value) for every value transaction t read: register reads other
+  // than the initial state, and every element of its list reads.
+  template <class F> void for_each_read_value(TxnIdx t, F&& f) const {
+    for (OpIdx o = op_begin(t); o < op_end(t); ++o) {
+      if (op_kind[o] == OpKind::read && op_value[o] != kNullValue) f(op_key[o], op_value[o]);
+      if (op_kind[o] == OpKind::read_list)
+        for (Sym v : list(o)) f(op_key[o], v);
+    }
+  }
 
   // Builders used by readers and generators.
   void begin_txn(int64_t id, uint32_t session, TxnStatus st, int64_t begin, int64_t end);
