@@ -729,6 +729,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   if (!have_ck) save(stage_read);
   end_stage("read");
 
+  KeyShardOutcome ks;  // when key shards ran: their outcome
   auto write_times = [&](size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
     long rss = peak_rss_kib();
@@ -738,7 +739,11 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     std::ofstream out(d.stage_times);
     out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
         << ",\"components\":" << components << ",\"pieces\":" << pieces
-        << ",\"key_shards\":" << (run.key_sharded ? "true" : "false") << ",\"stages\":{";
+        << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
+    if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
+      out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
+          << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+    out << ",\"stages\":{";
     for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
     out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
     for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
@@ -747,7 +752,6 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // Key shards (dist/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
   // when they decided; refused: a note says why (`note`), the caller goes on.
-  KeyShardOutcome ks;
   auto run_key_shards = [&](bool from_ranges, bool note) -> bool {
     g_stage = "key shards";
     KeyShardOptions ko;

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "dist/dist_acyclic.h"
 #include "dist/mpi_env.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
@@ -361,9 +363,64 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     return out;
   }
 
-  // ---- gather: rank 0 must hold the history and the whole graph.
   uint64_t local = edges.size(), total = 0;
   MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+
+  // ---- acyclic, distributed: each level graph's pairs from this shard's
+  // edges, routed to their source's owner and peeled (dist_acyclic.h). The
+  // same cascade as check(): SSER acyclic settles SER and SI, SER settles SI.
+  {
+    const uint32_t n = static_cast<uint32_t>(meta.txn_count());
+    auto peel = [&](Level level) {
+      std::vector<uint32_t> src, dst;
+      uint32_t m = 0;
+      src.reserve(edges.size() + (level == Level::si ? n / size() + 1 : 0));
+      dst.reserve(src.capacity());
+      if (level == Level::si) {  // the split graph, as si_graph builds it
+        m = n;
+        for (const EdgeRec& e : edges) {
+          if (static_cast<EdgeKind>(e.kind) == EdgeKind::rw) src.push_back(n + e.src), dst.push_back(e.dst);
+          else src.push_back(e.src), dst.push_back(n + e.dst);
+        }
+        for (uint32_t v = VertexBlocks::lo(n, me, size()); v < VertexBlocks::lo(n, me + 1, size()); ++v)
+          if (included[v]) src.push_back(n + v), dst.push_back(v);
+      } else {
+        for (const EdgeRec& e : edges) src.push_back(e.src), dst.push_back(e.dst);
+        if (level == Level::sser) {  // real-time pairs: every rank derives them, keeps its sources'
+          std::vector<uint32_t> rs, rd;
+          m = static_cast<uint32_t>(add_realtime_pairs(meta, included, opt.clock_skew, rs, rd).size());
+          const VertexBlocks vb{n, m, size()};
+          for (size_t i = 0; i < rs.size(); ++i)
+            if (vb.owner(rs[i]) == me) src.push_back(rs[i]), dst.push_back(rd[i]);
+        }
+      }
+      const PeelStats ps = peel_acyclic(n, m, src, dst);
+      out.supersteps += ps.supersteps;
+      out.cross_edges = std::max(out.cross_edges, ps.cross_edges);
+      return ps.acyclic;
+    };
+    std::optional<bool> ser, si, sser;
+    if (wants(Level::sser)) {
+      sser = peel(Level::sser);
+      if (*sser) ser = si = true;
+    }
+    if (!ser && (wants(Level::ser) || wants(Level::si))) {
+      ser = peel(Level::ser);
+      if (*ser) si = true;
+    }
+    if (!si && wants(Level::si)) si = peel(Level::si);
+    bool all = true;
+    for (Level l : opt.levels) all &= *(l == Level::ser ? ser : l == Level::si ? si : sser);
+    stage("acyclic");
+    if (all) {  // every level holds: nothing to gather
+      out.edges = total;
+      if (me == 0) r.stats.edges = total;
+      return out;
+    }
+  }
+
+  // ---- gather: a level fails. Its witness is chosen on the whole graph, as
+  // check() chooses it: rank 0 must hold the history and the whole graph.
   // Gathered records, the merged edge list, and the CSR of the largest level
   // graph (SI: twice the edges' slots plus 2n offsets).
   uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{meta.txn_count()};
@@ -374,6 +431,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
                         " MiB; raise --history-budget (or use a node with more memory for rank 0)");
   std::vector<uint64_t> starts;
   std::vector<EdgeRec> all = gather(edges, &starts);
+  out.gathered = true;
   edges.clear();
   edges.shrink_to_fit();
   stage("gather");
@@ -429,7 +487,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
       if (o) lr.holds = o->holds, lr.witness = o->witness;
     }
   }
-  stage("acyclic");
+  stage("witness");
   return out;
 }
 

@@ -12,9 +12,13 @@
 // projections then see it as plain committed/aborted statuses. Session-order
 // edges are taken from rank 0's shard only (every shard has all of them).
 //
-// Every edge and anomaly carries an order key that reproduces the position
+// The acyclicity test runs on the sharded graph (dist_acyclic.h): each
+// level graph's edges are routed to the rank owning their source transaction
+// and peeled there in supersteps; when every level asked holds, nothing is
+// gathered. When one fails, its witness is chosen on the whole graph: every
+// edge and anomaly carries an order key that reproduces the position
 // build_known_graph gives it on the whole history (phase, transaction or key,
-// operation position, then the shard's own order). Rank 0 gathers the edges
+// operation position, then the shard's own order); rank 0 gathers the edges
 // (only while they fit --history-budget; past it a ResourceError, exit 3),
 // merges them in that order and runs the same level graphs, acyclicity test,
 // witness labelling and naming as check() — so verdicts, witnesses and
@@ -37,7 +41,8 @@ namespace isocheck::dist {
 
 struct KeyShardOptions {
   uint64_t history_budget = 0;  // bytes rank 0 may hold: history + gathered graph (0 = no limit)
-  // Called (collectively) at the end of each stage: "shard", "gather", "acyclic".
+  // Called (collectively) at the end of each stage: "shard", "acyclic", and
+  // when a level fails "gather", "witness".
   std::function<void(const char*)> end_stage;
 };
 
@@ -45,7 +50,10 @@ struct KeyShardOutcome {
   bool refused = false;  // the same on every rank: use the normal path
   std::string why;       // why it was refused
   CheckResult r;         // rank 0: the result (as check(h, opt), stats apart)
-  uint64_t edges = 0;    // gathered edges (rank 0)
+  uint64_t edges = 0;        // dependency edges (rank 0)
+  uint32_t supersteps = 0;   // of the distributed peels, all levels
+  uint64_t cross_edges = 0;  // level-graph edges between ranks (largest level)
+  bool gathered = false;     // rank 0 gathered the graph (a level failed)
 };
 
 // Collective: every rank calls it with the whole history. Throws

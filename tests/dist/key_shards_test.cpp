@@ -21,6 +21,7 @@
 #include <random>
 #include <sstream>
 
+#include "dist/dist_acyclic.h"
 #include "dist/driver.h"
 #include "dist/key_shards.h"
 #include "dist/mpi_env.h"
@@ -31,6 +32,8 @@
 #include "io/load.h"
 #include "oracle/random_history.h"
 #include "report/report.h"
+#include "graph/level_graphs.h"
+#include "solver/acyclic.h"
 
 using namespace isocheck;
 namespace fs = std::filesystem;
@@ -117,6 +120,21 @@ History rmw_history(uint64_t seed, const RmwOptions& o) {
   return h;
 }
 
+// The same transactions, the file grouped by session (session order kept).
+History by_session(const History& h) {
+  History g;
+  g.session_name = h.session_name;
+  g.time_unit = h.time_unit;
+  for (uint32_t s = 0; s < h.session_name.size(); ++s)
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (h.txn_session[t] != s) continue;
+      g.begin_txn(h.txn_id[t], s, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) g.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+      g.end_txn();
+    }
+  return g;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,7 +154,7 @@ int main(int argc, char** argv) {
   // Every rank builds the same history; rank 0 compares with check().
   // Every history twice: with the serial witness off (the sharded graph
   // path, counted below), then on (the sharded replay; same verdicts).
-  int by_witness = 0;
+  int by_witness = 0, gathered = 0;
   auto run_with_witness = [&](const std::string& name, const History& h, size_t variant) {
     CheckOptions opt;
     opt.levels = level_sets[variant % level_sets.size()];
@@ -192,6 +210,11 @@ int main(int argc, char** argv) {
     if (canonical(want) != canonical(ks.r)) fail("result differs");
     else if (report_json(h, want) != report_json(h, ks.r)) fail("JSON report differs");
     holding += want.all_hold();
+    // Verdicts on the shards: a holding history is never gathered, a cycle's
+    // witness always is (anomalies are gathered as anomalies).
+    if (want.anomalies.empty() && ks.r.stats.witness == WitnessOrder::none && ks.gathered == want.all_hold())
+      fail(ks.gathered ? "a holding history was gathered" : "a failing history was not gathered for its witness");
+    gathered += ks.gathered;
     with_anomalies += !want.anomalies.empty();
     for (auto& l : want.levels) if (l.witness) { ++with_witness; break; }
     // An unknown transaction included (read by an included one, possibly
@@ -230,6 +253,12 @@ int main(int argc, char** argv) {
   for (size_t c = 0; c < cases.size(); ++c)
     for (uint64_t seed = 1; seed <= 3; ++seed)
       run_one(std::string(cases[c].name) + "_" + std::to_string(seed), rmw_history(seed, cases[c].o), c + seed, true);
+  // The same, the file grouped by session (file order far from time order:
+  // the distributed peel's blocks no longer follow the edges).
+  for (size_t c : {size_t{0}, size_t{1}, size_t{4}})
+    for (uint64_t seed = 1; seed <= 2; ++seed)
+      run_one(std::string(cases[c].name) + "_by_session_" + std::to_string(seed),
+              by_session(rmw_history(seed, cases[c].o)), c + seed, true);
 
   // The driver with --key-shards: JSONL (rank 0 reads, broadcast) and HDF5
   // (hyperslab per rank), against one-process check().
@@ -262,15 +291,22 @@ int main(int argc, char** argv) {
       if (name.starts_with("big") && !run.key_sharded) ++failures, std::fprintf(stderr, "FAIL driver %s: refused\n", name.c_str());
     }
   }
-  // The gather budget: exit 3 naming the option to raise.
+  // The gather budget. A valid history is decided on the shards (nothing
+  // gathered, so a tiny budget is no obstacle); a violated one needs its
+  // witness chosen on the whole graph: exit 3 naming the option to raise.
   {
     dist::KeyShardOptions ko;
     ko.history_budget = 1024;
+    CheckOptions graph_path;
+    graph_path.serial_witness = false;  // the replay would settle a valid history without any graph
+    dist::KeyShardOutcome ks = dist::check_key_sharded(rmw_history(1, RmwOptions{}), graph_path, ko);
+    if (me == 0 && (ks.refused || ks.gathered || !ks.r.all_hold()))
+      ++failures, std::fprintf(stderr, "FAIL budget: a valid history under a tiny budget was not decided on the shards\n");
     std::string msg;
     try {
-      CheckOptions graph_path;
-      graph_path.serial_witness = false;  // a valid history: the replay would settle it without gathering
-      dist::check_key_sharded(rmw_history(1, RmwOptions{}), graph_path, ko);
+      RmwOptions stale;
+      stale.stale_per_mille = 5;
+      dist::check_key_sharded(rmw_history(1, stale), graph_path, ko);
     } catch (const ResourceError& e) {
       msg = e.what();
     }
@@ -278,14 +314,71 @@ int main(int argc, char** argv) {
       ++failures, std::fprintf(stderr, "FAIL budget: no ResourceError naming --history-budget (got \"%s\")\n", msg.c_str());
   }
 
+  // The distributed peel (dist/dist_acyclic.h) against the one-process cycle
+  // search on random graphs: DAGs numbered in topological order, DAGs with
+  // shuffled numbering (edges cross blocks both ways), planted cycles
+  // (self-loops, two-cycles, long cycles through the second segment), and
+  // multi-edges. Every rank holds an arbitrary share of the pairs.
+  {
+    int peel_cases = 0, cyclic = 0;
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+      std::mt19937_64 rng(seed * 7919);
+      const uint32_t n = static_cast<uint32_t>(rng() % 200), m = seed % 3 == 0 ? 0 : static_cast<uint32_t>(rng() % 100);
+      const uint32_t V = n + m;
+      std::vector<uint32_t> perm(V);
+      for (uint32_t v = 0; v < V; ++v) perm[v] = v;
+      if (seed % 2) std::shuffle(perm.begin(), perm.end(), rng);
+      std::vector<uint32_t> src, dst;
+      if (V > 1) {
+        const uint32_t edges = static_cast<uint32_t>(rng() % (4 * V));
+        for (uint32_t i = 0; i < edges; ++i) {
+          uint32_t a = static_cast<uint32_t>(rng() % V), b = static_cast<uint32_t>(rng() % V);
+          if (a == b) continue;
+          if (a > b) std::swap(a, b);
+          // Chains: most edges short, as in a history.
+          if (seed % 5 == 0) b = std::min(V - 1, a + 1 + static_cast<uint32_t>(rng() % 3));
+          src.push_back(perm[a]), dst.push_back(perm[b]);
+          if (rng() % 10 == 0) src.push_back(perm[a]), dst.push_back(perm[b]);  // multi-edge
+        }
+      }
+      const int planted = V == 0 ? 0 : static_cast<int>(seed % 4);
+      if (planted == 1) {
+        uint32_t v = static_cast<uint32_t>(rng() % V);
+        src.push_back(v), dst.push_back(v);
+      } else if (planted >= 2) {
+        uint32_t len = planted == 2 ? 2 : 2 + static_cast<uint32_t>(rng() % 8), first = static_cast<uint32_t>(rng() % V);
+        uint32_t prev = first;
+        for (uint32_t i = 1; i < len; ++i) {
+          uint32_t v = static_cast<uint32_t>(rng() % V);
+          src.push_back(prev), dst.push_back(v);
+          prev = v;
+        }
+        src.push_back(prev), dst.push_back(first);
+      }
+      const bool want = find_cycle(csr_from_pairs(V, src, dst), V).empty();
+      std::vector<uint32_t> my_src, my_dst;
+      for (size_t i = 0; i < src.size(); ++i)
+        if (static_cast<int>((i * 2654435761u) % dist::size()) == me) my_src.push_back(src[i]), my_dst.push_back(dst[i]);
+      dist::PeelStats ps = dist::peel_acyclic(n, m, my_src, my_dst);
+      if (me != 0) continue;
+      ++peel_cases, cyclic += !want;
+      if (ps.acyclic != want || ps.edges != src.size() || (ps.left == 0) != want)
+        ++failures, std::fprintf(stderr, "FAIL peel seed %llu: acyclic=%d, the cycle search says %d\n",
+                                 static_cast<unsigned long long>(seed), ps.acyclic, want);
+      results << "peel " << seed << " acyclic=" << ps.acyclic << " left=" << ps.left << "\n";
+    }
+    if (me == 0 && (peel_cases != 300 || cyclic < 100 || cyclic > 250))
+      ++failures, std::fprintf(stderr, "FAIL peel: %d cases, %d cyclic: not the mix intended\n", peel_cases, cyclic);
+  }
+
   if (me == 0) {
     std::fprintf(stderr,
                  "key shards on %d ranks: %d decided (%d holding, %d with a witness, %d with anomalies, %d with unknown "
-                 "transactions included), %d refused; %d decided by the sharded serial witness: %d failures\n",
-                 dist::size(), decided, holding, with_witness, with_anomalies, unknown_included, refused, by_witness,
+                 "transactions included, %d gathered for a witness), %d refused; %d decided by the sharded serial witness: %d failures\n",
+                 dist::size(), decided, holding, with_witness, with_anomalies, unknown_included, gathered, refused, by_witness,
                  failures);
     // The corpus must exercise what it claims.
-    if (decided < 300 || with_witness < 60 || with_anomalies < 20 || holding < 60 || refused < 50 || unknown_included < 3 ||
+    if (gathered < 30 || decided < 300 || with_witness < 60 || with_anomalies < 20 || holding < 60 || refused < 50 || unknown_included < 3 ||
         by_witness < 50)
       ++failures, std::fprintf(stderr, "FAIL: the corpus does not exercise enough cases\n");
   }
