@@ -11,12 +11,14 @@
 # run; the 10^7 target needs a real node with >= 8 cores). LEVELS: default ser,si.
 # KINDS: which of rmw blindw-rw many to run (default all three). KEY_SHARDS=1
 # (default) also runs the rmw history with --key-shards (one component split
-# by key hash; stages shard, gather, acyclic) into key_shards.tsv.
+# by key hash; stages shard, acyclic on the shards, gather and witness only
+# when a level fails) into key_shards.tsv. KS_FLAGS: more verify flags for
+# that run (KS_FLAGS=--no-serial-witness measures the graph path).
 # Oversubscribed runs (ranks > cores) measure nothing useful; the script says so.
 set -eu
 BUILD=${1:-build}; OUT=${2:-bench/scaling/out}
 OPS=${OPS:-200000}; RANKS=${RANKS:-"1 2 4 8"}; LEVELS=${LEVELS:-ser,si}
-KINDS=${KINDS:-"rmw blindw-rw many"}; KEY_SHARDS=${KEY_SHARDS:-1}
+KINDS=${KINDS:-"rmw blindw-rw many"}; KEY_SHARDS=${KEY_SHARDS:-1}; KS_FLAGS=${KS_FLAGS:-}
 BIN=$BUILD/isocheck; GEN=$BUILD/tests/dist/dist_gen
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
@@ -48,18 +50,19 @@ done
 column -t "$OUT/results.tsv"
 if [ "$KEY_SHARDS" = 1 ]; then
   # One component (rmw) on key shards: each rank builds its keys' part of the
-  # dependency graph; rank 0 gathers the edges and runs the acyclicity test.
-  echo "ranks total_s read_s shard_s gather_s acyclic_s efficiency peak_rss_mib_rank0 peak_rss_mib_other_max oversubscribed" | tr ' ' '\t' > "$OUT/key_shards.tsv"
+  # dependency graph; the acyclicity test runs on the shards (peel supersteps).
+  echo "ranks total_s read_s shard_s acyclic_s gather_s witness_s supersteps cross_edges efficiency peak_rss_mib_rank0 peak_rss_mib_other_max oversubscribed" | tr ' ' '\t' > "$OUT/key_shards.tsv"
   base=""
   for p in $RANKS; do
     f="$OUT/rmw.keyshards.$p.json"
-    mpiexec --oversubscribe -n "$p" "$BIN" verify "$OUT/rmw.h5" -l "$LEVELS" -q --key-shards --stage-times "$f" > /dev/null || true
+    mpiexec --oversubscribe -n "$p" "$BIN" verify "$OUT/rmw.h5" -l "$LEVELS" -q --key-shards $KS_FLAGS --stage-times "$f" > /dev/null || true
     line=$(python3 - "$f" "$p" "${base:-}" "$CORES" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); p = int(sys.argv[2]); cores = int(sys.argv[4])
 t = d["total_s"]; base = float(sys.argv[3]) if sys.argv[3] else t
 s = d["stages"]; rss = d["peak_rss_kib"]
-print(p, f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "shard", "gather", "acyclic")), f"{base / (p * t):.2f}",
+print(p, f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "shard", "acyclic", "gather", "witness")),
+      d.get("peel_supersteps", 0), d.get("cross_edges", 0), f"{base / (p * t):.2f}",
       rss[0] // 1024, max(rss[1:], default=0) // 1024, "yes" if p > cores else "no")
 PY
 )

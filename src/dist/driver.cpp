@@ -220,6 +220,56 @@ History allgather_ranges(History&& mine) {
   return all;
 }
 
+// One column scattered from the root: rank r receives elements
+// [first[r], first[r + 1]) (MPI_Scatterv; counts are int, hence the check).
+template <class T> std::vector<T> scatter_column(const std::vector<T>& all, const std::vector<uint64_t>& first, int root) {
+  const int P = size(), me = rank();
+  std::vector<int> counts(P), disp(P);
+  for (int r = 0; r < P; ++r) {
+    if (first[r + 1] - first[r] > INT32_MAX || first[r] > INT32_MAX)
+      throw ResourceError("scattering the history: more than 2^31 elements; run on more ranks");
+    counts[r] = static_cast<int>(first[r + 1] - first[r]), disp[r] = static_cast<int>(first[r]);
+  }
+  std::vector<T> mine(counts[me]);
+  MPI_Scatterv(me == root ? all.data() : nullptr, counts.data(), disp.data(), mpi_type<T>(), mine.data(), counts[me],
+               mpi_type<T>(), root, MPI_COMM_WORLD);
+  return mine;
+}
+
+// The root's history (registers only) cut into P consecutive transaction
+// ranges, rank r getting [n*r/P, n*(r+1)/P): what per-rank reads of an HDF5
+// file give, for a JSONL or imported history read on one rank. Symbol tables
+// stay on the root (the shards need only the symbols' ids).
+History scatter_ranges(const History& h, int root) {
+  const int P = size(), me = rank();
+  uint64_t n = me == root ? h.txn_count() : 0;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<uint64_t> txn_first(P + 1), op_first(P + 1);
+  for (int r = 0; r <= P; ++r) txn_first[r] = n * r / P;
+  if (me == root)
+    for (int r = 0; r <= P; ++r) op_first[r] = h.txn_op_offset[txn_first[r]];
+  MPI_Bcast(op_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  History mine;
+  mine.txn_id = scatter_column(h.txn_id, txn_first, root);
+  mine.txn_session = scatter_column(h.txn_session, txn_first, root);
+  mine.txn_status = scatter_column(h.txn_status, txn_first, root);
+  mine.txn_begin = scatter_column(h.txn_begin, txn_first, root);
+  mine.txn_end = scatter_column(h.txn_end, txn_first, root);
+  // Offsets: each rank's part of the column, made relative to its first op.
+  std::vector<uint64_t> ends = scatter_column(
+      me == root ? std::vector<uint64_t>(h.txn_op_offset.begin() + 1, h.txn_op_offset.end()) : std::vector<uint64_t>{},
+      txn_first, root);
+  mine.txn_op_offset.assign(1, 0);
+  for (uint64_t e : ends) mine.txn_op_offset.push_back(e - op_first[me]);
+  mine.op_kind = scatter_column(h.op_kind, op_first, root);
+  mine.op_key = scatter_column(h.op_key, op_first, root);
+  mine.op_value = scatter_column(h.op_value, op_first, root);
+  if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
+  bcast_vec(mine.session_name, root);
+  bcast_string(mine.time_unit, root);
+  return mine;
+}
+
 // ---- key-sharded communication graph ----------------------------------------
 
 struct KeyTriple {
@@ -693,7 +743,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // With key shards on HDF5 every rank keeps only its own range (and rank 0
   // the whole history, for the report) until key shards refuse the history.
   History mine;
-  bool ranges = false, use_key_shards = d.key_shards;
+  bool ranges = false, scattered = false, use_key_shards = d.key_shards;
   if (f == Format::hdf5) {
     collective([&] {
       uint64_t n = hdf5_txn_count(file);
@@ -713,7 +763,20 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     collective([&] {
       if (me == 0) h = load_history(file, f, &run.import);
     });
-    bcast_history(h, 0);
+    // Key shards: the history read on rank 0 is scattered in transaction
+    // ranges, as if each rank had read its own (lists are exchanged only
+    // replicated: broadcast them).
+    int lists = 0;
+    if (me == 0)
+      for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
+    MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    scattered = use_key_shards && P > 1 && !lists;
+    if (scattered) {
+      collective([&] { mine = scatter_ranges(h, 0); });
+      ranges = true;
+    } else {
+      bcast_history(h, 0);
+    }
   }
   // Every rank holds the whole history from here on (except with per-rank
   // key shards, until they refuse): within --history-budget or exit 3.
@@ -784,7 +847,12 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
     if (!lists) use_key_shards = false;
     // Every rank takes the whole history, as without key shards.
-    collective([&] { h = allgather_ranges(std::move(mine)); });
+    if (scattered) {
+      mine = History();
+      bcast_history(h, 0);
+    } else {
+      collective([&] { h = allgather_ranges(std::move(mine)); });
+    }
     check_history_budget();
   }
   if (use_key_shards && run_key_shards(false, true)) return run;

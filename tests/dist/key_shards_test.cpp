@@ -9,7 +9,8 @@
 //    JSON report up to "stats" is identical;
 //  - blind-write histories are refused (and only they, or rejected input);
 //  - the driver with --key-shards (DistOptions::key_shards) gives the same
-//    report on the example files and on HDF5 read by hyperslab;
+//    report on the example files and on HDF5 read by hyperslab (JSONL read on
+//    rank 0 and scattered in transaction ranges when P > 1);
 //  - a tiny --history-budget is a ResourceError naming --history-budget.
 // A canonical line per history goes to OUT/results.txt, diffed across rank
 // counts by key_shards.same_for_every_rank_count.
