@@ -164,6 +164,14 @@ struct Builder {
     if (ins) infos.emplace_back(), infos.back().key = k;
     return infos[i];
   }
+  // Indices into infos, by key symbol (symbols are global to the file, so a
+  // projection sorts its keys as the whole history does).
+  std::vector<uint32_t> keys_by_symbol() const {
+    std::vector<uint32_t> order(infos.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return infos[a].key < infos[b].key; });
+    return order;
+  }
   KeyInfo* find_info(Sym k) {
     uint64_t* i = key_info_index.find(k);
     return i ? &infos[*i] : nullptr;
@@ -371,9 +379,19 @@ struct Builder {
         ki->end_slot = s;
       }
     }
-    for (size_t i = 0; i < infos.size(); ++i) {
+    // Keys by symbol, tails by transaction: the order of these edges and
+    // keys must not depend on the write index's hash order, so that a
+    // projection of the history onto some keys (key shards) emits them in the
+    // whole history's relative order.
+    for (size_t i : keys_by_symbol()) {
       KeyInfo& ki = infos[i];
       if (ki.blind == 0 || ki.general) continue;
+      if (ki.tails.size() > 1) {
+        std::vector<std::pair<uint32_t, uint32_t>> tp(ki.tails.size());
+        for (size_t j = 0; j < tp.size(); ++j) tp[j] = {ki.tails[j], ki.tail_pos[j]};
+        std::sort(tp.begin(), tp.end());
+        for (size_t j = 0; j < tp.size(); ++j) ki.tails[j] = tp[j].first, ki.tail_pos[j] = tp[j].second;
+      }
       if (opt.for_si && ki.tails.size() >= 2) {
         UnorderedKey uk;
         uk.key = ki.key;
@@ -625,7 +643,12 @@ void Builder::general_keys() {
   struct V { uint32_t key; TxnIdx t; uint32_t pos; uint32_t succ; };
   struct R { uint32_t key; TxnIdx writer; TxnIdx t; uint32_t pos; };
   struct I { uint32_t key; TxnIdx t; uint32_t pos; };
-  auto key_index = [&](const KeyInfo* ki) { return static_cast<uint32_t>(ki - infos.data()); };
+  // Keys numbered by symbol order (see keys_by_symbol): the unordered keys
+  // come out sorted by symbol.
+  const std::vector<uint32_t> by_symbol = keys_by_symbol();
+  std::vector<uint32_t> rank_of(infos.size());
+  for (uint32_t r = 0; r < by_symbol.size(); ++r) rank_of[by_symbol[r]] = r;
+  auto key_index = [&](const KeyInfo* ki) { return rank_of[static_cast<size_t>(ki - infos.data())]; };
   std::vector<V> versions;
   for (uint64_t s = 0; s < widx.capacity(); ++s) {
     OpIdx o = widx.op(s);
@@ -671,7 +694,7 @@ void Builder::general_keys() {
     while (ke < versions.size() && versions[ke].key == k) ++ke;
     const V* vs = versions.data() + kb;
     const size_t n = ke - kb;
-    KeyInfo* ki = &infos[k];
+    KeyInfo* ki = &infos[by_symbol[k]];
     UnorderedKey uk{ki->key, false, g.chains.size(), 0};
     // Versions of the key are sorted by transaction: the successor by binary search.
     auto index_of = [&](TxnIdx t) -> size_t {
@@ -752,7 +775,9 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
     if (g.included[t]) b.pass1(t, ks);
     if ((t + 1) % kTick == 0) work_add(kTick);
   }
+  g.edges_pass1_end = g.edges.size();
   b.classify_blind();
+  g.edges_blind_end = g.edges.size();
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (g.included[t]) b.pass2(t, ks);
     if ((t + 1) % kTick == 0) work_add(kTick);

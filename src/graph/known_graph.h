@@ -79,6 +79,11 @@ struct DependencyGraph {
   std::vector<UnorderedKey> unordered;  // need constraints (general engine)
   ChainStore chains;                    // their chains
   uint64_t unordered_write_pairs = 0;   // pairs of writes whose order is unknown
+  // Where the build's phases end in `edges`: pass 1 (WR, WW of read-modify-
+  // write), then the WW edges to unread blind "tails" (keys by symbol, tails
+  // by transaction), then pass 2 (RW), lists, session order. Key shards use
+  // them to merge per-key graphs in the whole build's order.
+  uint64_t edges_pass1_end = 0, edges_blind_end = 0;
 };
 
 // Throws InputError for histories that cannot be interpreted (a key used both

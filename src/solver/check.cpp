@@ -174,22 +174,30 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   return out;
 }
 
-}  // namespace
-
-CheckResult check(const History& h, const CheckOptions& opt) {
-  CheckResult r;
-  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
-  // An engine named by the user must exist even when no graph is needed.
+// An engine named by the user must exist even when no graph is needed.
+std::unique_ptr<ClosureEngine> chosen_closure(const CheckOptions& opt) {
   std::unique_ptr<ClosureEngine> chosen_engine;
   if (opt.closure != "auto" && opt.closure != "cpu") {
     chosen_engine = make_closure_engine(opt.closure.c_str(), opt.threads);
     if (!chosen_engine) throw UsageError("--closure " + opt.closure + ": no such engine in this build or no device present");
   }
+  return chosen_engine;
+}
+
+CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
+                         std::unique_ptr<ClosureEngine> chosen_engine);
+
+}  // namespace
+
+CheckResult check(const History& h, const CheckOptions& opt) {
+  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
+  std::unique_ptr<ClosureEngine> chosen_engine = chosen_closure(opt);
   if (opt.serial_witness) {
     // A replay that succeeds proves every requested level; one that fails
     // proves nothing, and the graph engines below decide.
     SerialWitness sw = find_serial_witness(h, wants(Level::sser));
     if (sw.found()) {
+      CheckResult r;
       r.stats.txns = h.txn_count();
       r.stats.committed = sw.committed;
       r.stats.witness = sw.order;
@@ -200,6 +208,19 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   KnownGraphOptions ko;
   ko.for_si = wants(Level::si);
   DependencyGraph g = build_known_graph(h, ko);
+  return check_levels(h, g, opt, std::move(chosen_engine));
+}
+
+CheckResult check_graph(const History& h, DependencyGraph& g, const CheckOptions& opt) {
+  return check_levels(h, g, opt, chosen_closure(opt));
+}
+
+namespace {
+
+CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
+                         std::unique_ptr<ClosureEngine> chosen_engine) {
+  CheckResult r;
+  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   r.anomalies = g.anomalies;
   r.stats.txns = h.txn_count();
   r.stats.committed = static_cast<size_t>(std::count(g.included.begin(), g.included.end(), 1));
@@ -240,5 +261,7 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   if (si) set(Level::si, *si);
   return r;
 }
+
+}  // namespace
 
 }  // namespace isocheck

@@ -74,4 +74,10 @@ struct CheckResult {
 
 CheckResult check(const History& h, const CheckOptions& opt);
 
+// What check() does once the dependency graph is built (no serial witness):
+// anomalies, then the levels on `g`. For a graph assembled elsewhere — key
+// shards merge per-key graphs into exactly build_known_graph(h)'s.
+struct DependencyGraph;
+CheckResult check_graph(const History& h, DependencyGraph& g, const CheckOptions& opt);
+
 }  // namespace isocheck
