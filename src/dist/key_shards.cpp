@@ -215,6 +215,72 @@ static WitnessOrder sharded_witness(const History& p, bool need_realtime) {
 
 namespace {
 
+// A shard's unknown-order keys (register keys; UnorderedKey) as one flat
+// stream of uint32 for MPI_Gatherv: per key
+//   key (2 words), si_only, chain count, then per chain
+//   from_init, transactions, readers, (txn, whole-history position) per
+//   transaction, then per reader of the tail.
+// A shard lists its SI-only keys (by symbol) before its general keys (by
+// symbol), as build_known_graph does on any projection.
+template <class Pos> std::vector<uint32_t> encode_unordered(const DependencyGraph& g, Pos gpos) {
+  std::vector<uint32_t> w;
+  for (const UnorderedKey& uk : g.unordered) {
+    w.push_back(static_cast<uint32_t>(uk.key)), w.push_back(static_cast<uint32_t>(uk.key >> 32));
+    w.push_back(uk.si_only), w.push_back(uk.end_chain - uk.first_chain);
+    for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c) {
+      VersionChain vc = g.chains.chain(c);
+      w.push_back(vc.from_init), w.push_back(static_cast<uint32_t>(vc.txns.size()));
+      w.push_back(static_cast<uint32_t>(vc.readers_of_tail.size()));
+      for (size_t i = 0; i < vc.txns.size(); ++i) w.push_back(vc.txns[i]), w.push_back(gpos(vc.txns[i], vc.write_pos[i]));
+      for (size_t i = 0; i < vc.readers_of_tail.size(); ++i)
+        w.push_back(vc.readers_of_tail[i]), w.push_back(gpos(vc.readers_of_tail[i], vc.reader_pos[i]));
+    }
+  }
+  return w;
+}
+
+// Rank 0: every shard's stream (rank r's part is [starts[r], starts[r+1]))
+// into g.unordered and g.chains, in the whole build's order: SI-only keys by
+// symbol, then general keys by symbol (keys are disjoint across shards).
+void decode_unordered(const std::vector<uint32_t>& w, const std::vector<uint64_t>& starts, DependencyGraph& g) {
+  struct At {
+    uint32_t general;
+    Sym key;
+    uint64_t pos;  // of the key's record in w
+    bool operator<(const At& o) const { return std::tie(general, key) < std::tie(o.general, o.key); }
+  };
+  std::vector<At> keys;
+  for (size_t r = 0; r + 1 < starts.size(); ++r)
+    for (uint64_t p = starts[r]; p < starts[r + 1];) {
+      keys.push_back({w[p + 2] ? 0u : 1u, w[p] | (Sym{w[p + 1]} << 32), p});
+      uint32_t chains = w[p + 3];
+      p += 4;
+      for (uint32_t c = 0; c < chains; ++c) p += 3 + 2 * (uint64_t{w[p + 1]} + w[p + 2]);
+    }
+  std::sort(keys.begin(), keys.end());
+  for (const At& k : keys) {
+    uint64_t p = k.pos;
+    UnorderedKey uk;
+    uk.key = k.key, uk.si_only = w[p + 2] != 0, uk.first_chain = g.chains.size();
+    const uint32_t chains = w[p + 3];
+    p += 4;
+    for (uint32_t c = 0; c < chains; ++c) {
+      const uint32_t txns = w[p + 1], readers = w[p + 2];
+      g.chains.open(w[p] != 0);
+      p += 3;
+      for (uint32_t i = 0; i < txns; ++i, p += 2) g.chains.add_txn(w[p], w[p + 1]);
+      for (uint32_t i = 0; i < readers; ++i, p += 2) g.chains.add_reader(w[p], w[p + 1]);
+      g.chains.close();
+    }
+    uk.end_chain = g.chains.size();
+    g.unordered.push_back(uk);
+  }
+}
+
+}  // namespace
+
+namespace {
+
 // The key-shard check proper. `meta`: every transaction's columns and the
 // whole history's operation offsets (positions); `shard`: this rank's keys'
 // operations, original statuses; `whole` (rank 0 only): the whole history,
@@ -232,8 +298,10 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   int rounds = 0;
   std::vector<uint8_t> included = included_fixpoint(shard.h, rounds);
   apply_included(shard, included);
-  enum Flag { kInputError = 0, kAnomaly, kGeneral, kBlind, kFlags };
+  enum Flag { kInputError = 0, kAnomaly, kGeneral, kListUnordered, kFlags };
   int flags[kFlags] = {0, 0, 0, 0};
+  std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
+  uint64_t unordered_pairs = 0;
   std::vector<EdgeRec> edges;
   std::vector<AnomalyRec> anomalies;
   if (opt.serial_witness) {
@@ -275,19 +343,13 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
           if (p.op_key[o] == k) return s.global_op[o] - meta.op_begin(t);
         return 0;
       };
-      // Blind writes: a register key whose first operation in an included
-      // transaction is a write (its place in the version order is unknown).
-      for (TxnIdx t = 0; t < p.txn_count() && !flags[kBlind]; ++t) {
-        if (!included[t]) continue;
-        for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o) {
-          if (p.op_kind[o] != OpKind::write) continue;
-          bool read_before = false;
-          for (OpIdx q = p.op_begin(t); q < o && !read_before; ++q) read_before = p.op_key[q] == p.op_key[o];
-          if (!read_before) { flags[kBlind] = 1; break; }
-        }
-      }
       flags[kGeneral] = !g.unordered.empty();
       flags[kAnomaly] = !g.anomalies.empty();
+      for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
+      if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
+        unordered_stream = encode_unordered(g, [&](TxnIdx t, uint32_t pos) { return gpos(t, pos); });
+        unordered_pairs = g.unordered_write_pairs;
+      }
       for (size_t i = 0; i < g.anomalies.size(); ++i) {
         const Anomaly& a = g.anomalies[i];
         AnomalyRec r{};
@@ -300,7 +362,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
         else r.phase = 1, r.a = a.txn, r.b = pos;
         anomalies.push_back(r);
       }
-      if (!flags[kAnomaly] && !flags[kGeneral] && !flags[kBlind]) {
+      if (!flags[kAnomaly] && !flags[kListUnordered]) {
         edges.reserve(g.edges.size());
         for (size_t i = 0; i < g.edges.size(); ++i) {
           EdgeRec r{};
@@ -318,7 +380,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
           } else {  // wr, ww: the position is in dst
             Sym key = key_at(dst, why);
             r.why = gpos(dst, why);
-            if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+            if (i >= g.edges_pass1_end && i < g.edges_blind_end) r.phase = 2, r.a = key, r.b = 0;  // to blind tails
+            else if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
             else if (k == EdgeKind::wr) r.phase = 1, r.a = dst, r.b = r.why;
             else r.phase = 1, r.a = dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
           }
@@ -356,10 +419,9 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     stage("acyclic");
     return out;
   }
-  if (flags[kGeneral] || flags[kBlind]) {
+  if (flags[kListUnordered]) {
     out.refused = true;
-    out.why = flags[kGeneral] ? "blind writes leave a version order unknown (the general engine decides it)"
-                              : "blind writes (their edges' order is not reproducible shard by shard)";
+    out.why = "appends whose order no read reveals (list keys for the general engine are not sharded)";
     return out;
   }
 
@@ -369,7 +431,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   // ---- acyclic, distributed: each level graph's pairs from this shard's
   // edges, routed to their source's owner and peeled (dist_acyclic.h). The
   // same cascade as check(): SSER acyclic settles SER and SI, SER settles SI.
-  {
+  // (Unknown version orders go to the general engine, below.)
+  if (!flags[kGeneral]) {
     const uint32_t n = static_cast<uint32_t>(meta.txn_count());
     auto peel = [&](Level level) {
       std::vector<uint32_t> src, dst;
@@ -419,24 +482,35 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     }
   }
 
-  // ---- gather: a level fails. Its witness is chosen on the whole graph, as
-  // check() chooses it: rank 0 must hold the history and the whole graph.
-  // Gathered records, the merged edge list, and the CSR of the largest level
-  // graph (SI: twice the edges' slots plus 2n offsets).
-  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{meta.txn_count()};
+  // ---- gather: a level fails, or version orders are unknown. A witness is
+  // chosen on the whole graph, as check() chooses it, and the general engine
+  // (pruning, solver) runs on it: rank 0 must hold the history, the whole
+  // graph and the unknown keys' chains. Budget: gathered records, the merged
+  // edge list, the CSR of the largest level graph (SI: twice the edges' slots
+  // plus 2n offsets), the chains twice (gathered and rebuilt).
+  uint64_t stream_words = unordered_stream.size(), all_words = 0;
+  MPI_Allreduce(&stream_words, &all_words, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{meta.txn_count()} +
+                  all_words * 4 * 2;
   if (ko.history_budget && need > ko.history_budget)
-    throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) +
-                        " edges) next to the history: about " + std::to_string(need >> 20) +
-                        " MiB, over --history-budget " + std::to_string(ko.history_budget >> 20) +
+    throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) + " edges" +
+                        (all_words ? " and the chains of keys whose version order is unknown" : "") +
+                        ") next to the history: about " + std::to_string(need >> 20) + " MiB, over --history-budget " +
+                        std::to_string(ko.history_budget >> 20) +
                         " MiB; raise --history-budget (or use a node with more memory for rank 0)");
-  std::vector<uint64_t> starts;
+  uint64_t pairs = 0;
+  MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  std::vector<uint64_t> starts, stream_starts;
   std::vector<EdgeRec> all = gather(edges, &starts);
+  std::vector<uint32_t> streams = gather(unordered_stream, &stream_starts);
   out.gathered = true;
   edges.clear();
   edges.shrink_to_fit();
+  std::vector<uint32_t>().swap(unordered_stream);
   stage("gather");
 
-  // ---- acyclic: the same level graphs, cycle search and labels as check().
+  // ---- witness (or solve): the dependency graph build_known_graph(h) gives,
+  // rebuilt in its order, decided by the same code as check().
   if (me == 0) {
     const History& h = *whole;
     // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
@@ -451,43 +525,16 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     g.included = included;
     g.edges.reserve(all.size());
     for (auto& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
-    all.clear();
-    all.shrink_to_fit();
+    std::vector<EdgeRec>().swap(all);
+    decode_unordered(streams, stream_starts, g);
+    std::vector<uint32_t>().swap(streams);
+    g.unordered_write_pairs = pairs;
     out.edges = g.edges.size();
-    r.stats.edges = g.edges.size();
-    struct Outcome {
-      bool holds = true;
-      std::optional<Witness> witness;
-    };
-    auto decide = [&](Level level) {
-      LevelGraph lg = level == Level::si ? si_graph(g) : level == Level::sser ? sser_graph(g, h, opt.clock_skew) : ser_graph(g);
-      Outcome o;
-      std::vector<uint32_t> cyc = find_cycle(lg.csr, lg.txn_count);
-      if (!cyc.empty()) {
-        Witness w;
-        w.cycle = label_cycle(cyc, lg, g);
-        w.anomaly = name_cycle(w.cycle, h);
-        o.witness = std::move(w);
-      }
-      o.holds = !o.witness;
-      return o;
-    };
-    std::optional<Outcome> ser, si, sser;
-    if (wants(Level::sser)) {
-      sser = decide(Level::sser);
-      if (sser->holds) ser = si = Outcome{};
-    }
-    if (!ser && (wants(Level::ser) || wants(Level::si))) {
-      ser = decide(Level::ser);
-      if (ser->holds) si = Outcome{};
-    }
-    if (!si && wants(Level::si)) si = decide(Level::si);
-    for (auto& lr : r.levels) {
-      const std::optional<Outcome>& o = lr.level == Level::ser ? ser : lr.level == Level::si ? si : sser;
-      if (o) lr.holds = o->holds, lr.witness = o->witness;
-    }
+    CheckResult decided = check_graph(h, g, opt);
+    decided.stats.txns = r.stats.txns;
+    r = std::move(decided);
   }
-  stage("witness");
+  stage(flags[kGeneral] ? "solve" : "witness");
   return out;
 }
 

@@ -24,11 +24,14 @@
 // witness labelling and naming as check() — so verdicts, witnesses and
 // anomalies are identical to one-process check() for every rank count.
 //
-// Refused (the caller falls back to the normal path, with a note): histories
-// with blind writes (their version order is unknown, or — for unread blind
-// "tails" — the order build_known_graph emits their edges in depends on its
-// hash table), and histories build_known_graph rejects (InputError: the
-// normal path reports it with the right positions).
+// Blind writes: the shards' unknown-order keys and their version chains are
+// gathered with the edges (within the same budget) and rank 0 runs the
+// general engine on the rebuilt whole-history graph (check_graph), so
+// pruning and solving happen there.
+//
+// Refused (the caller falls back to the normal path, with a note): list keys
+// whose append order is unknown, and histories build_known_graph rejects
+// (InputError: the normal path reports it with the right positions).
 #pragma once
 #include <cstdint>
 #include <functional>

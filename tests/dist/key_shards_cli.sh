@@ -2,9 +2,10 @@
 # verify --key-shards from the command line: on 1, 2 and 4 ranks (and on one
 # process without mpiexec) the JSON report up to "stats" equals the plain
 # one-process report, for a valid read-modify-write history and one with
-# planted cycles (JSONL and HDF5); a blind-write history falls back to the
-# usual path with a note and the same verdict when the serial witness is off,
-# and is settled by the sharded serial witness when it is on.
+# planted cycles (JSONL and HDF5), and blind-write histories valid and with
+# planted cycles: with the serial witness off their unknown version orders are
+# decided on the shards' gathered graph by the general engine (stage "solve"),
+# with it on the valid one is settled by the sharded serial witness.
 # usage: key_shards_cli.sh ISOCHECK SOURCE_DIR DIST_GEN
 set -u
 BIN=$1; SRC=$2
@@ -18,26 +19,25 @@ upto_stats() { sed -e 's/"file":"[^"]*"//' -e 's/"stats".*//' "$1"; }
   --seed 3 --out "$T/bad.jsonl" -q || fail gen
 "$BIN" convert "$T/bad.jsonl" "$T/bad.h5" || fail convert
 "$BIN" generate --workload blindw-rw --txns 500 --sessions 8 --out "$T/blind.jsonl" -q || fail gen
-for f in ok.jsonl bad.jsonl bad.h5 blind.jsonl; do
+"$BIN" generate --workload blindw-rw --txns 2000 --sessions 8 --plant write-skew --plant g-single --seed 5 \
+  --out "$T/blindbad.jsonl" -q || fail gen
+for f in ok.jsonl bad.jsonl bad.h5 blind.jsonl blindbad.jsonl; do
   "$BIN" verify "$T/$f" -l ser,si,sser --json -q > "$T/plain.$f.json"; prc=$?
-  [ "$f" != bad.jsonl ] || [ "$prc" = 1 ] || fail "plain run on $f: exit $prc, want 1"
+  [ "$f" != bad.jsonl -a "$f" != blindbad.jsonl ] || [ "$prc" = 1 ] || fail "plain run on $f: exit $prc, want 1"
   grep -q '"cycle"' "$T/plain.$f.json" || [ "$f" != bad.jsonl ] || fail "no witness cycle in the planted history"
   "$BIN" verify "$T/$f" -l ser,si,sser --json --key-shards > "$T/s0.$f.json" 2> "$T/s0.$f.err"; rc=$?
   [ "$rc" = "$prc" ] || fail "--key-shards on one process, $f: exit $rc, want $prc"
   diff <(upto_stats "$T/plain.$f.json") <(upto_stats "$T/s0.$f.json") > /dev/null || fail "--key-shards on one process differs on $f"
   for p in 1 2 4; do
-    # The blind-write history: the sharded graph path (serial witness off)
-    # refuses it; by default the sharded replay settles it (checked below).
-    nw=""; [ "$f" = blind.jsonl ] && nw=--no-serial-witness
+    # Blind writes: the sharded graph path and the general engine on rank 0
+    # (serial witness off); by default the sharded replay settles the valid one.
+    nw=""; case $f in blind*) nw="--no-serial-witness --stage-times $T/st$p.$f.json";; esac
     mpiexec --oversubscribe -n $p "$BIN" verify "$T/$f" -l ser,si,sser --json --key-shards $nw \
       > "$T/s$p.$f.json" 2> "$T/s$p.$f.err"; rc=$?
     [ "$rc" = "$prc" ] || fail "mpiexec -n $p --key-shards $f: exit $rc, want $prc"
     diff <(upto_stats "$T/plain.$f.json") <(upto_stats "$T/s$p.$f.json") > /dev/null || fail "-n $p --key-shards differs on $f"
-    if [ "$f" = blind.jsonl ]; then
-      grep -q "key shards not used: blind writes" "$T/s$p.$f.err" || fail "no fallback note for blind writes: $(cat "$T/s$p.$f.err")"
-    else
-      ! grep -q "key shards not used" "$T/s$p.$f.err" || fail "key shards refused on $f: $(cat "$T/s$p.$f.err")"
-    fi
+    ! grep -q "key shards not used" "$T/s$p.$f.err" || fail "key shards refused on $f: $(cat "$T/s$p.$f.err")"
+    case $f in blind*) grep -q '"solve":' "$T/st$p.$f.json" || fail "no general-engine stage on $f: $(cat "$T/st$p.$f.json")";; esac
   done
 done
 # By default the sharded serial witness decides the blind-write history: no fallback.
