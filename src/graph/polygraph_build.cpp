@@ -88,7 +88,9 @@ bool topo_order(const Csr& g, std::vector<uint32_t>& order) {
 class ChainIndex {
  public:
   // false: the graph is cyclic or the index would exceed `max_words`.
-  bool build(const Csr& g, uint64_t max_words, bool allow_narrow = true) {
+  // `next` (optional): per vertex a preferred successor (kInf: none), an
+  // edge of g — session order — that the cover follows when it can.
+  bool build(const Csr& g, uint64_t max_words, bool allow_narrow = true, const std::vector<uint32_t>* next = nullptr) {
     const uint32_t n = g.vertex_count();
     std::vector<uint32_t> topo;
     if (!topo_order(g, topo)) return false;
@@ -102,7 +104,11 @@ class ChainIndex {
         // Extend v's path by its earliest unassigned successor: keeps paths
         // dense (fewer of them) on session-shaped graphs.
         uint32_t best = kInf;
-        for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
+        // A session's next transaction first: with many sessions, taking the
+        // earliest successor lets read-from edges steal sessions' successors
+        // and splits the cover into ~10× more paths (index words grow with them).
+        if (next && (*next)[v] != kInf && path_[(*next)[v]] == kInf) best = (*next)[v];
+        for (uint64_t i = g.offset[v]; i < g.offset[v + 1] && best == kInf; ++i) {
           const uint32_t w = g.target[i];
           if (path_[w] == kInf && (best == kInf || rank[w] < rank[best])) best = w;
         }
@@ -216,7 +222,17 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   const size_t worth_another_round = compact ? size_t{1} << 20 : 1;
   for (int round = 0; round < 16 && (first || open.size() >= worth_another_round); ++round) {
     Timer build_timer;
-    const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, narrow_index);
+    std::vector<uint32_t> next;
+    if (first) {  // the cover is chosen once: follow session order and node chains
+      next.assign(pg.vertex_count, kInf);
+      for (size_t i = 0; i < pg.known.size(); ++i) {
+        const uint32_t u = pg.known.src[i], v = pg.known.dst[i];
+        const bool chain = pg.known.kind[i] == EdgeKind::so || (u >= lp.txn_count && v >= lp.txn_count) ||
+                           (pg.known.kind[i] == EdgeKind::aux && u >= lp.txn_count);
+        if (chain && next[u] == kInf) next[u] = v;
+      }
+    }
+    const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, narrow_index, first ? &next : nullptr);
     if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
       std::fprintf(stderr, "decide_pairs round %d: %zu open, %u paths, index %s in %.3f s\n", round, open.size(),
                    idx.paths(), built ? "built" : "over budget", build_timer.seconds());
