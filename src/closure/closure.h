@@ -40,12 +40,19 @@ class ClosureEngine {
   // One answer (0/1) per query; scales to many endpoints without a |K|^2
   // matrix (what pruning uses).
   virtual std::vector<uint8_t> reach_queries(const Csr& g, std::span<const ReachQuery> q) = 0;
+  // A hint for engines that cover the graph by paths: per vertex a preferred
+  // successor along an edge of every later graph (session order), or
+  // UINT32_MAX. Answers never depend on it, only their cost.
+  virtual void set_path_hint(std::vector<uint32_t> next) { (void)next; }
 };
 
 struct CpuClosureOptions {
   uint32_t chunk_columns = 4096;               // columns propagated together (multiple of 64)
   uint64_t memory_budget = uint64_t{1} << 30;  // bytes for the bitsets, all threads together
   int threads = 1;
+  // reach_queries with many targets may answer from a path-cover index when
+  // few paths cover the graph (path_index.h); off: always propagate bitsets.
+  bool path_index = true;
 };
 
 // SCC condensation, then bitsets over the key columns propagated in reverse
@@ -57,9 +64,11 @@ class CpuClosure final : public ClosureEngine {
   const char* name() const override { return "cpu"; }
   ReachMatrix reach_matrix(const Csr& g, std::span<const uint32_t> keys) override;
   std::vector<uint8_t> reach_queries(const Csr& g, std::span<const ReachQuery> q) override;
+  void set_path_hint(std::vector<uint32_t> next) override { hint_ = std::move(next); }
 
  private:
   CpuClosureOptions opt_;
+  std::vector<uint32_t> hint_;  // preferred successor per vertex (set_path_hint)
 };
 
 // The engine the build provides by name: "cpu" (always) or "gpu" (when built

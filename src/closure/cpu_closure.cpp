@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -9,6 +11,7 @@
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
 #include "closure/graph_algos.h"
+#include "closure/path_index.h"
 
 namespace isocheck {
 
@@ -166,6 +169,30 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
     const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
     if (cu == cv) ans[i] = p.scc.cyclic[cu];
     else if (height[cu] > height[cv] && p.dense[cu] != kNone && p.dense[cv] != kNone) order.push_back(i);
+  }
+  // Many target columns over a graph that few paths cover (sessions): a path
+  // index answers every query for k words per component instead of
+  // columns / 64 (path_index.h). Same answers; chosen by the cost estimate.
+  if (opt_.path_index && targets.size() >= 4096) {
+    PathIndex idx;
+    std::vector<uint32_t> hint;
+    if (hint_.size() == n) {  // per component: a member's preferred successor's component
+      hint.assign(p.relevant, kNone);
+      for (uint32_t v = 0; v < n; ++v) {
+        const uint32_t d = p.dense[comp[v]], w = hint_[v];
+        if (d == kNone || w == kNone || w >= n || comp[w] == comp[v] || p.dense[comp[w]] == kNone) continue;
+        if (hint[d] == kNone) hint[d] = p.dense[comp[w]];
+      }
+    }
+    const uint64_t k = idx.cover(p.relevant, p.succ_off, p.succ, hint.empty() ? nullptr : &hint);
+    if (std::getenv("ISOCHECK_DEBUG_CLOSURE"))
+      std::fprintf(stderr, "closure: %zu queries, %zu targets, %u components, path cover %lu\n", q.size(), targets.size(),
+                   p.relevant, static_cast<unsigned long>(k));
+    if (k * 128 <= targets.size() && k * p.relevant * 4 <= opt_.memory_budget) {
+      idx.build(p.succ_off, p.succ);
+      for (uint32_t i : order) ans[i] = idx.reaches(p.dense[comp[q[i].from]], p.dense[comp[q[i].to]]);
+      return ans;
+    }
   }
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return col_of[q[a].to] < col_of[q[b].to]; });
   propagate(p, static_cast<uint32_t>(targets.size()), opt_, [&](uint32_t c0, uint32_t words, const uint64_t* buf) {

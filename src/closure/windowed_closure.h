@@ -29,6 +29,7 @@ class WindowedClosure final : public ClosureEngine {
   const char* name() const override { return name_.c_str(); }
   ReachMatrix reach_matrix(const Csr& g, std::span<const uint32_t> keys) override;
   std::vector<uint8_t> reach_queries(const Csr& g, std::span<const ReachQuery> q) override;
+  void set_path_hint(std::vector<uint32_t> next) override { inner_.set_path_hint(std::move(next)); }
 
   // Queries answered by time, and handed to the inner engine, so far.
   uint64_t by_time() const { return by_time_; }

@@ -318,6 +318,12 @@ PruneResult prune_closure(const Polygraph& pg, const PruneOptions& o) {
     own = std::make_unique<CpuClosure>(co);
     eng = own.get();
   }
+  {  // session order: a path cover for engines that index by paths
+    std::vector<uint32_t> next(pg.vertex_count, UINT32_MAX);
+    for (uint64_t i = 0; i < pg.known.size(); ++i)
+      if (pg.known.kind[i] == EdgeKind::so && next[pg.known.src[i]] == UINT32_MAX) next[pg.known.src[i]] = pg.known.dst[i];
+    eng->set_path_hint(std::move(next));
+  }
   Current cur;
   cur.e.src = pg.known.src, cur.e.dst = pg.known.dst;
   cur.e.why.assign(pg.known.size(), 0), cur.e.kind.assign(pg.known.size(), EdgeKind::aux);
