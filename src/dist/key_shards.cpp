@@ -1,7 +1,5 @@
 #include "dist/key_shards.h"
 
-#include "solver/serial_witness.h"
-
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,9 +13,7 @@
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
 #include "io/errors.h"
-#include "solver/acyclic.h"
 #include "solver/serial_witness.h"
-#include "solver/witness.h"
 
 namespace isocheck::dist {
 namespace {
