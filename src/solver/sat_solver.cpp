@@ -54,6 +54,9 @@ class OwnSolver {
   std::vector<uint32_t> lit_edges_;
   std::vector<uint64_t> out_off_, in_off_;
   std::vector<uint32_t> out_e_, in_e_;
+  // Rows list known edges first (edge ids ascending): where each row's choice
+  // edges begin, so theory propagation skips the known ones.
+  std::vector<uint64_t> out_choice_, in_choice_;
   std::vector<uint8_t> inserted_;  // per internal edge (known: always 1)
 
   // ---- theory state
@@ -150,6 +153,13 @@ void OwnSolver::build() {
   {
     std::vector<uint64_t> po(out_off_.begin(), out_off_.end() - 1), pi(in_off_.begin(), in_off_.end() - 1);
     for (uint64_t e = 0; e < m; ++e) out_e_[po[esrc_[e]]++] = static_cast<uint32_t>(e), in_e_[pi[edst_[e]]++] = static_cast<uint32_t>(e);
+  }
+  out_choice_.resize(n_), in_choice_.resize(n_);
+  for (uint32_t v = 0; v < n_; ++v) {
+    uint64_t o = out_off_[v], i = in_off_[v];
+    while (o < out_off_[v + 1] && out_e_[o] < nknown_) ++o;
+    while (i < in_off_[v + 1] && in_e_[i] < nknown_) ++i;
+    out_choice_[v] = o, in_choice_[v] = i;
   }
   inserted_.assign(m, 0);
   std::fill(inserted_.begin(), inserted_.begin() + nknown_, 1);
@@ -394,8 +404,8 @@ void OwnSolver::theory_propagate(uint32_t e) {
     enqueue(implied, ci);
     ++st_.theory_propagations;
   };
-  for (uint64_t k = in_off_[u]; k < in_off_[u + 1]; ++k) try_edge(in_e_[k], true);   // edges (a, u)
-  for (uint64_t k = out_off_[w]; k < out_off_[w + 1]; ++k) try_edge(out_e_[k], false);  // edges (w, b)
+  for (uint64_t k = in_choice_[u]; k < in_off_[u + 1]; ++k) try_edge(in_e_[k], true);    // choice edges (a, u)
+  for (uint64_t k = out_choice_[w]; k < out_off_[w + 1]; ++k) try_edge(out_e_[k], false);  // choice edges (w, b)
 }
 
 // Inserts every edge of a true literal; on a cycle, undoes this literal's
