@@ -1,12 +1,15 @@
 // GPU vs CPU closure engine on generated graphs (docs/gpu.md):
 //   gpu_closure_bench [--vertices N] [--endpoints K] [--queries Q]
 //                     [--degree D] [--cpu-fraction F] [--threads T] [--seed S]
+//                     [--plan-only 1]
 // A layered DAG of N vertices (about D out-edges each, levels of N/64), K
 // random endpoint vertices, Q random reachability queries among them (what
 // pruning asks). Times: the host plan (SCC, levels), the device propagation,
 // the GPU engine end to end, and the CPU engine (all T threads) on a fraction
 // F of the endpoint columns, scaled up by 1/F when F < 1 (marked "est.").
 // The GPU answers are checked against the CPU's on the columns both ran.
+// --plan-only 1: only the host plan (no CPU engine, no device), timed per step
+// over --repeat R runs (what a machine without a device can measure).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <ctime>
 
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
@@ -24,9 +28,37 @@ using Clock = std::chrono::steady_clock;
 
 static double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
+static double cpu_secs() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// The host plan alone, `repeat` times: wall and process CPU seconds of the
+// SCC and of make_query_plan (and its steps).
+static int plan_only_bench(const Csr& g, const std::vector<ReachQuery>& q, int threads, int repeat) {
+  for (int r = 0; r < repeat; ++r) {
+    const double c0 = cpu_secs();
+    auto t0 = Clock::now();
+    Scc scc = strongly_connected(g);
+    const double t_scc = secs(t0);
+    t0 = Clock::now();
+    QueryPlan qp = make_query_plan(g, q, std::move(scc), threads);
+    const double t_qp = secs(t0);
+    const double c = cpu_secs() - c0;
+    std::printf("plan  threads=%d  scc %.3f s  query plan %.3f s  total %.3f s wall, %.3f s cpu  "
+                "(%u relevant, %u levels, %zu succ edges, %zu queries)\n",
+                threads, t_scc, t_qp, t_scc + t_qp, c, qp.plan.relevant, qp.plan.levels(), qp.plan.succ.size(),
+                qp.order.size());
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   uint64_t n = 1'000'000, k = 10'000, nq = 2'000'000, seed = 1;
   double degree = 3.0, frac = 1.0;
+  bool plan_only = false;
+  int repeat = 1;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -38,6 +70,8 @@ int main(int argc, char** argv) {
     else if (a == "--cpu-fraction") frac = std::stod(v);
     else if (a == "--threads") threads = std::stoi(v);
     else if (a == "--seed") seed = std::stoull(v);
+    else if (a == "--plan-only") plan_only = std::stoi(v) != 0;
+    else if (a == "--repeat") repeat = std::max(1, std::stoi(v));
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   auto t0 = Clock::now();
@@ -49,6 +83,8 @@ int main(int argc, char** argv) {
   for (auto& x : q) x = {keys[rng() % k], keys[rng() % k]};
   std::fprintf(stderr, "graph: %llu vertices, %zu edges, %llu endpoints, %zu queries (%.1f s to build)\n",
                (unsigned long long)n, g.target.size(), (unsigned long long)k, q.size(), secs(t0));
+
+  if (plan_only) return plan_only_bench(g, q, threads, repeat);
 
   // CPU engine on the queries whose target is among the first frac of endpoints.
   const uint64_t kc = std::max<uint64_t>(1, static_cast<uint64_t>(k * frac));
@@ -71,10 +107,12 @@ int main(int argc, char** argv) {
   size_t mismatches = 0, positives = 0;
   for (uint8_t a : ans_cpu) positives += a;
   std::string card = "none";
-  auto eng = make_gpu_closure();
+  GpuClosureOptions go;
+  go.threads = threads;  // host plan threads, as the CPU engine's
+  auto eng = make_gpu_closure(go);
   if (!eng) {  // the host plan is plain C++: time it anyway
     t0 = Clock::now();
-    QueryPlan qp = make_query_plan(g, q, strongly_connected(g));
+    QueryPlan qp = make_query_plan(g, q, strongly_connected(g), threads);
     t_plan = secs(t0);
     std::fprintf(stderr, "host plan (no device): %.3f s, %u relevant components, %u levels\n", t_plan,
                  qp.plan.relevant, qp.plan.levels());
@@ -87,7 +125,7 @@ int main(int argc, char** argv) {
       eng->reach_queries(w, std::vector<ReachQuery>{{1, 2}, {3, 4}});
     }
     t0 = Clock::now();
-    QueryPlan qp = make_query_plan(g, q, strongly_connected(g));
+    QueryPlan qp = make_query_plan(g, q, strongly_connected(g), threads);
     t_plan = secs(t0);
     std::vector<uint8_t> bits(qp.order.size(), 0);
     t0 = Clock::now();

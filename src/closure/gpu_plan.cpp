@@ -1,9 +1,12 @@
 #include "closure/gpu_plan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
+#include "closure/condensation.h"
+#include "closure/parallel_ranges.h"
 #include "io/errors.h"
 
 namespace isocheck {
@@ -12,73 +15,89 @@ uint64_t LevelPlan::col_lower(uint32_t c) const {
   return static_cast<uint64_t>(std::lower_bound(col_index.begin(), col_index.end(), c) - col_index.begin());
 }
 
-LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
-                          Scc scc) {
+namespace {
+
+// The level plan from the condensation and per-component seeds: down[c] = 1
+// for a source's component, up[c] = 1 for a target's (both are consumed).
+// Passes, each one flat walk over the condensation CSR:
+//   1. down, in decreasing id order (ancestors first): reachable from a source;
+//   2. in increasing id order (successors first), for the down components
+//      only: relevant (a target's component, or a relevant successor: below a
+//      down component everything is down, so "reaches a target" is exactly
+//      "has a relevant successor") and the level (height among the relevant
+//      components), in one array: kNoDense or the level;
+//   3. counting sort by level, stable in id order (the dense numbering);
+//   4. successor CSR in dense order (in parallel over dense ranges), each
+//      row's successors in increasing component id, as the kernels read them.
+LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<uint8_t>& down,
+                                 std::span<const uint8_t> up, std::span<const uint32_t> targets, int threads) {
   LevelPlan p;
   p.scc = std::move(scc);
-  const uint32_t nc = p.scc.count;
-  const auto& comp = p.scc.comp;
-  ComponentView view = component_view(g, p.scc, sources, targets);
-  const auto& voff = view.offset;
-  const auto& verts = view.verts;
-  const auto& down = view.down;
-  const auto& up = view.up;
-  // Provisional dense numbering in comp order (successors first), succ lists.
-  std::vector<uint32_t> prov(nc, kNoDense);
-  uint32_t r = 0;
-  for (uint32_t c = 0; c < nc; ++c)
-    if (down[c] && up[c]) prov[c] = r++;
-  p.relevant = r;
-  std::vector<uint64_t> soff(uint64_t{r} + 1, 0);
-  std::vector<uint32_t> succ, tmp;
-  std::vector<uint32_t> height(r, 0), comp_of(r);
+  const uint32_t nc = cd.count();
+  const uint64_t* off = cd.off.data();
+  const uint32_t* succ = cd.succ.data();
+  for (uint32_t c = nc; c-- > 0;)
+    if (down[c])
+      for (uint64_t i = off[c]; i < off[c + 1]; ++i) down[succ[i]] = 1;
+  std::vector<uint32_t>& level = p.dense;  // becomes the dense index below
+  level.assign(nc, kNoDense);
+  std::vector<uint32_t> nsucc(nc, 0);  // relevant successors, per relevant component
+  uint32_t r = 0, levels = 0;
   for (uint32_t c = 0; c < nc; ++c) {
-    const uint32_t d = prov[c];
-    if (d == kNoDense) continue;
-    comp_of[d] = c;
-    tmp.clear();
-    for (uint64_t k = voff[c]; k < voff[c + 1]; ++k)
-      for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i) {
-        const uint32_t cw = comp[g.target[i]];
-        if (cw != c && prov[cw] != kNoDense) tmp.push_back(prov[cw]);
-      }
-    std::sort(tmp.begin(), tmp.end());
-    tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
-    uint32_t h = 0;
-    for (uint32_t s : tmp) h = std::max(h, height[s] + 1);
-    height[d] = h;
-    succ.insert(succ.end(), tmp.begin(), tmp.end());
-    soff[d + 1] = succ.size();
+    if (!down[c]) continue;
+    uint32_t h = 0, k = 0;
+    for (uint64_t i = off[c]; i < off[c + 1]; ++i) {
+      const uint32_t l = level[succ[i]];
+      if (l != kNoDense) h = std::max(h, l + 1), ++k;
+    }
+    if (k == 0 && !up[c]) continue;
+    level[c] = h, nsucc[c] = k, ++r;
+    levels = std::max(levels, h + 1);
   }
-  // Level order (counting sort by height, stable).
-  uint32_t levels = 0;
-  for (uint32_t d = 0; d < r; ++d) levels = std::max(levels, height[d] + 1);
+  p.relevant = r;
   p.level_off.assign(uint64_t{levels} + 1, 0);
-  for (uint32_t d = 0; d < r; ++d) ++p.level_off[height[d] + 1];
+  for (uint32_t c = 0; c < nc; ++c)
+    if (level[c] != kNoDense) ++p.level_off[level[c] + 1];
   for (uint32_t l = 0; l < levels; ++l) p.level_off[l + 1] += p.level_off[l];
-  std::vector<uint32_t> fin(r);
+  std::vector<uint32_t> comp_at(r);  // dense index -> component
   {
     std::vector<uint32_t> pos(p.level_off.begin(), p.level_off.end() - (levels ? 1 : 0));
-    for (uint32_t d = 0; d < r; ++d) fin[d] = pos[height[d]]++;
+    for (uint32_t c = 0; c < nc; ++c)
+      if (level[c] != kNoDense) {
+        const uint32_t d = pos[level[c]]++;
+        level[c] = d, comp_at[d] = c;
+      }
   }
-  p.dense.assign(nc, kNoDense);
-  for (uint32_t d = 0; d < r; ++d) p.dense[comp_of[d]] = fin[d];
-  std::vector<uint32_t> inv(r);
-  for (uint32_t d = 0; d < r; ++d) inv[fin[d]] = d;
+  const std::vector<uint32_t>& dense = p.dense;
   p.succ_off.assign(uint64_t{r} + 1, 0);
-  p.succ.resize(succ.size());
-  for (uint32_t f = 0; f < r; ++f) {
-    const uint32_t d = inv[f];
-    uint64_t o = p.succ_off[f];
-    for (uint64_t i = soff[d]; i < soff[d + 1]; ++i) p.succ[o++] = fin[succ[i]];
-    p.succ_off[f + 1] = o;
-  }
+  for (uint32_t d = 0; d < r; ++d) p.succ_off[d + 1] = p.succ_off[d] + nsucc[comp_at[d]];
+  p.succ.resize(p.succ_off[r]);
+  parallel_ranges(threads, r, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t d = b; d < e; ++d) {
+      const uint32_t c = comp_at[d];
+      uint64_t o = p.succ_off[d];
+      for (uint64_t i = off[c]; i < off[c + 1]; ++i)
+        if (dense[succ[i]] != kNoDense) p.succ[o++] = dense[succ[i]];
+    }
+  });
   p.columns = static_cast<uint32_t>(targets.size());
+  const auto& comp = p.scc.comp;
   for (uint32_t j = 0; j < targets.size(); ++j) {
-    const uint32_t d = p.dense[comp[targets[j]]];
+    const uint32_t d = dense[comp[targets[j]]];
     if (d != kNoDense) p.col_dense.push_back(d), p.col_index.push_back(j);
   }
   return p;
+}
+
+}  // namespace
+
+LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
+                          Scc scc, int threads) {
+  const Condensation cd = condense_graph(g, scc, threads);
+  std::vector<uint8_t> down(scc.count, 0), up(scc.count, 0);
+  for (uint32_t s : sources) down[scc.comp[s]] = 1;
+  for (uint32_t t : targets) up[scc.comp[t]] = 1;
+  return plan_from_condensation(cd, std::move(scc), down, up, targets, threads);
 }
 
 bool scc_still_valid(const Csr& g, const Scc& prev) {
@@ -92,52 +111,66 @@ bool scc_still_valid(const Csr& g, const Scc& prev) {
   return true;
 }
 
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc) {
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads) {
   QueryPlan qp;
   qp.ans.assign(q.size(), 0);
-  const uint32_t n = g.vertex_count();
+  const uint32_t n = g.vertex_count(), nc = scc.count;
+  const Condensation cd = condense_graph(g, scc, threads);
   // Heights in the whole condensation (sinks 0): u reaches v in another
   // component only if height(u) > height(v). Cheap filter before the bits.
-  const std::vector<uint32_t> height = component_heights(g, scc);
-  std::vector<uint32_t> col_of(n, kNoDense), targets, sources;
-  std::vector<uint8_t> is_src(n, 0);
-  for (const auto& x : q) {
-    const uint32_t cu = scc.comp[x.from], cv = scc.comp[x.to];
-    if (cu == cv || height[cu] <= height[cv]) continue;
-    if (col_of[x.to] == kNoDense) col_of[x.to] = 0, targets.push_back(x.to);
-    if (!is_src[x.from]) is_src[x.from] = 1, sources.push_back(x.from);
-  }
-  // Targets in vertex order (a scan of the marks, no sort).
-  targets.clear();
+  const std::vector<uint32_t> height = condensation_heights(cd);
+  const uint32_t* comp = scc.comp.data();
+  // Marks (every writer stores 1, so relaxed atomic stores suffice): target
+  // vertices, and the components of sources.
+  std::vector<uint8_t> is_target(n, 0), down(nc, 0);
+  parallel_ranges(threads, q.size(), [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) {
+      const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
+      if (cu == cv || height[cu] <= height[cv]) continue;
+      std::atomic_ref<uint8_t>(is_target[q[i].to]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<uint8_t>(down[cu]).store(1, std::memory_order_relaxed);
+    }
+  });
+  // Targets in vertex order (a scan of the marks, no sort): column numbers.
+  std::vector<uint32_t> col_of(n, kNoDense), targets;
+  std::vector<uint8_t> up(nc, 0);
   for (uint32_t v = 0; v < n; ++v)
-    if (col_of[v] != kNoDense) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v);
-  qp.plan = make_level_plan(g, sources, targets, std::move(scc));
+    if (is_target[v]) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v), up[comp[v]] = 1;
+  qp.plan = plan_from_condensation(cd, std::move(scc), down, up, targets, threads);
   const auto& p = qp.plan;
-  const auto& comp = p.scc.comp;
-  for (uint32_t i = 0; i < q.size(); ++i) {
-    const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
-    if (cu == cv) qp.ans[i] = p.scc.cyclic[cu];
-    else if (height[cu] > height[cv] && p.dense[cu] != kNoDense && p.dense[cv] != kNoDense) qp.order.push_back(i);
-  }
-  {  // by column, stable: a counting sort (columns are dense 0..targets-1)
-    std::vector<uint64_t> start(targets.size() + 1, 0);
-    for (uint32_t i : qp.order) ++start[col_of[q[i].to] + 1];
-    for (size_t c = 0; c < targets.size(); ++c) start[c + 1] += start[c];
-    std::vector<uint32_t> sorted(qp.order.size());
-    for (uint32_t i : qp.order) sorted[start[col_of[q[i].to]]++] = i;
-    qp.order.swap(sorted);
-  }
-  qp.row.resize(qp.order.size()), qp.col.resize(qp.order.size());
-  for (size_t k = 0; k < qp.order.size(); ++k) {
-    qp.row[k] = p.dense[comp[q[qp.order[k]].from]];
-    qp.col[k] = col_of[q[qp.order[k]].to];
-  }
+  comp = p.scc.comp.data();
+  const uint32_t* dense = p.dense.data();
+  // Queries needing a bit, per thread range (ranges in order: the same list
+  // for any thread count), with their column and row.
+  struct Picked { std::vector<uint32_t> id, col, row; };
+  std::vector<Picked> picked(static_cast<size_t>(range_threads(threads, q.size())));
+  parallel_ranges(threads, q.size(), [&](int t, uint64_t b, uint64_t e) {
+    Picked& k = picked[t];
+    for (uint64_t i = b; i < e; ++i) {
+      const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
+      if (cu == cv) qp.ans[i] = p.scc.cyclic[cu];
+      else if (height[cu] > height[cv] && dense[cu] != kNoDense && dense[cv] != kNoDense)
+        k.id.push_back(static_cast<uint32_t>(i)), k.col.push_back(col_of[q[i].to]), k.row.push_back(dense[cu]);
+    }
+  });
+  // By column, stable: a counting sort (columns are dense 0..targets-1).
+  std::vector<uint64_t> start(targets.size() + 1, 0);
+  for (const Picked& k : picked)
+    for (uint32_t c : k.col) ++start[c + 1];
+  for (size_t c = 0; c < targets.size(); ++c) start[c + 1] += start[c];
+  const uint64_t m = start[targets.size()];
+  qp.order.resize(m), qp.row.resize(m), qp.col.resize(m);
+  for (const Picked& k : picked)
+    for (size_t j = 0; j < k.id.size(); ++j) {
+      const uint64_t at = start[k.col[j]]++;
+      qp.order[at] = k.id[j], qp.row[at] = k.row[j], qp.col[at] = k.col[j];
+    }
   return qp;
 }
 
-MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc) {
+MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc, int threads) {
   MatrixPlan mp;
-  mp.plan = make_level_plan(g, keys, keys, std::move(scc));
+  mp.plan = make_level_plan(g, keys, keys, std::move(scc), threads);
   mp.row.resize(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) mp.row[i] = mp.plan.dense[mp.plan.scc.comp[keys[i]]];
   return mp;

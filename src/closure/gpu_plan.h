@@ -35,8 +35,10 @@ struct LevelPlan {
   uint64_t col_lower(uint32_t c) const;
 };
 
+// `threads`: the host plan's threads (the engine's --threads); the plan is the
+// same for any count.
 LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
-                          Scc scc);
+                          Scc scc, int threads = 1);
 
 // Incremental rounds: `prev` is still the SCC decomposition of g (all
 // singletons, numbering still topological) when prev was all singletons over
@@ -50,14 +52,14 @@ struct QueryPlan {
   std::vector<uint32_t> order;      // query ids needing a bit, by column
   std::vector<uint32_t> row, col;   // per order entry: dense row, column
 };
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc);
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads = 1);
 
 // reach_matrix, prepared: rows = keys' dense indices, columns = keys.
 struct MatrixPlan {
   LevelPlan plan;
   std::vector<uint32_t> row;  // per key: dense index or kNoDense
 };
-MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc);
+MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc, int threads = 1);
 // The propagation gives reflexive rows; a key on an acyclic component does
 // not reach itself (nor a duplicate of itself). Clears those bits in the
 // words [w0, w0 + wn) of every row of m.

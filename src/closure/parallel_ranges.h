@@ -1,0 +1,44 @@
+// Static splitting of an index range over a few std::threads, for the host
+// plan's flat passes (gpu_plan.cpp, condensation.cpp). Each thread gets one
+// contiguous range, so a pass that writes per-range output stays
+// deterministic: the same result for any thread count.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace isocheck {
+
+// Below this many items a pass runs on the calling thread: starting threads
+// costs more than it saves.
+inline constexpr uint64_t kParallelMinItems = 1u << 15;
+
+// Thread count for n items: 1 when threads <= 1 or n is small.
+inline int range_threads(int threads, uint64_t n) {
+  if (threads <= 1 || n < kParallelMinItems) return 1;
+  return static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads), n / (kParallelMinItems / 2)));
+}
+
+// Range t of [0, n) cut into `parts` near-equal pieces.
+inline uint64_t range_begin(uint64_t n, int parts, int t) { return n * static_cast<uint64_t>(t) / parts; }
+
+// fn(t, begin, end) for t in [0, parts), parts = range_threads(threads, n);
+// returns parts. Range 0 runs on the calling thread.
+template <class Fn>
+int parallel_ranges(int threads, uint64_t n, Fn&& fn) {
+  const int parts = range_threads(threads, n);
+  if (parts == 1) {
+    fn(0, uint64_t{0}, n);
+    return 1;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(parts - 1);
+  for (int t = 1; t < parts; ++t)
+    pool.emplace_back([&fn, n, parts, t] { fn(t, range_begin(n, parts, t), range_begin(n, parts, t + 1)); });
+  fn(0, uint64_t{0}, range_begin(n, parts, 1));
+  for (auto& th : pool) th.join();
+  return parts;
+}
+
+}  // namespace isocheck
