@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -17,6 +18,22 @@ uint64_t LevelPlan::col_lower(uint32_t c) const {
 
 namespace {
 
+// Adds the wall time since the last lap to a step's total (when timing).
+class StepClock {
+ public:
+  explicit StepClock(PlanStepTimes* t) : t_(t), at_(std::chrono::steady_clock::now()) {}
+  void lap(double PlanStepTimes::*step) {
+    if (!t_) return;
+    const auto now = std::chrono::steady_clock::now();
+    t_->*step += std::chrono::duration<double>(now - at_).count();
+    at_ = now;
+  }
+
+ private:
+  PlanStepTimes* t_;
+  std::chrono::steady_clock::time_point at_;
+};
+
 // The level plan from the condensation and per-component seeds: down[c] = 1
 // for a source's component, up[c] = 1 for a target's (both are consumed).
 // Passes, each one flat walk over the condensation CSR:
@@ -30,7 +47,8 @@ namespace {
 //   4. successor CSR in dense order (in parallel over dense ranges), each
 //      row's successors in increasing component id, as the kernels read them.
 LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<uint8_t>& down,
-                                 std::span<const uint8_t> up, std::span<const uint32_t> targets, int threads) {
+                                 std::span<const uint8_t> up, std::span<const uint32_t> targets, int threads,
+                                 StepClock& clock) {
   LevelPlan p;
   p.scc = std::move(scc);
   const uint32_t nc = cd.count();
@@ -68,6 +86,7 @@ LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<ui
         level[c] = d, comp_at[d] = c;
       }
   }
+  clock.lap(&PlanStepTimes::levels);
   const std::vector<uint32_t>& dense = p.dense;
   p.succ_off.assign(uint64_t{r} + 1, 0);
   for (uint32_t d = 0; d < r; ++d) p.succ_off[d + 1] = p.succ_off[d] + nsucc[comp_at[d]];
@@ -86,6 +105,7 @@ LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<ui
     const uint32_t d = dense[comp[targets[j]]];
     if (d != kNoDense) p.col_dense.push_back(d), p.col_index.push_back(j);
   }
+  clock.lap(&PlanStepTimes::succ);
   return p;
 }
 
@@ -97,7 +117,8 @@ LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::
   std::vector<uint8_t> down(scc.count, 0), up(scc.count, 0);
   for (uint32_t s : sources) down[scc.comp[s]] = 1;
   for (uint32_t t : targets) up[scc.comp[t]] = 1;
-  return plan_from_condensation(cd, std::move(scc), down, up, targets, threads);
+  StepClock untimed(nullptr);
+  return plan_from_condensation(cd, std::move(scc), down, up, targets, threads, untimed);
 }
 
 bool scc_still_valid(const Csr& g, const Scc& prev) {
@@ -111,14 +132,18 @@ bool scc_still_valid(const Csr& g, const Scc& prev) {
   return true;
 }
 
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads) {
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads,
+                          PlanStepTimes* times) {
+  StepClock clock(times);
   QueryPlan qp;
   qp.ans.assign(q.size(), 0);
   const uint32_t n = g.vertex_count(), nc = scc.count;
   const Condensation cd = condense_graph(g, scc, threads);
+  clock.lap(&PlanStepTimes::condense);
   // Heights in the whole condensation (sinks 0): u reaches v in another
   // component only if height(u) > height(v). Cheap filter before the bits.
   const std::vector<uint32_t> height = condensation_heights(cd);
+  clock.lap(&PlanStepTimes::heights);
   const uint32_t* comp = scc.comp.data();
   // Marks (every writer stores 1, so relaxed atomic stores suffice): target
   // vertices, and the components of sources.
@@ -136,7 +161,8 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
   std::vector<uint8_t> up(nc, 0);
   for (uint32_t v = 0; v < n; ++v)
     if (is_target[v]) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v), up[comp[v]] = 1;
-  qp.plan = plan_from_condensation(cd, std::move(scc), down, up, targets, threads);
+  clock.lap(&PlanStepTimes::marks);
+  qp.plan = plan_from_condensation(cd, std::move(scc), down, up, targets, threads, clock);
   const auto& p = qp.plan;
   comp = p.scc.comp.data();
   const uint32_t* dense = p.dense.data();
@@ -165,6 +191,7 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
       const uint64_t at = start[k.col[j]]++;
       qp.order[at] = k.id[j], qp.row[at] = k.row[j], qp.col[at] = k.col[j];
     }
+  clock.lap(&PlanStepTimes::queries);
   return qp;
 }
 

@@ -45,6 +45,16 @@ LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::
 // the same vertices and every edge of g goes from a higher to a lower id.
 bool scc_still_valid(const Csr& g, const Scc& prev);
 
+// Wall seconds of the host plan's steps (the benchmark's breakdown).
+struct PlanStepTimes {
+  double condense = 0;  // condensation CSR (grouping, mapping, dedup)
+  double heights = 0;   // heights over the whole condensation
+  double marks = 0;     // source/target marks from the queries, columns
+  double levels = 0;    // down/relevant/levels passes and the dense numbering
+  double succ = 0;      // successor CSR in dense order, column pairs
+  double queries = 0;   // queries picked and sorted by column
+};
+
 // reach_queries, prepared: queries that need bits, ordered by column.
 struct QueryPlan {
   LevelPlan plan;
@@ -52,7 +62,8 @@ struct QueryPlan {
   std::vector<uint32_t> order;      // query ids needing a bit, by column
   std::vector<uint32_t> row, col;   // per order entry: dense row, column
 };
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads = 1);
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads = 1,
+                          PlanStepTimes* times = nullptr);
 
 // reach_matrix, prepared: rows = keys' dense indices, columns = keys.
 struct MatrixPlan {

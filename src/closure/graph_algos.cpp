@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 namespace isocheck {
 
@@ -10,57 +11,80 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 }
 
 Scc strongly_connected(const Csr& g) {
+  // Tarjan's algorithm, iterative, with one word of state per vertex: low[v]
+  // is kNone (unvisited), a DFS low-link (on the stack), or kDone (assigned).
+  // Reading low[w] instead of index[w] for an on-stack w finds the same roots,
+  // and kDone is above every index, so an edge to a finished vertex needs no
+  // separate on-stack test: one random read per edge. The numbering is the
+  // classic one (components in completion order).
+  constexpr uint32_t kDone = kNone - 1;
   const uint32_t n = g.vertex_count();
   Scc r;
-  r.comp.assign(n, kNone);
-  std::vector<uint32_t> index(n, kNone), low(n, 0);
-  std::vector<uint32_t> stack;  // Tarjan stack
-  std::vector<uint8_t> on_stack(n, 0);
-  struct Frame { uint32_t v; uint64_t next; };
-  std::vector<Frame> call;
-  uint32_t counter = 0;
+  r.comp.resize(n);
+  std::vector<uint32_t> low(n, kNone);
+  // Stacks of at most n entries, allocated untouched (pages only on use).
+  struct Frame {
+    uint64_t next, end;  // edge slots of v still to scan
+    uint32_t v, index;   // v and its DFS index
+  };
+  std::unique_ptr<Frame[]> call(new Frame[n ? n : 1]);
+  std::unique_ptr<uint32_t[]> stack(new uint32_t[n ? n : 1]);
+  std::vector<uint32_t> loops;  // vertices with a self loop
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  uint32_t counter = 0, top = 0, depth = 0;
+  auto enter = [&](uint32_t v) {
+    low[v] = counter;
+    stack[top++] = v;
+    const uint64_t b = off[v], e = off[v + 1];
+    // The vertex's targets are read next, each a likely cache miss: ask for
+    // their state and offsets together.
+    for (uint64_t i = b; i < e && i < b + 8; ++i) {
+      __builtin_prefetch(&low[tgt[i]]);
+      __builtin_prefetch(&off[tgt[i]]);
+    }
+    call[depth++] = {b, e, v, counter++};
+  };
   for (uint32_t root = 0; root < n; ++root) {
-    if (index[root] != kNone) continue;
-    index[root] = low[root] = counter++;
-    stack.push_back(root), on_stack[root] = 1;
-    call.push_back({root, g.offset[root]});
-    while (!call.empty()) {
-      Frame& f = call.back();
+    if (low[root] != kNone) continue;
+    enter(root);
+    while (depth) {
+      Frame& f = call[depth - 1];
       const uint32_t v = f.v;
-      if (f.next < g.offset[v + 1]) {
-        const uint32_t w = g.target[f.next++];
-        if (index[w] == kNone) {
-          index[w] = low[w] = counter++;
-          stack.push_back(w), on_stack[w] = 1;
-          call.push_back({w, g.offset[w]});
-        } else if (on_stack[w]) {
-          low[v] = std::min(low[v], index[w]);
+      bool descended = false;
+      while (f.next < f.end) {
+        const uint32_t w = tgt[f.next++];
+        const uint32_t lw = low[w];
+        if (lw == kNone) {
+          enter(w);
+          descended = true;
+          break;
         }
-        continue;
+        if (w == v) loops.push_back(v);
+        if (lw < low[v]) low[v] = lw;
       }
-      if (low[v] == index[v]) {
+      if (descended) continue;
+      const uint32_t lv = low[v];
+      if (lv == f.index) {
         const uint32_t c = r.count++;
         uint32_t sz = 0, w;
         do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[w] = 0;
+          w = stack[--top];
+          low[w] = kDone;
           r.comp[w] = c;
           ++sz;
         } while (w != v);
         r.size.push_back(sz);
         r.cyclic.push_back(sz > 1);
       }
-      call.pop_back();
-      if (!call.empty()) {
-        const uint32_t p = call.back().v;
-        low[p] = std::min(low[p], low[v]);
+      --depth;
+      if (depth) {
+        const uint32_t p = call[depth - 1].v;
+        if (lv < low[p]) low[p] = lv;  // a root's index is above low[p]: no change
       }
     }
   }
-  for (uint32_t v = 0; v < n; ++v)
-    for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
-      if (g.target[i] == v) r.cyclic[r.comp[v]] = 1;
+  for (uint32_t v : loops) r.cyclic[r.comp[v]] = 1;
   return r;
 }
 
