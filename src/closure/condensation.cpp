@@ -1,6 +1,7 @@
 #include "closure/condensation.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "closure/parallel_ranges.h"
 
@@ -28,65 +29,59 @@ uint32_t sort_unique(uint32_t* a, uint32_t n) {
   return k;
 }
 
-// Vertices grouped by component, components in id order: a permutation when
-// every component is one vertex (filled in parallel), else a counting sort.
-void group_vertices(const Scc& scc, uint32_t n, int threads, std::vector<uint64_t>& voff,
-                    std::vector<uint32_t>& verts) {
-  const uint32_t nc = scc.count;
-  verts.resize(n);
-  if (nc == n) {
-    voff.clear();  // component c is vertex verts[c]
-    parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
-      for (uint64_t v = b; v < e; ++v) verts[scc.comp[v]] = static_cast<uint32_t>(v);
-    });
-    return;
-  }
-  voff.assign(uint64_t{nc} + 1, 0);
-  for (uint32_t c = 0; c < nc; ++c) voff[c + 1] = voff[c] + scc.size[c];
-  std::vector<uint64_t> pos(voff.begin(), voff.end() - 1);
-  for (uint32_t v = 0; v < n; ++v) verts[pos[scc.comp[v]]++] = v;
-}
-
 }  // namespace
 
 Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
   const uint32_t n = g.vertex_count(), nc = scc.count;
   const uint32_t* comp = scc.comp.data();
-  std::vector<uint64_t> voff;
-  std::vector<uint32_t> verts;
-  group_vertices(scc, n, threads, voff, verts);
-  const bool singletons = voff.empty();
-  auto members = [&](uint32_t c, uint64_t& b, uint64_t& e) {
-    if (singletons) b = c, e = uint64_t{c} + 1;
-    else b = voff[c], e = voff[c + 1];
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  // Walked in vertex order: the graph is read sequentially and every vertex's
+  // lookups (its component's slot, its targets' components) are independent
+  // of the other vertices', so the memory system overlaps them; a walk in
+  // component order would chain three cache misses per vertex. When every
+  // component is one vertex, no two vertices share a slot (no atomics).
+  const bool singletons = nc == n;
+  auto add = [singletons](uint64_t& x, uint64_t k) {
+    if (singletons) x += k;
+    else std::atomic_ref<uint64_t>(x).fetch_add(k, std::memory_order_relaxed);
   };
-
-  // Raw lists (every out-edge of every member) at raw offsets, then sorted,
-  // deduplicated and compacted into the final CSR.
+  // 1. Raw list lengths (every out-edge of every member), then offsets.
   std::vector<uint64_t> roff(uint64_t{nc} + 1, 0);
-  parallel_ranges(threads, nc, [&](int, uint64_t cb, uint64_t ce) {
-    for (uint64_t c = cb; c < ce; ++c) {
-      uint64_t b, e, d = 0;
-      members(static_cast<uint32_t>(c), b, e);
-      for (uint64_t k = b; k < e; ++k) d += g.offset[verts[k] + 1] - g.offset[verts[k]];
-      roff[c + 1] = d;
-    }
+  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t v = b; v < e; ++v) add(roff[comp[v] + 1], off[v + 1] - off[v]);
   });
   for (uint32_t c = 0; c < nc; ++c) roff[c + 1] += roff[c];
+  // 2. Raw lists: the components of the targets, self excluded. Members of
+  //    one component claim their places with an atomic cursor, so the raw
+  //    order inside a list may vary; the sort below makes it canonical.
   std::vector<uint32_t> raw(roff[nc]);
+  std::vector<uint64_t> fill(roff.begin(), roff.end() - 1);  // cursor per component
+  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t v = b; v < e; ++v) {
+      const uint32_t c = comp[v];
+      const uint64_t d = off[v + 1] - off[v];
+      if (d == 0) continue;
+      uint64_t o = fill[c];
+      if (singletons) fill[c] += d;
+      else o = std::atomic_ref<uint64_t>(fill[c]).fetch_add(d, std::memory_order_relaxed);
+      for (uint64_t i = off[v]; i < off[v + 1]; ++i) raw[o++] = comp[tgt[i]];
+    }
+  });
+  // 3. Per component: sort, drop duplicates and itself; then compact.
   std::vector<uint32_t> len(nc);
   parallel_ranges(threads, nc, [&](int, uint64_t cb, uint64_t ce) {
     for (uint64_t c = cb; c < ce; ++c) {
-      uint64_t b, e, o = roff[c];
-      members(static_cast<uint32_t>(c), b, e);
-      for (uint64_t k = b; k < e; ++k) {
-        const uint32_t v = verts[k];
-        for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i) {
-          const uint32_t w = comp[g.target[i]];
-          if (w != c) raw[o++] = w;
-        }
+      uint32_t* a = raw.data() + roff[c];
+      const uint32_t k = sort_unique(a, static_cast<uint32_t>(roff[c + 1] - roff[c]));
+      // The list is sorted: c itself, if present, is one entry.
+      uint32_t* self = std::lower_bound(a, a + k, static_cast<uint32_t>(c));
+      if (self != a + k && *self == c) {
+        std::copy(self + 1, a + k, self);
+        len[c] = k - 1;
+      } else {
+        len[c] = k;
       }
-      len[c] = sort_unique(raw.data() + roff[c], static_cast<uint32_t>(o - roff[c]));
     }
   });
   Condensation cd;
@@ -95,8 +90,7 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
   for (uint32_t c = 0; c < nc; ++c) cd.off[c + 1] = cd.off[c] + len[c];
   cd.succ.resize(cd.off[nc]);
   parallel_ranges(threads, nc, [&](int, uint64_t cb, uint64_t ce) {
-    for (uint64_t c = cb; c < ce; ++c)
-      std::copy_n(raw.data() + roff[c], len[c], cd.succ.data() + cd.off[c]);
+    for (uint64_t c = cb; c < ce; ++c) std::copy_n(raw.data() + roff[c], len[c], cd.succ.data() + cd.off[c]);
   });
   return cd;
 }

@@ -6,11 +6,11 @@ namespace isocheck {
 
 Scc PlannedClosure::condense(const Csr& g) {
   ++st_.calls;
-  if (scc_still_valid(g, prev_)) {
+  if (scc_still_valid(g, prev_, threads_)) {
     ++st_.scc_reused;
     return prev_;
   }
-  prev_ = strongly_connected(g);
+  prev_ = plan_components(g, threads_);
   return prev_;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 
@@ -19,19 +20,30 @@ uint64_t LevelPlan::col_lower(uint32_t c) const {
 namespace {
 
 // Adds the wall time since the last lap to a step's total (when timing).
+// Wall and process CPU seconds (the latter robust on a shared machine).
 class StepClock {
  public:
-  explicit StepClock(PlanStepTimes* t) : t_(t), at_(std::chrono::steady_clock::now()) {}
+  StepClock(PlanStepTimes* wall, PlanStepTimes* cpu) : wall_(wall), cpu_(cpu) {
+    if (wall_) wall_at_ = std::chrono::steady_clock::now();
+    if (cpu_) cpu_at_ = std::clock();
+  }
   void lap(double PlanStepTimes::*step) {
-    if (!t_) return;
-    const auto now = std::chrono::steady_clock::now();
-    t_->*step += std::chrono::duration<double>(now - at_).count();
-    at_ = now;
+    if (wall_) {
+      const auto now = std::chrono::steady_clock::now();
+      wall_->*step += std::chrono::duration<double>(now - wall_at_).count();
+      wall_at_ = now;
+    }
+    if (cpu_) {
+      const std::clock_t now = std::clock();
+      cpu_->*step += static_cast<double>(now - cpu_at_) / CLOCKS_PER_SEC;
+      cpu_at_ = now;
+    }
   }
 
  private:
-  PlanStepTimes* t_;
-  std::chrono::steady_clock::time_point at_;
+  PlanStepTimes *wall_, *cpu_;
+  std::chrono::steady_clock::time_point wall_at_;
+  std::clock_t cpu_at_ = 0;
 };
 
 // The level plan from the condensation and per-component seeds: down[c] = 1
@@ -117,24 +129,36 @@ LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::
   std::vector<uint8_t> down(scc.count, 0), up(scc.count, 0);
   for (uint32_t s : sources) down[scc.comp[s]] = 1;
   for (uint32_t t : targets) up[scc.comp[t]] = 1;
-  StepClock untimed(nullptr);
+  StepClock untimed(nullptr, nullptr);
   return plan_from_condensation(cd, std::move(scc), down, up, targets, threads, untimed);
 }
 
-bool scc_still_valid(const Csr& g, const Scc& prev) {
+Scc plan_components(const Csr& g, int threads) {
+  Scc s;
+  if (acyclic_components(g, &s, threads)) return s;
+  return strongly_connected(g);
+}
+
+bool scc_still_valid(const Csr& g, const Scc& prev, int threads) {
   const uint32_t n = g.vertex_count();
   if (prev.comp.size() != n || prev.count != n) return false;
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t cv = prev.comp[v];
-    for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
-      if (prev.comp[g.target[i]] >= cv) return false;
-  }
-  return true;
+  std::atomic<bool> ok{true};
+  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t v = b; v < e && ok.load(std::memory_order_relaxed); ++v) {
+      const uint32_t cv = prev.comp[v];
+      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
+        if (prev.comp[g.target[i]] >= cv) {
+          ok.store(false, std::memory_order_relaxed);
+          return;
+        }
+    }
+  });
+  return ok.load();
 }
 
 QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads,
-                          PlanStepTimes* times) {
-  StepClock clock(times);
+                          PlanStepTimes* wall, PlanStepTimes* cpu) {
+  StepClock clock(wall, cpu);
   QueryPlan qp;
   qp.ans.assign(q.size(), 0);
   const uint32_t n = g.vertex_count(), nc = scc.count;

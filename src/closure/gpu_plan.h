@@ -40,12 +40,17 @@ struct LevelPlan {
 LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
                           Scc scc, int threads = 1);
 
+// The components the plan starts from: Kahn's numbering when g is acyclic
+// (what pruning keeps it), else Tarjan's (strongly_connected). Either is a
+// valid input of the plans below; the answers do not depend on which.
+Scc plan_components(const Csr& g, int threads = 1);
+
 // Incremental rounds: `prev` is still the SCC decomposition of g (all
 // singletons, numbering still topological) when prev was all singletons over
 // the same vertices and every edge of g goes from a higher to a lower id.
-bool scc_still_valid(const Csr& g, const Scc& prev);
+bool scc_still_valid(const Csr& g, const Scc& prev, int threads = 1);
 
-// Wall seconds of the host plan's steps (the benchmark's breakdown).
+// Seconds of the host plan's steps (the benchmark's breakdown).
 struct PlanStepTimes {
   double condense = 0;  // condensation CSR (grouping, mapping, dedup)
   double heights = 0;   // heights over the whole condensation
@@ -62,8 +67,9 @@ struct QueryPlan {
   std::vector<uint32_t> order;      // query ids needing a bit, by column
   std::vector<uint32_t> row, col;   // per order entry: dense row, column
 };
+// wall / cpu (optional): wall and process CPU seconds per step, added.
 QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads = 1,
-                          PlanStepTimes* times = nullptr);
+                          PlanStepTimes* wall = nullptr, PlanStepTimes* cpu = nullptr);
 
 // reach_matrix, prepared: rows = keys' dense indices, columns = keys.
 struct MatrixPlan {
