@@ -1,7 +1,7 @@
-// The GPU closure's host plan as first written (before issue 7's speed-up):
-// several passes over the whole graph, per-component sorts, single-threaded.
-// Kept for the tests only, as the reference the fast plan (gpu_plan.cpp) must
-// equal field for field.
+// The GPU closure's host plan (and Tarjan) as first written, before issue 7's
+// speed-up: several passes over the whole graph, per-component sorts, one
+// thread. Kept for the tests only (gpu_plan_test.cpp), as the reference the
+// fast plan (gpu_plan.cpp) must equal field for field.
 #pragma once
 #include <algorithm>
 #include <span>
@@ -11,6 +11,64 @@
 #include "closure/graph_algos.h"
 
 namespace isocheck::reference {
+
+// Tarjan as first written (index, low-link and on-stack arrays; self loops in
+// a second pass): strongly_connected must number components exactly so.
+inline Scc reference_strongly_connected(const Csr& g) {
+  constexpr uint32_t kNone = 0xffffffffu;
+  const uint32_t n = g.vertex_count();
+  Scc r;
+  r.comp.assign(n, kNone);
+  std::vector<uint32_t> index(n, kNone), low(n, 0);
+  std::vector<uint32_t> stack;  // Tarjan stack
+  std::vector<uint8_t> on_stack(n, 0);
+  struct Frame { uint32_t v; uint64_t next; };
+  std::vector<Frame> call;
+  uint32_t counter = 0;
+  for (uint32_t root = 0; root < n; ++root) {
+    if (index[root] != kNone) continue;
+    index[root] = low[root] = counter++;
+    stack.push_back(root), on_stack[root] = 1;
+    call.push_back({root, g.offset[root]});
+    while (!call.empty()) {
+      Frame& f = call.back();
+      const uint32_t v = f.v;
+      if (f.next < g.offset[v + 1]) {
+        const uint32_t w = g.target[f.next++];
+        if (index[w] == kNone) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w), on_stack[w] = 1;
+          call.push_back({w, g.offset[w]});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        const uint32_t c = r.count++;
+        uint32_t sz = 0, w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          r.comp[w] = c;
+          ++sz;
+        } while (w != v);
+        r.size.push_back(sz);
+        r.cyclic.push_back(sz > 1);
+      }
+      call.pop_back();
+      if (!call.empty()) {
+        const uint32_t p = call.back().v;
+        low[p] = std::min(low[p], low[v]);
+      }
+    }
+  }
+  for (uint32_t v = 0; v < n; ++v)
+    for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
+      if (g.target[i] == v) r.cyclic[r.comp[v]] = 1;
+  return r;
+}
 
 inline LevelPlan reference_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
                           Scc scc) {
