@@ -91,6 +91,54 @@ Scc strongly_connected(const Csr& g) {
   return r;
 }
 
+namespace {
+
+// One round of Kahn's peeling: the vertices freed by removing `frontier`
+// (their last in-edge came from it) go to `next`, in any order. With several
+// threads each takes a contiguous piece of the frontier; counters are
+// decremented atomically, so exactly one thread frees each vertex.
+// Freed vertices get depth `round + 1`.
+void peel_round(const Csr& g, std::vector<uint32_t>& indeg, const std::vector<uint32_t>& frontier,
+                std::vector<uint32_t>& next, std::vector<uint32_t>& depth, uint32_t round, int threads,
+                std::vector<std::vector<uint32_t>>& part_next) {
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  next.clear();
+  const uint64_t f = frontier.size();
+  // The frontier is known ahead of its turn: what each vertex will touch
+  // (offsets, targets, targets' counters) is prefetched a few entries early,
+  // so the cache misses of many vertices overlap.
+  auto peel = [&](uint64_t b, uint64_t e, bool shared, std::vector<uint32_t>& out) {
+    for (uint64_t h = b; h < e; ++h) {
+      if (h + 16 < e) __builtin_prefetch(&off[frontier[h + 16]]);
+      if (h + 8 < e) __builtin_prefetch(&tgt[off[frontier[h + 8]]]);
+      if (h + 4 < e) {
+        const uint32_t u = frontier[h + 4];
+        for (uint64_t i = off[u]; i < off[u + 1] && i < off[u] + 4; ++i) __builtin_prefetch(&indeg[tgt[i]]);
+      }
+      const uint32_t v = frontier[h];
+      for (uint64_t i = off[v]; i < off[v + 1]; ++i) {
+        const uint32_t t = tgt[i];
+        const uint32_t left = shared ? std::atomic_ref<uint32_t>(indeg[t]).fetch_sub(1, std::memory_order_relaxed) - 1
+                                     : --indeg[t];
+        if (left == 0) depth[t] = round + 1, out.push_back(t);
+      }
+    }
+  };
+  if (range_threads(threads, f) == 1) {
+    peel(0, f, false, next);
+    return;
+  }
+  part_next.resize(static_cast<size_t>(range_threads(threads, f)));
+  parallel_ranges(threads, f, [&](int t, uint64_t b, uint64_t e) {
+    part_next[t].clear();
+    peel(b, e, true, part_next[t]);
+  });
+  for (const auto& p : part_next) next.insert(next.end(), p.begin(), p.end());
+}
+
+}  // namespace
+
 bool acyclic_components(const Csr& g, Scc* out, int threads) {
   const uint32_t n = g.vertex_count();
   const uint64_t* off = g.offset.data();
@@ -103,33 +151,32 @@ bool acyclic_components(const Csr& g, Scc* out, int threads) {
       else ++indeg[tgt[i]];
     }
   });
-  // Kahn's queue. Its entries are known ahead of their turn, so the memory
-  // each will touch (offsets, targets, targets' counters) is prefetched a few
-  // turns early: the misses of many queued vertices overlap.
-  std::unique_ptr<uint32_t[]> order(new uint32_t[n ? n : 1]);
-  uint64_t tail = 0;
+  // Kahn's peeling in rounds: round d frees the vertices whose longest path
+  // from a source has d edges (their depth). Large rounds run on several
+  // threads; the depths do not depend on how a round was split.
+  std::vector<uint32_t> depth(n, 0), frontier, next;
+  std::vector<std::vector<uint32_t>> part_next;
   for (uint32_t v = 0; v < n; ++v)
-    if (indeg[v] == 0) order[tail++] = v;
-  for (uint64_t h = 0; h < tail; ++h) {
-    if (h + 16 < tail) __builtin_prefetch(&off[order[h + 16]]);
-    if (h + 8 < tail) __builtin_prefetch(&tgt[off[order[h + 8]]]);
-    if (h + 4 < tail) {
-      const uint32_t u = order[h + 4];
-      for (uint64_t i = off[u]; i < off[u + 1] && i < off[u] + 4; ++i) __builtin_prefetch(&indeg[tgt[i]]);
-    }
-    const uint32_t v = order[h];
-    for (uint64_t i = off[v]; i < off[v + 1]; ++i)
-      if (--indeg[tgt[i]] == 0) order[tail++] = tgt[i];
+    if (indeg[v] == 0) frontier.push_back(v);
+  uint64_t peeled = 0;
+  uint32_t rounds = 0;
+  while (!frontier.empty()) {
+    peeled += frontier.size();
+    peel_round(g, indeg, frontier, next, depth, rounds++, threads, part_next);
+    frontier.swap(next);
   }
-  if (tail != n) return false;
+  if (peeled != n) return false;  // a cycle (a self loop too) never frees its vertices
+  // Numbered by (depth, vertex id), highest ids first: an edge goes to a
+  // deeper vertex, so from a higher id to a lower one.
+  std::vector<uint64_t> start(uint64_t{rounds} + 1, 0);
+  for (uint32_t v = 0; v < n; ++v) ++start[depth[v] + 1];
+  for (uint32_t d = 0; d < rounds; ++d) start[d + 1] += start[d];
   Scc& r = *out;
   r.count = n;
   r.comp.resize(n);
-  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
-    for (uint64_t k = b; k < e; ++k) r.comp[order[k]] = static_cast<uint32_t>(n - 1 - k);
-  });
+  for (uint32_t v = 0; v < n; ++v) r.comp[v] = static_cast<uint32_t>(n - 1 - start[depth[v]]++);
   r.size.assign(n, 1);
-  r.cyclic.assign(n, 0);  // a self loop is a cycle: Kahn never frees its vertex
+  r.cyclic.assign(n, 0);
   return true;
 }
 

@@ -21,12 +21,12 @@ struct Scc {
 };
 Scc strongly_connected(const Csr& g);
 
-// When g is acyclic: every vertex its own component, numbered in reverse
-// topological order by Kahn's algorithm (sources get the highest ids). Not
-// Tarjan's numbering, but the same contract: an edge goes from a higher id to
-// a lower one. Returns false (*out untouched) when g has a cycle. The
-// in-degree count runs on up to `threads` threads; the result does not
-// depend on the count.
+// When g is acyclic: every vertex its own component, numbered by Kahn's
+// peeling: by depth (edges on the longest path from a source), then vertex
+// id, from the highest id down. Not Tarjan's numbering, but the same
+// contract: an edge goes from a higher id to a lower one. Returns false
+// (*out untouched) when g has a cycle. Large peeling rounds run on up to
+// `threads` threads; the result does not depend on the count.
 bool acyclic_components(const Csr& g, Scc* out, int threads = 1);
 
 // Kahn's algorithm. True iff acyclic; then *order (if given) is a topological
