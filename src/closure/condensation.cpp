@@ -56,15 +56,21 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
   //    one component claim their places with an atomic cursor, so the raw
   //    order inside a list may vary; the sort below makes it canonical.
   std::vector<uint32_t> raw(roff[nc]);
-  std::vector<uint64_t> fill(roff.begin(), roff.end() - 1);  // cursor per component
+  std::vector<uint64_t> fill;  // cursor per component, when members share one
+  if (!singletons) fill.assign(roff.begin(), roff.end() - 1);
   parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+    const uint64_t edges_end = off[e];
     for (uint64_t v = b; v < e; ++v) {
+      // Ahead: the targets' components, the component slots of later vertices.
+      if (off[v] + 32 < edges_end) __builtin_prefetch(&comp[tgt[off[v] + 32]]);
+      if (v + 16 < e) __builtin_prefetch(&roff[comp[v + 16]]);
+      if (singletons && v + 8 < e) __builtin_prefetch(&raw[roff[comp[v + 8]]], 1);
       const uint32_t c = comp[v];
       const uint64_t d = off[v + 1] - off[v];
       if (d == 0) continue;
-      uint64_t o = fill[c];
-      if (singletons) fill[c] += d;
-      else o = std::atomic_ref<uint64_t>(fill[c]).fetch_add(d, std::memory_order_relaxed);
+      const uint64_t o0 = singletons ? roff[c]
+                                     : std::atomic_ref<uint64_t>(fill[c]).fetch_add(d, std::memory_order_relaxed);
+      uint64_t o = o0;
       for (uint64_t i = off[v]; i < off[v + 1]; ++i) raw[o++] = comp[tgt[i]];
     }
   });
