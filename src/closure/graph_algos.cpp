@@ -140,6 +140,7 @@ void peel_round(const Csr& g, std::vector<uint32_t>& indeg, const std::vector<ui
 }  // namespace
 
 bool acyclic_components(const Csr& g, Scc* out, int threads) {
+  threads = atomic_pass_threads(threads);  // every pass below shares counters
   const uint32_t n = g.vertex_count();
   const uint64_t* off = g.offset.data();
   const uint32_t* tgt = g.target.data();
