@@ -91,6 +91,7 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
     }
   });
   Condensation cd;
+  cd.layers = scc.layers;
   cd.off.resize(uint64_t{nc} + 1);
   cd.off[0] = 0;
   for (uint32_t c = 0; c < nc; ++c) cd.off[c + 1] = cd.off[c] + len[c];
@@ -101,15 +102,16 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
   return cd;
 }
 
-std::vector<uint32_t> condensation_heights(const Condensation& cd) {
-  const uint32_t nc = cd.count();
-  std::vector<uint32_t> h(nc);
+std::vector<uint32_t> condensation_heights(const Condensation& cd, int threads) {
+  std::vector<uint32_t> h(cd.count());
   // Successors have lower ids: in id order each one is final when read.
-  for (uint32_t c = 0; c < nc; ++c) {
-    uint32_t x = 0;
-    for (uint64_t i = cd.off[c]; i < cd.off[c + 1]; ++i) x = std::max(x, h[cd.succ[i]] + 1);
-    h[c] = x;
-  }
+  for_each_layer(cd, true, threads, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t c = b; c < e; ++c) {
+      uint32_t x = 0;
+      for (uint64_t i = cd.off[c]; i < cd.off[c + 1]; ++i) x = std::max(x, h[cd.succ[i]] + 1);
+      h[c] = x;
+    }
+  });
   return h;
 }
 

@@ -8,6 +8,8 @@ Scc PlannedClosure::condense(const Csr& g) {
   ++st_.calls;
   if (scc_still_valid(g, prev_, threads_)) {
     ++st_.scc_reused;
+    // New edges may join two components of one layer: layers are off.
+    prev_.layers.clear();
     return prev_;
   }
   prev_ = plan_components(g, threads_);

@@ -66,31 +66,69 @@ LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<ui
   const uint32_t nc = cd.count();
   const uint64_t* off = cd.off.data();
   const uint32_t* succ = cd.succ.data();
-  for (uint32_t c = nc; c-- > 0;)
-    if (down[c])
-      for (uint64_t i = off[c]; i < off[c + 1]; ++i) down[succ[i]] = 1;
+  // Layer by layer when the numbering has layers (see for_each_layer); the
+  // down marks another thread may also store are plain relaxed byte stores.
+  for_each_layer(cd, false, threads, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t c = e; c-- > b;)
+      if (down[c])
+        for (uint64_t i = off[c]; i < off[c + 1]; ++i)
+          std::atomic_ref<uint8_t>(down[succ[i]]).store(1, std::memory_order_relaxed);
+  });
   std::vector<uint32_t>& level = p.dense;  // becomes the dense index below
   level.assign(nc, kNoDense);
   std::vector<uint32_t> nsucc(nc, 0);  // relevant successors, per relevant component
-  uint32_t r = 0, levels = 0;
-  for (uint32_t c = 0; c < nc; ++c) {
-    if (!down[c]) continue;
-    uint32_t h = 0, k = 0;
-    for (uint64_t i = off[c]; i < off[c + 1]; ++i) {
-      const uint32_t l = level[succ[i]];
-      if (l != kNoDense) h = std::max(h, l + 1), ++k;
+  std::vector<uint64_t> count_of(static_cast<size_t>(std::max(1, threads)), 0);  // per thread slot
+  std::vector<uint32_t> levels_of(count_of.size(), 0);
+  for_each_layer(cd, true, threads, [&](int t, uint64_t b, uint64_t e) {
+    for (uint64_t c = b; c < e; ++c) {
+      if (!down[c]) continue;
+      uint32_t h = 0, k = 0;
+      for (uint64_t i = off[c]; i < off[c + 1]; ++i) {
+        const uint32_t l = level[succ[i]];
+        if (l != kNoDense) h = std::max(h, l + 1), ++k;
+      }
+      if (k == 0 && !up[c]) continue;
+      level[c] = h, nsucc[c] = k, ++count_of[t];
+      levels_of[t] = std::max(levels_of[t], h + 1);
     }
-    if (k == 0 && !up[c]) continue;
-    level[c] = h, nsucc[c] = k, ++r;
-    levels = std::max(levels, h + 1);
-  }
+  });
+  uint32_t r = 0, levels = 0;
+  for (size_t t = 0; t < count_of.size(); ++t) r += static_cast<uint32_t>(count_of[t]), levels = std::max(levels, levels_of[t]);
   p.relevant = r;
+  // Dense numbering: by level, stable in component order (a counting sort;
+  // per-range counts when levels x ranges is small, so each range places its
+  // components after the earlier ranges' ones in their level).
   p.level_off.assign(uint64_t{levels} + 1, 0);
-  for (uint32_t c = 0; c < nc; ++c)
-    if (level[c] != kNoDense) ++p.level_off[level[c] + 1];
-  for (uint32_t l = 0; l < levels; ++l) p.level_off[l + 1] += p.level_off[l];
   std::vector<uint32_t> comp_at(r);  // dense index -> component
-  {
+  const uint64_t parts = static_cast<uint64_t>(range_threads(threads, nc));
+  if (parts > 1 && uint64_t{levels} * parts <= (uint64_t{1} << 22)) {
+    std::vector<uint32_t> pos(parts * levels, 0);  // [range][level]
+    parallel_ranges(threads, nc, [&](int t, uint64_t b, uint64_t e) {
+      uint32_t* h = pos.data() + t * uint64_t{levels};
+      for (uint64_t c = b; c < e; ++c)
+        if (level[c] != kNoDense) ++h[level[c]];
+    });
+    uint32_t at = 0;
+    for (uint32_t l = 0; l < levels; ++l) {
+      p.level_off[l] = at;
+      for (uint64_t t = 0; t < parts; ++t) {
+        const uint32_t k = pos[t * levels + l];
+        pos[t * levels + l] = at, at += k;
+      }
+    }
+    p.level_off[levels] = at;
+    parallel_ranges(threads, nc, [&](int t, uint64_t b, uint64_t e) {
+      uint32_t* h = pos.data() + t * uint64_t{levels};
+      for (uint64_t c = b; c < e; ++c)
+        if (level[c] != kNoDense) {
+          const uint32_t d = h[level[c]]++;
+          level[c] = d, comp_at[d] = static_cast<uint32_t>(c);
+        }
+    });
+  } else {
+    for (uint32_t c = 0; c < nc; ++c)
+      if (level[c] != kNoDense) ++p.level_off[level[c] + 1];
+    for (uint32_t l = 0; l < levels; ++l) p.level_off[l + 1] += p.level_off[l];
     std::vector<uint32_t> pos(p.level_off.begin(), p.level_off.end() - (levels ? 1 : 0));
     for (uint32_t c = 0; c < nc; ++c)
       if (level[c] != kNoDense) {
@@ -166,7 +204,7 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
   clock.lap(&PlanStepTimes::condense);
   // Heights in the whole condensation (sinks 0): u reaches v in another
   // component only if height(u) > height(v). Cheap filter before the bits.
-  const std::vector<uint32_t> height = condensation_heights(cd);
+  const std::vector<uint32_t> height = condensation_heights(cd, threads);
   clock.lap(&PlanStepTimes::heights);
   const uint32_t* comp = scc.comp.data();
   // Marks (every writer stores 1, so relaxed atomic stores suffice): target
@@ -203,18 +241,45 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
         k.id.push_back(static_cast<uint32_t>(i)), k.col.push_back(col_of[q[i].to]), k.row.push_back(dense[cu]);
     }
   });
-  // By column, stable: a counting sort (columns are dense 0..targets-1).
-  std::vector<uint64_t> start(targets.size() + 1, 0);
-  for (const Picked& k : picked)
-    for (uint32_t c : k.col) ++start[c + 1];
-  for (size_t c = 0; c < targets.size(); ++c) start[c + 1] += start[c];
-  const uint64_t m = start[targets.size()];
+  // By column, stable: a counting sort (columns are dense 0..targets-1). Each
+  // range's entries go after the earlier ranges' in their column, so the
+  // order is the sequential one; per-range counts need ranges x columns
+  // words, so very many columns on many threads sort on one thread.
+  const uint64_t cols = targets.size(), parts = picked.size();
+  uint64_t m = 0;
+  for (const Picked& k : picked) m += k.id.size();
   qp.order.resize(m), qp.row.resize(m), qp.col.resize(m);
-  for (const Picked& k : picked)
-    for (size_t j = 0; j < k.id.size(); ++j) {
-      const uint64_t at = start[k.col[j]]++;
-      qp.order[at] = k.id[j], qp.row[at] = k.row[j], qp.col[at] = k.col[j];
-    }
+  if (parts > 1 && cols * parts <= (uint64_t{1} << 24)) {
+    std::vector<uint64_t> pos(parts * cols, 0);  // [range][column]: first place
+    parallel_ranges(threads, q.size(), [&](int t, uint64_t, uint64_t) {
+      uint64_t* h = pos.data() + t * cols;
+      for (uint32_t c : picked[t].col) ++h[c];
+    });
+    uint64_t at = 0;
+    for (uint64_t c = 0; c < cols; ++c)
+      for (uint64_t t = 0; t < parts; ++t) {
+        const uint64_t k = pos[t * cols + c];
+        pos[t * cols + c] = at, at += k;
+      }
+    parallel_ranges(threads, q.size(), [&](int t, uint64_t, uint64_t) {
+      uint64_t* h = pos.data() + t * cols;
+      const Picked& k = picked[t];
+      for (size_t j = 0; j < k.id.size(); ++j) {
+        const uint64_t to = h[k.col[j]]++;
+        qp.order[to] = k.id[j], qp.row[to] = k.row[j], qp.col[to] = k.col[j];
+      }
+    });
+  } else {
+    std::vector<uint64_t> start(cols + 1, 0);
+    for (const Picked& k : picked)
+      for (uint32_t c : k.col) ++start[c + 1];
+    for (uint64_t c = 0; c < cols; ++c) start[c + 1] += start[c];
+    for (const Picked& k : picked)
+      for (size_t j = 0; j < k.id.size(); ++j) {
+        const uint64_t to = start[k.col[j]]++;
+        qp.order[to] = k.id[j], qp.row[to] = k.row[j], qp.col[to] = k.col[j];
+      }
+  }
   clock.lap(&PlanStepTimes::queries);
   return qp;
 }

@@ -175,6 +175,10 @@ bool acyclic_components(const Csr& g, Scc* out, int threads) {
   Scc& r = *out;
   r.count = n;
   r.comp.resize(n);
+  // Depth d holds ids [n - start[d+1], n - start[d]): the layers, deepest
+  // (lowest ids) first. One depth has no edges inside.
+  r.layers.resize(uint64_t{rounds} + 1);
+  for (uint32_t i = 0; i <= rounds; ++i) r.layers[i] = static_cast<uint32_t>(n - start[rounds - i]);
   for (uint32_t v = 0; v < n; ++v) r.comp[v] = static_cast<uint32_t>(n - 1 - start[depth[v]]++);
   r.size.assign(n, 1);
   r.cyclic.assign(n, 0);

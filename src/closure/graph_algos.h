@@ -18,6 +18,11 @@ struct Scc {
   std::vector<uint32_t> comp;    // per vertex
   std::vector<uint32_t> size;    // per component
   std::vector<uint8_t> cyclic;   // per component: size > 1 or a self loop
+  // Optional (acyclic_components sets it): component ids [layers[i],
+  // layers[i+1]) have no edges among them, so a pass in id order may treat a
+  // layer's components in parallel. Holds for the graph it was computed on
+  // only; empty otherwise.
+  std::vector<uint32_t> layers;
 };
 Scc strongly_connected(const Csr& g);
 

@@ -7,7 +7,9 @@
 #include <random>
 #include <set>
 
+#include "closure/closure.h"
 #include "closure/condensation.h"
+#include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
 #include "closure/gpu_testgraphs.h"
 #include "closure/graph_algos.h"
@@ -119,6 +121,19 @@ TEST(GpuPlanBuild, KahnNumberingIsTopologicalAndThreadIndependent) {
     }
     EXPECT_EQ(one.size, std::vector<uint32_t>(c.n, 1));
     EXPECT_EQ(one.cyclic, std::vector<uint8_t>(c.n, 0));
+    // Layers: increasing id ranges covering all, no edge inside one.
+    ASSERT_GE(one.layers.size(), 2u);
+    EXPECT_EQ(one.layers.front(), 0u);
+    EXPECT_EQ(one.layers.back(), c.n);
+    std::vector<uint32_t> layer_of(c.n);
+    for (size_t k = 0; k + 1 < one.layers.size(); ++k) {
+      ASSERT_LT(one.layers[k], one.layers[k + 1]);
+      for (uint32_t x = one.layers[k]; x < one.layers[k + 1]; ++x) layer_of[x] = static_cast<uint32_t>(k);
+    }
+    for (uint32_t v = 0; v < c.n; ++v)
+      for (uint64_t i = c.g.offset[v]; i < c.g.offset[v + 1]; ++i)
+        EXPECT_GT(layer_of[one.comp[v]], layer_of[one.comp[c.g.target[i]]]);
+    EXPECT_EQ(one.layers, four.layers);
   }
   EXPECT_GT(acyclic, 20);
 }
@@ -143,6 +158,7 @@ TEST(GpuPlanBuild, CondensationIsTheComponentGraph) {
       EXPECT_EQ(four.off, one.off);
       EXPECT_EQ(four.succ, one.succ);
       EXPECT_EQ(condensation_heights(one), component_heights(c.g, scc));
+      EXPECT_EQ(condensation_heights(four, 4), component_heights(c.g, scc));
     }
   }
 }
@@ -211,4 +227,40 @@ TEST(GpuPlanBuild, StillValidCheckIsThreadIndependent) {
     EXPECT_FALSE(scc_still_valid(c.g, s, 1));
     EXPECT_FALSE(scc_still_valid(c.g, s, 4));
   }
+}
+
+TEST(GpuPlanBuild, ReusedNumberingDropsItsLayers) {
+  // Round 1: a two-layer DAG (top -> bottom), large enough that layers are
+  // split over threads. Round 2 adds edges inside the bottom layer that still
+  // go down the numbering: the numbering is reused, its layers no longer hold
+  // and must not be used.
+  const uint32_t n = 4 * static_cast<uint32_t>(kParallelMinItems);
+  std::mt19937_64 rng(5);
+  EdgeList e;
+  for (uint32_t i = 0; i < n; ++i) e.add(rng() % (n / 2), n / 2 + rng() % (n / 2), EdgeKind::aux);
+  const Scc first = plan_components(build_csr(n, e), 4);
+  ASSERT_GE(first.layers.size(), 3u);
+  std::vector<uint32_t> bottom;  // bottom-layer vertices with an in-edge: depth 1
+  for (uint32_t v = n / 2; v < n; ++v)
+    if (first.comp[v] < first.layers[1]) bottom.push_back(v);
+  ASSERT_GT(bottom.size(), kParallelMinItems);
+  std::vector<ReachQuery> q;
+  for (int i = 0; i < 20000; ++i) q.push_back({static_cast<uint32_t>(rng() % n), static_cast<uint32_t>(rng() % n)});
+  PlannedClosure eng(std::make_unique<HostSliceBackend>(), "host", 4);
+  CpuClosure cpu;
+  ASSERT_EQ(eng.reach_queries(build_csr(n, e), q), cpu.reach_queries(build_csr(n, e), q));
+  for (int i = 0; i < 50000; ++i) {
+    uint32_t a = bottom[rng() % bottom.size()], b = bottom[rng() % bottom.size()];
+    if (first.comp[a] == first.comp[b]) continue;
+    if (first.comp[a] < first.comp[b]) std::swap(a, b);
+    e.add(a, b, EdgeKind::aux);  // higher id -> lower id: the numbering stays valid
+  }
+  const Csr g = build_csr(n, e);
+  ASSERT_EQ(eng.reach_queries(g, q), cpu.reach_queries(g, q));
+  EXPECT_EQ(eng.stats().scc_reused, 1u);
+  // What the plan got: the reused numbering, without layers.
+  const Scc reused = eng.condense(g);
+  EXPECT_EQ(eng.stats().scc_reused, 2u);
+  EXPECT_EQ(reused.comp, first.comp);
+  EXPECT_TRUE(reused.layers.empty());
 }
