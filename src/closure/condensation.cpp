@@ -74,7 +74,7 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
       for (uint64_t i = off[v]; i < off[v + 1]; ++i) raw[o++] = comp[tgt[i]];
     }
   });
-  // 3. Per component: sort, drop duplicates and itself; then compact.
+  // 3. Per component: sort, drop duplicates and itself.
   std::vector<uint32_t> len(nc);
   parallel_ranges(threads, nc, [&](int, uint64_t cb, uint64_t ce) {
     for (uint64_t c = cb; c < ce; ++c) {
@@ -90,15 +90,22 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
       }
     }
   });
+  // Compacted in place (lists only move left; offsets are rewritten behind
+  // the reads): no second edge array to allocate, and nothing moves before
+  // the first list that shrank (none, in a simple DAG).
+  uint64_t to = 0, from = 0;
+  for (uint32_t c = 0; c < nc; ++c) {
+    const uint64_t next = roff[c + 1];
+    if (to != from) std::copy_n(raw.data() + from, len[c], raw.data() + to);
+    roff[c] = to;
+    to += len[c], from = next;
+  }
+  roff[nc] = to;
+  raw.resize(to);
   Condensation cd;
   cd.layers = scc.layers;
-  cd.off.resize(uint64_t{nc} + 1);
-  cd.off[0] = 0;
-  for (uint32_t c = 0; c < nc; ++c) cd.off[c + 1] = cd.off[c] + len[c];
-  cd.succ.resize(cd.off[nc]);
-  parallel_ranges(threads, nc, [&](int, uint64_t cb, uint64_t ce) {
-    for (uint64_t c = cb; c < ce; ++c) std::copy_n(raw.data() + roff[c], len[c], cd.succ.data() + cd.off[c]);
-  });
+  cd.off = std::move(roff);
+  cd.succ = std::move(raw);
   return cd;
 }
 
