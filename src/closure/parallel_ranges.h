@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -31,7 +32,9 @@ inline int range_threads(int threads, uint64_t n) {
 inline uint64_t range_begin(uint64_t n, int parts, int t) { return n * static_cast<uint64_t>(t) / parts; }
 
 // fn(t, begin, end) for t in [0, parts), parts = range_threads(threads, n);
-// returns parts. Range 0 runs on the calling thread.
+// returns parts. Range 0 runs on the calling thread. An exception from any
+// range (bad_alloc past the memory cap: exit 3 in main) is rethrown here
+// after every thread has finished, instead of terminating the process.
 template <class Fn>
 int parallel_ranges(int threads, uint64_t n, Fn&& fn) {
   const int parts = range_threads(threads, n);
@@ -39,12 +42,21 @@ int parallel_ranges(int threads, uint64_t n, Fn&& fn) {
     fn(0, uint64_t{0}, n);
     return 1;
   }
+  std::vector<std::exception_ptr> errors(parts);
+  auto run = [&](int t) {
+    try {
+      fn(t, range_begin(n, parts, t), range_begin(n, parts, t + 1));
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
   std::vector<std::thread> pool;
   pool.reserve(parts - 1);
-  for (int t = 1; t < parts; ++t)
-    pool.emplace_back([&fn, n, parts, t] { fn(t, range_begin(n, parts, t), range_begin(n, parts, t + 1)); });
-  fn(0, uint64_t{0}, range_begin(n, parts, 1));
+  for (int t = 1; t < parts; ++t) pool.emplace_back(run, t);
+  run(0);
   for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
   return parts;
 }
 

@@ -264,3 +264,26 @@ TEST(GpuPlanBuild, ReusedNumberingDropsItsLayers) {
   EXPECT_EQ(reused.comp, first.comp);
   EXPECT_TRUE(reused.layers.empty());
 }
+
+TEST(GpuPlanBuild, ParallelRangesCoverOnceAndRethrow) {
+  const uint64_t n = 5 * kParallelMinItems + 3;
+  std::vector<int> hits(n, 0);
+  const int parts = parallel_ranges(4, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) ++hits[i];
+  });
+  EXPECT_EQ(parts, 4);
+  EXPECT_EQ(hits, std::vector<int>(n, 1));
+  // Few items: one range, on the calling thread.
+  uint64_t seen_b = 1, seen_e = 0;
+  int seen_t = -1;
+  EXPECT_EQ(parallel_ranges(8, 100, [&](int t, uint64_t b, uint64_t e) { seen_t = t, seen_b = b, seen_e = e; }), 1);
+  EXPECT_EQ(seen_t, 0);
+  EXPECT_EQ(seen_b, 0u);
+  EXPECT_EQ(seen_e, 100u);
+  // A worker's exception reaches the caller (as bad_alloc must, for exit 3).
+  EXPECT_THROW(parallel_ranges(4, n,
+                               [](int t, uint64_t, uint64_t) {
+                                 if (t == 2) throw std::bad_alloc();
+                               }),
+               std::bad_alloc);
+}
