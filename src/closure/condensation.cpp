@@ -39,11 +39,13 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
   // Walked in vertex order: the graph is read sequentially and every vertex's
   // lookups (its component's slot, its targets' components) are independent
   // of the other vertices', so the memory system overlaps them; a walk in
-  // component order would chain three cache misses per vertex. When every
-  // component is one vertex, no two vertices share a slot (no atomics).
+  // component order would chain three cache misses per vertex. Members of
+  // one component share its slot: atomics, only when several threads run
+  // and some component has several vertices.
   const bool singletons = nc == n;
-  auto add = [singletons](uint64_t& x, uint64_t k) {
-    if (singletons) x += k;
+  const bool shared = !singletons && range_threads(threads, n) > 1;
+  auto add = [shared](uint64_t& x, uint64_t k) {
+    if (!shared) x += k;
     else std::atomic_ref<uint64_t>(x).fetch_add(k, std::memory_order_relaxed);
   };
   // 1. Raw list lengths (every out-edge of every member), then offsets.
@@ -52,9 +54,10 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
     for (uint64_t v = b; v < e; ++v) add(roff[comp[v] + 1], off[v + 1] - off[v]);
   });
   for (uint32_t c = 0; c < nc; ++c) roff[c + 1] += roff[c];
-  // 2. Raw lists: the components of the targets, self excluded. Members of
-  //    one component claim their places with an atomic cursor, so the raw
-  //    order inside a list may vary; the sort below makes it canonical.
+  // 2. Raw lists: the components of the targets (self included, dropped
+  //    below). Members of one component claim their places with a cursor, so
+  //    the raw order inside a list may vary between runs on several threads;
+  //    the sort below makes it canonical.
   std::vector<uint32_t> raw(roff[nc]);
   std::vector<uint64_t> fill;  // cursor per component, when members share one
   if (!singletons) fill.assign(roff.begin(), roff.end() - 1);
@@ -68,9 +71,9 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
       const uint32_t c = comp[v];
       const uint64_t d = off[v + 1] - off[v];
       if (d == 0) continue;
-      const uint64_t o0 = singletons ? roff[c]
-                                     : std::atomic_ref<uint64_t>(fill[c]).fetch_add(d, std::memory_order_relaxed);
-      uint64_t o = o0;
+      uint64_t o = roff[c];
+      if (shared) o = std::atomic_ref<uint64_t>(fill[c]).fetch_add(d, std::memory_order_relaxed);
+      else if (!singletons) o = fill[c], fill[c] += d;
       for (uint64_t i = off[v]; i < off[v + 1]; ++i) raw[o++] = comp[tgt[i]];
     }
   });
