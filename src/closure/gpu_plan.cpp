@@ -208,12 +208,23 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
   clock.lap(&PlanStepTimes::heights);
   const uint32_t* comp = scc.comp.data();
   // Marks (every writer stores 1, so relaxed atomic stores suffice): target
-  // vertices, and the components of sources.
+  // vertices, and the components of sources. Same-component queries are
+  // answered here; the others' component pair is kept (kSkip: decided no),
+  // so that picking them later reads one sequential word instead of four
+  // random ones.
+  constexpr uint64_t kSkip = ~uint64_t{0};
   std::vector<uint8_t> is_target(n, 0), down(nc, 0);
+  std::vector<uint64_t> pair(q.size());
   parallel_ranges(threads, q.size(), [&](int, uint64_t b, uint64_t e) {
     for (uint64_t i = b; i < e; ++i) {
       const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
-      if (cu == cv || height[cu] <= height[cv]) continue;
+      pair[i] = kSkip;
+      if (cu == cv) {
+        qp.ans[i] = scc.cyclic[cu];
+        continue;
+      }
+      if (height[cu] <= height[cv]) continue;
+      pair[i] = uint64_t{cu} << 32 | cv;
       std::atomic_ref<uint8_t>(is_target[q[i].to]).store(1, std::memory_order_relaxed);
       std::atomic_ref<uint8_t>(down[cu]).store(1, std::memory_order_relaxed);
     }
@@ -226,7 +237,6 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
   clock.lap(&PlanStepTimes::marks);
   qp.plan = plan_from_condensation(cd, std::move(scc), down, up, targets, threads, clock);
   const auto& p = qp.plan;
-  comp = p.scc.comp.data();
   const uint32_t* dense = p.dense.data();
   // Queries needing a bit, per thread range (ranges in order: the same list
   // for any thread count), with their column and row.
@@ -235,10 +245,10 @@ QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, 
   parallel_ranges(threads, q.size(), [&](int t, uint64_t b, uint64_t e) {
     Picked& k = picked[t];
     for (uint64_t i = b; i < e; ++i) {
-      const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
-      if (cu == cv) qp.ans[i] = p.scc.cyclic[cu];
-      else if (height[cu] > height[cv] && dense[cu] != kNoDense && dense[cv] != kNoDense)
-        k.id.push_back(static_cast<uint32_t>(i)), k.col.push_back(col_of[q[i].to]), k.row.push_back(dense[cu]);
+      if (pair[i] == kSkip) continue;
+      const uint32_t du = dense[pair[i] >> 32], dv = dense[static_cast<uint32_t>(pair[i])];
+      if (du != kNoDense && dv != kNoDense)
+        k.id.push_back(static_cast<uint32_t>(i)), k.col.push_back(col_of[q[i].to]), k.row.push_back(du);
     }
   });
   // By column, stable: a counting sort (columns are dense 0..targets-1). Each
