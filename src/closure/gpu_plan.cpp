@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "closure/condensation.h"
+#include "closure/counting_sort.h"
 #include "closure/parallel_ranges.h"
 #include "io/errors.h"
 
@@ -95,51 +96,19 @@ LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<ui
   uint32_t r = 0, levels = 0;
   for (size_t t = 0; t < count_of.size(); ++t) r += static_cast<uint32_t>(count_of[t]), levels = std::max(levels, levels_of[t]);
   p.relevant = r;
-  // Dense numbering: by level, stable in component order (a counting sort;
-  // per-range counts when levels x ranges is small, so each range places its
-  // components after the earlier ranges' ones in their level).
-  p.level_off.assign(uint64_t{levels} + 1, 0);
+  // Dense numbering: by level, stable in component order.
   std::vector<uint32_t> comp_at(r);  // dense index -> component
-  const uint64_t parts = static_cast<uint64_t>(range_threads(threads, nc));
-  if (parts > 1 && uint64_t{levels} * parts <= (uint64_t{1} << 22)) {
-    std::vector<uint32_t> pos(parts * levels, 0);  // [range][level]
-    parallel_ranges(threads, nc, [&](int t, uint64_t b, uint64_t e) {
-      uint32_t* h = pos.data() + t * uint64_t{levels};
-      for (uint64_t c = b; c < e; ++c)
-        if (level[c] != kNoDense) ++h[level[c]];
-    });
-    uint32_t at = 0;
-    for (uint32_t l = 0; l < levels; ++l) {
-      p.level_off[l] = at;
-      for (uint64_t t = 0; t < parts; ++t) {
-        const uint32_t k = pos[t * levels + l];
-        pos[t * levels + l] = at, at += k;
-      }
-    }
-    p.level_off[levels] = at;
-    parallel_ranges(threads, nc, [&](int t, uint64_t b, uint64_t e) {
-      uint32_t* h = pos.data() + t * uint64_t{levels};
-      for (uint64_t c = b; c < e; ++c)
-        if (level[c] != kNoDense) {
-          const uint32_t d = h[level[c]]++;
-          level[c] = d, comp_at[d] = static_cast<uint32_t>(c);
-        }
-    });
-  } else {
-    for (uint32_t c = 0; c < nc; ++c)
-      if (level[c] != kNoDense) ++p.level_off[level[c] + 1];
-    for (uint32_t l = 0; l < levels; ++l) p.level_off[l + 1] += p.level_off[l];
-    std::vector<uint32_t> pos(p.level_off.begin(), p.level_off.end() - (levels ? 1 : 0));
-    for (uint32_t c = 0; c < nc; ++c)
-      if (level[c] != kNoDense) {
-        const uint32_t d = pos[level[c]]++;
-        level[c] = d, comp_at[d] = c;
-      }
-  }
+  const std::vector<uint64_t> level_off = stable_counting_sort(
+      threads, nc, levels, [&](uint64_t c) { return level[c] == kNoDense ? kNoKey : level[c]; },
+      [&](uint64_t c, uint64_t d) { level[c] = static_cast<uint32_t>(d), comp_at[d] = static_cast<uint32_t>(c); });
+  p.level_off.assign(level_off.begin(), level_off.end());
   clock.lap(&PlanStepTimes::levels);
   const std::vector<uint32_t>& dense = p.dense;
   p.succ_off.assign(uint64_t{r} + 1, 0);
-  for (uint32_t d = 0; d < r; ++d) p.succ_off[d + 1] = p.succ_off[d] + nsucc[comp_at[d]];
+  parallel_ranges(threads, r, [&](int, uint64_t b, uint64_t e) {  // random lookups: in parallel
+    for (uint64_t d = b; d < e; ++d) p.succ_off[d + 1] = nsucc[comp_at[d]];
+  });
+  for (uint32_t d = 0; d < r; ++d) p.succ_off[d + 1] += p.succ_off[d];
   p.succ.resize(p.succ_off[r]);
   parallel_ranges(threads, r, [&](int, uint64_t b, uint64_t e) {
     for (uint64_t d = b; d < e; ++d) {

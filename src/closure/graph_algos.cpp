@@ -5,6 +5,7 @@
 #include <memory>
 #include <atomic>
 
+#include "closure/counting_sort.h"
 #include "closure/parallel_ranges.h"
 
 namespace isocheck {
@@ -146,13 +147,13 @@ void peel_round(const Csr& g, std::vector<uint32_t>& count, const std::vector<ui
 }  // namespace
 
 bool acyclic_components(const Csr& g, Scc* out, int threads) {
-  threads = atomic_pass_threads(threads);  // every pass below shares counters
+  const int counting_threads = atomic_pass_threads(threads);  // passes sharing counters
   const uint32_t n = g.vertex_count();
   const uint64_t* off = g.offset.data();
   const uint32_t* tgt = g.target.data();
   std::vector<uint32_t> indeg(n, 0);
-  const bool shared = range_threads(threads, n) > 1;
-  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+  const bool shared = range_threads(counting_threads, n) > 1;
+  parallel_ranges(counting_threads, n, [&](int, uint64_t b, uint64_t e) {
     for (uint64_t i = off[b]; i < off[e]; ++i) {
       if (shared) std::atomic_ref<uint32_t>(indeg[tgt[i]]).fetch_add(1, std::memory_order_relaxed);
       else ++indeg[tgt[i]];
@@ -169,24 +170,22 @@ bool acyclic_components(const Csr& g, Scc* out, int threads) {
   uint32_t rounds = 0;
   while (!frontier.empty()) {
     peeled += frontier.size();
-    peel_round(g, indeg, frontier, next, rounds++, threads, part_next);
+    peel_round(g, indeg, frontier, next, rounds++, counting_threads, part_next);
     frontier.swap(next);
   }
   const std::vector<uint32_t>& depth = indeg;  // every vertex freed: all depths
   if (peeled != n) return false;  // a cycle (a self loop too) never frees its vertices
   // Numbered by (depth, vertex id), highest ids first: an edge goes to a
-  // deeper vertex, so from a higher id to a lower one.
-  std::vector<uint64_t> start(uint64_t{rounds} + 1, 0);
-  for (uint32_t v = 0; v < n; ++v) ++start[depth[v] + 1];
-  for (uint32_t d = 0; d < rounds; ++d) start[d + 1] += start[d];
+  // deeper vertex, so from a higher id to a lower one. Depth d holds ids
+  // [n - off[d+1], n - off[d]): the layers, deepest (lowest ids) first.
   Scc& r = *out;
   r.count = n;
   r.comp.resize(n);
-  // Depth d holds ids [n - start[d+1], n - start[d]): the layers, deepest
-  // (lowest ids) first. One depth has no edges inside.
+  const std::vector<uint64_t> off_by_depth = stable_counting_sort(
+      threads, n, rounds, [&](uint64_t v) { return depth[v]; },
+      [&](uint64_t v, uint64_t rank) { r.comp[v] = static_cast<uint32_t>(n - 1 - rank); });
   r.layers.resize(uint64_t{rounds} + 1);
-  for (uint32_t i = 0; i <= rounds; ++i) r.layers[i] = static_cast<uint32_t>(n - start[rounds - i]);
-  for (uint32_t v = 0; v < n; ++v) r.comp[v] = static_cast<uint32_t>(n - 1 - start[depth[v]]++);
+  for (uint32_t i = 0; i <= rounds; ++i) r.layers[i] = static_cast<uint32_t>(n - off_by_depth[rounds - i]);
   r.size.assign(n, 1);
   r.cyclic.assign(n, 0);
   return true;

@@ -9,6 +9,7 @@
 
 #include "closure/closure.h"
 #include "closure/condensation.h"
+#include "closure/counting_sort.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
 #include "closure/gpu_testgraphs.h"
@@ -286,4 +287,28 @@ TEST(GpuPlanBuild, ParallelRangesCoverOnceAndRethrow) {
                                  if (t == 2) throw std::bad_alloc();
                                }),
                std::bad_alloc);
+}
+
+TEST(GpuPlanBuild, StableCountingSortIsStableForAnyThreadCount) {
+  std::mt19937_64 rng(17);
+  for (uint32_t keys : {1u, 7u, 300u, 5000000u}) {  // the last: too many keys to count per range
+    const uint64_t n = 3 * kParallelMinItems + 11;
+    std::vector<uint32_t> key(n);
+    for (auto& k : key) k = rng() % 5 == 0 ? kNoKey : static_cast<uint32_t>(rng() % keys);
+    // Reference: indices of kept items, stably sorted by key.
+    std::vector<uint64_t> want;
+    for (uint64_t i = 0; i < n; ++i)
+      if (key[i] != kNoKey) want.push_back(i);
+    std::stable_sort(want.begin(), want.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
+    for (int threads : {1, 3}) {
+      std::vector<uint64_t> got(want.size(), ~uint64_t{0});
+      const auto off = stable_counting_sort(
+          threads, n, keys, [&](uint64_t i) { return key[i]; }, [&](uint64_t i, uint64_t pos) { got[pos] = i; });
+      EXPECT_EQ(got, want) << keys << " keys, " << threads << " threads";
+      ASSERT_EQ(off.size(), uint64_t{keys} + 1);
+      EXPECT_EQ(off.back(), want.size());
+      for (uint64_t j = 0; j < want.size(); ++j)
+        if (keys <= 300) EXPECT_TRUE(off[key[want[j]]] <= j && j < off[key[want[j]] + 1]);
+    }
+  }
 }
