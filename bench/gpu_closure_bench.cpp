@@ -1,7 +1,7 @@
 // GPU vs CPU closure engine on generated graphs (docs/gpu.md):
 //   gpu_closure_bench [--vertices N] [--endpoints K] [--queries Q]
 //                     [--degree D] [--cpu-fraction F] [--threads T] [--seed S]
-//                     [--plan-only 1]
+//                     [--plan-only 1 [--repeat R] [--reference 1]]
 // A layered DAG of N vertices (about D out-edges each, levels of N/64), K
 // random endpoint vertices, Q random reachability queries among them (what
 // pruning asks). Times: the host plan (SCC, levels), the device propagation,
@@ -9,7 +9,9 @@
 // F of the endpoint columns, scaled up by 1/F when F < 1 (marked "est.").
 // The GPU answers are checked against the CPU's on the columns both ran.
 // --plan-only 1: only the host plan (no CPU engine, no device), timed per step
-// over --repeat R runs (what a machine without a device can measure).
+// over --repeat R runs (what a machine without a device can measure);
+// with --reference 1, the first host plan instead (Tarjan as first written,
+// then the rest of the plan), for before/after figures.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_testgraphs.h"
+#include "common/gpu_plan_reference.h"
 
 using namespace isocheck;
 using Clock = std::chrono::steady_clock;
@@ -41,6 +44,22 @@ static void print_steps(const char* tag, int threads, double scc, const PlanStep
   std::printf("%s threads=%d  scc %.3f  condense %.3f  heights %.3f  marks %.3f  levels %.3f  succ %.3f  "
               "queries %.3f  total %.3f s\n",
               tag, threads, scc, s.condense, s.heights, s.marks, s.levels, s.succ, s.queries, total);
+}
+
+static int reference_plan_bench(const Csr& g, const std::vector<ReachQuery>& q, int repeat) {
+  double best_scc = 1e300, best_total = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const double c0 = cpu_secs();
+    Scc scc = reference::reference_strongly_connected(g);
+    const double c_scc = cpu_secs() - c0;
+    const QueryPlan qp = reference::reference_query_plan(g, q, std::move(scc));
+    const double c_total = cpu_secs() - c0;
+    std::printf("reference plan cpu  scc %.3f  rest %.3f  total %.3f s  (%u relevant, %zu queries need bits)\n", c_scc,
+                c_total - c_scc, c_total, qp.plan.relevant, qp.order.size());
+    best_scc = std::min(best_scc, c_scc), best_total = std::min(best_total, c_total);
+  }
+  std::printf("least reference cpu  scc %.3f  total %.3f s\n", best_scc, best_total);
+  return 0;
 }
 
 static int plan_only_bench(const Csr& g, const std::vector<ReachQuery>& q, int threads, int repeat) {
@@ -76,7 +95,7 @@ static int plan_only_bench(const Csr& g, const std::vector<ReachQuery>& q, int t
 int main(int argc, char** argv) {
   uint64_t n = 1'000'000, k = 10'000, nq = 2'000'000, seed = 1;
   double degree = 3.0, frac = 1.0;
-  bool plan_only = false;
+  bool plan_only = false, reference_plan = false;
   int repeat = 1;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -90,6 +109,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::stoi(v);
     else if (a == "--seed") seed = std::stoull(v);
     else if (a == "--plan-only") plan_only = std::stoi(v) != 0;
+    else if (a == "--reference") reference_plan = std::stoi(v) != 0;
     else if (a == "--repeat") repeat = std::max(1, std::stoi(v));
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
@@ -103,6 +123,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "graph: %llu vertices, %zu edges, %llu endpoints, %zu queries (%.1f s to build)\n",
                (unsigned long long)n, g.target.size(), (unsigned long long)k, q.size(), secs(t0));
 
+  if (plan_only && reference_plan) return reference_plan_bench(g, q, repeat);
   if (plan_only) return plan_only_bench(g, q, threads, repeat);
 
   // CPU engine on the queries whose target is among the first frac of endpoints.
