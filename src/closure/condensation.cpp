@@ -67,7 +67,7 @@ Condensation condense_graph(const Csr& g, const Scc& scc, int threads) {
       // Ahead: the targets' components, the component slots of later vertices.
       if (off[v] + 32 < edges_end) __builtin_prefetch(&comp[tgt[off[v] + 32]]);
       if (v + 16 < e) __builtin_prefetch(&roff[comp[v + 16]]);
-      if (singletons && v + 8 < e) __builtin_prefetch(&raw[roff[comp[v + 8]]], 1);
+      if (singletons && v + 8 < e) __builtin_prefetch(raw.data() + roff[comp[v + 8]], 1);
       const uint32_t c = comp[v];
       const uint64_t d = off[v + 1] - off[v];
       if (d == 0) continue;

@@ -20,8 +20,8 @@ uint64_t LevelPlan::col_lower(uint32_t c) const {
 
 namespace {
 
-// Adds the wall time since the last lap to a step's total (when timing).
-// Wall and process CPU seconds (the latter robust on a shared machine).
+// Adds the time since the last lap to a step's total, when timing: wall and
+// process CPU seconds (the latter steadier on a shared machine).
 class StepClock {
  public:
   StepClock(PlanStepTimes* wall, PlanStepTimes* cpu) : wall_(wall), cpu_(cpu) {
@@ -94,7 +94,8 @@ LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<ui
     }
   });
   uint32_t r = 0, levels = 0;
-  for (size_t t = 0; t < count_of.size(); ++t) r += static_cast<uint32_t>(count_of[t]), levels = std::max(levels, levels_of[t]);
+  for (size_t t = 0; t < count_of.size(); ++t)
+    r += static_cast<uint32_t>(count_of[t]), levels = std::max(levels, levels_of[t]);
   p.relevant = r;
   // Dense numbering: by level, stable in component order.
   std::vector<uint32_t> comp_at(r);  // dense index -> component

@@ -1,9 +1,9 @@
 #include "closure/graph_algos.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
-#include <atomic>
 
 #include "closure/counting_sort.h"
 #include "closure/parallel_ranges.h"
