@@ -48,6 +48,8 @@ Scc plan_components(const Csr& g, int threads = 1);
 // Incremental rounds: `prev` is still the SCC decomposition of g (all
 // singletons, numbering still topological) when prev was all singletons over
 // the same vertices and every edge of g goes from a higher to a lower id.
+// Its layers (Scc::layers) may no longer hold: a caller reusing it drops them
+// (PlannedClosure::condense does).
 bool scc_still_valid(const Csr& g, const Scc& prev, int threads = 1);
 
 // Seconds of the host plan's steps (the benchmark's breakdown).
