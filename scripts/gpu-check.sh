@@ -16,8 +16,9 @@
 # Steps (each under its own timeout, all under a total budget, GPU_CHECK_BUDGET
 # seconds, default 450): device info; GPU unit tests; compute-sanitizer memcheck
 # on a small case; closure benchmark GPU vs CPU engine at 10^4/10^5 endpoints on
-# 10^6/10^7-vertex graphs; end-to-end SER of a 10^6-txn BlindW-RW history with
-# --closure gpu vs cpu; the MPI/NCCL slice self-test.
+# 10^6/10^7-vertex graphs; the host plan alone on all cores and on one;
+# end-to-end SER of a 10^6-txn BlindW-RW history with --closure gpu vs cpu;
+# the MPI/NCCL slice self-test.
 set -u
 
 if [ "${1:-}" = "--pack" ]; then
@@ -126,6 +127,16 @@ e2e 100000 60
 #    1/8 of the columns and is scaled (marked est.).
 bench 120 --vertices 10000000 --endpoints 10000 --queries 4000000
 bench 150 --vertices 10000000 --endpoints 100000 --queries 4000000 --cpu-fraction 0.125
+
+# Host plan alone on all cores and on one (docs/gpu.md "Host plan"): how its
+# parallel passes scale on this machine.
+plan_bench() {
+  step "host plan $*" 60 "$B/gpu_closure_bench" --plan-only 1 --repeat 3 "$@" &&
+    grep '^least' "$WORK/step.out" | sed "s/^/plan  vertices=$2 /" | tee -a "$FIG"
+}
+plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads "$(nproc)"
+plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads 1
+plan_bench --vertices 1000000 --endpoints 100000 --threads "$(nproc)"
 
 e2e 1000000 100
 

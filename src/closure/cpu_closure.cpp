@@ -241,7 +241,11 @@ std::unique_ptr<ClosureEngine> make_closure_engine(const char* name, int threads
   }
   // The CUDA engine on device 0 when this build has CUDA and the machine a
   // device (gpu_closure.h); nullptr otherwise.
-  if (std::string_view(name) == "gpu") return make_gpu_closure();
+  if (std::string_view(name) == "gpu") {
+    GpuClosureOptions o;
+    o.threads = threads;  // the host plan's threads
+    return make_gpu_closure(o);
+  }
   return nullptr;
 }
 

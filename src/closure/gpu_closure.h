@@ -33,6 +33,7 @@ struct GpuClosureOptions {
   // and 256 MiB of headroom (its own earlier buffers count as free).
   uint64_t memory_limit = 0;
   uint32_t max_chunk_words = 0;  // 0: as many 64-column words as memory allows
+  int threads = 1;               // host plan threads (--threads, as the CPU engine)
 };
 
 // The CUDA propagation; nullptr when not built with CUDA or `device` is absent.
@@ -49,7 +50,9 @@ struct PlannedClosureStats {
 // down its topological numbering (pruning only adds such edges).
 class PlannedClosure : public ClosureEngine {
  public:
-  PlannedClosure(std::unique_ptr<SliceBackend> b, const char* name) : b_(std::move(b)), name_(name) {}
+  // plan_threads: threads of the host plan (same plan for any count).
+  PlannedClosure(std::unique_ptr<SliceBackend> b, const char* name, int plan_threads = 1)
+      : b_(std::move(b)), name_(name), threads_(plan_threads) {}
   const char* name() const override { return name_; }
   ReachMatrix reach_matrix(const Csr& g, std::span<const uint32_t> keys) override;
   std::vector<uint8_t> reach_queries(const Csr& g, std::span<const ReachQuery> q) override;
@@ -61,6 +64,7 @@ class PlannedClosure : public ClosureEngine {
  private:
   std::unique_ptr<SliceBackend> b_;
   const char* name_;
+  int threads_;
   Scc prev_;
   PlannedClosureStats st_;
 };

@@ -1,9 +1,15 @@
 #include "closure/gpu_plan.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 
+#include "closure/condensation.h"
+#include "closure/counting_sort.h"
+#include "closure/parallel_ranges.h"
 #include "io/errors.h"
 
 namespace isocheck {
@@ -12,132 +18,255 @@ uint64_t LevelPlan::col_lower(uint32_t c) const {
   return static_cast<uint64_t>(std::lower_bound(col_index.begin(), col_index.end(), c) - col_index.begin());
 }
 
-LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
-                          Scc scc) {
+namespace {
+
+// Adds the time since the last lap to a step's total, when timing: wall and
+// process CPU seconds (the latter steadier on a shared machine).
+class StepClock {
+ public:
+  StepClock(PlanStepTimes* wall, PlanStepTimes* cpu) : wall_(wall), cpu_(cpu) {
+    if (wall_) wall_at_ = std::chrono::steady_clock::now();
+    if (cpu_) cpu_at_ = std::clock();
+  }
+  void lap(double PlanStepTimes::*step) {
+    if (wall_) {
+      const auto now = std::chrono::steady_clock::now();
+      wall_->*step += std::chrono::duration<double>(now - wall_at_).count();
+      wall_at_ = now;
+    }
+    if (cpu_) {
+      const std::clock_t now = std::clock();
+      cpu_->*step += static_cast<double>(now - cpu_at_) / CLOCKS_PER_SEC;
+      cpu_at_ = now;
+    }
+  }
+
+ private:
+  PlanStepTimes *wall_, *cpu_;
+  std::chrono::steady_clock::time_point wall_at_;
+  std::clock_t cpu_at_ = 0;
+};
+
+// The level plan from the condensation and per-component seeds: down[c] = 1
+// for a source's component, up[c] = 1 for a target's (both are consumed).
+// Passes, each one flat walk over the condensation CSR:
+//   1. down, in decreasing id order (ancestors first): reachable from a source;
+//   2. in increasing id order (successors first), for the down components
+//      only: relevant (a target's component, or a relevant successor: below a
+//      down component everything is down, so "reaches a target" is exactly
+//      "has a relevant successor") and the level (height among the relevant
+//      components), in one array: kNoDense or the level;
+//   3. counting sort by level, stable in id order (the dense numbering);
+//   4. successor CSR in dense order (in parallel over dense ranges), each
+//      row's successors in increasing component id, as the kernels read them.
+LevelPlan plan_from_condensation(const Condensation& cd, Scc scc, std::vector<uint8_t>& down,
+                                 std::span<const uint8_t> up, std::span<const uint32_t> targets, int threads,
+                                 StepClock& clock) {
   LevelPlan p;
   p.scc = std::move(scc);
-  const uint32_t nc = p.scc.count;
-  const auto& comp = p.scc.comp;
-  ComponentView view = component_view(g, p.scc, sources, targets);
-  const auto& voff = view.offset;
-  const auto& verts = view.verts;
-  const auto& down = view.down;
-  const auto& up = view.up;
-  // Provisional dense numbering in comp order (successors first), succ lists.
-  std::vector<uint32_t> prov(nc, kNoDense);
-  uint32_t r = 0;
-  for (uint32_t c = 0; c < nc; ++c)
-    if (down[c] && up[c]) prov[c] = r++;
-  p.relevant = r;
-  std::vector<uint64_t> soff(uint64_t{r} + 1, 0);
-  std::vector<uint32_t> succ, tmp;
-  std::vector<uint32_t> height(r, 0), comp_of(r);
-  for (uint32_t c = 0; c < nc; ++c) {
-    const uint32_t d = prov[c];
-    if (d == kNoDense) continue;
-    comp_of[d] = c;
-    tmp.clear();
-    for (uint64_t k = voff[c]; k < voff[c + 1]; ++k)
-      for (uint64_t i = g.offset[verts[k]]; i < g.offset[verts[k] + 1]; ++i) {
-        const uint32_t cw = comp[g.target[i]];
-        if (cw != c && prov[cw] != kNoDense) tmp.push_back(prov[cw]);
+  const uint32_t nc = cd.count();
+  const uint64_t* off = cd.off.data();
+  const uint32_t* succ = cd.succ.data();
+  // Layer by layer when the numbering has layers (see for_each_layer); the
+  // down marks another thread may also store are plain relaxed byte stores.
+  for_each_layer(cd, false, threads, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t c = e; c-- > b;)
+      if (down[c])
+        for (uint64_t i = off[c]; i < off[c + 1]; ++i)
+          std::atomic_ref<uint8_t>(down[succ[i]]).store(1, std::memory_order_relaxed);
+  });
+  std::vector<uint32_t>& level = p.dense;  // becomes the dense index below
+  level.assign(nc, kNoDense);
+  std::vector<uint32_t> nsucc(nc, 0);  // relevant successors, per relevant component
+  std::vector<uint64_t> count_of(static_cast<size_t>(std::max(1, threads)), 0);  // per thread slot
+  std::vector<uint32_t> levels_of(count_of.size(), 0);
+  for_each_layer(cd, true, threads, [&](int t, uint64_t b, uint64_t e) {
+    for (uint64_t c = b; c < e; ++c) {
+      if (!down[c]) continue;
+      uint32_t h = 0, k = 0;
+      for (uint64_t i = off[c]; i < off[c + 1]; ++i) {
+        const uint32_t l = level[succ[i]];
+        if (l != kNoDense) h = std::max(h, l + 1), ++k;
       }
-    std::sort(tmp.begin(), tmp.end());
-    tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
-    uint32_t h = 0;
-    for (uint32_t s : tmp) h = std::max(h, height[s] + 1);
-    height[d] = h;
-    succ.insert(succ.end(), tmp.begin(), tmp.end());
-    soff[d + 1] = succ.size();
-  }
-  // Level order (counting sort by height, stable).
-  uint32_t levels = 0;
-  for (uint32_t d = 0; d < r; ++d) levels = std::max(levels, height[d] + 1);
-  p.level_off.assign(uint64_t{levels} + 1, 0);
-  for (uint32_t d = 0; d < r; ++d) ++p.level_off[height[d] + 1];
-  for (uint32_t l = 0; l < levels; ++l) p.level_off[l + 1] += p.level_off[l];
-  std::vector<uint32_t> fin(r);
-  {
-    std::vector<uint32_t> pos(p.level_off.begin(), p.level_off.end() - (levels ? 1 : 0));
-    for (uint32_t d = 0; d < r; ++d) fin[d] = pos[height[d]]++;
-  }
-  p.dense.assign(nc, kNoDense);
-  for (uint32_t d = 0; d < r; ++d) p.dense[comp_of[d]] = fin[d];
-  std::vector<uint32_t> inv(r);
-  for (uint32_t d = 0; d < r; ++d) inv[fin[d]] = d;
+      if (k == 0 && !up[c]) continue;
+      level[c] = h, nsucc[c] = k, ++count_of[t];
+      levels_of[t] = std::max(levels_of[t], h + 1);
+    }
+  });
+  uint32_t r = 0, levels = 0;
+  for (size_t t = 0; t < count_of.size(); ++t)
+    r += static_cast<uint32_t>(count_of[t]), levels = std::max(levels, levels_of[t]);
+  p.relevant = r;
+  // Dense numbering: by level, stable in component order.
+  std::vector<uint32_t> comp_at(r);  // dense index -> component
+  const std::vector<uint64_t> level_off = stable_counting_sort(
+      threads, nc, levels, [&](uint64_t c) { return level[c] == kNoDense ? kNoKey : level[c]; },
+      [&](uint64_t c, uint64_t d) { level[c] = static_cast<uint32_t>(d), comp_at[d] = static_cast<uint32_t>(c); });
+  p.level_off.assign(level_off.begin(), level_off.end());
+  clock.lap(&PlanStepTimes::levels);
+  const std::vector<uint32_t>& dense = p.dense;
   p.succ_off.assign(uint64_t{r} + 1, 0);
-  p.succ.resize(succ.size());
-  for (uint32_t f = 0; f < r; ++f) {
-    const uint32_t d = inv[f];
-    uint64_t o = p.succ_off[f];
-    for (uint64_t i = soff[d]; i < soff[d + 1]; ++i) p.succ[o++] = fin[succ[i]];
-    p.succ_off[f + 1] = o;
-  }
+  parallel_ranges(threads, r, [&](int, uint64_t b, uint64_t e) {  // random lookups: in parallel
+    for (uint64_t d = b; d < e; ++d) p.succ_off[d + 1] = nsucc[comp_at[d]];
+  });
+  for (uint32_t d = 0; d < r; ++d) p.succ_off[d + 1] += p.succ_off[d];
+  p.succ.resize(p.succ_off[r]);
+  parallel_ranges(threads, r, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t d = b; d < e; ++d) {
+      const uint32_t c = comp_at[d];
+      uint64_t o = p.succ_off[d];
+      for (uint64_t i = off[c]; i < off[c + 1]; ++i)
+        if (dense[succ[i]] != kNoDense) p.succ[o++] = dense[succ[i]];
+    }
+  });
   p.columns = static_cast<uint32_t>(targets.size());
+  const auto& comp = p.scc.comp;
   for (uint32_t j = 0; j < targets.size(); ++j) {
-    const uint32_t d = p.dense[comp[targets[j]]];
+    const uint32_t d = dense[comp[targets[j]]];
     if (d != kNoDense) p.col_dense.push_back(d), p.col_index.push_back(j);
   }
+  clock.lap(&PlanStepTimes::succ);
   return p;
 }
 
-bool scc_still_valid(const Csr& g, const Scc& prev) {
-  const uint32_t n = g.vertex_count();
-  if (prev.comp.size() != n || prev.count != n) return false;
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t cv = prev.comp[v];
-    for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
-      if (prev.comp[g.target[i]] >= cv) return false;
-  }
-  return true;
+}  // namespace
+
+LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
+                          Scc scc, int threads) {
+  const Condensation cd = condense_graph(g, scc, threads);
+  std::vector<uint8_t> down(scc.count, 0), up(scc.count, 0);
+  for (uint32_t s : sources) down[scc.comp[s]] = 1;
+  for (uint32_t t : targets) up[scc.comp[t]] = 1;
+  StepClock untimed(nullptr, nullptr);
+  return plan_from_condensation(cd, std::move(scc), down, up, targets, threads, untimed);
 }
 
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc) {
+Scc plan_components(const Csr& g, int threads) {
+  Scc s;
+  if (acyclic_components(g, &s, threads)) return s;
+  return strongly_connected(g);
+}
+
+bool scc_still_valid(const Csr& g, const Scc& prev, int threads) {
+  const uint32_t n = g.vertex_count();
+  if (prev.comp.size() != n || prev.count != n) return false;
+  std::atomic<bool> ok{true};
+  parallel_ranges(threads, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t v = b; v < e && ok.load(std::memory_order_relaxed); ++v) {
+      const uint32_t cv = prev.comp[v];
+      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
+        if (prev.comp[g.target[i]] >= cv) {
+          ok.store(false, std::memory_order_relaxed);
+          return;
+        }
+    }
+  });
+  return ok.load();
+}
+
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads,
+                          PlanStepTimes* wall, PlanStepTimes* cpu) {
+  StepClock clock(wall, cpu);
   QueryPlan qp;
   qp.ans.assign(q.size(), 0);
-  const uint32_t n = g.vertex_count();
+  const uint32_t n = g.vertex_count(), nc = scc.count;
+  const Condensation cd = condense_graph(g, scc, threads);
+  clock.lap(&PlanStepTimes::condense);
   // Heights in the whole condensation (sinks 0): u reaches v in another
   // component only if height(u) > height(v). Cheap filter before the bits.
-  const std::vector<uint32_t> height = component_heights(g, scc);
-  std::vector<uint32_t> col_of(n, kNoDense), targets, sources;
-  std::vector<uint8_t> is_src(n, 0);
-  for (const auto& x : q) {
-    const uint32_t cu = scc.comp[x.from], cv = scc.comp[x.to];
-    if (cu == cv || height[cu] <= height[cv]) continue;
-    if (col_of[x.to] == kNoDense) col_of[x.to] = 0, targets.push_back(x.to);
-    if (!is_src[x.from]) is_src[x.from] = 1, sources.push_back(x.from);
-  }
-  // Targets in vertex order (a scan of the marks, no sort).
-  targets.clear();
+  const std::vector<uint32_t> height = condensation_heights(cd, threads);
+  clock.lap(&PlanStepTimes::heights);
+  const uint32_t* comp = scc.comp.data();
+  // Marks (every writer stores 1, so relaxed atomic stores suffice): target
+  // vertices, and the components of sources. Same-component queries are
+  // answered here; the others' component pair is kept (kSkip: decided no),
+  // so that picking them later reads one sequential word instead of four
+  // random ones.
+  constexpr uint64_t kSkip = ~uint64_t{0};
+  std::vector<uint8_t> is_target(n, 0), down(nc, 0);
+  std::vector<uint64_t> pair(q.size());
+  parallel_ranges(threads, q.size(), [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) {
+      const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
+      pair[i] = kSkip;
+      if (cu == cv) {
+        qp.ans[i] = scc.cyclic[cu];
+        continue;
+      }
+      if (height[cu] <= height[cv]) continue;
+      pair[i] = uint64_t{cu} << 32 | cv;
+      std::atomic_ref<uint8_t>(is_target[q[i].to]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<uint8_t>(down[cu]).store(1, std::memory_order_relaxed);
+    }
+  });
+  // Targets in vertex order (a scan of the marks, no sort): column numbers.
+  std::vector<uint32_t> col_of(n, kNoDense), targets;
+  std::vector<uint8_t> up(nc, 0);
   for (uint32_t v = 0; v < n; ++v)
-    if (col_of[v] != kNoDense) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v);
-  qp.plan = make_level_plan(g, sources, targets, std::move(scc));
+    if (is_target[v]) col_of[v] = static_cast<uint32_t>(targets.size()), targets.push_back(v), up[comp[v]] = 1;
+  clock.lap(&PlanStepTimes::marks);
+  qp.plan = plan_from_condensation(cd, std::move(scc), down, up, targets, threads, clock);
   const auto& p = qp.plan;
-  const auto& comp = p.scc.comp;
-  for (uint32_t i = 0; i < q.size(); ++i) {
-    const uint32_t cu = comp[q[i].from], cv = comp[q[i].to];
-    if (cu == cv) qp.ans[i] = p.scc.cyclic[cu];
-    else if (height[cu] > height[cv] && p.dense[cu] != kNoDense && p.dense[cv] != kNoDense) qp.order.push_back(i);
+  const uint32_t* dense = p.dense.data();
+  // Queries needing a bit, per thread range (ranges in order: the same list
+  // for any thread count), with their column and row.
+  struct Picked { std::vector<uint32_t> id, col, row; };
+  std::vector<Picked> picked(static_cast<size_t>(range_threads(threads, q.size())));
+  parallel_ranges(threads, q.size(), [&](int t, uint64_t b, uint64_t e) {
+    Picked& k = picked[t];
+    for (uint64_t i = b; i < e; ++i) {
+      if (pair[i] == kSkip) continue;
+      const uint32_t du = dense[pair[i] >> 32], dv = dense[static_cast<uint32_t>(pair[i])];
+      if (du != kNoDense && dv != kNoDense)
+        k.id.push_back(static_cast<uint32_t>(i)), k.col.push_back(col_of[q[i].to]), k.row.push_back(du);
+    }
+  });
+  // By column, stable: a counting sort (columns are dense 0..targets-1). Each
+  // range's entries go after the earlier ranges' in their column, so the
+  // order is the sequential one; per-range counts need ranges x columns
+  // words, so very many columns on many threads sort on one thread.
+  const uint64_t cols = targets.size(), parts = picked.size();
+  uint64_t m = 0;
+  for (const Picked& k : picked) m += k.id.size();
+  qp.order.resize(m), qp.row.resize(m), qp.col.resize(m);
+  if (parts > 1 && cols * parts <= (uint64_t{1} << 24)) {
+    std::vector<uint64_t> pos(parts * cols, 0);  // [range][column]: first place
+    parallel_ranges(threads, q.size(), [&](int t, uint64_t, uint64_t) {
+      uint64_t* h = pos.data() + t * cols;
+      for (uint32_t c : picked[t].col) ++h[c];
+    });
+    uint64_t at = 0;
+    for (uint64_t c = 0; c < cols; ++c)
+      for (uint64_t t = 0; t < parts; ++t) {
+        const uint64_t k = pos[t * cols + c];
+        pos[t * cols + c] = at, at += k;
+      }
+    parallel_ranges(threads, q.size(), [&](int t, uint64_t, uint64_t) {
+      uint64_t* h = pos.data() + t * cols;
+      const Picked& k = picked[t];
+      for (size_t j = 0; j < k.id.size(); ++j) {
+        const uint64_t to = h[k.col[j]]++;
+        qp.order[to] = k.id[j], qp.row[to] = k.row[j], qp.col[to] = k.col[j];
+      }
+    });
+  } else {
+    std::vector<uint64_t> start(cols + 1, 0);
+    for (const Picked& k : picked)
+      for (uint32_t c : k.col) ++start[c + 1];
+    for (uint64_t c = 0; c < cols; ++c) start[c + 1] += start[c];
+    for (const Picked& k : picked)
+      for (size_t j = 0; j < k.id.size(); ++j) {
+        const uint64_t to = start[k.col[j]]++;
+        qp.order[to] = k.id[j], qp.row[to] = k.row[j], qp.col[to] = k.col[j];
+      }
   }
-  {  // by column, stable: a counting sort (columns are dense 0..targets-1)
-    std::vector<uint64_t> start(targets.size() + 1, 0);
-    for (uint32_t i : qp.order) ++start[col_of[q[i].to] + 1];
-    for (size_t c = 0; c < targets.size(); ++c) start[c + 1] += start[c];
-    std::vector<uint32_t> sorted(qp.order.size());
-    for (uint32_t i : qp.order) sorted[start[col_of[q[i].to]]++] = i;
-    qp.order.swap(sorted);
-  }
-  qp.row.resize(qp.order.size()), qp.col.resize(qp.order.size());
-  for (size_t k = 0; k < qp.order.size(); ++k) {
-    qp.row[k] = p.dense[comp[q[qp.order[k]].from]];
-    qp.col[k] = col_of[q[qp.order[k]].to];
-  }
+  clock.lap(&PlanStepTimes::queries);
   return qp;
 }
 
-MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc) {
+MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc, int threads) {
   MatrixPlan mp;
-  mp.plan = make_level_plan(g, keys, keys, std::move(scc));
+  mp.plan = make_level_plan(g, keys, keys, std::move(scc), threads);
   mp.row.resize(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) mp.row[i] = mp.plan.dense[mp.plan.scc.comp[keys[i]]];
   return mp;

@@ -35,13 +35,32 @@ struct LevelPlan {
   uint64_t col_lower(uint32_t c) const;
 };
 
+// `threads`: the host plan's threads (the engine's --threads); the plan is the
+// same for any count.
 LevelPlan make_level_plan(const Csr& g, std::span<const uint32_t> sources, std::span<const uint32_t> targets,
-                          Scc scc);
+                          Scc scc, int threads = 1);
+
+// The components the plan starts from: Kahn's numbering when g is acyclic
+// (what pruning keeps it), else Tarjan's (strongly_connected). Either is a
+// valid input of the plans below; the answers do not depend on which.
+Scc plan_components(const Csr& g, int threads = 1);
 
 // Incremental rounds: `prev` is still the SCC decomposition of g (all
 // singletons, numbering still topological) when prev was all singletons over
 // the same vertices and every edge of g goes from a higher to a lower id.
-bool scc_still_valid(const Csr& g, const Scc& prev);
+// Its layers (Scc::layers) may no longer hold: a caller reusing it drops them
+// (PlannedClosure::condense does).
+bool scc_still_valid(const Csr& g, const Scc& prev, int threads = 1);
+
+// Seconds of the host plan's steps (the benchmark's breakdown).
+struct PlanStepTimes {
+  double condense = 0;  // condensation CSR (grouping, mapping, dedup)
+  double heights = 0;   // heights over the whole condensation
+  double marks = 0;     // source/target marks from the queries, columns
+  double levels = 0;    // down/relevant/levels passes and the dense numbering
+  double succ = 0;      // successor CSR in dense order, column pairs
+  double queries = 0;   // queries picked and sorted by column
+};
 
 // reach_queries, prepared: queries that need bits, ordered by column.
 struct QueryPlan {
@@ -50,14 +69,16 @@ struct QueryPlan {
   std::vector<uint32_t> order;      // query ids needing a bit, by column
   std::vector<uint32_t> row, col;   // per order entry: dense row, column
 };
-QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc);
+// wall / cpu (optional): wall and process CPU seconds per step, added.
+QueryPlan make_query_plan(const Csr& g, std::span<const ReachQuery> q, Scc scc, int threads = 1,
+                          PlanStepTimes* wall = nullptr, PlanStepTimes* cpu = nullptr);
 
 // reach_matrix, prepared: rows = keys' dense indices, columns = keys.
 struct MatrixPlan {
   LevelPlan plan;
   std::vector<uint32_t> row;  // per key: dense index or kNoDense
 };
-MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc);
+MatrixPlan make_matrix_plan(const Csr& g, std::span<const uint32_t> keys, Scc scc, int threads = 1);
 // The propagation gives reflexive rows; a key on an acyclic component does
 // not reach itself (nor a duplicate of itself). Clears those bits in the
 // words [w0, w0 + wn) of every row of m.

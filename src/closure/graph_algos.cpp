@@ -1,7 +1,12 @@
 #include "closure/graph_algos.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
+#include <memory>
+
+#include "closure/counting_sort.h"
+#include "closure/parallel_ranges.h"
 
 namespace isocheck {
 
@@ -10,58 +15,180 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 }
 
 Scc strongly_connected(const Csr& g) {
+  // Tarjan's algorithm, iterative, with one word of state per vertex: low[v]
+  // is kNone (unvisited), a DFS low-link (on the stack), or kDone (assigned).
+  // Reading low[w] instead of index[w] for an on-stack w finds the same roots,
+  // and kDone is above every index, so an edge to a finished vertex needs no
+  // separate on-stack test: one random read per edge. The numbering is the
+  // classic one (components in completion order).
+  constexpr uint32_t kDone = kNone - 1;
   const uint32_t n = g.vertex_count();
   Scc r;
-  r.comp.assign(n, kNone);
-  std::vector<uint32_t> index(n, kNone), low(n, 0);
-  std::vector<uint32_t> stack;  // Tarjan stack
-  std::vector<uint8_t> on_stack(n, 0);
-  struct Frame { uint32_t v; uint64_t next; };
-  std::vector<Frame> call;
-  uint32_t counter = 0;
+  r.comp.resize(n);
+  std::vector<uint32_t> low(n, kNone);
+  // Stacks of at most n entries, allocated untouched (pages only on use).
+  struct Frame {
+    uint64_t next, end;  // edge slots of v still to scan
+    uint32_t v, index;   // v and its DFS index
+  };
+  std::unique_ptr<Frame[]> call(new Frame[n ? n : 1]);
+  std::unique_ptr<uint32_t[]> stack(new uint32_t[n ? n : 1]);
+  std::vector<uint32_t> loops;  // vertices with a self loop
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  uint32_t counter = 0, top = 0, depth = 0;
+  auto enter = [&](uint32_t v) {
+    low[v] = counter;
+    stack[top++] = v;
+    const uint64_t b = off[v], e = off[v + 1];
+    // The vertex's targets are read next, each a likely cache miss: ask for
+    // their state and offsets together.
+    for (uint64_t i = b; i < e && i < b + 8; ++i) {
+      __builtin_prefetch(&low[tgt[i]]);
+      __builtin_prefetch(&off[tgt[i]]);
+    }
+    call[depth++] = {b, e, v, counter++};
+  };
   for (uint32_t root = 0; root < n; ++root) {
-    if (index[root] != kNone) continue;
-    index[root] = low[root] = counter++;
-    stack.push_back(root), on_stack[root] = 1;
-    call.push_back({root, g.offset[root]});
-    while (!call.empty()) {
-      Frame& f = call.back();
+    if (low[root] != kNone) continue;
+    enter(root);
+    while (depth) {
+      Frame& f = call[depth - 1];
       const uint32_t v = f.v;
-      if (f.next < g.offset[v + 1]) {
-        const uint32_t w = g.target[f.next++];
-        if (index[w] == kNone) {
-          index[w] = low[w] = counter++;
-          stack.push_back(w), on_stack[w] = 1;
-          call.push_back({w, g.offset[w]});
-        } else if (on_stack[w]) {
-          low[v] = std::min(low[v], index[w]);
+      bool descended = false;
+      while (f.next < f.end) {
+        const uint32_t w = tgt[f.next++];
+        const uint32_t lw = low[w];
+        if (lw == kNone) {
+          enter(w);
+          descended = true;
+          break;
         }
-        continue;
+        if (w == v) loops.push_back(v);
+        if (lw < low[v]) low[v] = lw;
       }
-      if (low[v] == index[v]) {
+      if (descended) continue;
+      const uint32_t lv = low[v];
+      if (lv == f.index) {
         const uint32_t c = r.count++;
         uint32_t sz = 0, w;
         do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[w] = 0;
+          w = stack[--top];
+          low[w] = kDone;
           r.comp[w] = c;
           ++sz;
         } while (w != v);
         r.size.push_back(sz);
         r.cyclic.push_back(sz > 1);
       }
-      call.pop_back();
-      if (!call.empty()) {
-        const uint32_t p = call.back().v;
-        low[p] = std::min(low[p], low[v]);
+      --depth;
+      if (depth) {
+        const uint32_t p = call[depth - 1].v;
+        if (lv < low[p]) low[p] = lv;  // a root's index is above low[p]: no change
       }
     }
   }
-  for (uint32_t v = 0; v < n; ++v)
-    for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
-      if (g.target[i] == v) r.cyclic[r.comp[v]] = 1;
+  for (uint32_t v : loops) r.cyclic[r.comp[v]] = 1;
   return r;
+}
+
+namespace {
+
+// One round of Kahn's peeling: the vertices freed by removing `frontier`
+// (their last in-edge came from it) go to `next`, in any order. With several
+// threads each takes a contiguous piece of the frontier; counters are
+// decremented atomically, so exactly one thread frees each vertex.
+// count[v]: in-edges of v not yet removed, then, once v is freed (0), its
+// depth: no edge is removed from a freed vertex, so the word is free; one
+// cache line per target instead of two. Freed vertices get depth round + 1.
+void peel_round(const Csr& g, std::vector<uint32_t>& count, const std::vector<uint32_t>& frontier,
+                std::vector<uint32_t>& next, uint32_t round, int threads,
+                std::vector<std::vector<uint32_t>>& part_next) {
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  next.clear();
+  const uint64_t f = frontier.size();
+  // The frontier is known ahead of its turn: what each vertex will touch
+  // (offsets, targets, targets' counters) is prefetched a few entries early,
+  // so the cache misses of many vertices overlap.
+  auto peel = [&](uint64_t b, uint64_t e, bool shared, std::vector<uint32_t>& out) {
+    for (uint64_t h = b; h < e; ++h) {
+      if (h + 16 < e) __builtin_prefetch(&off[frontier[h + 16]]);
+      if (h + 8 < e) __builtin_prefetch(&tgt[off[frontier[h + 8]]]);
+      if (h + 4 < e) {
+        const uint32_t u = frontier[h + 4];
+        for (uint64_t i = off[u]; i < off[u + 1] && i < off[u] + 4; ++i) __builtin_prefetch(&count[tgt[i]], 1);
+      }
+      const uint32_t v = frontier[h];
+      for (uint64_t i = off[v]; i < off[v + 1]; ++i) {
+        const uint32_t t = tgt[i];
+        if (shared) {
+          std::atomic_ref<uint32_t> c(count[t]);
+          if (c.fetch_sub(1, std::memory_order_relaxed) == 1)
+            c.store(round + 1, std::memory_order_relaxed), out.push_back(t);
+        } else if (--count[t] == 0) {
+          count[t] = round + 1, out.push_back(t);
+        }
+      }
+    }
+  };
+  if (range_threads(threads, f) == 1) {
+    peel(0, f, false, next);
+    return;
+  }
+  part_next.resize(static_cast<size_t>(range_threads(threads, f)));
+  parallel_ranges(threads, f, [&](int t, uint64_t b, uint64_t e) {
+    part_next[t].clear();
+    peel(b, e, true, part_next[t]);
+  });
+  for (const auto& p : part_next) next.insert(next.end(), p.begin(), p.end());
+}
+
+}  // namespace
+
+bool acyclic_components(const Csr& g, Scc* out, int threads) {
+  const int counting_threads = atomic_pass_threads(threads);  // passes sharing counters
+  const uint32_t n = g.vertex_count();
+  const uint64_t* off = g.offset.data();
+  const uint32_t* tgt = g.target.data();
+  std::vector<uint32_t> indeg(n, 0);
+  const bool shared = range_threads(counting_threads, n) > 1;
+  parallel_ranges(counting_threads, n, [&](int, uint64_t b, uint64_t e) {
+    for (uint64_t i = off[b]; i < off[e]; ++i) {
+      if (shared) std::atomic_ref<uint32_t>(indeg[tgt[i]]).fetch_add(1, std::memory_order_relaxed);
+      else ++indeg[tgt[i]];
+    }
+  });
+  // Kahn's peeling in rounds: round d frees the vertices whose longest path
+  // from a source has d edges (their depth). Large rounds run on several
+  // threads; the depths do not depend on how a round was split.
+  std::vector<uint32_t> frontier, next;
+  std::vector<std::vector<uint32_t>> part_next;
+  for (uint32_t v = 0; v < n; ++v)
+    if (indeg[v] == 0) frontier.push_back(v);  // depth 0: the word already says so
+  uint64_t peeled = 0;
+  uint32_t rounds = 0;
+  while (!frontier.empty()) {
+    peeled += frontier.size();
+    peel_round(g, indeg, frontier, next, rounds++, counting_threads, part_next);
+    frontier.swap(next);
+  }
+  const std::vector<uint32_t>& depth = indeg;  // every vertex freed: all depths
+  if (peeled != n) return false;  // a cycle (a self loop too) never frees its vertices
+  // Numbered by (depth, vertex id), highest ids first: an edge goes to a
+  // deeper vertex, so from a higher id to a lower one. Depth d holds ids
+  // [n - off[d+1], n - off[d]): the layers, deepest (lowest ids) first.
+  Scc& r = *out;
+  r.count = n;
+  r.comp.resize(n);
+  const std::vector<uint64_t> off_by_depth = stable_counting_sort(
+      threads, n, rounds, [&](uint64_t v) { return depth[v]; },
+      [&](uint64_t v, uint64_t rank) { r.comp[v] = static_cast<uint32_t>(n - 1 - rank); });
+  r.layers.resize(uint64_t{rounds} + 1);
+  for (uint32_t i = 0; i <= rounds; ++i) r.layers[i] = static_cast<uint32_t>(n - off_by_depth[rounds - i]);
+  r.size.assign(n, 1);
+  r.cyclic.assign(n, 0);
+  return true;
 }
 
 bool topological_order(const Csr& g, std::vector<uint32_t>* order) {

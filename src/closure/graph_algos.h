@@ -18,8 +18,21 @@ struct Scc {
   std::vector<uint32_t> comp;    // per vertex
   std::vector<uint32_t> size;    // per component
   std::vector<uint8_t> cyclic;   // per component: size > 1 or a self loop
+  // Optional (acyclic_components sets it): component ids [layers[i],
+  // layers[i+1]) have no edges among them, so a pass in id order may treat a
+  // layer's components in parallel. Holds for the graph it was computed on
+  // only; empty otherwise.
+  std::vector<uint32_t> layers;
 };
 Scc strongly_connected(const Csr& g);
+
+// When g is acyclic: every vertex its own component, numbered by Kahn's
+// peeling: by depth (edges on the longest path from a source), then vertex
+// id, from the highest id down. Not Tarjan's numbering, but the same
+// contract: an edge goes from a higher id to a lower one. Returns false
+// (*out untouched) when g has a cycle. Large peeling rounds run on up to
+// `threads` threads; the result does not depend on the count.
+bool acyclic_components(const Csr& g, Scc* out, int threads = 1);
 
 // Kahn's algorithm. True iff acyclic; then *order (if given) is a topological
 // order of all vertices.

@@ -178,7 +178,7 @@ ReachMatrix SlicedClosure::reach_matrix(const Csr& g, std::span<const uint32_t> 
   ReachMatrix m;
   m.reset(static_cast<uint32_t>(keys.size()));
   if (keys.empty()) return m;
-  const MatrixPlan mp = make_matrix_plan(g, keys, strongly_connected(g));
+  const MatrixPlan mp = make_matrix_plan(g, keys, plan_components(g, opt_.gpu.threads), opt_.gpu.threads);
   const uint64_t units = m.words;  // slices of 64-column words
   const Slice mine = slice_of(slot_, units);
   const uint64_t len = slot_ < gpu_ranks_ ? gpu_slice_units(units) : mine.end - mine.begin;
@@ -213,7 +213,7 @@ ReachMatrix SlicedClosure::reach_matrix(const Csr& g, std::span<const uint32_t> 
 
 std::vector<uint8_t> SlicedClosure::reach_queries(const Csr& g, std::span<const ReachQuery> q) {
   if (q.empty()) return {};
-  QueryPlan qp = make_query_plan(g, q, strongly_connected(g));
+  QueryPlan qp = make_query_plan(g, q, plan_components(g, opt_.gpu.threads), opt_.gpu.threads);
   // Slices of 64-column words; a slice's queries are a contiguous run of the
   // column-sorted order, so its answers are one contiguous byte range.
   const uint64_t units = (uint64_t{qp.plan.columns} + 63) / 64;
