@@ -308,7 +308,9 @@ TEST(GpuPlanBuild, StableCountingSortIsStableForAnyThreadCount) {
       ASSERT_EQ(off.size(), uint64_t{keys} + 1);
       EXPECT_EQ(off.back(), want.size());
       for (uint64_t j = 0; j < want.size(); ++j) {
-        if (keys <= 300) EXPECT_TRUE(off[key[want[j]]] <= j && j < off[key[want[j]] + 1]);
+        if (keys <= 300) {
+          EXPECT_TRUE(off[key[want[j]]] <= j && j < off[key[want[j]] + 1]);
+        }
       }
     }
   }
