@@ -42,7 +42,6 @@ template <class T> MPI_Datatype mpi_type();
 template <> MPI_Datatype mpi_type<int64_t>() { return MPI_INT64_T; }
 template <> MPI_Datatype mpi_type<uint64_t>() { return MPI_UINT64_T; }
 template <> MPI_Datatype mpi_type<uint32_t>() { return MPI_UINT32_T; }
-template <> MPI_Datatype mpi_type<uint8_t>() { return MPI_UINT8_T; }
 template <> MPI_Datatype mpi_type<char>() { return MPI_CHAR; }
 template <> MPI_Datatype mpi_type<TxnStatus>() { return MPI_UINT8_T; }
 template <> MPI_Datatype mpi_type<OpKind>() { return MPI_UINT8_T; }
@@ -820,9 +819,30 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     KeyShardOptions ko;
     ko.history_budget = d.history_budget;
     ko.end_stage = [&](const char* name) { end_stage(name); };
+    ko.stop = [&] {
+      // Test hook (tests/dist/key_shards_preempt.sh): hold after the shard
+      // stage until a signal arrives, so a test can stop the job there.
+      static bool held = false;
+      if (const char* hold = std::getenv("ISOCHECK_TEST_HOLD_AFTER_SHARD"); !held && hold && *hold == '1') {
+        held = true;
+        while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      int stop = g_terminate ? 1 : 0;
+      MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      return stop != 0;
+    };
     collective([&] {
       ks = from_ranges ? check_key_sharded_ranges(mine, me == 0 ? &h : nullptr, opt, ko) : check_key_sharded(h, opt, ko);
     });
+    if (ks.interrupted) {
+      if (me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: stopped by a signal during key shards; %s; run the same command again to rerun them\n",
+                     d.checkpoint_dir.empty() ? "no --checkpoint-dir" : ("checkpoint " + checkpoint_path(d.checkpoint_dir) + " (read stage) kept").c_str());
+      run.key_sharded = true;
+      run.interrupted = true;
+      run.exit_code = kExitInterrupted;
+      return true;
+    }
     if (ks.refused) {
       if (note && me == 0 && !d.quiet)
         std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());

@@ -392,6 +392,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   }
   MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   stage("shard");
+  auto stopping = [&] { return ko.stop && ko.stop() && (out.interrupted = true); };
+  if (stopping()) return out;
 
   // Which levels fail and how, exactly as check() sets them.
   CheckResult& r = out.r;
@@ -471,6 +473,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     bool all = true;
     for (Level l : opt.levels) all &= *(l == Level::ser ? ser : l == Level::si ? si : sser);
     stage("acyclic");
+    if (stopping()) return out;
     if (all) {  // every level holds: nothing to gather
       out.edges = total;
       if (me == 0) r.stats.edges = total;

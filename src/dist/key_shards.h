@@ -47,6 +47,11 @@ struct KeyShardOptions {
   // Called (collectively) at the end of each stage: "shard", "acyclic", and
   // when a level fails "gather", "witness".
   std::function<void(const char*)> end_stage;
+  // Called (collectively) after the shard and the acyclic stages: true when
+  // a signal asks the job to stop (the same answer on every rank); the check
+  // then returns `interrupted` (the gather and the general engine on rank 0
+  // are not interrupted once started).
+  std::function<bool()> stop;
 };
 
 struct KeyShardOutcome {
@@ -57,6 +62,7 @@ struct KeyShardOutcome {
   uint32_t supersteps = 0;   // of the distributed peels, all levels
   uint64_t cross_edges = 0;  // level-graph edges between ranks (largest level)
   bool gathered = false;     // rank 0 gathered the graph (a level failed)
+  bool interrupted = false;  // stopped between stages by KeyShardOptions::stop
 };
 
 // Collective: every rank calls it with the whole history. Throws
