@@ -16,6 +16,7 @@
 #include "audit/state.h"
 #include "audit/written.h"
 #include "io/errors.h"
+#include "io/hdf5_range.h"
 #include "report/report.h"
 #include "util/flat_hash.h"
 #include "util/timer.h"
@@ -118,14 +119,23 @@ class Auditor {
   void prescan();
   void choose_rule();
   void append_round(const History& chunk);
+  void append_same_symbols(const History& chunk);
+  void note_appended();
   void check_round(uint64_t round);
   void forget(uint64_t round, RoundStat& st);
   void finish();
   Sym fence_sym() const { return fence_sym_; }
+  void find_fence_sym() {
+    if (s_.carry.keys.named())
+      for (Sym i = 0; i < s_.carry.keys.names().size(); ++i)
+        if (!s_.carry.keys.is_int(i) && s_.carry.keys.name(i) == opt_.fence_key) fence_sym_ = i;
+  }
   bool is_fence_txn(const History& h, TxnIdx t, int64_t& value, bool& well_formed) const {
     return fence_txn(h, fence_sym_, t, value, well_formed);
   }
   static bool fence_txn(const History& h, Sym fk, TxnIdx t, int64_t& value, bool& well_formed);
+  static bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
+                        const SymbolTable& values, int64_t& value, bool& well_formed);
   std::string checkpoint_path() const;
   int64_t future_min_pf(uint64_t round) const {
     return round + 1 < suffix_pf_.size() ? suffix_pf_[round + 1] : kPosInf;
@@ -148,6 +158,7 @@ class Auditor {
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
+  SymHashCache key_hashes_, value_hashes_;  // per symbol of the chunks' tables
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
   // Summary entries outside the carry (s_.summary_rest while checkpointed):
   // key -> version. Only keys a carry transaction touches are in the pieces,
@@ -167,7 +178,7 @@ std::string Auditor::options_fingerprint() const {
   std::string s = file_fingerprint(path_) + " round=" + std::to_string(opt_.round_txns) + " rule=" + opt_.rule +
                   " fence_key=" + opt_.fence_key + " skew=" + std::to_string(opt_.check.clock_skew) +
                    " time_order=" + std::to_string(opt_.check.time_order) +
-                  " dup=" + std::to_string(opt_.duplicate_check) + " levels=";
+                  " dup=" + std::to_string(opt_.duplicate_check) + " symbols=file levels=";
   for (Level l : opt_.check.levels) s += std::string(to_string(l)) + ",";
   return s;
 }
@@ -178,62 +189,104 @@ std::string Auditor::checkpoint_path() const {
 }
 
 bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& value, bool& well_formed) {
+  OpIdx o = h.op_begin(t);
+  return fence_ops(h.op_kind.data() + o, h.op_key.data() + o, h.op_value.data() + o, h.op_end(t) - o, h.txn_status[t],
+                   fence_sym_, h.values, value, well_formed);
+}
+
+bool Auditor::fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
+                        const SymbolTable& values, int64_t& value, bool& well_formed) {
   // A fence reads the fence key (value k, or null = 0) and then writes k + 1,
   // and nothing else. See docs/audit.md "Fences".
   well_formed = true;
   bool touches = false;
-  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-    if (h.op_key[o] == fence_sym_) touches = true;
+  for (size_t i = 0; i < n; ++i) touches |= key[i] == fk;
   if (!touches) return false;
-  uint64_t n = h.op_end(t) - h.op_begin(t);
-  OpIdx o = h.op_begin(t);
   int64_t r = 0, w = 0;
-  if (n != 2 || h.op_kind[o] != OpKind::read || h.op_kind[o + 1] != OpKind::write || h.op_key[o + 1] != fence_sym_ ||
-      h.op_key[o] != fence_sym_ || (h.op_value[o] != kNullValue && !sym_int(h.values, h.op_value[o], r)) ||
-      !sym_int(h.values, h.op_value[o + 1], w) || w != r + 1 || h.txn_status[t] == TxnStatus::unknown) {
+  if (n != 2 || kind[0] != OpKind::read || kind[1] != OpKind::write || key[1] != fk || key[0] != fk ||
+      (val[0] != kNullValue && !sym_int(values, val[0], r)) || !sym_int(values, val[1], w) || w != r + 1 ||
+      status == TxnStatus::unknown) {
     well_formed = false;
     return true;
   }
   value = w;
-  return h.txn_status[t] == TxnStatus::committed;
+  return status == TxnStatus::committed;
 }
 
 // Pass 1: per round, the least previous-fence value and the least begin.
+// HDF5: only the columns it needs (no ids, list offsets or lists; the file's
+// tables once); JSONL: whole chunks, columns taken from them.
 void Auditor::prescan() {
   s_.fence_ok = true;
   s_.times_ok = true;
   std::unordered_map<int64_t, int64_t> last;
-  uint64_t round = 0;
   bool any_fence = false;
-  // Read in chunks of several rounds (each read of an HDF5 range rebuilds
-  // its symbol tables, ~25 ms for 10^5 keys), statistics per round.
   const uint64_t R = opt_.round_txns;
+  // Chunks of several rounds (fewer, larger reads), statistics per round.
   const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
-  while (true) {
-    History h = reader_.next(chunk_rows);
-    if (h.txn_count() == 0) break;
-    // Find the fence key by name in this chunk's table.
+  const bool hdf5 = reader_.hdf5();
+  // The fence key's symbol in a table (~0: absent).
+  auto fence_key_in = [&](const SymbolTable& t) {
     Sym fk = ~0ULL;
-    if (h.keys.named())
-      for (Sym i = 0; i < h.keys.names().size(); ++i)
-        if (!h.keys.is_int(i) && h.keys.name(i) == opt_.fence_key) fk = i;
-    for (TxnIdx t0 = 0; t0 < h.txn_count(); t0 += static_cast<TxnIdx>(R)) {
-      TxnIdx t1 = static_cast<TxnIdx>(std::min<uint64_t>(h.txn_count(), t0 + R));
+    if (t.named())
+      for (Sym i = 0; i < t.names().size(); ++i)
+        if (!t.is_int(i) && t.name(i) == opt_.fence_key) fk = i;
+    return fk;
+  };
+  Sym file_fk = hdf5 ? fence_key_in(reader_.hdf5_file().keys()) : ~0ULL;
+  uint64_t row = 0;
+  while (true) {
+    Hdf5Columns cols;
+    History h;  // JSONL
+    const SymbolTable* values = nullptr;
+    Sym fk = file_fk;
+    if (hdf5) {
+      uint64_t last_row = std::min<uint64_t>(reader_.total(), row + chunk_rows);
+      if (row >= last_row) break;
+      using C = Hdf5RangeReader;
+      cols = reader_.hdf5_file().columns(row, last_row, C::kSession | C::kStatus | C::kTimes | C::kOps);
+      values = &reader_.hdf5_file().values();
+    } else {
+      h = reader_.next(chunk_rows);
+      if (h.txn_count() == 0) break;
+      cols.session.resize(h.txn_count());
+      for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
+      cols.status = std::move(h.txn_status);
+      cols.begin = std::move(h.txn_begin);
+      cols.end = std::move(h.txn_end);
+      cols.op_offset = std::move(h.txn_op_offset);
+      cols.op_kind = std::move(h.op_kind);
+      cols.op_key = std::move(h.op_key);
+      cols.op_value = std::move(h.op_value);
+      values = &h.values;
+      fk = fence_key_in(h.keys);
+    }
+    const size_t cnt = cols.session.size();
+    // Ids only for messages (pass 1 does not read the id column of HDF5 files).
+    auto id_of = [&](size_t t) -> int64_t {
+      return hdf5 ? reader_.hdf5_file().range(row + t, row + t + 1).txn_id[0] : h.txn_id[t];
+    };
+    for (size_t t0 = 0; t0 < cnt; t0 += R) {
+      size_t t1 = std::min<size_t>(cnt, t0 + R);
       int64_t min_pf = kPosInf, min_begin = kPosInf;
-      for (TxnIdx t = t0; t < t1; ++t) {
-        int64_t session = h.session_name[h.txn_session[t]];
-        if (!h.has_times(t)) {
-          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(h.txn_id[t]) + " has no begin/end";
+      for (size_t t = t0; t < t1; ++t) {
+        int64_t session = cols.session[t];
+        if (cols.begin[t] == kNoTime || cols.end[t] == kNoTime) {
+          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(id_of(t)) + " has no begin/end";
           s_.times_ok = false;
         } else {
-          min_begin = std::min(min_begin, h.txn_begin[t]);
+          min_begin = std::min(min_begin, cols.begin[t]);
         }
         int64_t value = 0;
         bool ok = true, fence = false;
-        if (fk != ~0ULL) fence = fence_txn(h, fk, t, value, ok);
+        if (fk != ~0ULL) {
+          uint64_t o = cols.op_offset[t];
+          fence = fence_ops(cols.op_kind.data() + o, cols.op_key.data() + o, cols.op_value.data() + o,
+                            cols.op_offset[t + 1] - o, cols.status[t], fk, *values, value, ok);
+        }
         if (!ok) {
           if (s_.fence_ok)
-            s_.fence_problem = "transaction " + std::to_string(h.txn_id[t]) + " touches " + opt_.fence_key +
+            s_.fence_problem = "transaction " + std::to_string(id_of(t)) + " touches " + opt_.fence_key +
                                " but is not a committed fence (read k, write k+1, nothing else)";
           s_.fence_ok = false;
         }
@@ -249,14 +302,15 @@ void Auditor::prescan() {
       s_.round_min_pf.push_back(min_pf);
       s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
       s_.total_txns += t1 - t0;
-      ++round;
     }
+    row += cnt;
   }
   if (!any_fence && s_.fence_ok) {
     s_.fence_ok = false;
     s_.fence_problem = "no fence transactions (key " + opt_.fence_key + ")";
   }
-  reader_ = LogReader(path_, opt_.format);
+  if (hdf5) reader_.seek(LogPosition{});  // keeps the file's tables
+  else reader_ = LogReader(path_, opt_.format);
 }
 
 void Auditor::compute_suffixes() {
@@ -308,6 +362,7 @@ std::vector<Level> Auditor::open_levels() const {
 // Appends a round's transactions to carry (symbols re-interned into carry's
 // tables when the chunk's tables are named).
 void Auditor::append_round(const History& chunk) {
+  if (reader_.hdf5()) return append_same_symbols(chunk);
   History& c = s_.carry;
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
   std::vector<Sym> kmap(chunk.keys.named() ? chunk.keys.size() : 0, ~0ULL);
@@ -386,6 +441,56 @@ void Auditor::append_round(const History& chunk) {
   }
   // A key remap above may have renamed symbols of earlier chunk txns too
   // (remap_keys covers all of carry), so nothing else to fix.
+  note_appended();
+}
+
+// HDF5: the chunk's symbols are the file's, and so are the carry's (its
+// tables are the file's from the start, see run()): columns are copied as
+// they are, no symbol is looked up.
+void Auditor::append_same_symbols(const History& chunk) {
+  History& c = s_.carry;
+  if (s_.has_summary && rest_.size() > 0) {
+    std::vector<Sym> want;
+    FlatMap64 seen(1024);
+    for (Sym k : chunk.op_key) {
+      if (k == FlatMap64::kEmpty) continue;  // never in rest_ (see forget)
+      bool ins;
+      seen.get_or_insert(k, 0, ins);
+      if (ins && rest_.find(k)) want.push_back(k);
+    }
+    if (!want.empty()) materialize(want);
+  }
+  std::vector<uint32_t> sess(chunk.session_count());
+  for (size_t i = 0; i < sess.size(); ++i) {
+    int64_t sname = chunk.session_name[i];
+    auto [it, fresh] = session_index_.try_emplace(sname, static_cast<uint32_t>(c.session_name.size()));
+    if (fresh) {
+      c.session_name.push_back(sname);
+      awaiting_nf_.emplace_back();
+    }
+    sess[i] = it->second;
+  }
+  auto extend = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+  extend(c.txn_id, chunk.txn_id);
+  for (uint32_t s : chunk.txn_session) c.txn_session.push_back(sess[s]);
+  extend(c.txn_status, chunk.txn_status);
+  extend(c.txn_begin, chunk.txn_begin);
+  extend(c.txn_end, chunk.txn_end);
+  const uint64_t ops0 = c.op_count(), list0 = c.list_value.size();
+  for (size_t t = 1; t < chunk.txn_op_offset.size(); ++t) c.txn_op_offset.push_back(ops0 + chunk.txn_op_offset[t]);
+  extend(c.op_kind, chunk.op_kind);
+  extend(c.op_key, chunk.op_key);
+  extend(c.op_value, chunk.op_value);
+  for (size_t o = 1; o < chunk.op_list_offset.size(); ++o) c.op_list_offset.push_back(list0 + chunk.op_list_offset[o]);
+  extend(c.list_value, chunk.list_value);
+  if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
+  note_appended();
+}
+
+// pf / nf of the transactions just appended (and nf of earlier ones whose
+// session reached its next fence).
+void Auditor::note_appended() {
+  History& c = s_.carry;
   size_t n0 = s_.pf.size(), n = c.txn_count();
   s_.pf.resize(n, kNegInf);
   s_.nf.resize(n, kPosInf);
@@ -602,11 +707,14 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
   std::vector<OpIdx> wops;
   fps.reserve(chunk.op_count());
   wops.reserve(chunk.op_count());
-  SymHashCache kh, vh;
+  // HDF5: one pair of tables for the whole file, so the hashes are kept
+  // across rounds; JSONL: the chunk's own tables, new hashes per round.
+  const SymbolTable &ckeys = reader_.key_table(chunk), &cvalues = reader_.value_table(chunk);
+  if (!reader_.hdf5()) key_hashes_ = value_hashes_ = SymHashCache{};
   for (OpIdx o = 0; o < chunk.op_count(); ++o)
     if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
-      fps.push_back(pair_fingerprint(kh.get(chunk.keys, chunk.op_key[o]), vh.get(chunk.values, chunk.op_value[o]),
-                                     opt_.fingerprint_mask));
+      fps.push_back(pair_fingerprint(key_hashes_.get(ckeys, chunk.op_key[o]),
+                                     value_hashes_.get(cvalues, chunk.op_value[o]), opt_.fingerprint_mask));
       wops.push_back(o);
     }
   constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
@@ -629,22 +737,24 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
     std::unordered_map<uint64_t, std::vector<size_t>> by_fp;
     for (size_t i : hits) {
       OpIdx o = wops[i];
-      sus.push_back({fps[i], o, canon_sym(chunk.keys, chunk.op_key[o]), canon_sym(chunk.values, chunk.op_value[o])});
+      sus.push_back({fps[i], o, canon_sym(ckeys, chunk.op_key[o]), canon_sym(cvalues, chunk.op_value[o])});
       by_fp[fps[i]].push_back(sus.size() - 1);
     }
-    auto scan = [&](const History& h, TxnIdx from, auto&& on_match) {
+    auto scan = [&](const History& h, const SymbolTable& keys, const SymbolTable& values, TxnIdx from,
+                    auto&& on_match) {
       for (TxnIdx t = from; t < h.txn_count(); ++t)
         for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
           if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
-          auto it = by_fp.find(write_fingerprint(h, o, opt_.fingerprint_mask));
+          auto it = by_fp.find(write_fingerprint(keys, values, h.op_key[o], h.op_value[o], opt_.fingerprint_mask));
           if (it == by_fp.end()) continue;
-          CanonSym k = canon_sym(h.keys, h.op_key[o]), v = canon_sym(h.values, h.op_value[o]);
+          CanonSym k = canon_sym(keys, h.op_key[o]), v = canon_sym(values, h.op_value[o]);
           for (size_t i : it->second)
             if (sus[i].key == k && sus[i].value == v) on_match(sus[i], h, t);
         }
     };
     // In memory (not the summary, whose writes are copies): check() will see both writers.
-    scan(s_.carry, s_.has_summary ? s_.summary_txns : 0, [](Suspect& x, const History&, TxnIdx) { x.in_memory = true; });
+    scan(s_.carry, s_.carry.keys, s_.carry.values, s_.has_summary ? s_.summary_txns : 0,
+         [](Suspect& x, const History&, TxnIdx) { x.in_memory = true; });
     bool reread = false;
     for (auto& x : sus) reread |= !x.in_memory;
     if (reread) {
@@ -656,7 +766,7 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
       while (row < first_row) {
         History h = rr.next(std::min<uint64_t>(opt_.round_txns, first_row - row));
         if (h.txn_count() == 0) break;
-        scan(h, 0, [&](Suspect& x, const History& hh, TxnIdx t) {
+        scan(h, rr.key_table(h), rr.value_table(h), 0, [&](Suspect& x, const History& hh, TxnIdx t) {
           if (x.in_memory || x.found) return;
           x.found = true;
           x.first_id = hh.txn_id[t];
@@ -712,9 +822,10 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
   while (row < rows) {
     History h = rr.next(std::min<uint64_t>(opt_.round_txns, rows - row));
     if (h.txn_count() == 0) break;
+    const SymbolTable &keys = rr.key_table(h), &values = rr.value_table(h);
     for (OpIdx o = 0; o < h.op_count(); ++o)
       if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append)
-        written_.insert(write_fingerprint(h, o, opt_.fingerprint_mask));
+        written_.insert(write_fingerprint(keys, values, h.op_key[o], h.op_value[o], opt_.fingerprint_mask));
     row += h.txn_count();
   }
 }
@@ -1332,9 +1443,7 @@ AuditResult Auditor::run() {
     awaiting_nf_.assign(s_.carry.session_count(), {});
     for (size_t t = 0; t < s_.carry.txn_count(); ++t)
       if (s_.nf[t] == kPosInf && !(s_.has_summary && t < s_.summary_txns)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
-    if (s_.carry.keys.named())
-      for (Sym i = 0; i < s_.carry.keys.names().size(); ++i)
-        if (!s_.carry.keys.is_int(i) && s_.carry.keys.name(i) == opt_.fence_key) fence_sym_ = i;
+    find_fence_sym();
     say("resuming at round " + std::to_string(s_.next_round) + " (transaction " + std::to_string(s_.pos.txn) + ")");
   } else {
     s_ = AuditState{};
@@ -1343,6 +1452,13 @@ AuditResult Auditor::run() {
     for (Level l : opt_.check.levels) s_.result.levels.push_back(AuditLevel{l});
     say("pass 1: scanning " + path_ + " for fences and times");
     prescan();
+    if (reader_.hdf5()) {
+      // The carry uses the file's symbols: rounds are appended without
+      // looking a symbol up (append_same_symbols).
+      s_.carry.keys = reader_.hdf5_file().keys();
+      s_.carry.values = reader_.hdf5_file().values();
+      find_fence_sym();
+    }
     choose_rule();
     s_.result.rule = s_.rule;
     s_.result.duplicate_check = dup_check();
