@@ -62,37 +62,45 @@ uint64_t peak_rss_bytes() { return proc_status_kb("VmHWM:") * 1024; }
 // ------------------------------------------------------- exact (key, value) map
 class PairMap {
  public:
-  explicit PairMap(size_t n) {
-    size_t cap = table_capacity(n);
-    k_.assign(cap, 0);
-    v_.assign(cap, 0);
-    p_.assign(cap, kEmpty);
-  }
+  // n: at most this many pairs will be stored.
+  explicit PairMap(size_t n) : slots_(table_capacity(n)) {}
   static constexpr uint32_t kEmpty = ~0u;
   // Returns the slot's payload (kEmpty when new; caller assigns).
   uint32_t& at(Sym k, Sym v) {
-    size_t m = p_.size() - 1, i = mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)) & m;
-    while (p_[i] != kEmpty) {
-      if (k_[i] == k && v_[i] == v) return p_[i];
+    size_t m = slots_.size() - 1, i = hash(k, v) & m;
+    while (slots_[i].p != kEmpty) {
+      if (slots_[i].k == k && slots_[i].v == v) return slots_[i].p;
       i = (i + 1) & m;
     }
-    k_[i] = k;
-    v_[i] = v;
-    return p_[i];
+    slots_[i].k = k;
+    slots_[i].v = v;
+    return slots_[i].p;
   }
   uint32_t find(Sym k, Sym v) const {
-    size_t m = p_.size() - 1, i = mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)) & m;
-    while (p_[i] != kEmpty) {
-      if (k_[i] == k && v_[i] == v) return p_[i];
+    size_t m = slots_.size() - 1, i = hash(k, v) & m;
+    while (slots_[i].p != kEmpty) {
+      if (slots_[i].k == k && slots_[i].v == v) return slots_[i].p;
       i = (i + 1) & m;
     }
     return kEmpty;
   }
 
  private:
-  std::vector<Sym> k_, v_;
-  std::vector<uint32_t> p_;
+  static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)); }
+  // Key, value and payload in one slot: a probe touches one cache line, not three.
+  struct Slot {
+    Sym k = 0, v = 0;
+    uint32_t p = kEmpty;
+  };
+  std::vector<Slot> slots_;
 };
+
+// Writes and appends of h: how large a (key, value) -> writer map must be.
+size_t count_writes(const History& h) {
+  size_t w = 0;
+  for (OpKind k : h.op_kind) w += k == OpKind::write || k == OpKind::append;
+  return w;
+}
 
 bool sym_int(const SymbolTable& t, Sym s, int64_t& out) {
   if (!t.named()) {
@@ -603,7 +611,7 @@ void Auditor::remap_rest(bool keys_switched) {
 void Auditor::check_round(uint64_t round) {
   History& c = s_.carry;
   size_t n = c.txn_count();
-  PairMap writers(c.op_count() + 1);
+  PairMap writers(count_writes(c) + 1);
   for (TxnIdx t = 0; t < n; ++t)
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
       if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
@@ -870,6 +878,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     bool blind;     // wrote without reading first
     bool list;
     uint32_t wver = ~0u;  // version id of write_v (set with the versions)
+    uint32_t read_at = 0; // reads[] index of the read of read_v
   };
   constexpr Sym kNo = ~0ULL - 1;
   std::vector<uint64_t> touch_off(n + 1, 0);
@@ -877,6 +886,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<uint8_t> root(n, 0), aborted(n, 0);
   std::vector<uint64_t> reads_off(n + 1, 0);
   std::vector<std::pair<Sym, Sym>> reads;  // every (key, value) read per txn
+  FlatMap64 touch_of(256);                 // key -> touch index, in large transactions
   for (size_t t = 0; t < n; ++t) {
     touch_off[t] = touches.size();
     reads_off[t] = reads.size();
@@ -886,18 +896,33 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     }
     if (c.txn_status[t] == TxnStatus::unknown || s_.pending[t] || !cand[t]) root[t] = 1;
     size_t first = touches.size();
+    // Large transactions (the summary pieces: 128 keys) look their keys up
+    // in a table; small ones scan their few touches.
+    const bool large = c.op_end(t) - c.op_begin(t) > 16;
+    if (large) touch_of = FlatMap64(256);
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       Sym k = c.op_key[o];
       Touch* tp = nullptr;
-      for (size_t i = first; i < touches.size(); ++i)
-        if (touches[i].key == k) tp = &touches[i];
+      if (touches.size() > first && touches.back().key == k) {
+        tp = &touches.back();  // a read-modify-write: the same key as the op before
+      } else if (large && k != FlatMap64::kEmpty) {
+        bool ins;
+        uint64_t& i = touch_of.get_or_insert(k, touches.size(), ins);
+        if (!ins) tp = &touches[i];
+      } else {
+        for (size_t i = first; i < touches.size(); ++i)
+          if (touches[i].key == k) tp = &touches[i];
+      }
       if (!tp) {
         touches.push_back({k, kNo, kNo, false, false});
         tp = &touches.back();
       }
       switch (c.op_kind[o]) {
         case OpKind::read:
-          if (tp->write_v == kNo && tp->read_v == kNo) tp->read_v = c.op_value[o];
+          if (tp->write_v == kNo && tp->read_v == kNo) {
+            tp->read_v = c.op_value[o];
+            tp->read_at = static_cast<uint32_t>(reads.size());
+          }
           if (tp->write_v == kNo) reads.push_back({k, c.op_value[o]});
           break;
         case OpKind::write:
@@ -916,27 +941,32 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   reads_off[n] = reads.size();
   phase("versions");
   // Versions: (key, value) -> id; writer, readers, read-modify-write successors.
-  PairMap vid(touches.size() + reads.size() + 1);
+  size_t writes = 0;
+  for (const Touch& tc : touches) writes += tc.write_v != kNo;
+  PairMap vid(writes + reads.size() + 1);
   uint32_t nv = 0;
   auto version = [&](Sym k, Sym v) -> uint32_t {
     uint32_t& id = vid.at(k, v);
     if (id == PairMap::kEmpty) id = nv++;
     return id;
   };
-  std::vector<uint32_t> w_of;                       // version -> writer txn
   std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   FlatMap64 key_blind(1024);
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
+    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
+      uint32_t v = version(reads[i].first, reads[i].second);
+      rver[i] = v;
+      rd.push_back({v, static_cast<uint32_t>(t)});
+    }
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
       Touch& tc = touches[i];
       if (tc.write_v != kNo) {
         uint32_t v = version(tc.key, tc.write_v);
         tc.wver = v;
-        if (w_of.size() <= v) w_of.resize(v + 1, ~0u);
-        w_of[v] = static_cast<uint32_t>(t);
-        if (tc.read_v != kNo) sc.push_back({version(tc.key, tc.read_v), static_cast<uint32_t>(t)});
+        // (the first read of the key, before the write: its version is known)
+        if (tc.read_v != kNo) sc.push_back({rver[tc.read_at], static_cast<uint32_t>(t)});
       }
       // The summary's writes are blind only in form: every retained or later
       // transaction was already certainly after the forgotten ones (docs/audit.md).
@@ -945,13 +975,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         key_blind.get_or_insert(tc.key, 1, ins);
       }
     }
-    for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
-      uint32_t v = version(reads[i].first, reads[i].second);
-      rver[i] = v;
-      rd.push_back({v, static_cast<uint32_t>(t)});
-    }
   }
-  w_of.resize(nv, ~0u);
   phase("csr");
   // Counting sort by version (stable: destinations stay in transaction
   // order), adjacent repeats dropped.
@@ -1134,31 +1158,35 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // Frontier: per key, the frozen final writes not certainly overwritten by
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
-  std::vector<std::pair<Sym, uint32_t>> frontier;  // (version id, writer)
-  auto final_version = [&](uint32_t w, Sym key) {
-    for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
-      if (touches[j].key == key) return touches[j].wver;
-    return ~0u;
+  // A frozen final write: its key, writer and touch (the writer's Touch of that key).
+  struct FinalWrite {
+    Sym key;
+    uint32_t txn, touch;
   };
+  std::vector<FinalWrite> frontier;
+  std::vector<FinalWrite> top;  // per key: frozen final writes not certainly overwritten
   while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
-  std::vector<std::pair<Sym, uint32_t>> fw;
+  std::vector<FinalWrite> fw;
   for (size_t t = 0; t < n; ++t) {
     if (unfrozen[t] || aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t)});
+      if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t), static_cast<uint32_t>(i)});
   }
   if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
     // dense key symbols: a counting sort (stable, so by (key, txn) as below)
     std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
-    for (auto& p : fw) ++cnt[p.first + 1];
+    for (auto& p : fw) ++cnt[p.key + 1];
     for (size_t i = 1; i < cnt.size(); ++i) cnt[i] += cnt[i - 1];
-    std::vector<std::pair<Sym, uint32_t>> out(fw.size());
-    for (auto& p : fw) out[cnt[p.first]++] = p;
+    std::vector<FinalWrite> out(fw.size());
+    for (auto& p : fw) out[cnt[p.key]++] = p;
     fw = std::move(out);
   } else {
-    std::sort(fw.begin(), fw.end());
+    // (touch indices grow with the transaction: the same order as by (key, txn))
+    std::sort(fw.begin(), fw.end(), [](const FinalWrite& x, const FinalWrite& y) {
+      return x.key != y.key ? x.key < y.key : x.touch < y.touch;
+    });
   }
 
     frontier.clear();
@@ -1168,36 +1196,34 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       // the largest and second largest lim, so that w is compared with the others only
       int64_t lim1 = kNegInf, lim2 = kNegInf;
       uint32_t arg1 = ~0u;
-      while (b < fw.size() && fw[b].first == fw[a].first) {
-        int64_t l = lim(fw[b].second);
+      while (b < fw.size() && fw[b].key == fw[a].key) {
+        int64_t l = lim(fw[b].txn);
         if (l > lim1) {
           lim2 = lim1;
           lim1 = l;
-          arg1 = fw[b].second;
+          arg1 = fw[b].txn;
         } else {
           lim2 = std::max(lim2, l);
         }
         ++b;
       }
-      Sym key = fw[a].first;
-      std::vector<uint32_t> top;
+      top.clear();
       for (size_t i = a; i < b; ++i) {
-        uint32_t w = fw[i].second;
+        uint32_t w = fw[i].txn;
+        const Touch& tc = touches[fw[i].touch];
         bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
         // The old summary's read-modify-write of the initial state installs
         // the first version of its key: any other frozen write overwrites it
         // (its version order is known in every round's check).
-        if (!over && w < old_pieces && b - a > 1)
-          for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j)
-            if (touches[j].key == key) over = !touches[j].blind && touches[j].read_v == kNullValue;
-        uint32_t v = final_version(w, key);
+        if (!over && w < old_pieces && b - a > 1) over = !tc.blind && tc.read_v == kNullValue;
+        uint32_t v = tc.wver;
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
-        if (!over) top.push_back(w);
+        if (!over) top.push_back(fw[i]);
       }
       if (top.size() == 1) {
-        frontier.push_back({final_version(top[0], key), top[0]});
+        frontier.push_back(top[0]);
       } else if (top.size() > 1) {
-        for (uint32_t w : top) extra_root[w] = 1;
+        for (const FinalWrite& f : top) extra_root[f.txn] = 1;
         dbg_amb += top.size();
         changed = true;
       }
@@ -1228,7 +1254,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = 0; t < n; ++t)
       std::fprintf(stderr, "  T%lld %s%s%s pf=%lld nf=%lld\n", (long long)c.txn_id[t], unfrozen[t] ? "kept" : "FROZEN",
                    root[t] ? " root" : "", aborted[t] ? " aborted" : "", (long long)s_.pf[t], (long long)s_.nf[t]);
-    for (auto& [v, w] : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[w]);
+    for (auto& f : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[f.txn]);
   }
   bool can = frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
@@ -1263,22 +1289,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     // quadratic in one transaction's operations); session order chains them
     // and the fence key goes last, so every piece precedes the chain's next fence.
     constexpr size_t kPiece = 128;
-    std::sort(frontier.begin(), frontier.end(), [&](auto& x, auto& y) { return x.second < y.second; });
+    std::sort(frontier.begin(), frontier.end(), [](const FinalWrite& x, const FinalWrite& y) { return x.touch < y.touch; });
     std::vector<std::pair<Sym, Sym>> kv;
     std::pair<Sym, Sym> fence_kv{kNo, kNo};
     int64_t fval = kNegInf;
-    for (auto& [v, w] : frontier)
-      for (uint64_t j = touch_off[w]; j < touch_off[w + 1]; ++j) {
-        const Touch& tc = touches[j];
-        if (tc.write_v != kNo && tc.wver == v) {
-          if (tc.key == fence_sym_) {
-            fence_kv = {tc.key, tc.write_v};
-            sym_int(nc.values, tc.write_v, fval);
-          } else {
-            kv.push_back({tc.key, tc.write_v});
-          }
-        }
+    for (const FinalWrite& f : frontier) {
+      const Touch& tc = touches[f.touch];
+      if (tc.key == fence_sym_) {
+        fence_kv = {tc.key, tc.write_v};
+        sym_int(nc.values, tc.write_v, fval);
+      } else {
+        kv.push_back({tc.key, tc.write_v});
       }
+    }
     // Only keys a kept transaction touches go into the pieces (and the fence
     // key); the others wait in rest_ until a later round touches them.
     {
@@ -1373,7 +1396,7 @@ void Auditor::finish() {
   // Only committed transactions and unknown ones some read observed count
   // (an unknown transaction nobody read is left out, as check() does).
   const History& c = s_.carry;
-  PairMap writers(c.op_count() + 1);
+  PairMap writers(count_writes(c) + 1);
   for (TxnIdx t = 0; t < c.txn_count(); ++t)
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
       if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
