@@ -76,6 +76,8 @@ class PairMap {
     slots_[i].v = v;
     return slots_[i].p;
   }
+  // The table is far larger than the cache: callers prefetch a few pairs ahead.
+  void prefetch(Sym k, Sym v) const { __builtin_prefetch(&slots_[hash(k, v) & (slots_.size() - 1)]); }
   uint32_t find(Sym k, Sym v) const {
     size_t m = slots_.size() - 1, i = hash(k, v) & m;
     while (slots_[i].p != kEmpty) {
@@ -612,14 +614,19 @@ void Auditor::check_round(uint64_t round) {
   History& c = s_.carry;
   size_t n = c.txn_count();
   PairMap writers(count_writes(c) + 1);
+  constexpr OpIdx kAhead = 8;  // prefetch distance in operations
+  const OpIdx ops = c.op_count();
   for (TxnIdx t = 0; t < n; ++t)
-    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      if (o + kAhead < ops) writers.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
       if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
+    }
   std::vector<uint8_t> keep_op(c.op_count(), 1);
   bool any_pending = false;
   for (TxnIdx t = 0; t < n; ++t) {
     s_.pending[t] = 0;
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+      if (o + kAhead < ops) writers.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
       bool missing = false;
       if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
         missing = writers.find(c.op_key[o], c.op_value[o]) == PairMap::kEmpty;
@@ -953,15 +960,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   FlatMap64 key_blind(1024);
+  constexpr size_t kAhead = 8;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
+      if (i + kAhead < reads.size()) vid.prefetch(reads[i + kAhead].first, reads[i + kAhead].second);
       uint32_t v = version(reads[i].first, reads[i].second);
       rver[i] = v;
       rd.push_back({v, static_cast<uint32_t>(t)});
     }
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
       Touch& tc = touches[i];
+      if (i + kAhead < touches.size() && touches[i + kAhead].write_v != kNo)
+        vid.prefetch(touches[i + kAhead].key, touches[i + kAhead].write_v);
       if (tc.write_v != kNo) {
         uint32_t v = version(tc.key, tc.write_v);
         tc.wver = v;
@@ -1008,7 +1019,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // the version read, followed below); write-write and anti-dependency edges
   // end at a writer of k. (List keys: their touchers are roots anyway.)
   std::unordered_map<Sym, std::vector<uint32_t>> blind_touchers;
-  for (size_t t = 0; t < n; ++t) {
+  for (size_t t = old_pieces; t < n && key_blind.size() > 0; ++t) {  // (read-modify-write logs: no blind keys)
     if (aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
       if (touches[i].write_v != kNo && key_blind.find(touches[i].key) && !(t < old_pieces))
@@ -1042,7 +1053,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   if (rt_edges) {
     for (size_t t = 0; t < n; ++t)
       if (!aborted[t] && c.has_times(static_cast<TxnIdx>(t))) by_begin.push_back(static_cast<uint32_t>(t));
-    std::sort(by_begin.begin(), by_begin.end(), [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; });
+    // (order among equal begins is irrelevant: they are visited together)
+    auto earlier = [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; };
+    if (!std::is_sorted(by_begin.begin(), by_begin.end(), earlier)) std::sort(by_begin.begin(), by_begin.end(), earlier);
     rt_done = by_begin.size();
   }
   phase("session");
@@ -1089,19 +1102,32 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // (only keys some transaction read as the initial state: the one use)
   // The old summary's reads of the initial state are left out: when the
   // summary is unfrozen nothing is forgotten, whatever else it reaches.
-  std::unordered_map<Sym, std::pair<std::vector<uint32_t>, bool>> writers_of;
+  // key -> index into writers_of: (its writers, visited). FlatMap64 cannot
+  // hold the key ~0 (the integer key -1): it has its own index.
+  FlatMap64 null_keys(64);
+  uint64_t minus_one_key = ~0ULL;
+  std::vector<std::pair<std::vector<uint32_t>, bool>> writers_of;
   for (uint64_t i = reads_off[old_pieces]; i < reads.size(); ++i)
-    if (reads[i].second == kNullValue) writers_of.try_emplace(reads[i].first);
+    if (reads[i].second == kNullValue) {
+      bool ins = false;
+      if (reads[i].first != FlatMap64::kEmpty) null_keys.get_or_insert(reads[i].first, writers_of.size(), ins);
+      else if (minus_one_key == ~0ULL) minus_one_key = writers_of.size(), ins = true;
+      if (ins) writers_of.emplace_back();
+    }
+  auto writers_of_key = [&](Sym k) -> std::pair<std::vector<uint32_t>, bool>* {
+    if (k == FlatMap64::kEmpty) return minus_one_key == ~0ULL ? nullptr : &writers_of[minus_one_key];
+    const uint64_t* p = null_keys.find(k);
+    return p ? &writers_of[*p] : nullptr;
+  };
   if (!writers_of.empty())
     for (size_t t = 0; t < n; ++t) {
       if (aborted[t]) continue;
       for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
         if (touches[i].write_v != kNo)
-          if (auto it = writers_of.find(touches[i].key); it != writers_of.end())
-            it->second.first.push_back(static_cast<uint32_t>(t));
+          if (auto* w = writers_of_key(touches[i].key)) w->first.push_back(static_cast<uint32_t>(t));
     }
   auto propagate = [&] {
-    for (auto& [k, w] : writers_of) w.second = false;
+    for (auto& w : writers_of) w.second = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
     std::fill(label.begin(), label.end(), kPosInf);
     for (auto& [k, s] : by_key) s.done = s.txns.size();
@@ -1135,10 +1161,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         // a read of the initial state precedes every write of the key: certain
         if (reads[i].second == kNullValue && u >= old_pieces) {
-          auto it = writers_of.find(reads[i].first);
-          if (it != writers_of.end() && !it->second.second) {
-            it->second.second = true;  // labels pop in ascending order: once is enough
-            for (uint32_t w : it->second.first) visit(w, L, false);
+          auto* it = writers_of_key(reads[i].first);
+          if (it && !it->second) {
+            it->second = true;  // labels pop in ascending order: once is enough
+            for (uint32_t w : it->first) visit(w, L, false);
           }
         }
       }
@@ -1474,7 +1500,9 @@ AuditResult Auditor::run() {
     s_.result.log = path_;
     for (Level l : opt_.check.levels) s_.result.levels.push_back(AuditLevel{l});
     say("pass 1: scanning " + path_ + " for fences and times");
+    Timer pass1;
     prescan();
+    if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "pass 1: %.3f s\n", pass1.seconds());
     if (reader_.hdf5()) {
       // The carry uses the file's symbols: rounds are appended without
       // looking a symbol up (append_same_symbols).
