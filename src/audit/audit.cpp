@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <queue>
 #include <sstream>
 #include <unordered_map>
@@ -1524,14 +1525,29 @@ AuditResult Auditor::run() {
   uint32_t run = s_.result.resumptions;
   uint64_t rounds_this_run = 0;
   double base_seconds = s_.result.seconds;
+  struct ReadAhead {
+    History chunk;
+    LogPosition after;  // the reader's position after it
+  };
+  std::future<ReadAhead> ahead;
+  LogPosition consumed = reader_.position();  // after the round in hand
   while (true) {
     if (open_levels().empty()) {  // every level violated: the verdict is final
       break;
     }
     Timer rt;
     reset_peak_rss();
-    uint64_t first = reader_.position().txn;
-    History chunk = reader_.next(opt_.round_txns);
+    uint64_t first = consumed.txn;
+    // The round read ahead while the last one was checked, or read now.
+    History chunk;
+    if (ahead.valid()) {
+      ReadAhead got = ahead.get();
+      chunk = std::move(got.chunk);
+      consumed = got.after;
+    } else {
+      chunk = reader_.next(opt_.round_txns);
+      consumed = reader_.position();
+    }
     double t_read = rt.seconds();
     if (chunk.txn_count() == 0) break;
     uint64_t round = s_.next_round;
@@ -1544,7 +1560,17 @@ AuditResult Auditor::run() {
     double t_dup = rt.seconds();
     append_round(chunk);
     chunk = History{};
-    bool last = reader_.position().txn >= s_.total_txns;
+    bool last = consumed.txn >= s_.total_txns;
+    // Read the next round on another thread while this one is checked. Only
+    // that thread uses the reader (and the HDF5 library) until it is joined
+    // at the top of the next round (duplicate re-reads come after the join).
+    if (!last)
+      ahead = std::async(std::launch::async, [this] {
+        ReadAhead r;
+        r.chunk = reader_.next(opt_.round_txns);
+        r.after = reader_.position();
+        return r;
+      });
     st.checked = s_.carry.txn_count();
     Timer tc;
     if (s_.rule != ForgetRule::none || last) check_round(round);
@@ -1566,7 +1592,7 @@ AuditResult Auditor::run() {
     res.peak_rss = std::max(res.peak_rss, st.peak_rss);
     res.round_stats.push_back(st);
     s_.next_round = round + 1;
-    s_.pos = reader_.position();
+    s_.pos = consumed;
     s_.last_fence.assign(last_fence_.begin(), last_fence_.end());
     res.seconds = base_seconds + timer.seconds();
     if (s_.rule == ForgetRule::none && st.kept > 4 * opt_.round_txns && round % 16 == 0)
