@@ -1186,9 +1186,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
   // A frozen final write: its key, writer and touch (the writer's Touch of that key).
+  // (What the frontier test reads is copied in, in transaction order: the
+  // test then reads these sequentially, not touches and fences at random.)
   struct FinalWrite {
     Sym key;
     uint32_t txn, touch;
+    uint32_t wver;     // version written
+    bool first;        // the old summary's read-modify-write of the initial state
+    int64_t ord, lim;  // of txn
   };
   std::vector<FinalWrite> frontier;
   std::vector<FinalWrite> top;  // per key: frozen final writes not certainly overwritten
@@ -1199,7 +1204,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   for (size_t t = 0; t < n; ++t) {
     if (unfrozen[t] || aborted[t]) continue;
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (touches[i].write_v != kNo) fw.push_back({touches[i].key, static_cast<uint32_t>(t), static_cast<uint32_t>(i)});
+      if (const Touch& tc = touches[i]; tc.write_v != kNo) {
+        uint32_t w = static_cast<uint32_t>(t);
+        fw.push_back({tc.key, w, static_cast<uint32_t>(i), tc.wver, w < old_pieces && !tc.blind && tc.read_v == kNullValue,
+                      ord(w), lim(w)});
+      }
   }
   if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
     // dense key symbols: a counting sort (stable, so by (key, txn) as below)
@@ -1224,7 +1233,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       int64_t lim1 = kNegInf, lim2 = kNegInf;
       uint32_t arg1 = ~0u;
       while (b < fw.size() && fw[b].key == fw[a].key) {
-        int64_t l = lim(fw[b].txn);
+        int64_t l = fw[b].lim;
         if (l > lim1) {
           lim2 = lim1;
           lim1 = l;
@@ -1237,13 +1246,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       top.clear();
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].txn;
-        const Touch& tc = touches[fw[i].touch];
-        bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
+        bool over = fw[i].ord <= (w == arg1 ? lim2 : lim1);
         // The old summary's read-modify-write of the initial state installs
         // the first version of its key: any other frozen write overwrites it
         // (its version order is known in every round's check).
-        if (!over && w < old_pieces && b - a > 1) over = !tc.blind && tc.read_v == kNullValue;
-        uint32_t v = tc.wver;
+        if (!over && b - a > 1) over = fw[i].first;
+        uint32_t v = fw[i].wver;
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(fw[i]);
       }
