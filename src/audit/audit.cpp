@@ -9,10 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <queue>
 #include <sstream>
 #include <unordered_map>
 
+#include "audit/key_versions.h"
 #include "audit/reader.h"
 #include "audit/state.h"
 #include "audit/written.h"
@@ -174,7 +178,7 @@ class Auditor {
   // Summary entries outside the carry (s_.summary_rest while checkpointed):
   // key -> version. Only keys a carry transaction touches are in the pieces,
   // so a round's work does not grow with the number of keys in the log.
-  FlatMap64 rest_{1 << 12};
+  KeyVersions rest_;
   void materialize(const std::vector<Sym>& keys);
   void remap_rest(bool keys_switched);
   void save_state() {
@@ -463,11 +467,12 @@ void Auditor::append_same_symbols(const History& chunk) {
   if (s_.has_summary && rest_.size() > 0) {
     std::vector<Sym> want;
     FlatMap64 seen(1024);
+    // (the map first: most keys of the round are not waiting in it)
     for (Sym k : chunk.op_key) {
-      if (k == FlatMap64::kEmpty) continue;  // never in rest_ (see forget)
+      if (!rest_.find(k)) continue;
       bool ins;
       seen.get_or_insert(k, 0, ins);
-      if (ins && rest_.find(k)) want.push_back(k);
+      if (ins) want.push_back(k);
     }
     if (!want.empty()) materialize(want);
   }
@@ -601,12 +606,11 @@ void Auditor::remap_rest(bool keys_switched) {
   std::vector<std::pair<uint64_t, uint64_t>> all;
   rest_.for_each([&](uint64_t k, uint64_t v) { all.push_back({k, v}); });
   if (all.empty()) return;
-  rest_ = FlatMap64(all.size());
+  rest_ = KeyVersions{};
   for (auto [k, v] : all) {
     if (keys_switched) k = s_.carry.keys.remap(k);
     else if (v != kNullValue) v = s_.carry.values.remap(v);
-    bool ins;
-    rest_.get_or_insert(k, 0, ins) = v;
+    rest_.set(k, v);
   }
 }
 
@@ -1352,8 +1356,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         if (e.first == FlatMap64::kEmpty || kept_keys.find(e.first)) {  // (a key the table cannot hold stays)
           kv[w++] = e;
         } else {
-          bool ins;
-          rest_.get_or_insert(e.first, 0, ins) = e.second;
+          rest_.set(e.first, e.second);
         }
       }
       kv.resize(w);
@@ -1490,10 +1493,8 @@ AuditResult Auditor::run() {
     if (s_.result.complete) return s_.result;  // finished before: report again
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
-    for (auto& [k, v] : s_.summary_rest) {
-      bool ins;
-      rest_.get_or_insert(k, 0, ins) = v;
-    }
+    if (reader_.hdf5() && s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
+    for (auto& [k, v] : s_.summary_rest) rest_.set(k, v);
     if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
     for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
@@ -1518,6 +1519,7 @@ AuditResult Auditor::run() {
       s_.carry.keys = reader_.hdf5_file().keys();
       s_.carry.values = reader_.hdf5_file().values();
       find_fence_sym();
+      if (s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
     }
     choose_rule();
     s_.result.rule = s_.rule;
@@ -1629,6 +1631,16 @@ AuditResult run_audit(const std::string& log, const AuditOptions& opt) {
   if (opt.round_txns == 0) throw UsageError("--round must be at least 1");
   if (opt.rule != "auto" && opt.rule != "fence" && opt.rule != "time" && opt.rule != "none")
     throw UsageError("--rule: expected auto, fence, time or none, got \"" + opt.rule + "\"");
+#ifdef __GLIBC__
+  // Every round allocates and frees the same large buffers (tens of MiB:
+  // touches, version maps, the next carry). glibc serves those from fresh
+  // mmaps and returns the heap's top to the kernel, so each round
+  // page-faults them in again: 10-15% of the audit's CPU time went to the
+  // kernel zeroing pages. Keep them in the heap instead (the process holds
+  // its largest round's memory, which the audit's bound allows anyway).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
   Auditor a(log, opt);
   return a.run();
 }
