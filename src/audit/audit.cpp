@@ -234,7 +234,7 @@ bool Auditor::fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size
 void Auditor::prescan() {
   s_.fence_ok = true;
   s_.times_ok = true;
-  std::unordered_map<int64_t, int64_t> last;
+  FlatMap64 last(256);  // session -> value of its last fence (sessions are < 2^32)
   bool any_fence = false;
   const uint64_t R = opt_.round_txns;
   // Chunks of several rounds (fewer, larger reads), statistics per round.
@@ -307,11 +307,12 @@ void Auditor::prescan() {
         }
         if (fence) {
           any_fence = true;
-          last[session] = value;
+          bool ins;
+          last.get_or_insert(static_cast<uint64_t>(session), 0, ins) = static_cast<uint64_t>(value);
           min_pf = std::min(min_pf, value);
         } else {
-          auto it = last.find(session);
-          min_pf = std::min(min_pf, it == last.end() ? kNegInf : it->second);
+          const uint64_t* p = last.find(static_cast<uint64_t>(session));
+          min_pf = std::min(min_pf, p ? static_cast<int64_t>(*p) : kNegInf);
         }
       }
       s_.round_min_pf.push_back(min_pf);
@@ -512,19 +513,27 @@ void Auditor::note_appended() {
   s_.nf.resize(n, kPosInf);
   s_.pending.resize(n, 0);
   s_.checked_op.resize(c.op_count(), 0);
+  // Last fence per carry session, looked up once per session (not per transaction).
+  std::vector<int64_t> last(c.session_count());
+  std::vector<uint8_t> known(c.session_count(), 0);
   for (size_t t = n0; t < n; ++t) {
-    int64_t sname = c.session_name[c.txn_session[t]];
+    uint32_t sess = c.txn_session[t];
+    if (!known[sess]) {
+      auto it = last_fence_.find(c.session_name[sess]);
+      last[sess] = it == last_fence_.end() ? kNegInf : it->second;
+      known[sess] = 1;
+    }
     int64_t value = 0;
     bool ok = true;
     if (fence_sym_ != ~0ULL && is_fence_txn(c, static_cast<TxnIdx>(t), value, ok) && ok) {
       s_.pf[t] = s_.nf[t] = value;
-      last_fence_[sname] = value;
-      for (uint32_t w : awaiting_nf_[c.txn_session[t]]) s_.nf[w] = value;
-      awaiting_nf_[c.txn_session[t]].clear();
+      last[sess] = value;
+      last_fence_[c.session_name[sess]] = value;
+      for (uint32_t w : awaiting_nf_[sess]) s_.nf[w] = value;
+      awaiting_nf_[sess].clear();
     } else {
-      auto it = last_fence_.find(sname);
-      s_.pf[t] = it == last_fence_.end() ? kNegInf : it->second;
-      awaiting_nf_[c.txn_session[t]].push_back(static_cast<uint32_t>(t));
+      s_.pf[t] = last[sess];
+      awaiting_nf_[sess].push_back(static_cast<uint32_t>(t));
     }
   }
 }
