@@ -172,6 +172,13 @@ class Auditor {
   std::unordered_map<int64_t, uint32_t> session_index_;   // carry session name -> dense index
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
+  // number_versions(): the carry's written (key, value) pairs numbered, and
+  // per operation the version written or read (for check_round and forget).
+  void number_versions(uint64_t round);
+  PairMap versions_{0};
+  std::vector<uint32_t> op_version_;
+  uint32_t written_versions_ = 0;
+  uint64_t numbered_round_ = ~0ULL;
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
   SymHashCache key_hashes_, value_hashes_;  // per symbol of the chunks' tables
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
@@ -623,29 +630,51 @@ void Auditor::remap_rest(bool keys_switched) {
   }
 }
 
+// Numbers every (key, value) the carry writes (writes and appends, whatever
+// the writer's status) and finds the version each register read saw:
+// op_version_[o], PairMap::kEmpty for a read of the initial state or of a
+// value no carry transaction wrote. check_round tells pending reads by it and
+// forget builds its version graph on it: one hash probe per operation for
+// both.
+void Auditor::number_versions(uint64_t round) {
+  const History& c = s_.carry;
+  const OpIdx ops = c.op_count();
+  versions_ = PairMap(count_writes(c) + 1);
+  op_version_.assign(ops, PairMap::kEmpty);
+  uint32_t nv = 0;
+  constexpr OpIdx kAhead = 8;  // prefetch distance in operations
+  for (OpIdx o = 0; o < ops; ++o) {
+    if (o + kAhead < ops) versions_.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
+    if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) {
+      uint32_t& id = versions_.at(c.op_key[o], c.op_value[o]);
+      if (id == PairMap::kEmpty) id = nv++;
+      op_version_[o] = id;
+    }
+  }
+  for (OpIdx o = 0; o < ops; ++o) {
+    if (o + kAhead < ops) versions_.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
+    if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
+      op_version_[o] = versions_.find(c.op_key[o], c.op_value[o]);
+  }
+  written_versions_ = nv;
+  numbered_round_ = round;
+}
+
 // Checks carry (reads without a present writer left out) on the open levels.
 void Auditor::check_round(uint64_t round) {
   History& c = s_.carry;
   size_t n = c.txn_count();
-  PairMap writers(count_writes(c) + 1);
-  constexpr OpIdx kAhead = 8;  // prefetch distance in operations
-  const OpIdx ops = c.op_count();
-  for (TxnIdx t = 0; t < n; ++t)
-    for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
-      if (o + kAhead < ops) writers.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
-      if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
-    }
+  number_versions(round);
   std::vector<uint8_t> keep_op(c.op_count(), 1);
   bool any_pending = false;
   for (TxnIdx t = 0; t < n; ++t) {
     s_.pending[t] = 0;
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
-      if (o + kAhead < ops) writers.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
       bool missing = false;
       if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
-        missing = writers.find(c.op_key[o], c.op_value[o]) == PairMap::kEmpty;
+        missing = op_version_[o] == PairMap::kEmpty;
       else if (c.op_kind[o] == OpKind::read_list)
-        for (Sym v : c.list(o)) missing |= writers.find(c.op_key[o], v) == PairMap::kEmpty;
+        for (Sym v : c.list(o)) missing |= versions_.find(c.op_key[o], v) == PairMap::kEmpty;
       if (missing) {
         keep_op[o] = 0;
         if (!s_.checked_op[o]) s_.pending[t] = 1;
@@ -900,6 +929,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     bool list;
     uint32_t wver = ~0u;  // version id of write_v (set with the versions)
     uint32_t read_at = 0; // reads[] index of the read of read_v
+    OpIdx write_op = 0;   // the op of write_v
   };
   constexpr Sym kNo = ~0ULL - 1;
   std::vector<uint64_t> touch_off(n + 1, 0);
@@ -907,6 +937,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<uint8_t> root(n, 0), aborted(n, 0);
   std::vector<uint64_t> reads_off(n + 1, 0);
   std::vector<std::pair<Sym, Sym>> reads;  // every (key, value) read per txn
+  std::vector<OpIdx> read_op;              // the op of each
   FlatMap64 touch_of(256);                 // key -> touch index, in large transactions
   for (size_t t = 0; t < n; ++t) {
     touch_off[t] = touches.size();
@@ -944,11 +975,15 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
             tp->read_v = c.op_value[o];
             tp->read_at = static_cast<uint32_t>(reads.size());
           }
-          if (tp->write_v == kNo) reads.push_back({k, c.op_value[o]});
+          if (tp->write_v == kNo) {
+            reads.push_back({k, c.op_value[o]});
+            read_op.push_back(o);
+          }
           break;
         case OpKind::write:
           if (tp->read_v == kNo && tp->write_v == kNo) tp->blind = true;
           tp->write_v = c.op_value[o];
+          tp->write_op = o;
           break;
         case OpKind::append:
         case OpKind::read_list:
@@ -962,34 +997,34 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   reads_off[n] = reads.size();
   phase("versions");
   // Versions: (key, value) -> id; writer, readers, read-modify-write successors.
-  size_t writes = 0;
-  for (const Touch& tc : touches) writes += tc.write_v != kNo;
-  PairMap vid(writes + reads.size() + 1);
-  uint32_t nv = 0;
-  auto version = [&](Sym k, Sym v) -> uint32_t {
-    uint32_t& id = vid.at(k, v);
-    if (id == PairMap::kEmpty) id = nv++;
-    return id;
+  // Written ones as check_round numbered them; the initial state and values
+  // no carry transaction wrote get ids after those.
+  if (numbered_round_ != round || op_version_.size() != c.op_count()) number_versions(round);
+  uint32_t nv = written_versions_;
+  size_t unwritten = 0;
+  for (OpIdx o : read_op) unwritten += op_version_[o] == PairMap::kEmpty;
+  PairMap vid(unwritten + 1);
+  auto read_version = [&](size_t i) -> uint32_t {
+    uint32_t id = op_version_[read_op[i]];
+    if (id != PairMap::kEmpty) return id;
+    uint32_t& x = vid.at(reads[i].first, reads[i].second);
+    if (x == PairMap::kEmpty) x = nv++;
+    return x;
   };
   std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   FlatMap64 key_blind(1024);
-  constexpr size_t kAhead = 8;
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
-      if (i + kAhead < reads.size()) vid.prefetch(reads[i + kAhead].first, reads[i + kAhead].second);
-      uint32_t v = version(reads[i].first, reads[i].second);
+      uint32_t v = read_version(i);
       rver[i] = v;
       rd.push_back({v, static_cast<uint32_t>(t)});
     }
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
       Touch& tc = touches[i];
-      if (i + kAhead < touches.size() && touches[i + kAhead].write_v != kNo)
-        vid.prefetch(touches[i + kAhead].key, touches[i + kAhead].write_v);
       if (tc.write_v != kNo) {
-        uint32_t v = version(tc.key, tc.write_v);
-        tc.wver = v;
+        tc.wver = op_version_[tc.write_op];
         // (the first read of the key, before the write: its version is known)
         if (tc.read_v != kNo) sc.push_back({rver[tc.read_at], static_cast<uint32_t>(t)});
       }
