@@ -1100,11 +1100,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<uint32_t> by_begin;
   size_t rt_done = 0;
   if (rt_edges) {
+    // (begin, txn) pairs: the sort compares contiguous data, not through an
+    // index; order among equal begins is irrelevant (visited together)
+    std::vector<std::pair<int64_t, uint32_t>> bt;
     for (size_t t = 0; t < n; ++t)
-      if (!aborted[t] && c.has_times(static_cast<TxnIdx>(t))) by_begin.push_back(static_cast<uint32_t>(t));
-    // (order among equal begins is irrelevant: they are visited together)
-    auto earlier = [&](uint32_t a, uint32_t b) { return c.txn_begin[a] < c.txn_begin[b]; };
-    if (!std::is_sorted(by_begin.begin(), by_begin.end(), earlier)) std::sort(by_begin.begin(), by_begin.end(), earlier);
+      if (!aborted[t] && c.has_times(static_cast<TxnIdx>(t))) bt.push_back({c.txn_begin[t], static_cast<uint32_t>(t)});
+    if (!std::is_sorted(bt.begin(), bt.end())) std::sort(bt.begin(), bt.end());
+    by_begin.reserve(bt.size());
+    for (auto& p : bt) by_begin.push_back(p.second);
     rt_done = by_begin.size();
   }
   phase("session");
@@ -1372,7 +1375,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     // quadratic in one transaction's operations); session order chains them
     // and the fence key goes last, so every piece precedes the chain's next fence.
     constexpr size_t kPiece = 128;
-    std::sort(frontier.begin(), frontier.end(), [](const FinalWrite& x, const FinalWrite& y) { return x.touch < y.touch; });
+    // (entries in key order: which piece holds a key does not matter, every
+    // piece is the summary, ordered before everything kept or later)
     std::vector<std::pair<Sym, Sym>> kv;
     std::pair<Sym, Sym> fence_kv{kNo, kNo};
     int64_t fval = kNegInf;
