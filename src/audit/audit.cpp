@@ -1151,42 +1151,52 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   };
   // key -> (its writers, done)
   phase("writers_of");
-  // (only keys some transaction read as the initial state: the one use)
+  // A read of the initial state by an unfrozen transaction unfreezes every
+  // writer of the key. The writers are looked up only for such keys (few:
+  // only unfrozen readers ask), a batch of keys per pass over the touches,
+  // not listed for every key some transaction read as null. With pruning off
+  // every label is -inf, so when a writer is visited does not matter.
   // The old summary's reads of the initial state are left out: when the
   // summary is unfrozen nothing is forgotten, whatever else it reaches.
-  // key -> index into writers_of: (its writers, visited). FlatMap64 cannot
-  // hold the key ~0 (the integer key -1): it has its own index.
-  FlatMap64 null_keys(64);
-  uint64_t minus_one_key = ~0ULL;
-  std::vector<std::pair<std::vector<uint32_t>, bool>> writers_of;
-  for (uint64_t i = reads_off[old_pieces]; i < reads.size(); ++i)
-    if (reads[i].second == kNullValue) {
-      bool ins = false;
-      if (reads[i].first != FlatMap64::kEmpty) null_keys.get_or_insert(reads[i].first, writers_of.size(), ins);
-      else if (minus_one_key == ~0ULL) minus_one_key = writers_of.size(), ins = true;
-      if (ins) writers_of.emplace_back();
-    }
-  auto writers_of_key = [&](Sym k) -> std::pair<std::vector<uint32_t>, bool>* {
-    if (k == FlatMap64::kEmpty) return minus_one_key == ~0ULL ? nullptr : &writers_of[minus_one_key];
-    const uint64_t* p = null_keys.find(k);
-    return p ? &writers_of[*p] : nullptr;
+  FlatMap64 null_asked(64);
+  bool minus_one_asked = false;  // the key ~0 (integer -1), which FlatMap64 cannot hold
+  std::vector<Sym> wanted;
+  auto ask_writers = [&](Sym k) {
+    bool ins = false;
+    if (k == FlatMap64::kEmpty) ins = !minus_one_asked, minus_one_asked = true;
+    else null_asked.get_or_insert(k, 0, ins);
+    if (ins) wanted.push_back(k);
   };
-  if (!writers_of.empty())
+  auto visit_wanted_writers = [&] {
+    FlatMap64 want(wanted.size());
+    bool minus_one = false;
+    for (Sym k : wanted) {
+      bool ins;
+      if (k == FlatMap64::kEmpty) minus_one = true;
+      else want.get_or_insert(k, 0, ins);
+    }
+    wanted.clear();
     for (size_t t = 0; t < n; ++t) {
       if (aborted[t]) continue;
       for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-        if (touches[i].write_v != kNo)
-          if (auto* w = writers_of_key(touches[i].key)) w->first.push_back(static_cast<uint32_t>(t));
+        if (const Touch& tc = touches[i]; tc.write_v != kNo && (tc.key == FlatMap64::kEmpty ? minus_one : want.find(tc.key) != nullptr))
+          visit(static_cast<uint32_t>(t), kNegInf, false);
     }
+  };
   auto propagate = [&] {
-    for (auto& w : writers_of) w.second = false;
+    null_asked = FlatMap64(64);
+    minus_one_asked = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
     std::fill(label.begin(), label.end(), kPosInf);
     for (auto& [k, s] : by_key) s.done = s.txns.size();
     rt_done = by_begin.size();
     for (size_t t = 0; t < n; ++t)
       if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
-    while (!heap.empty()) {
+    while (!heap.empty() || !wanted.empty()) {
+      if (heap.empty()) {
+        visit_wanted_writers();
+        continue;
+      }
       auto [L, u] = heap.back();
       heap.pop_back();
       if (L != label[u]) continue;  // stale
@@ -1212,13 +1222,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         uint32_t v = rver[i];
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         // a read of the initial state precedes every write of the key: certain
-        if (reads[i].second == kNullValue && u >= old_pieces) {
-          auto* it = writers_of_key(reads[i].first);
-          if (it && !it->second) {
-            it->second = true;  // labels pop in ascending order: once is enough
-            for (uint32_t w : it->first) visit(w, L, false);
-          }
-        }
+        if (reads[i].second == kNullValue && u >= old_pieces) ask_writers(reads[i].first);
       }
       if (rt_edges && c.has_times(u)) {
         int64_t e = c.txn_end[u] + skew;
