@@ -767,7 +767,9 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
   wops.reserve(chunk.op_count());
   // HDF5: one pair of tables for the whole file, so the hashes are kept
   // across rounds; JSONL: the chunk's own tables, new hashes per round.
-  const SymbolTable &ckeys = reader_.key_table(chunk), &cvalues = reader_.value_table(chunk);
+  // (HDF5: the carry holds the file's tables, see run())
+  const SymbolTable& ckeys = reader_.hdf5() ? s_.carry.keys : chunk.keys;
+  const SymbolTable& cvalues = reader_.hdf5() ? s_.carry.values : chunk.values;
   if (!reader_.hdf5()) key_hashes_ = value_hashes_ = SymHashCache{};
   for (OpIdx o = 0; o < chunk.op_count(); ++o)
     if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
@@ -1568,8 +1570,7 @@ AuditResult Auditor::run() {
     if (reader_.hdf5()) {
       // The carry uses the file's symbols: rounds are appended without
       // looking a symbol up (append_same_symbols).
-      s_.carry.keys = reader_.hdf5_file().keys();
-      s_.carry.values = reader_.hdf5_file().values();
+      reader_.hdf5_file().take_tables(s_.carry.keys, s_.carry.values);
       find_fence_sym();
       if (s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
     }

@@ -28,6 +28,7 @@ class LogReader {
   // of the file's tables (key_table() / value_table()), the same in every
   // round; JSONL: each result has its own tables.
   History next(uint64_t n);
+  // (Not after hdf5_file().take_tables(): the caller holds the tables then.)
   const SymbolTable& key_table(const History& h) { return hdf5_ ? file_->keys() : h.keys; }
   const SymbolTable& value_table(const History& h) { return hdf5_ ? file_->values() : h.values; }
   // HDF5 only: the reader itself (pass 1 reads only some columns).

@@ -106,6 +106,12 @@ class Reader {
   Hdf5Columns columns(uint64_t first, uint64_t last, unsigned which);
   const SymbolTable& keys() { return ensure_tables(), keys_; }
   const SymbolTable& values() { return ensure_tables(), values_; }
+  void take_tables(SymbolTable& keys, SymbolTable& values) {
+    ensure_tables();
+    keys = std::move(keys_);
+    values = std::move(values_);
+    keys_ = values_ = SymbolTable{};
+  }
   const std::string& time_unit() { return layout(), time_unit_; }
 
  private:
@@ -343,6 +349,7 @@ class Reader {
   // The name tables, read at the first range that needs them.
   bool tables_read_ = false, named_keys_ = false, named_values_ = false;
   SymbolTable keys_, values_;
+  size_t key_count_ = 0, value_count_ = 0;  // their sizes (validation; kept after take_tables)
   std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
   ZlibChunkDecoder inflater_;
 };
@@ -543,6 +550,7 @@ void Reader::ensure_tables() {
   if (tables_read_) return;
   named_keys_ = read_names("/key_names", "/key_name_is_int", keys_);
   named_values_ = read_names("/value_names", "/value_name_is_int", values_);
+  key_count_ = keys_.size(), value_count_ = values_.size();
   tables_read_ = true;
 }
 
@@ -610,7 +618,7 @@ void Reader::check_ops(const OpKind* kind, const Sym* key, const Sym* v, size_t 
   const uint8_t* k = reinterpret_cast<const uint8_t*>(kind);
   {
     // One branch-free pass finds whether anything is wrong; the slow pass names the row.
-    Sym vsize = named_values_ ? values_.size() : 0;
+    Sym vsize = named_values_ ? value_count_ : 0;
     bool bad = false;
     for (size_t i = 0; i < ops; ++i) {
       bool rw = k[i] == 1 || k[i] == 2;
@@ -635,7 +643,7 @@ void Reader::check_ops(const OpKind* kind, const Sym* key, const Sym* v, size_t 
       }
   }
   if (named_keys_) {
-    Sym ksize = keys_.size();
+    Sym ksize = key_count_;
     Sym worst = 0;
     for (size_t i = 0; i < ops; ++i) worst = std::max(worst, key[i]);
     if (ops && worst >= ksize)
@@ -648,7 +656,7 @@ void Reader::check_ops(const OpKind* kind, const Sym* key, const Sym* v, size_t 
 }
 
 void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
-  Sym limit = named_values_ ? values_.size() : kNullValue;  // integer mode: only null is invalid
+  Sym limit = named_values_ ? value_count_ : kNullValue;  // integer mode: only null is invalid
   const Sym* lv = list.data();
   size_t ln = list.size();
   bool bad = false;
@@ -1165,6 +1173,7 @@ Hdf5RangeReader& Hdf5RangeReader::operator=(Hdf5RangeReader&&) noexcept = defaul
 uint64_t Hdf5RangeReader::txn_count() { return impl_->reader.txn_count(); }
 const SymbolTable& Hdf5RangeReader::keys() { return impl_->reader.keys(); }
 const SymbolTable& Hdf5RangeReader::values() { return impl_->reader.values(); }
+void Hdf5RangeReader::take_tables(SymbolTable& keys, SymbolTable& values) { impl_->reader.take_tables(keys, values); }
 const std::string& Hdf5RangeReader::time_unit() { return impl_->reader.time_unit(); }
 History Hdf5RangeReader::range(uint64_t first, uint64_t last) { return impl_->reader.read(first, last, false, false); }
 Hdf5Columns Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which) {

@@ -41,6 +41,10 @@ class Hdf5RangeReader {
   const SymbolTable& keys();
   const SymbolTable& values();
   const std::string& time_unit();
+  // Moves the file's tables out (a caller that keeps its own copy of them
+  // saves copying a table of millions of names). Ranges still read and
+  // validate; keys() and values() are empty from then on.
+  void take_tables(SymbolTable& keys, SymbolTable& values);
 
   // As read_hdf5_range(path, first, last), same validation and errors, except
   // that the result's key and value tables are left empty: its symbols are

@@ -131,6 +131,27 @@ TEST(Hdf5RangeReader, BadRowsFailLikeReadHdf5Range) {
   EXPECT_EQ(reader.range(0, 50).txn_count(), 50u);
 }
 
+// After take_tables the caller holds the tables; ranges read and validate the same.
+TEST(Hdf5RangeReader, TakenTablesStillValidate) {
+  History h = random_history(120, true, 5);
+  h.op_key[h.op_count() - 1] = 1000;  // beyond the 20 key names, in the last transaction with ops
+  std::string p = tmp("take.h5");
+  write_hdf5(h, p, Hdf5Options{1, 32});
+  Hdf5RangeReader reader(p);
+  SymbolTable keys, values;
+  reader.take_tables(keys, values);
+  expect_same_table(keys, h.keys);
+  expect_same_table(values, h.values);
+  EXPECT_EQ(reader.keys().size(), 0u);
+  History whole = read_hdf5_range(p, 0, 60);
+  History r = reader.range(0, 60);
+  r.keys = keys;
+  r.values = values;
+  expect_same(whole, r);
+  EXPECT_THROW(reader.range(0, 120), InputError);
+  EXPECT_THROW(reader.columns(0, 120, Hdf5RangeReader::kOps), InputError);
+}
+
 TEST(Hdf5RangeReader, NotAnHdf5File) {
   std::string p = tmp("not.h5");
   { std::ofstream(p) << "hello\n"; }
