@@ -247,6 +247,13 @@ void Auditor::prescan() {
   // Chunks of several rounds (fewer, larger reads), statistics per round.
   const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
   const bool hdf5 = reader_.hdf5();
+  // Only what the rules that can apply need (choose_rule): times only for
+  // the time rule (sser alone; a time column is then read and checked in
+  // pass 2 anyway), fences unless the time or no rule is forced (under auto
+  // the report says whether fences were present too).
+  const auto& levels = opt_.check.levels;
+  const bool need_times = levels.size() == 1 && levels[0] == Level::sser && opt_.rule != "fence" && opt_.rule != "none";
+  const bool need_fences = opt_.rule != "time" && opt_.rule != "none";
   // The fence key's symbol in a table (~0: absent).
   auto fence_key_in = [&](const SymbolTable& t) {
     Sym fk = ~0ULL;
@@ -255,7 +262,7 @@ void Auditor::prescan() {
         if (!t.is_int(i) && t.name(i) == opt_.fence_key) fk = i;
     return fk;
   };
-  Sym file_fk = hdf5 ? fence_key_in(reader_.hdf5_file().keys()) : ~0ULL;
+  Sym file_fk = hdf5 && need_fences ? fence_key_in(reader_.hdf5_file().keys()) : ~0ULL;
   uint64_t row = 0;
   while (true) {
     Hdf5Columns cols;
@@ -266,7 +273,9 @@ void Auditor::prescan() {
       uint64_t last_row = std::min<uint64_t>(reader_.total(), row + chunk_rows);
       if (row >= last_row) break;
       using C = Hdf5RangeReader;
-      cols = reader_.hdf5_file().columns(row, last_row, C::kSession | C::kStatus | C::kTimes | C::kOps);
+      cols = reader_.hdf5_file().columns(row, last_row,
+                                         C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
+                                             (need_fences ? C::kOps : 0u));
       values = &reader_.hdf5_file().values();
     } else {
       h = reader_.next(chunk_rows);
@@ -281,7 +290,7 @@ void Auditor::prescan() {
       cols.op_key = std::move(h.op_key);
       cols.op_value = std::move(h.op_value);
       values = &h.values;
-      fk = fence_key_in(h.keys);
+      fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
     }
     const size_t cnt = cols.session.size();
     // Ids only for messages (pass 1 does not read the id column of HDF5 files).
@@ -293,7 +302,9 @@ void Auditor::prescan() {
       int64_t min_pf = kPosInf, min_begin = kPosInf;
       for (size_t t = t0; t < t1; ++t) {
         int64_t session = cols.session[t];
-        if (cols.begin[t] == kNoTime || cols.end[t] == kNoTime) {
+        if (!need_times) {
+          // (not read: unused, see above)
+        } else if (cols.begin[t] == kNoTime || cols.end[t] == kNoTime) {
           if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(id_of(t)) + " has no begin/end";
           s_.times_ok = false;
         } else {
