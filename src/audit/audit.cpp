@@ -952,6 +952,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<std::pair<Sym, Sym>> reads;  // every (key, value) read per txn
   std::vector<OpIdx> read_op;              // the op of each
   FlatMap64 touch_of(256);                 // key -> touch index, in large transactions
+  // (at most one touch and one read per operation: no regrowth, no copies)
+  touches.reserve(c.op_count());
+  reads.reserve(c.op_count());
+  read_op.reserve(c.op_count());
   for (size_t t = 0; t < n; ++t) {
     touch_off[t] = touches.size();
     reads_off[t] = reads.size();
@@ -1026,6 +1030,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   };
   std::vector<uint32_t> rver(reads.size());         // version id of each read
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
+  rd.reserve(reads.size());
+  sc.reserve(reads.size());
   FlatMap64 key_blind(1024);
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
