@@ -1169,7 +1169,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     }
   };
   // key -> (its writers, done)
-  phase("writers_of");
   // A read of the initial state by an unfrozen transaction unfreezes every
   // writer of the key. The writers are looked up only for such keys (few:
   // only unfrozen readers ask), a batch of keys per pass over the touches,
