@@ -913,6 +913,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
   // f(op, rmw_of_initial) for each write of summary piece t: every key once,
   // as "r k null, w k v" (rmw_of_initial) or "w k v" (see the summary below).
+  // Pieces [0, unindexed) get no touches (see below); tests index them all
+  // like any transaction (the general pass) and compare.
+  const uint32_t unindexed = opt_.index_summary ? 0 : old_pieces;
   auto summary_writes = [&](uint32_t t, auto&& f) {
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
       if (c.op_kind[o] == OpKind::write)
@@ -979,7 +982,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     // the ops below); their final writes enter the frontier from the ops
     // (summary_writes). So 2 of every ~4 operations of a round at 10^6
     // keys are not indexed.
-    if (t < old_pieces) continue;
+    if (t < unindexed) continue;
     size_t first = touches.size();
     // Large transactions (the summary pieces: 128 keys) look their keys up
     // in a table; small ones scan their few touches.
@@ -1211,11 +1214,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     }
     wanted.clear();
     auto wanted_key = [&](Sym k) { return k == FlatMap64::kEmpty ? minus_one : want.find(k) != nullptr; };
-    for (uint32_t t = 0; t < old_pieces; ++t)  // (pieces: committed, no touches)
+    for (uint32_t t = 0; t < unindexed; ++t)  // (pieces: committed, no touches)
       summary_writes(t, [&](OpIdx o, bool) {
         if (wanted_key(c.op_key[o])) visit(t, kNegInf, false);
       });
-    for (size_t t = old_pieces; t < n; ++t) {
+    for (size_t t = unindexed; t < n; ++t) {
       if (aborted[t]) continue;
       for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
         if (const Touch& tc = touches[i]; tc.write_v != kNo && wanted_key(tc.key))
@@ -1299,7 +1302,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   for (size_t t = 0; t < n; ++t) {
     if (unfrozen[t] || aborted[t]) continue;
     uint32_t w = static_cast<uint32_t>(t);
-    if (t < old_pieces) {
+    if (t < unindexed) {
       summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
         fw.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
       });
@@ -1307,7 +1310,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     }
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
       if (const Touch& tc = touches[i]; tc.write_v != kNo)
-        fw.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver, false, ord(w), lim(w)});
+        fw.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver, w < old_pieces && !tc.blind && tc.read_v == kNullValue,
+                      ord(w), lim(w)});
   }
   if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
     // dense key symbols: a counting sort (stable, so by (key, txn) as below)

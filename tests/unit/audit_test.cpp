@@ -676,5 +676,75 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
   }
 }
 
+// forget takes the old summary's final writes from its ops and gives its
+// pieces no touches (the read-modify-write fast path: half of what a round
+// indexes at 10^6 keys); index_summary indexes them like every transaction.
+// Both must keep and forget the same transactions in every round, with the
+// same verdicts: generated logs with stale reads and planted anomalies (the
+// audit goes on after a level is violated), random fenced and timed
+// histories with blind writes, aborted and unknown transactions.
+TEST(Audit, SummaryFastPathEqualsGeneralForget) {
+  TempDir d;
+  const std::string file = (d.path / "s.jsonl").string();
+  int audits = 0, forgot = 0;
+  auto agree = [&](const std::vector<Level>& levels, const std::string& rule, uint64_t round, const std::string& what) {
+    AuditOptions o;
+    o.check.levels = levels;
+    o.round_txns = round;
+    o.rule = rule;
+    AuditResult fast = run_audit(file, o);
+    o.index_summary = true;
+    AuditResult general = run_audit(file, o);
+    ++audits;
+    forgot += fast.forgotten > 0;
+    ASSERT_EQ(fast.round_stats.size(), general.round_stats.size()) << what;
+    for (size_t i = 0; i < fast.levels.size(); ++i) {
+      EXPECT_EQ(fast.levels[i].verdict, general.levels[i].verdict) << what;
+      EXPECT_EQ(fast.levels[i].round, general.levels[i].round) << what;
+    }
+    for (size_t i = 0; i < fast.round_stats.size(); ++i) {
+      EXPECT_EQ(fast.round_stats[i].kept, general.round_stats[i].kept) << what << " round " << i;
+      EXPECT_EQ(fast.round_stats[i].forgotten, general.round_stats[i].forgotten) << what << " round " << i;
+      EXPECT_EQ(fast.round_stats[i].frontier, general.round_stats[i].frontier) << what << " round " << i;
+    }
+  };
+  const char* plants[] = {"", "stale-read", "lost-update", "write-skew", "g-single", "long-fork", "g1a", "thin-air"};
+  int k = 0;
+  for (const char* w : {"rmw", "blindw-rw"})
+    for (const char* plant : plants) {
+      GenOptions g;
+      g.workload = w;
+      g.txns = 1500;
+      g.sessions = 6;
+      g.keys = 60;
+      g.seed = 301 + k++;
+      if (*plant) g.plant = {plant};
+      write_jsonl(add_fences(generate_history(g), 3), file);
+      for (uint64_t round : {50, 173}) {
+        agree({Level::ser, Level::si, Level::sser}, "fence", round, std::string(w) + " " + plant);
+        agree({Level::si}, "fence", round, std::string(w) + " " + plant + " si");
+        agree({Level::sser}, "time", round, std::string(w) + " " + plant + " time");
+        if (HasFatalFailure()) return;
+      }
+    }
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 6;
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions o;
+    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
+    o.min_txns = 8;
+    o.max_txns = 24;
+    o.max_sessions = 3;
+    o.max_keys = 4;
+    write_jsonl(add_fences(random_history(5000 + i, o), 1 + i % 3), file);
+    for (uint64_t round : {2, 3}) {
+      agree(i % 2 ? std::vector<Level>{Level::ser, Level::si, Level::sser} : std::vector<Level>{Level::sser},
+            i % 2 ? "fence" : "auto", round, "random seed " + std::to_string(5000 + i));
+      if (HasFatalFailure()) return;
+    }
+  }
+  std::printf("summary fast path vs general forget: %d audits, %d forgot something\n", audits, forgot);
+  EXPECT_GT(forgot, audits / 2);
+}
+
 }  // namespace
 }  // namespace isocheck
