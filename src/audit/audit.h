@@ -41,6 +41,9 @@ struct AuditOptions {
   // first writer was already forgotten (saves ~16 bytes per write).
   bool duplicate_check = true;
   uint64_t fingerprint_mask = ~0ULL;  // tests: fewer bits force collisions
+  // Tests: forget indexes the old summary's pieces like every transaction
+  // (the general pass) instead of taking their writes from their ops.
+  bool index_summary = false;
 };
 
 struct RoundStat {

@@ -24,7 +24,8 @@ LogReader::LogReader(const std::string& path, const std::string& format) : path_
     throw UsageError(path + ": audit reads JSONL or HDF5 logs; convert other formats first (isocheck convert)");
   hdf5_ = f == Format::hdf5;
   if (hdf5_) {
-    total_ = hdf5_txn_count(path);
+    file_ = std::make_unique<Hdf5RangeReader>(path);
+    total_ = file_->txn_count();
     return;
   }
   in_.open(path, std::ios::binary);
@@ -46,7 +47,7 @@ History LogReader::next(uint64_t n) {
   if (hdf5_) {
     uint64_t last = std::min<uint64_t>(total_, pos_.txn + n);
     if (pos_.txn >= last) return History{};
-    History h = read_hdf5_range(path_, pos_.txn, last);
+    History h = file_->range(pos_.txn, last);
     pos_.txn = last;
     return h;
   }

@@ -1,10 +1,13 @@
-// Reading a log a round at a time: HDF5 through read_hdf5_range, JSONL
-// streamed line by line. A position can be saved and restored (checkpoints).
+// Reading a log a round at a time: HDF5 through one Hdf5RangeReader (the file,
+// its datasets and name tables opened once), JSONL streamed line by line. A
+// position can be saved and restored (checkpoints).
 #pragma once
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <string>
 
+#include "io/hdf5_range.h"
 #include "io/history.h"
 
 namespace isocheck {
@@ -21,7 +24,16 @@ class LogReader {
   LogReader(const std::string& path, const std::string& format);
   bool hdf5() const { return hdf5_; }
   // Up to n transactions from the current position; empty at the end.
+  // HDF5: the result's key and value tables are empty, its symbols are those
+  // of the file's tables (key_table() / value_table()), the same in every
+  // round; JSONL: each result has its own tables.
   History next(uint64_t n);
+  // (Not after hdf5_file().take_tables(): the caller holds the tables then.)
+  const SymbolTable& key_table(const History& h) { return hdf5_ ? file_->keys() : h.keys; }
+  const SymbolTable& value_table(const History& h) { return hdf5_ ? file_->values() : h.values; }
+  // HDF5 only: the reader itself (pass 1 reads only some columns).
+  Hdf5RangeReader& hdf5_file() { return *file_; }
+  uint64_t total() const { return total_; }
   LogPosition position() const { return pos_; }
   void seek(const LogPosition& p);
   const std::string& path() const { return path_; }
@@ -30,6 +42,7 @@ class LogReader {
   std::string path_;
   bool hdf5_ = false;
   uint64_t total_ = 0;  // HDF5
+  std::unique_ptr<Hdf5RangeReader> file_;
   std::ifstream in_;
   std::string header_;  // JSONL header line (with newline), "" when none
   LogPosition pos_;

@@ -50,7 +50,11 @@ uint64_t SymHashCache::get(const SymbolTable& t, Sym s) {
 }
 
 uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask) {
-  return pair_fingerprint(canon_hash(h.keys, h.op_key[o]) | 1, canon_hash(h.values, h.op_value[o]) | 1, mask);
+  return write_fingerprint(h.keys, h.values, h.op_key[o], h.op_value[o], mask);
+}
+
+uint64_t write_fingerprint(const SymbolTable& keys, const SymbolTable& values, Sym k, Sym v, uint64_t mask) {
+  return pair_fingerprint(canon_hash(keys, k) | 1, canon_hash(values, v) | 1, mask);
 }
 
 FingerprintSet::FingerprintSet() { clear(); }

@@ -28,6 +28,8 @@ std::string canon_text(const CanonSym& c);
 // names, so equal in every read of the log). `mask` (tests) drops bits to
 // force collisions.
 uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask = ~0ULL);
+// The same for key k and value v, symbols of these tables.
+uint64_t write_fingerprint(const SymbolTable& keys, const SymbolTable& values, Sym k, Sym v, uint64_t mask = ~0ULL);
 // The same from the two halves (hashes from SymHashCache): equal results.
 uint64_t pair_fingerprint(uint64_t key_hash, uint64_t value_hash, uint64_t mask);
 // Hash of a symbol by its canonical name (the low bit set), cached per symbol

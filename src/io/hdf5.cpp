@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "io/errors.h"
+#include "io/hdf5_range.h"
 #include "io/sink.h"
 #include "io/zlib_chunk.h"
 
@@ -97,9 +98,21 @@ class Reader {
     check_version();
   }
 
-  uint64_t txn_count() { return open_int("/txn/id", 8).len; }
+  uint64_t txn_count() { return layout_ ? layout_->n : open_int("/txn/id", 8).len; }
 
-  History read(uint64_t first, uint64_t last, bool whole);
+  // own_tables: the result takes the name tables (one-shot reads); else its
+  // tables stay empty and its symbols are those of keys() / values().
+  History read(uint64_t first, uint64_t last, bool whole, bool own_tables);
+  Hdf5Columns columns(uint64_t first, uint64_t last, unsigned which);
+  const SymbolTable& keys() { return ensure_tables(), keys_; }
+  const SymbolTable& values() { return ensure_tables(), values_; }
+  void take_tables(SymbolTable& keys, SymbolTable& values) {
+    ensure_tables();
+    keys = std::move(keys_);
+    values = std::move(values_);
+    keys_ = values_ = SymbolTable{};
+  }
+  const std::string& time_unit() { return layout(), time_unit_; }
 
  private:
   struct Ds {
@@ -312,11 +325,31 @@ class Reader {
   // Optional name table; returns false when absent (integer mode).
   bool read_names(const std::string& table, const std::string& flags, SymbolTable& out);
 
-  void map_sessions(History& h, const std::vector<int64_t>& sess, uint64_t first);
+  // Every dataset, opened once; their lengths checked against each other.
+  struct Layout {
+    Ds id, session, status, begin, end, op_off, kind, key, value, list_off, list;
+    uint64_t n = 0, m = 0;  // transactions, operations
+  };
+  Layout& layout();
+  void ensure_tables();
+  void check_range(uint64_t first, uint64_t last, uint64_t n) const;
+  std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit);
+  void check_sessions(const std::vector<int64_t>& sess, uint64_t first) const;
+  void check_status(const std::vector<TxnStatus>& status, uint64_t first) const;
+  void check_times(const std::vector<int64_t>& begin, const std::vector<int64_t>& end, uint64_t first) const;
+  void check_ops(const OpKind* kind, const Sym* key, const Sym* value, size_t ops, uint64_t o0) const;
+  void check_list(const std::vector<Sym>& list, uint64_t l0) const;
+  void map_sessions(History& h, const std::vector<int64_t>& sess);
   void check_unique_ids(const History& h, uint64_t first);
 
   std::string path_;
   Hid file_;
+  std::unique_ptr<Layout> layout_;
+  std::string time_unit_;
+  // The name tables, read at the first range that needs them.
+  bool tables_read_ = false, named_keys_ = false, named_values_ = false;
+  SymbolTable keys_, values_;
+  size_t key_count_ = 0, value_count_ = 0;  // their sizes (validation; kept after take_tables)
   std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
   ZlibChunkDecoder inflater_;
 };
@@ -364,17 +397,12 @@ class FlatMap {
   size_t size_ = 0;
 };
 
-void Reader::map_sessions(History& h, const std::vector<int64_t>& sess, uint64_t first) {
+// Sessions are in range (check_sessions).
+void Reader::map_sessions(History& h, const std::vector<int64_t>& sess) {
   size_t n = sess.size();
   h.txn_session.resize(n);
-  int64_t lo = 0, hi = 0;
-  for (size_t i = 0; i < n; ++i) lo = std::min(lo, sess[i]), hi = std::max(hi, sess[i]);
-  if (lo < 0 || hi > int64_t{UINT32_MAX}) {
-    for (size_t i = 0; i < n; ++i)
-      if (sess[i] < 0 || sess[i] > int64_t{UINT32_MAX})
-        fail_row("/txn/session", first + i,
-                 "session " + std::to_string(sess[i]) + " is out of range (0 to 4294967295)");
-  }
+  int64_t hi = 0;
+  for (size_t i = 0; i < n; ++i) hi = std::max(hi, sess[i]);
   // Dense indices in order of first appearance, as the JSONL reader assigns them.
   if (static_cast<uint64_t>(hi) <= 4 * static_cast<uint64_t>(n) + 4096) {
     std::vector<uint32_t> direct(static_cast<size_t>(hi) + 1, UINT32_MAX);
@@ -491,130 +519,112 @@ bool Reader::read_names(const std::string& table, const std::string& flags, Symb
   return true;
 }
 
-History Reader::read(uint64_t first, uint64_t last, bool whole) {
-  History h;
-  h.time_unit = read_time_unit();
+// Datasets opened, their lengths and end offsets checked: once per Reader.
+Reader::Layout& Reader::layout() {
+  if (layout_) return *layout_;
+  time_unit_ = read_time_unit();
+  auto L = std::make_unique<Layout>();
+  L->id = open_int("/txn/id", 8), L->session = open_int("/txn/session", 8), L->status = open_int("/txn/status", 1),
+  L->begin = open_int("/txn/begin", 8), L->end = open_int("/txn/end", 8), L->op_off = open_int("/txn/op_offset", 8);
+  uint64_t n = L->n = L->id.len;
+  for (Ds* d : {&L->session, &L->status, &L->begin, &L->end}) check_len(*d, n, "/txn/id");
+  check_len(L->op_off, n + 1, "/txn/id", " (one more than the transactions)");
+  L->kind = open_int("/op/kind", 1), L->key = open_int("/op/key", 8), L->value = open_int("/op/value", 8),
+  L->list_off = open_int("/op/list_offset", 8);
+  uint64_t m = L->m = L->kind.len;
+  for (Ds* d : {&L->key, &L->value}) check_len(*d, m, "/op/kind");
+  check_len(L->list_off, m + 1, "/op/kind", " (one more than the operations)");
+  L->list = open_int("/list/value", 8);
+  if (read_one(L->op_off, 0) != 0) fail_row("/txn/op_offset", 0, "must start at 0");
+  if (uint64_t e = read_one(L->op_off, n); e != m)
+    fail_row("/txn/op_offset", n, "must end at the operation count " + std::to_string(m) + ", is " + std::to_string(e));
+  if (read_one(L->list_off, 0) != 0) fail_row("/op/list_offset", 0, "must start at 0");
+  if (uint64_t e = read_one(L->list_off, m); e != L->list.len)
+    fail_row("/op/list_offset", m,
+             "must end at the row count of /list/value " + std::to_string(L->list.len) + ", is " + std::to_string(e));
+  layout_ = std::move(L);
+  return *layout_;
+}
 
-  Ds id = open_int("/txn/id", 8), session = open_int("/txn/session", 8), status = open_int("/txn/status", 1),
-     begin = open_int("/txn/begin", 8), end = open_int("/txn/end", 8), op_off = open_int("/txn/op_offset", 8);
-  uint64_t n = id.len;
-  for (Ds* d : {&session, &status, &begin, &end}) check_len(*d, n, "/txn/id");
-  check_len(op_off, n + 1, "/txn/id", " (one more than the transactions)");
-  Ds kind = open_int("/op/kind", 1), key = open_int("/op/key", 8), value = open_int("/op/value", 8),
-     list_off = open_int("/op/list_offset", 8);
-  uint64_t m = kind.len;
-  for (Ds* d : {&key, &value}) check_len(*d, m, "/op/kind");
-  check_len(list_off, m + 1, "/op/kind", " (one more than the operations)");
-  Ds list = open_int("/list/value", 8);
+void Reader::ensure_tables() {
+  if (tables_read_) return;
+  named_keys_ = read_names("/key_names", "/key_name_is_int", keys_);
+  named_values_ = read_names("/value_names", "/value_name_is_int", values_);
+  key_count_ = keys_.size(), value_count_ = values_.size();
+  tables_read_ = true;
+}
 
-  if (whole) first = 0, last = n;
+void Reader::check_range(uint64_t first, uint64_t last, uint64_t n) const {
   if (first > last || last > n)
     throw UsageError(path_ + ": transaction range [" + std::to_string(first) + ", " + std::to_string(last) +
                      ") is outside [0, " + std::to_string(n) + ")");
-  size_t cnt = last - first;
+}
 
-  // Offsets first: they say which operations and list values belong to the range.
-  if (read_one(op_off, 0) != 0) fail_row("/txn/op_offset", 0, "must start at 0");
-  if (uint64_t e = read_one(op_off, n); e != m)
-    fail_row("/txn/op_offset", n, "must end at the operation count " + std::to_string(m) + ", is " + std::to_string(e));
-  h.txn_op_offset.resize(cnt + 1);
-  read_rows(op_off, first, cnt + 1, h.txn_op_offset.data());
-  {
-    auto& o = h.txn_op_offset;
-    bool bad = false;
-    for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
-    if (bad || o[cnt] > m)
-      for (size_t i = 0; i < cnt; ++i)
-        if (o[i] > o[i + 1] || o[i + 1] > m)
-          fail_row("/txn/op_offset", first + i + 1,
-                   "offsets must be non-decreasing and at most " + std::to_string(m) + ": " + std::to_string(o[i]) +
-                       " then " + std::to_string(o[i + 1]));
+// Rows [first, first+cnt] of an offset column, checked non-decreasing and at most `limit`.
+std::vector<uint64_t> Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit) {
+  std::vector<uint64_t> o(cnt + 1);
+  read_rows(d, first, cnt + 1, o.data());
+  bool bad = false;
+  for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
+  if (bad || o[cnt] > limit)
+    for (size_t i = 0; i < cnt; ++i)
+      if (o[i] > o[i + 1] || o[i + 1] > limit)
+        fail_row(d.name, first + i + 1,
+                 "offsets must be non-decreasing and at most " + std::to_string(limit) + ": " + std::to_string(o[i]) +
+                     " then " + std::to_string(o[i + 1]));
+  return o;
+}
+
+void Reader::check_sessions(const std::vector<int64_t>& sess, uint64_t first) const {
+  int64_t lo = 0, hi = 0;
+  for (int64_t s : sess) lo = std::min(lo, s), hi = std::max(hi, s);
+  if (lo < 0 || hi > int64_t{UINT32_MAX}) {
+    for (size_t i = 0; i < sess.size(); ++i)
+      if (sess[i] < 0 || sess[i] > int64_t{UINT32_MAX})
+        fail_row("/txn/session", first + i,
+                 "session " + std::to_string(sess[i]) + " is out of range (0 to 4294967295)");
   }
-  uint64_t o0 = h.txn_op_offset[0], o1 = h.txn_op_offset[cnt], ops = o1 - o0;
+}
 
-  if (read_one(list_off, 0) != 0) fail_row("/op/list_offset", 0, "must start at 0");
-  if (uint64_t e = read_one(list_off, m); e != list.len)
-    fail_row("/op/list_offset", m,
-             "must end at the row count of /list/value " + std::to_string(list.len) + ", is " + std::to_string(e));
-  h.op_list_offset.resize(ops + 1);
-  read_rows(list_off, o0, ops + 1, h.op_list_offset.data());
-  {
-    auto& o = h.op_list_offset;
-    bool bad = false;
-    for (size_t i = 0; i < ops; ++i) bad |= o[i] > o[i + 1];
-    if (bad || o[ops] > list.len)
-      for (size_t i = 0; i < ops; ++i)
-        if (o[i] > o[i + 1] || o[i + 1] > list.len)
-          fail_row("/op/list_offset", o0 + i + 1,
-                   "offsets must be non-decreasing and at most " + std::to_string(list.len) + ": " +
-                       std::to_string(o[i]) + " then " + std::to_string(o[i + 1]));
-  }
-  uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
+void Reader::check_status(const std::vector<TxnStatus>& status, uint64_t first) const {
+  const uint8_t* st = reinterpret_cast<const uint8_t*>(status.data());
+  size_t cnt = status.size();
+  uint8_t worst = 0;
+  for (size_t i = 0; i < cnt; ++i) worst = std::max(worst, st[i]);
+  if (worst > 2)
+    for (size_t i = 0; i < cnt; ++i)
+      if (st[i] > 2)
+        fail_row("/txn/status", first + i,
+                 "status " + std::to_string(st[i]) + " is out of range (0 committed, 1 aborted, 2 unknown)");
+}
 
-  // Transactions.
-  h.txn_id.resize(cnt);
-  read_rows(id, first, cnt, h.txn_id.data());
-  h.txn_status.resize(cnt);
-  read_rows(status, first, cnt, h.txn_status.data());
-  h.txn_begin.resize(cnt);
-  read_rows(begin, first, cnt, h.txn_begin.data());
-  h.txn_end.resize(cnt);
-  read_rows(end, first, cnt, h.txn_end.data());
-  {
-    std::vector<int64_t> sess(cnt);
-    read_rows(session, first, cnt, sess.data());
-    map_sessions(h, sess, first);
-  }
-  {
-    const uint8_t* st = reinterpret_cast<const uint8_t*>(h.txn_status.data());
-    uint8_t worst = 0;
-    for (size_t i = 0; i < cnt; ++i) worst = std::max(worst, st[i]);
-    if (worst > 2)
-      for (size_t i = 0; i < cnt; ++i)
-        if (st[i] > 2)
-          fail_row("/txn/status", first + i,
-                   "status " + std::to_string(st[i]) + " is out of range (0 committed, 1 aborted, 2 unknown)");
-    const int64_t *b = h.txn_begin.data(), *e = h.txn_end.data();
-    bool bad = false;
-    for (size_t i = 0; i < cnt; ++i) bad |= ((b[i] == kNoTime) != (e[i] == kNoTime)) | (b[i] > e[i]);
-    if (bad)
-      for (size_t i = 0; i < cnt; ++i) {
-        if ((b[i] == kNoTime) != (e[i] == kNoTime))
-          fail_row(b[i] == kNoTime ? "/txn/begin" : "/txn/end", first + i,
-                   "begin and end must be given together (the other is present; INT64_MIN means absent)");
-        if (b[i] > e[i])
-          fail_row("/txn/begin", first + i,
-                   "begin (" + std::to_string(b[i]) + ") is after end (" + std::to_string(e[i]) + ")");
-      }
-  }
-  check_unique_ids(h, first);
-  for (auto& o : h.txn_op_offset) o -= o0;
+void Reader::check_times(const std::vector<int64_t>& begin, const std::vector<int64_t>& end, uint64_t first) const {
+  const int64_t *b = begin.data(), *e = end.data();
+  size_t cnt = begin.size();
+  bool bad = false;
+  for (size_t i = 0; i < cnt; ++i) bad |= ((b[i] == kNoTime) != (e[i] == kNoTime)) | (b[i] > e[i]);
+  if (bad)
+    for (size_t i = 0; i < cnt; ++i) {
+      if ((b[i] == kNoTime) != (e[i] == kNoTime))
+        fail_row(b[i] == kNoTime ? "/txn/begin" : "/txn/end", first + i,
+                 "begin and end must be given together (the other is present; INT64_MIN means absent)");
+      if (b[i] > e[i])
+        fail_row("/txn/begin", first + i, "begin (" + std::to_string(b[i]) + ") is after end (" + std::to_string(e[i]) + ")");
+    }
+}
 
-  // Operations.
-  h.op_kind.resize(ops);
-  read_rows(kind, o0, ops, h.op_kind.data());
-  h.op_key.resize(ops);
-  read_rows(key, o0, ops, h.op_key.data());
-  h.op_value.resize(ops);
-  read_rows(value, o0, ops, h.op_value.data());
-  h.list_value.resize(l1 - l0);
-  read_rows(list, l0, l1 - l0, h.list_value.data());
-  for (auto& o : h.op_list_offset) o -= l0;
-
-  bool named_keys = read_names("/key_names", "/key_name_is_int", h.keys);
-  bool named_values = read_names("/value_names", "/value_name_is_int", h.values);
-
-  const uint8_t* k = reinterpret_cast<const uint8_t*>(h.op_kind.data());
-  const Sym* v = h.op_value.data();
+// Kinds, null writes and symbol ranges of operations [o0, o0 + ops) (tables read).
+void Reader::check_ops(const OpKind* kind, const Sym* key, const Sym* v, size_t ops, uint64_t o0) const {
+  const uint8_t* k = reinterpret_cast<const uint8_t*>(kind);
   {
     // One branch-free pass finds whether anything is wrong; the slow pass names the row.
-    Sym vsize = named_values ? h.values.size() : 0;
+    Sym vsize = named_values_ ? value_count_ : 0;
     bool bad = false;
     for (size_t i = 0; i < ops; ++i) {
       bool rw = k[i] == 1 || k[i] == 2;
       bad |= k[i] > 3;
       bad |= rw & (v[i] == kNullValue);
-      if (named_values) bad |= ((k[i] == 0) & (v[i] != kNullValue) & (v[i] >= vsize)) | (rw & (v[i] >= vsize));
+      if (named_values_) bad |= ((k[i] == 0) & (v[i] != kNullValue) & (v[i] >= vsize)) | (rw & (v[i] >= vsize));
     }
     if (bad)
       for (size_t i = 0; i < ops; ++i) {
@@ -626,40 +636,137 @@ History Reader::read(uint64_t first, uint64_t last, bool whole) {
           fail_row("/op/value", o0 + i,
                    std::string("a ") + (k[i] == 1 ? "write" : "append") +
                        " cannot write null (0x8000000000000000 is reserved for reads of the initial state)");
-        if (named_values && (rw || (k[i] == 0 && v[i] != kNullValue)) && v[i] >= vsize)
+        if (named_values_ && (rw || (k[i] == 0 && v[i] != kNullValue)) && v[i] >= vsize)
           fail_row("/op/value", o0 + i,
                    "value symbol " + std::to_string(v[i]) + " is out of range of /value_names (" +
                        std::to_string(vsize) + " names)");
       }
   }
-  if (named_keys) {
-    Sym ksize = h.keys.size();
+  if (named_keys_) {
+    Sym ksize = key_count_;
     Sym worst = 0;
-    for (size_t i = 0; i < ops; ++i) worst = std::max(worst, h.op_key[i]);
+    for (size_t i = 0; i < ops; ++i) worst = std::max(worst, key[i]);
     if (ops && worst >= ksize)
       for (size_t i = 0; i < ops; ++i)
-        if (h.op_key[i] >= ksize)
+        if (key[i] >= ksize)
           fail_row("/op/key", o0 + i,
-                   "key symbol " + std::to_string(h.op_key[i]) + " is out of range of /key_names (" +
+                   "key symbol " + std::to_string(key[i]) + " is out of range of /key_names (" +
                        std::to_string(ksize) + " names)");
   }
+}
+
+void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
+  Sym limit = named_values_ ? value_count_ : kNullValue;  // integer mode: only null is invalid
+  const Sym* lv = list.data();
+  size_t ln = list.size();
+  bool bad = false;
+  for (size_t i = 0; i < ln; ++i) bad |= (lv[i] >= limit) & (named_values_ | (lv[i] == kNullValue));
+  if (bad)
+    for (size_t i = 0; i < ln; ++i) {
+      if (lv[i] == kNullValue) fail_row("/list/value", l0 + i, "a list read cannot contain null");
+      if (named_values_ && lv[i] >= limit)
+        fail_row("/list/value", l0 + i,
+                 "value symbol " + std::to_string(lv[i]) + " is out of range of /value_names (" +
+                     std::to_string(limit) + " names)");
+    }
+}
+
+History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables) {
+  Layout& L = layout();
+  History h;
+  h.time_unit = time_unit_;
+  uint64_t n = L.n, m = L.m;
+  if (whole) first = 0, last = n;
+  check_range(first, last, n);
+  size_t cnt = last - first;
+
+  // Offsets first: they say which operations and list values belong to the range.
+  h.txn_op_offset = read_offsets(L.op_off, first, cnt, m);
+  uint64_t o0 = h.txn_op_offset[0], o1 = h.txn_op_offset[cnt], ops = o1 - o0;
+  h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len);
+  uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
+
+  // Transactions.
+  h.txn_id.resize(cnt);
+  read_rows(L.id, first, cnt, h.txn_id.data());
+  h.txn_status.resize(cnt);
+  read_rows(L.status, first, cnt, h.txn_status.data());
+  h.txn_begin.resize(cnt);
+  read_rows(L.begin, first, cnt, h.txn_begin.data());
+  h.txn_end.resize(cnt);
+  read_rows(L.end, first, cnt, h.txn_end.data());
   {
-    Sym limit = named_values ? h.values.size() : kNullValue;  // integer mode: only null is invalid
-    const Sym* lv = h.list_value.data();
-    size_t ln = h.list_value.size();
-    bool bad = false;
-    for (size_t i = 0; i < ln; ++i) bad |= (lv[i] >= limit) & (named_values | (lv[i] == kNullValue));
-    if (bad)
-      for (size_t i = 0; i < ln; ++i) {
-        if (lv[i] == kNullValue) fail_row("/list/value", l0 + i, "a list read cannot contain null");
-        if (named_values && lv[i] >= limit)
-          fail_row("/list/value", l0 + i,
-                   "value symbol " + std::to_string(lv[i]) + " is out of range of /value_names (" +
-                       std::to_string(limit) + " names)");
-      }
+    std::vector<int64_t> sess(cnt);
+    read_rows(L.session, first, cnt, sess.data());
+    check_sessions(sess, first);
+    map_sessions(h, sess);
+  }
+  check_status(h.txn_status, first);
+  check_times(h.txn_begin, h.txn_end, first);
+  check_unique_ids(h, first);
+  for (auto& o : h.txn_op_offset) o -= o0;
+
+  // Operations.
+  h.op_kind.resize(ops);
+  read_rows(L.kind, o0, ops, h.op_kind.data());
+  h.op_key.resize(ops);
+  read_rows(L.key, o0, ops, h.op_key.data());
+  h.op_value.resize(ops);
+  read_rows(L.value, o0, ops, h.op_value.data());
+  h.list_value.resize(l1 - l0);
+  read_rows(L.list, l0, l1 - l0, h.list_value.data());
+  for (auto& o : h.op_list_offset) o -= l0;
+
+  ensure_tables();
+  check_ops(h.op_kind.data(), h.op_key.data(), h.op_value.data(), ops, o0);
+  check_list(h.list_value, l0);
+  if (own_tables) {  // one-shot reads: the tables go with the history
+    h.keys = std::move(keys_);
+    h.values = std::move(values_);
+    keys_ = values_ = SymbolTable{};
+    tables_read_ = false;
   }
   return h;
 }
+
+Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
+  Layout& L = layout();
+  check_range(first, last, L.n);
+  size_t cnt = last - first;
+  Hdf5Columns c;
+  if (which & Hdf5RangeReader::kOps) {
+    c.op_offset = read_offsets(L.op_off, first, cnt, L.m);
+    uint64_t o0 = c.op_offset[0], ops = c.op_offset[cnt] - o0;
+    for (auto& o : c.op_offset) o -= o0;
+    c.op_kind.resize(ops);
+    read_rows(L.kind, o0, ops, c.op_kind.data());
+    c.op_key.resize(ops);
+    read_rows(L.key, o0, ops, c.op_key.data());
+    c.op_value.resize(ops);
+    read_rows(L.value, o0, ops, c.op_value.data());
+    ensure_tables();
+    check_ops(c.op_kind.data(), c.op_key.data(), c.op_value.data(), ops, o0);
+  }
+  if (which & Hdf5RangeReader::kSession) {
+    c.session.resize(cnt);
+    read_rows(L.session, first, cnt, c.session.data());
+    check_sessions(c.session, first);
+  }
+  if (which & Hdf5RangeReader::kStatus) {
+    c.status.resize(cnt);
+    read_rows(L.status, first, cnt, c.status.data());
+    check_status(c.status, first);
+  }
+  if (which & Hdf5RangeReader::kTimes) {
+    c.begin.resize(cnt);
+    read_rows(L.begin, first, cnt, c.begin.data());
+    c.end.resize(cnt);
+    read_rows(L.end, first, cnt, c.end.data());
+    check_times(c.begin, c.end, first);
+  }
+  return c;
+}
+
 
 // ---------------------------------------------------------------- writer
 
@@ -1048,10 +1155,29 @@ class Hdf5Sink final : public HistorySink {
 
 }  // namespace
 
-History read_hdf5(const std::string& path) { return Reader(path).read(0, 0, true); }
+History read_hdf5(const std::string& path) { return Reader(path).read(0, 0, true, true); }
 
 History read_hdf5_range(const std::string& path, uint64_t txn_first, uint64_t txn_last) {
-  return Reader(path).read(txn_first, txn_last, false);
+  return Reader(path).read(txn_first, txn_last, false, true);
+}
+
+struct Hdf5RangeReader::Impl {
+  explicit Impl(const std::string& path) : reader(path) {}
+  Reader reader;
+};
+
+Hdf5RangeReader::Hdf5RangeReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+Hdf5RangeReader::~Hdf5RangeReader() = default;
+Hdf5RangeReader::Hdf5RangeReader(Hdf5RangeReader&&) noexcept = default;
+Hdf5RangeReader& Hdf5RangeReader::operator=(Hdf5RangeReader&&) noexcept = default;
+uint64_t Hdf5RangeReader::txn_count() { return impl_->reader.txn_count(); }
+const SymbolTable& Hdf5RangeReader::keys() { return impl_->reader.keys(); }
+const SymbolTable& Hdf5RangeReader::values() { return impl_->reader.values(); }
+void Hdf5RangeReader::take_tables(SymbolTable& keys, SymbolTable& values) { impl_->reader.take_tables(keys, values); }
+const std::string& Hdf5RangeReader::time_unit() { return impl_->reader.time_unit(); }
+History Hdf5RangeReader::range(uint64_t first, uint64_t last) { return impl_->reader.read(first, last, false, false); }
+Hdf5Columns Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which) {
+  return impl_->reader.columns(first, last, which);
 }
 
 uint64_t hdf5_txn_count(const std::string& path) { return Reader(path).txn_count(); }

@@ -1,0 +1,53 @@
+// Key -> version: the summary entries waiting outside the carry
+// (docs/audit.md, "The two forgetting rules", step 4). With named keys (every
+// fenced HDF5 log: the fence key is a string) key symbols are the rows of one
+// table, so the map is a plain array indexed by symbol: a round touching
+// 2·10^5 of 10^6 keys does array reads, not hash probes. Other keys (integer
+// mode, a JSONL carry's growing table) go to a hash map.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "io/history.h"
+#include "util/flat_hash.h"
+
+namespace isocheck {
+
+class KeyVersions {
+ public:
+  // Keys below n are kept in the array (call while empty).
+  void make_dense(size_t n) {
+    version_.assign(n, 0);
+    present_.assign(n, 0);
+  }
+  size_t size() const { return size_; }
+  // nullptr when absent. The key ~0 (integer key -1) is never stored.
+  const Sym* find(Sym k) const {
+    if (k < present_.size()) return present_[k] ? &version_[k] : nullptr;
+    return k == FlatMap64::kEmpty ? nullptr : hashed_.find(k);
+  }
+  void set(Sym k, Sym v) {
+    if (k < present_.size()) {
+      size_ += !present_[k];
+      present_[k] = 1;
+      version_[k] = v;
+      return;
+    }
+    bool ins;
+    hashed_.get_or_insert(k, 0, ins) = v;
+    size_ += ins;
+  }
+  template <class F> void for_each(F&& f) const {
+    for (size_t k = 0; k < present_.size(); ++k)
+      if (present_[k]) f(Sym{k}, version_[k]);
+    hashed_.for_each(f);
+  }
+
+ private:
+  std::vector<Sym> version_;      // by key symbol, below present_.size()
+  std::vector<uint8_t> present_;  // (any Sym is a possible version: no marker value)
+  FlatMap64 hashed_{1 << 12};
+  size_t size_ = 0;
+};
+
+}  // namespace isocheck
