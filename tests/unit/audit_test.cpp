@@ -221,8 +221,9 @@ TEST(Audit, GeneratedLogsWithPlantsEqualWholeCheck) {
           ASSERT_EQ(a, wv) << w << " plant " << (p >= 0 ? plants[p] : "none") << " round " << round << " rule "
                            << to_string(r.rule);
           // Known version order: most of the log is forgotten. Blind writes: see docs/audit.md (limits).
-          if (p < 0 && std::string(w) == "rmw")
+          if (p < 0 && std::string(w) == "rmw") {
             EXPECT_GT(r.forgotten, h.txn_count() / 2) << w << " round " << round << " " << to_string(r.rule);
+          }
         }
       }
     }
