@@ -30,6 +30,8 @@ uint64_t mix(uint64_t x) {
 //            read anomalies; b = pos), then the loop over the transaction's
 //            register keys in order of first appearance (WW edges, lost
 //            updates; b = 2^32 + first position of the key)
+//   phase 2  WW edges to unread blind tails (the builder's classify_blind):
+//            keys by symbol (a = key), tails by transaction (shard order)
 //   phase 3  pass2 of transaction a: RW edges, b = position of the read
 //   phase 4  lists(): keys ascending (a = key), in the shard's own order
 //   phase 5  session order (rank 0's shard only), in its own order
