@@ -1,6 +1,7 @@
 #include "solver/sat_solver.h"
 
 #include <algorithm>
+#include <queue>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -178,8 +179,30 @@ bool OwnSolver::initial_order() {
   k.dst.assign(edst_.begin(), edst_.begin() + nknown_);
   k.why.assign(nknown_, 0), k.kind.assign(nknown_, EdgeKind::aux);
   const Csr g = build_csr(n_, k);
+  // Kahn's order, smallest vertex first: vertices are transactions in file
+  // order (then auxiliary nodes), so the initial order — and the phases it
+  // suggests — stay close to the order the history was recorded in, which
+  // for a valid history is nearly a serialization: fewer conflicts than a
+  // breadth-first order.
   std::vector<uint32_t> order;
-  if (!topological_order(g, &order)) {
+  bool acyclic;
+  {
+    std::vector<uint32_t> indeg(n_, 0);
+    for (uint32_t t : g.target) ++indeg[t];
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
+    for (uint32_t v = 0; v < n_; ++v)
+      if (indeg[v] == 0) ready.push(v);
+    order.reserve(n_);
+    while (!ready.empty()) {
+      const uint32_t v = ready.top();
+      ready.pop();
+      order.push_back(v);
+      for (uint64_t i = g.offset[v]; i < g.offset[v + 1]; ++i)
+        if (--indeg[g.target[i]] == 0) ready.push(g.target[i]);
+    }
+    acyclic = order.size() == n_;
+  }
+  if (!acyclic) {
     auto cyc = short_cycle(g);
     std::vector<uint32_t> edges(cyc.begin(), cyc.end());
     record_cycle(edges);
