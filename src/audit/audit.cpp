@@ -17,6 +17,8 @@
 #include <unordered_map>
 
 #include "audit/key_versions.h"
+#include "audit/parallel.h"
+#include "audit/pass1.h"
 #include "audit/reader.h"
 #include "audit/state.h"
 #include "audit/written.h"
@@ -149,8 +151,6 @@ class Auditor {
     return fence_txn(h, fence_sym_, t, value, well_formed);
   }
   static bool fence_txn(const History& h, Sym fk, TxnIdx t, int64_t& value, bool& well_formed);
-  static bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
-                        const SymbolTable& values, int64_t& value, bool& well_formed);
   std::string checkpoint_path() const;
   int64_t future_min_pf(uint64_t round) const {
     return round + 1 < suffix_pf_.size() ? suffix_pf_[round + 1] : kPosInf;
@@ -194,6 +194,7 @@ class Auditor {
     save_checkpoint(s_, checkpoint_path());
   }
   std::vector<Level> open_levels() const;
+  unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
 };
 
 std::string Auditor::options_fingerprint() const {
@@ -216,33 +217,11 @@ bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& val
                    fence_sym_, h.values, value, well_formed);
 }
 
-bool Auditor::fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
-                        const SymbolTable& values, int64_t& value, bool& well_formed) {
-  // A fence reads the fence key (value k, or null = 0) and then writes k + 1,
-  // and nothing else. See docs/audit.md "Fences".
-  well_formed = true;
-  bool touches = false;
-  for (size_t i = 0; i < n; ++i) touches |= key[i] == fk;
-  if (!touches) return false;
-  int64_t r = 0, w = 0;
-  if (n != 2 || kind[0] != OpKind::read || kind[1] != OpKind::write || key[1] != fk || key[0] != fk ||
-      (val[0] != kNullValue && !sym_int(values, val[0], r)) || !sym_int(values, val[1], w) || w != r + 1 ||
-      status == TxnStatus::unknown) {
-    well_formed = false;
-    return true;
-  }
-  value = w;
-  return status == TxnStatus::committed;
-}
-
 // Pass 1: per round, the least previous-fence value and the least begin.
 // HDF5: only the columns it needs (no ids, list offsets or lists; the file's
-// tables once); JSONL: whole chunks, columns taken from them.
+// tables once), in pieces of whole rounds scanned on threads and merged in
+// file order (src/audit/pass1.h); JSONL: whole chunks, one piece.
 void Auditor::prescan() {
-  s_.fence_ok = true;
-  s_.times_ok = true;
-  FlatMap64 last(256);  // session -> value of its last fence (sessions are < 2^32)
-  bool any_fence = false;
   const uint64_t R = opt_.round_txns;
   // Chunks of several rounds (fewer, larger reads), statistics per round.
   const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
@@ -262,24 +241,38 @@ void Auditor::prescan() {
         if (!t.is_int(i) && t.name(i) == opt_.fence_key) fk = i;
     return fk;
   };
-  Sym file_fk = hdf5 && need_fences ? fence_key_in(reader_.hdf5_file().keys()) : ~0ULL;
-  uint64_t row = 0;
-  while (true) {
-    Hdf5Columns cols;
-    History h;  // JSONL
-    const SymbolTable* values = nullptr;
-    Sym fk = file_fk;
-    if (hdf5) {
-      uint64_t last_row = std::min<uint64_t>(reader_.total(), row + chunk_rows);
-      if (row >= last_row) break;
-      using C = Hdf5RangeReader;
-      cols = reader_.hdf5_file().columns(row, last_row,
-                                         C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
-                                             (need_fences ? C::kOps : 0u));
-      values = &reader_.hdf5_file().values();
-    } else {
-      h = reader_.next(chunk_rows);
+  std::vector<Pass1Piece> pieces;
+  if (hdf5) {
+    Hdf5RangeReader& file = reader_.hdf5_file();
+    const SymbolTable& values = file.values();
+    const Sym fk = need_fences ? fence_key_in(file.keys()) : ~0ULL;
+    const uint64_t total = reader_.total(), rounds = (total + R - 1) / R;
+    const unsigned threads = audit_threads();
+    // Pieces of whole rounds, about four per thread (a shared machine's
+    // threads do not all run at the same speed), at most chunk_rows each.
+    uint64_t piece_rounds = std::max<uint64_t>(1, (rounds + 4 * threads - 1) / (4 * threads));
+    piece_rounds = std::min(piece_rounds, chunk_rows / R);
+    const uint64_t piece_rows = piece_rounds * R, n_pieces = (total + piece_rows - 1) / piece_rows;
+    pieces.resize(n_pieces);
+    using C = Hdf5RangeReader;
+    const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) | (need_fences ? C::kOps : 0u);
+    parallel_pieces(n_pieces, threads, [&](uint64_t i) {
+      Pass1Piece& p = pieces[i];
+      p.first_round = i * piece_rounds;
+      Pass1Scanner scan(p, R, fk, need_times);
+      const uint64_t row = i * piece_rows, last_row = std::min(total, row + piece_rows);
+      Hdf5Columns cols = file.columns(row, last_row, which);
+      scan.scan(cols, values, row, nullptr);
+      scan.finish();
+    });
+  } else {
+    pieces.resize(1);
+    Pass1Scanner scan(pieces[0], R, ~0ULL, need_times);
+    uint64_t row = 0;
+    while (true) {
+      History h = reader_.next(chunk_rows);
       if (h.txn_count() == 0) break;
+      Hdf5Columns cols;
       cols.session.resize(h.txn_count());
       for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
       cols.status = std::move(h.txn_status);
@@ -289,57 +282,29 @@ void Auditor::prescan() {
       cols.op_kind = std::move(h.op_kind);
       cols.op_key = std::move(h.op_key);
       cols.op_value = std::move(h.op_value);
-      values = &h.values;
-      fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
+      // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
+      scan.set_fence_key(need_fences ? fence_key_in(h.keys) : ~0ULL);
+      scan.scan(cols, h.values, row, h.txn_id.data());
+      row += cols.session.size();
     }
-    const size_t cnt = cols.session.size();
-    // Ids only for messages (pass 1 does not read the id column of HDF5 files).
-    auto id_of = [&](size_t t) -> int64_t {
-      return hdf5 ? reader_.hdf5_file().range(row + t, row + t + 1).txn_id[0] : h.txn_id[t];
-    };
-    for (size_t t0 = 0; t0 < cnt; t0 += R) {
-      size_t t1 = std::min<size_t>(cnt, t0 + R);
-      int64_t min_pf = kPosInf, min_begin = kPosInf;
-      for (size_t t = t0; t < t1; ++t) {
-        int64_t session = cols.session[t];
-        if (!need_times) {
-          // (not read: unused, see above)
-        } else if (cols.begin[t] == kNoTime || cols.end[t] == kNoTime) {
-          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(id_of(t)) + " has no begin/end";
-          s_.times_ok = false;
-        } else {
-          min_begin = std::min(min_begin, cols.begin[t]);
-        }
-        int64_t value = 0;
-        bool ok = true, fence = false;
-        if (fk != ~0ULL) {
-          uint64_t o = cols.op_offset[t];
-          fence = fence_ops(cols.op_kind.data() + o, cols.op_key.data() + o, cols.op_value.data() + o,
-                            cols.op_offset[t + 1] - o, cols.status[t], fk, *values, value, ok);
-        }
-        if (!ok) {
-          if (s_.fence_ok)
-            s_.fence_problem = "transaction " + std::to_string(id_of(t)) + " touches " + opt_.fence_key +
-                               " but is not a committed fence (read k, write k+1, nothing else)";
-          s_.fence_ok = false;
-        }
-        if (fence) {
-          any_fence = true;
-          bool ins;
-          last.get_or_insert(static_cast<uint64_t>(session), 0, ins) = static_cast<uint64_t>(value);
-          min_pf = std::min(min_pf, value);
-        } else {
-          const uint64_t* p = last.find(static_cast<uint64_t>(session));
-          min_pf = std::min(min_pf, p ? static_cast<int64_t>(*p) : kNegInf);
-        }
-      }
-      s_.round_min_pf.push_back(min_pf);
-      s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
-      s_.total_txns += t1 - t0;
-    }
-    row += cnt;
+    scan.finish();
   }
-  if (!any_fence && s_.fence_ok) {
+  Pass1Result r = merge_pass1(pieces, R);
+  s_.round_min_pf = std::move(r.round_min_pf);
+  s_.round_min_begin = std::move(r.round_min_begin);
+  s_.total_txns = r.txns;
+  auto id_of = [&](uint64_t row, bool known, int64_t id) {
+    return known ? id : reader_.hdf5_file().range(row, row + 1).txn_id[0];
+  };
+  s_.times_ok = r.bad_time_row == kNoRow;
+  if (!s_.times_ok)
+    s_.times_problem = "transaction " + std::to_string(id_of(r.bad_time_row, r.bad_time_id_known, r.bad_time_id)) +
+                       " has no begin/end";
+  s_.fence_ok = r.bad_fence_row == kNoRow;
+  if (!s_.fence_ok)
+    s_.fence_problem = "transaction " + std::to_string(id_of(r.bad_fence_row, r.bad_fence_id_known, r.bad_fence_id)) +
+                       " touches " + opt_.fence_key + " but is not a committed fence (read k, write k+1, nothing else)";
+  if (!r.any_fence && s_.fence_ok) {
     s_.fence_ok = false;
     s_.fence_problem = "no fence transactions (key " + opt_.fence_key + ")";
   }

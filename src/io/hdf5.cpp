@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <unordered_map>
 
 #include "io/errors.h"
@@ -199,22 +200,34 @@ class Reader {
 
   // Rows [first, first+count) chunk by chunk; false when a chunk is not as
   // expected (unallocated, filters skipped), and the caller falls back.
+  // One chunk, compressed and not, and an inflater: per thread, so that
+  // several threads can decode chunks at once (columns() on threads).
+  struct ChunkScratch {
+    std::vector<uint8_t> raw, plain;
+    ZlibChunkDecoder inflater;
+  };
   bool read_direct(Ds& d, uint64_t first, uint64_t count, void* out) {
+    static thread_local ChunkScratch scratch;
+    std::vector<uint8_t>& raw = scratch.raw;
     const size_t es = d.elem;
     const uint64_t cs = d.chunk, cbytes = cs * es;
     auto* dst = static_cast<uint8_t*>(out);
     for (uint64_t c0 = first / cs * cs; c0 < first + count; c0 += cs) {
       hsize_t off = c0, stored = 0;
-      if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
-      raw_.resize(stored);
-      uint32_t mask = 0;
-      if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw_.data()) < 0 || mask != 0) return false;
-      const uint8_t* src = raw_.data();
+      {
+        // Only the file access holds the lock; inflating runs in parallel.
+        std::lock_guard<std::mutex> lock(lib_);
+        if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
+        raw.resize(stored);
+        uint32_t mask = 0;
+        if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw.data()) < 0 || mask != 0) return false;
+      }
+      const uint8_t* src = raw.data();
       if (d.deflate) {
-        plain_.resize(cbytes);
-        if (!inflater_.decode(raw_.data(), stored, plain_.data(), cbytes))
+        scratch.plain.resize(cbytes);
+        if (!scratch.inflater.decode(raw.data(), stored, scratch.plain.data(), cbytes))
           fail_row(d.name, c0, "corrupt compressed chunk");
-        src = plain_.data();
+        src = scratch.plain.data();
       } else if (stored != cbytes) {
         return false;
       }
@@ -266,6 +279,7 @@ class Reader {
   void read_rows(Ds& d, uint64_t first, uint64_t count, void* out) {
     if (count == 0) return;
     if (d.direct && count > 1 && read_direct(d, first, count, out)) return;
+    std::lock_guard<std::mutex> lock(lib_);
     Hid fs(H5Scopy(d.space), H5Sclose);
     hsize_t start = first, cnt = count;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
@@ -350,8 +364,10 @@ class Reader {
   bool tables_read_ = false, named_keys_ = false, named_values_ = false;
   SymbolTable keys_, values_;
   size_t key_count_ = 0, value_count_ = 0;  // their sizes (validation; kept after take_tables)
-  std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
-  ZlibChunkDecoder inflater_;
+  // The HDF5 library may be built without thread safety: every call that
+  // reads rows holds lib_ (read_rows, read_direct). init_ guards the lazy
+  // layout and tables for concurrent columns() calls.
+  std::mutex lib_, init_;
 };
 
 // Open-addressing map from user session numbers to dense indices, used when
@@ -730,7 +746,12 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
 }
 
 Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
-  Layout& L = layout();
+  {
+    std::lock_guard<std::mutex> lock(init_);
+    layout();
+    if (which & Hdf5RangeReader::kOps) ensure_tables();
+  }
+  Layout& L = *layout_;
   check_range(first, last, L.n);
   size_t cnt = last - first;
   Hdf5Columns c;
@@ -744,7 +765,6 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
     read_rows(L.key, o0, ops, c.op_key.data());
     c.op_value.resize(ops);
     read_rows(L.value, o0, ops, c.op_value.data());
-    ensure_tables();
     check_ops(c.op_kind.data(), c.op_key.data(), c.op_value.data(), ops, o0);
   }
   if (which & Hdf5RangeReader::kSession) {
