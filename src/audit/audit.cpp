@@ -160,7 +160,16 @@ class Auditor {
   }
   void compute_suffixes();
   bool dup_check() const { return opt_.duplicate_check && s_.rule != ForgetRule::none; }
-  void check_duplicates(const History& chunk, uint64_t first_row, uint64_t round);
+  // Duplicate writes (docs/audit.md): fingerprints on the read-ahead thread,
+  // suspects settled on the main thread.
+  struct RoundFingerprints {
+    std::vector<uint64_t> fps;  // per write or append of the chunk
+    std::vector<OpIdx> wops;    // its operation
+    std::vector<size_t> hits;   // indices into fps that an earlier round wrote
+    uint64_t set_size = 0, set_bytes = 0;  // the set after the round joined it
+  };
+  RoundFingerprints fingerprint_round(const History& chunk);
+  void check_duplicates(const History& chunk, const RoundFingerprints& f, uint64_t first_row, uint64_t round);
   void rebuild_fingerprints(uint64_t rows);
 
   std::string path_;
@@ -180,7 +189,7 @@ class Auditor {
   uint32_t written_versions_ = 0;
   uint64_t numbered_round_ = ~0ULL;
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
-  SymHashCache key_hashes_, value_hashes_;  // per symbol of the chunks' tables
+  TableHashes file_key_hashes_, file_value_hashes_;  // HDF5: of the file's tables, built once
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
   // Summary entries outside the carry (s_.summary_rest while checkpointed):
   // key -> version. Only keys a carry transaction touches are in the pieces,
@@ -194,6 +203,12 @@ class Auditor {
     save_checkpoint(s_, checkpoint_path());
   }
   std::vector<Level> open_levels() const;
+  void build_file_hashes() {
+    if (!dup_check_possible()) return;
+    file_key_hashes_.build(s_.carry.keys, audit_threads());
+    file_value_hashes_.build(s_.carry.values, audit_threads());
+  }
+  bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
 };
 
@@ -736,29 +751,55 @@ void Auditor::check_round(uint64_t round) {
 // it; otherwise the log before this round is re-read and keys and values are
 // compared exactly. Only an exact match is reported: a fingerprint collision
 // costs a re-read, never a false violation.
-void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_t round) {
-  std::vector<uint64_t> fps;
-  std::vector<OpIdx> wops;
-  fps.reserve(chunk.op_count());
-  wops.reserve(chunk.op_count());
-  // HDF5: one pair of tables for the whole file, so the hashes are kept
-  // across rounds; JSONL: the chunk's own tables, new hashes per round.
-  // (HDF5: the carry holds the file's tables, see run())
-  const SymbolTable& ckeys = reader_.hdf5() ? s_.carry.keys : chunk.keys;
-  const SymbolTable& cvalues = reader_.hdf5() ? s_.carry.values : chunk.values;
-  if (!reader_.hdf5()) key_hashes_ = value_hashes_ = SymHashCache{};
-  for (OpIdx o = 0; o < chunk.op_count(); ++o)
-    if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
-      fps.push_back(pair_fingerprint(key_hashes_.get(ckeys, chunk.op_key[o]),
-                                     value_hashes_.get(cvalues, chunk.op_value[o]), opt_.fingerprint_mask));
-      wops.push_back(o);
-    }
+// Step 1, on the read-ahead thread (or before the first round): the round's
+// write fingerprints, those an earlier round wrote (hits), then the round's
+// own join the set. Touches only written_, the hash caches and the chunk
+// (HDF5: hashes of the file's fixed tables, computed once in run(), so the
+// carry's tables, which the main thread moves, are never read here).
+Auditor::RoundFingerprints Auditor::fingerprint_round(const History& chunk) {
+  RoundFingerprints f;
+  f.fps.reserve(chunk.op_count());
+  f.wops.reserve(chunk.op_count());
+  if (reader_.hdf5()) {
+    for (OpIdx o = 0; o < chunk.op_count(); ++o)
+      if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+        f.fps.push_back(pair_fingerprint(file_key_hashes_.get(chunk.op_key[o]), file_value_hashes_.get(chunk.op_value[o]),
+                                         opt_.fingerprint_mask));
+        f.wops.push_back(o);
+      }
+  } else {  // the chunk's own tables: new hashes per round
+    SymHashCache key_hashes, value_hashes;
+    for (OpIdx o = 0; o < chunk.op_count(); ++o)
+      if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+        f.fps.push_back(pair_fingerprint(key_hashes.get(chunk.keys, chunk.op_key[o]),
+                                         value_hashes.get(chunk.values, chunk.op_value[o]), opt_.fingerprint_mask));
+        f.wops.push_back(o);
+      }
+  }
   constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
-  std::vector<size_t> hits;
+  const std::vector<uint64_t>& fps = f.fps;
   for (size_t i = 0; i < fps.size(); ++i) {
     if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
-    if (written_.contains(fps[i])) hits.push_back(i);
+    if (written_.contains(fps[i])) f.hits.push_back(i);
   }
+  // (Inserting before the suspects are settled changes nothing: settling
+  // them reads the log and the carry, not the set.)
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    written_.insert(fps[i]);
+  }
+  f.set_size = written_.size();
+  f.set_bytes = written_.bytes();
+  return f;
+}
+
+// Step 2, on the main thread when the round is checked: suspects settled.
+void Auditor::check_duplicates(const History& chunk, const RoundFingerprints& f, uint64_t first_row, uint64_t round) {
+  const std::vector<uint64_t>& fps = f.fps;
+  const std::vector<OpIdx>& wops = f.wops;
+  const std::vector<size_t>& hits = f.hits;
+  const SymbolTable& ckeys = reader_.hdf5() ? s_.carry.keys : chunk.keys;
+  const SymbolTable& cvalues = reader_.hdf5() ? s_.carry.values : chunk.values;
   if (!hits.empty() && !open_levels().empty()) {
     struct Suspect {
       uint64_t fp;
@@ -841,12 +882,8 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
         }
     }
   }
-  for (size_t i = 0; i < fps.size(); ++i) {
-    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
-    written_.insert(fps[i]);
-  }
-  s_.result.fingerprints = written_.size();
-  s_.result.fingerprint_bytes = written_.bytes();
+  s_.result.fingerprints = f.set_size;
+  s_.result.fingerprint_bytes = f.set_bytes;
 }
 
 // After a resumption: the fingerprints of every write before the checkpoint
@@ -1558,6 +1595,7 @@ AuditResult Auditor::run() {
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
     if (reader_.hdf5() && s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
+    if (reader_.hdf5()) build_file_hashes();
     for (auto& [k, v] : s_.summary_rest) rest_.set(k, v);
     if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
@@ -1581,6 +1619,7 @@ AuditResult Auditor::run() {
       // The carry uses the file's symbols: rounds are appended without
       // looking a symbol up (append_same_symbols).
       reader_.hdf5_file().take_tables(s_.carry.keys, s_.carry.values);
+      build_file_hashes();
       find_fence_sym();
       if (s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
     }
@@ -1601,6 +1640,7 @@ AuditResult Auditor::run() {
   struct ReadAhead {
     History chunk;
     LogPosition after;  // the reader's position after it
+    RoundFingerprints fingerprints;  // when dup_check()
   };
   std::future<ReadAhead> ahead;
   LogPosition consumed = reader_.position();  // after the round in hand
@@ -1613,13 +1653,16 @@ AuditResult Auditor::run() {
     uint64_t first = consumed.txn;
     // The round read ahead while the last one was checked, or read now.
     History chunk;
+    RoundFingerprints fingerprints;
     if (ahead.valid()) {
       ReadAhead got = ahead.get();
       chunk = std::move(got.chunk);
       consumed = got.after;
+      fingerprints = std::move(got.fingerprints);
     } else {
       chunk = reader_.next(opt_.round_txns);
       consumed = reader_.position();
+      if (dup_check()) fingerprints = fingerprint_round(chunk);
     }
     double t_read = rt.seconds();
     if (chunk.txn_count() == 0) break;
@@ -1629,19 +1672,22 @@ AuditResult Auditor::run() {
     st.first_txn = first;
     st.txns = chunk.txn_count();
     st.run = run;
-    if (dup_check()) check_duplicates(chunk, first, round);
+    if (dup_check()) check_duplicates(chunk, fingerprints, first, round);
+    fingerprints = RoundFingerprints{};
     double t_dup = rt.seconds();
     append_round(chunk);
     chunk = History{};
     bool last = consumed.txn >= s_.total_txns;
-    // Read the next round on another thread while this one is checked. Only
-    // that thread uses the reader (and the HDF5 library) until it is joined
-    // at the top of the next round (duplicate re-reads come after the join).
+    // Read the next round, and fingerprint its writes, on another thread
+    // while this one is checked. Only that thread uses the reader (and the
+    // HDF5 library) and the fingerprint set until it is joined at the top of
+    // the next round (duplicate re-reads come after the join).
     if (!last)
       ahead = std::async(std::launch::async, [this] {
         ReadAhead r;
         r.chunk = reader_.next(opt_.round_txns);
         r.after = reader_.position();
+        if (dup_check()) r.fingerprints = fingerprint_round(r.chunk);
         return r;
       });
     st.checked = s_.carry.txn_count();
