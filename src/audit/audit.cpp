@@ -263,9 +263,10 @@ void Auditor::prescan() {
     const Sym fk = need_fences ? fence_key_in(file.keys()) : ~0ULL;
     const uint64_t total = reader_.total(), rounds = (total + R - 1) / R;
     const unsigned threads = audit_threads();
-    // Pieces of whole rounds, about four per thread (a shared machine's
-    // threads do not all run at the same speed), at most chunk_rows each.
-    uint64_t piece_rounds = std::max<uint64_t>(1, (rounds + 4 * threads - 1) / (4 * threads));
+    // Pieces of whole rounds, about two per thread (a shared machine's
+    // threads do not all run at the same speed; more pieces inflate more
+    // chunks twice, at their edges), at most chunk_rows each.
+    uint64_t piece_rounds = std::max<uint64_t>(1, (rounds + 2 * threads - 1) / (2 * threads));
     piece_rounds = std::min(piece_rounds, chunk_rows / R);
     const uint64_t piece_rows = piece_rounds * R, n_pieces = (total + piece_rows - 1) / piece_rows;
     pieces.resize(n_pieces);
@@ -913,6 +914,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   History& c = s_.carry;
   const size_t n = c.txn_count();
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
+  // Steps split over threads (results put together in order, so the same
+  // as one thread), when there is enough to split.
+  const unsigned threads = audit_threads();
+  constexpr size_t kParallelTxns = 1 << 14;
   // f(op, rmw_of_initial) for each write of summary piece t: every key once,
   // as "r k null, w k v" (rmw_of_initial) or "w k v" (see the summary below).
   // Pieces [0, unindexed) get no touches (see below); tests index them all
@@ -1296,25 +1301,39 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     int64_t ord, lim;  // of txn
   };
   std::vector<FinalWrite> frontier;
-  std::vector<FinalWrite> top;  // per key: frozen final writes not certainly overwritten
   while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
+  // (Collected on threads over ranges of transactions, concatenated in
+  // order: the same list as one pass.)
   std::vector<FinalWrite> fw;
-  for (size_t t = 0; t < n; ++t) {
-    if (unfrozen[t] || aborted[t]) continue;
-    uint32_t w = static_cast<uint32_t>(t);
-    if (t < unindexed) {
-      summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
-        fw.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
-      });
-      continue;
-    }
-    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (const Touch& tc = touches[i]; tc.write_v != kNo)
-        fw.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver, w < old_pieces && !tc.blind && tc.read_v == kNullValue,
-                      ord(w), lim(w)});
+  {
+    const size_t parts = n >= kParallelTxns ? threads : 1;
+    std::vector<std::vector<FinalWrite>> part(parts);
+    parallel_pieces(parts, threads, [&](uint64_t p) {
+      std::vector<FinalWrite>& out = p == 0 ? fw : part[p];
+      const size_t t0 = n * p / parts, t1 = n * (p + 1) / parts;
+      size_t most = touch_off[t1] - touch_off[t0];  // at most one final write per touch
+      for (size_t t = t0; t < std::min<size_t>(t1, unindexed); ++t) most += c.op_end(t) - c.op_begin(t);
+      out.reserve(most);
+      for (size_t t = t0, e = t1; t < e; ++t) {
+        if (unfrozen[t] || aborted[t]) continue;
+        uint32_t w = static_cast<uint32_t>(t);
+        if (t < unindexed) {
+          summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
+            out.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
+          });
+          continue;
+        }
+        for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+          if (const Touch& tc = touches[i]; tc.write_v != kNo)
+            out.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver,
+                           w < old_pieces && !tc.blind && tc.read_v == kNullValue, ord(w), lim(w)});
+      }
+    });
+    for (size_t p = 1; p < parts; ++p) fw.insert(fw.end(), part[p].begin(), part[p].end());
   }
+  phase("final_writes");
   if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
     // dense key symbols: a counting sort (stable, so by (key, txn) as below)
     std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
@@ -1330,9 +1349,28 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     });
   }
 
+    phase("sort");
     frontier.clear();
     bool changed = false;
-    for (size_t a = 0; a < fw.size();) {
+    // Keys are independent: ranges of whole keys on threads, each with its
+    // own frontier and ambiguous writers, put together in key order.
+    const size_t parts = fw.size() >= kParallelTxns ? threads : 1;
+    std::vector<size_t> cut(parts + 1, fw.size());
+    cut[0] = 0;
+    for (size_t p = 1; p < parts; ++p) {
+      size_t i = std::max(cut[p - 1], fw.size() * p / parts);
+      while (i > cut[p - 1] && i < fw.size() && fw[i].key == fw[i - 1].key) ++i;
+      cut[p] = i;
+    }
+    struct KeyPart {
+      std::vector<FinalWrite> frontier, top;
+      std::vector<uint32_t> ambiguous;
+    };
+    std::vector<KeyPart> kp(parts);
+    parallel_pieces(parts, threads, [&](uint64_t p) {
+    std::vector<FinalWrite>& frontier = kp[p].frontier;
+    std::vector<FinalWrite>& top = kp[p].top;
+    for (size_t a = cut[p]; a < cut[p + 1];) {
       size_t b = a;
       // the largest and second largest lim, so that w is compared with the others only
       int64_t lim1 = kNegInf, lim2 = kNegInf;
@@ -1363,11 +1401,16 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       if (top.size() == 1) {
         frontier.push_back(top[0]);
       } else if (top.size() > 1) {
-        for (const FinalWrite& f : top) extra_root[f.txn] = 1;
-        dbg_amb += top.size();
-        changed = true;
+        for (const FinalWrite& f : top) kp[p].ambiguous.push_back(f.txn);
       }
       a = b;
+    }
+    });
+    for (KeyPart& part : kp) {
+      frontier.insert(frontier.end(), part.frontier.begin(), part.frontier.end());
+      for (uint32_t t : part.ambiguous) extra_root[t] = 1;
+      dbg_amb += part.ambiguous.size();
+      changed |= !part.ambiguous.empty();
     }
     if (!changed) break;
     ++dbg_iters;
