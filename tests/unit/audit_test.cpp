@@ -865,6 +865,24 @@ TEST(Audit, ThreadsEqualOneThread) {
     }
   both(bad, {Level::ser, Level::si}, "auto", 20, ~0ULL, "malformed fence");
   if (HasFatalFailure()) return;
+  // Both problems, sser alone: no rule applies, and the reason names both
+  // transactions (found by whichever piece holds them).
+  bad.txn_begin[650] = bad.txn_end[650] = kNoTime;
+  bad.txn_begin[690] = bad.txn_end[690] = kNoTime;
+  both(bad, {Level::sser}, "auto", 20, ~0ULL, "malformed fence, without times");
+  if (HasFatalFailure()) return;
+  {
+    AuditOptions o;
+    o.check.levels = {Level::sser};
+    o.round_txns = 20;
+    o.threads = 3;
+    AuditResult r = run_audit(h5, o);
+    EXPECT_EQ(r.rule, ForgetRule::none);
+    EXPECT_NE(r.rule_reason.find("transaction " + std::to_string(bad.txn_id[650]) + " has no begin/end"),
+              std::string::npos)
+        << r.rule_reason;
+    EXPECT_NE(r.rule_reason.find("is not a committed fence"), std::string::npos) << r.rule_reason;
+  }
   std::printf("threads vs one thread: %d audits, %d forgot something, %d violated level verdicts\n", audits, forgot,
               violated);
   EXPECT_GT(forgot, 0);
