@@ -125,7 +125,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   c->add_option("--engine", a->engine, "auto or linear (as for verify)");
   c->add_option("--solver", a->solver, "own or cadical (as for verify)");
   c->add_option("--threads", a->threads,
-                "Threads for pass 1, reading ahead and each round's check (default: the hardware threads)");
+                "Threads for pass 1, forget's split steps and each round's check (default: the hardware threads)");
   c->add_flag("--time-order", a->time_order, "As for verify");
   c->add_flag("--no-duplicate-check", a->no_dup_check,
               "Do not keep a fingerprint of every written (key, value) (about 16 bytes per write); a value written "
