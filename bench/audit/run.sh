@@ -4,16 +4,19 @@
 # 10^8 figure needs a real node (set TXNS=100000000 and a disk with ~20 GB).
 #   bench/audit/run.sh [isocheck-binary] [workdir]
 # Env: TXNS (1000000), ROUND (100000), WORKLOADS ("rmw blindw-rw"), FENCE_EVERY (20),
-#      CONFIGS ("ser,si,sser:fence sser:time": level set and rule per audit)
-# Reports CPU seconds (user + sys) and transactions per CPU second: the
-# development machine is shared, wall time is not a measure there.
+#      CONFIGS ("ser,si,sser:fence sser:time": level set and rule per audit),
+#      THREADS (audit --threads; default: the hardware threads)
+# Reports wall seconds and transactions per wall second (the goal is per
+# node: all its cores), and CPU seconds (user + sys) and transactions per CPU
+# second (on a shared machine the wall time depends on the other jobs).
 set -eu
 BIN=$(readlink -f "${1:-build/isocheck}")
 W=${2:-$(mktemp -d /tmp/isocheck-audit-bench.XXXXXX)}
 TXNS=${TXNS:-1000000}
 ROUND=${ROUND:-100000}
 mkdir -p "$W"
-printf "%-10s %-6s %-10s %10s %8s %8s %12s %10s %10s %s\n" workload rule levels txns rounds "CPU s" "txn/CPU s" "peak MiB" "max kept" verdicts
+printf "%-10s %-6s %-10s %10s %8s %8s %12s %8s %12s %10s %10s %s\n" workload rule levels txns rounds "wall s" "txn/wall s" \
+  "CPU s" "txn/CPU s" "peak MiB" "max kept" verdicts
 for wl in ${WORKLOADS:-rmw blindw-rw}; do
   raw="$W/$wl-raw.h5"; log="$W/$wl.h5"
   [ -f "$log" ] || {
@@ -23,16 +26,17 @@ for wl in ${WORKLOADS:-rmw blindw-rw}; do
   }
   for cfg in ${CONFIGS:-ser,si,sser:fence sser:time}; do
     set -- ${cfg/:/ }
-    /usr/bin/time -f "%U %S %M" -o "$W/time.txt" "$BIN" audit "$log" --level "$1" --rule "$2" --round "$ROUND" --json -q \
-      > "$W/$wl-$2.json" || true
+    /usr/bin/time -f "%e %U %S %M" -o "$W/time.txt" "$BIN" audit "$log" --level "$1" --rule "$2" --round "$ROUND" \
+      ${THREADS:+--threads "$THREADS"} --json -q > "$W/$wl-$2.json" || true
     python3 - "$W/$wl-$2.json" "$wl" "$2" "$1" "$W/time.txt" << 'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-user, sys_s, max_kb = open(sys.argv[5]).read().split()[-3:]
+wall, user, sys_s, max_kb = open(sys.argv[5]).read().split()[-4:]
+wall = float(wall)
 cpu = float(user) + float(sys_s)
 v = ",".join(f"{k[:4]}={x['verdict']}" for k, x in r["levels"].items())
 print(f"{sys.argv[2]:<10} {sys.argv[3]:<6} {sys.argv[4]:<10} {r['transactions']:>10} {r['rounds']:>8} "
-      f"{cpu:>8.2f} {r['transactions'] / cpu:>12.0f} {r['peak_rss']/1048576:>10.1f} {r['max_kept']:>10} {v}")
+      f"{wall:>8.2f} {r['transactions'] / wall:>12.0f} {cpu:>8.2f} {r['transactions'] / cpu:>12.0f} {r['peak_rss']/1048576:>10.1f} {r['max_kept']:>10} {v}")
 peaks = [s["peak_rss"] / 1048576 for s in r["round_stats"]]
 print(f"  per-round peak MiB: min {min(peaks):.1f} median {sorted(peaks)[len(peaks)//2]:.1f} max {max(peaks):.1f}; "
       f"kept per round: {[s['kept'] for s in r['round_stats']][:6]}...")

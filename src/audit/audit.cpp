@@ -17,6 +17,8 @@
 #include <unordered_map>
 
 #include "audit/key_versions.h"
+#include "audit/parallel.h"
+#include "audit/pass1.h"
 #include "audit/reader.h"
 #include "audit/state.h"
 #include "audit/written.h"
@@ -149,8 +151,6 @@ class Auditor {
     return fence_txn(h, fence_sym_, t, value, well_formed);
   }
   static bool fence_txn(const History& h, Sym fk, TxnIdx t, int64_t& value, bool& well_formed);
-  static bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
-                        const SymbolTable& values, int64_t& value, bool& well_formed);
   std::string checkpoint_path() const;
   int64_t future_min_pf(uint64_t round) const {
     return round + 1 < suffix_pf_.size() ? suffix_pf_[round + 1] : kPosInf;
@@ -160,7 +160,16 @@ class Auditor {
   }
   void compute_suffixes();
   bool dup_check() const { return opt_.duplicate_check && s_.rule != ForgetRule::none; }
-  void check_duplicates(const History& chunk, uint64_t first_row, uint64_t round);
+  // Duplicate writes (docs/audit.md): fingerprints on the read-ahead thread,
+  // suspects settled on the main thread.
+  struct RoundFingerprints {
+    std::vector<uint64_t> fps;  // per write or append of the chunk
+    std::vector<OpIdx> wops;    // its operation
+    std::vector<size_t> hits;   // indices into fps that an earlier round wrote
+    uint64_t set_size = 0, set_bytes = 0;  // the set after the round joined it
+  };
+  RoundFingerprints fingerprint_round(const History& chunk);
+  void check_duplicates(const History& chunk, const RoundFingerprints& f, uint64_t first_row, uint64_t round);
   void rebuild_fingerprints(uint64_t rows);
 
   std::string path_;
@@ -180,7 +189,7 @@ class Auditor {
   uint32_t written_versions_ = 0;
   uint64_t numbered_round_ = ~0ULL;
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
-  SymHashCache key_hashes_, value_hashes_;  // per symbol of the chunks' tables
+  TableHashes file_key_hashes_, file_value_hashes_;  // HDF5: of the file's tables, built once
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
   // Summary entries outside the carry (s_.summary_rest while checkpointed):
   // key -> version. Only keys a carry transaction touches are in the pieces,
@@ -194,6 +203,13 @@ class Auditor {
     save_checkpoint(s_, checkpoint_path());
   }
   std::vector<Level> open_levels() const;
+  void build_file_hashes() {
+    if (!dup_check_possible()) return;
+    file_key_hashes_.build(s_.carry.keys, audit_threads());
+    file_value_hashes_.build(s_.carry.values, audit_threads());
+  }
+  bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
+  unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
 };
 
 std::string Auditor::options_fingerprint() const {
@@ -216,33 +232,11 @@ bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& val
                    fence_sym_, h.values, value, well_formed);
 }
 
-bool Auditor::fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
-                        const SymbolTable& values, int64_t& value, bool& well_formed) {
-  // A fence reads the fence key (value k, or null = 0) and then writes k + 1,
-  // and nothing else. See docs/audit.md "Fences".
-  well_formed = true;
-  bool touches = false;
-  for (size_t i = 0; i < n; ++i) touches |= key[i] == fk;
-  if (!touches) return false;
-  int64_t r = 0, w = 0;
-  if (n != 2 || kind[0] != OpKind::read || kind[1] != OpKind::write || key[1] != fk || key[0] != fk ||
-      (val[0] != kNullValue && !sym_int(values, val[0], r)) || !sym_int(values, val[1], w) || w != r + 1 ||
-      status == TxnStatus::unknown) {
-    well_formed = false;
-    return true;
-  }
-  value = w;
-  return status == TxnStatus::committed;
-}
-
 // Pass 1: per round, the least previous-fence value and the least begin.
 // HDF5: only the columns it needs (no ids, list offsets or lists; the file's
-// tables once); JSONL: whole chunks, columns taken from them.
+// tables once), in pieces of whole rounds scanned on threads and merged in
+// file order (src/audit/pass1.h); JSONL: whole chunks, one piece.
 void Auditor::prescan() {
-  s_.fence_ok = true;
-  s_.times_ok = true;
-  FlatMap64 last(256);  // session -> value of its last fence (sessions are < 2^32)
-  bool any_fence = false;
   const uint64_t R = opt_.round_txns;
   // Chunks of several rounds (fewer, larger reads), statistics per round.
   const uint64_t chunk_rows = R * std::max<uint64_t>(1, std::min<uint64_t>(8, 1000000 / R));
@@ -262,24 +256,39 @@ void Auditor::prescan() {
         if (!t.is_int(i) && t.name(i) == opt_.fence_key) fk = i;
     return fk;
   };
-  Sym file_fk = hdf5 && need_fences ? fence_key_in(reader_.hdf5_file().keys()) : ~0ULL;
-  uint64_t row = 0;
-  while (true) {
-    Hdf5Columns cols;
-    History h;  // JSONL
-    const SymbolTable* values = nullptr;
-    Sym fk = file_fk;
-    if (hdf5) {
-      uint64_t last_row = std::min<uint64_t>(reader_.total(), row + chunk_rows);
-      if (row >= last_row) break;
-      using C = Hdf5RangeReader;
-      cols = reader_.hdf5_file().columns(row, last_row,
-                                         C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
-                                             (need_fences ? C::kOps : 0u));
-      values = &reader_.hdf5_file().values();
-    } else {
-      h = reader_.next(chunk_rows);
+  std::vector<Pass1Piece> pieces;
+  if (hdf5) {
+    Hdf5RangeReader& file = reader_.hdf5_file();
+    const SymbolTable& values = file.values();
+    const Sym fk = need_fences ? fence_key_in(file.keys()) : ~0ULL;
+    const uint64_t total = reader_.total(), rounds = (total + R - 1) / R;
+    const unsigned threads = audit_threads();
+    // Pieces of whole rounds, about two per thread (a shared machine's
+    // threads do not all run at the same speed; more pieces inflate more
+    // chunks twice, at their edges), at most chunk_rows each.
+    uint64_t piece_rounds = std::max<uint64_t>(1, (rounds + 2 * threads - 1) / (2 * threads));
+    piece_rounds = std::min(piece_rounds, chunk_rows / R);
+    const uint64_t piece_rows = piece_rounds * R, n_pieces = (total + piece_rows - 1) / piece_rows;
+    pieces.resize(n_pieces);
+    using C = Hdf5RangeReader;
+    const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) | (need_fences ? C::kOps : 0u);
+    parallel_pieces(n_pieces, threads, [&](uint64_t i) {
+      Pass1Piece& p = pieces[i];
+      p.first_round = i * piece_rounds;
+      Pass1Scanner scan(p, R, fk, need_times);
+      const uint64_t row = i * piece_rows, last_row = std::min(total, row + piece_rows);
+      Hdf5Columns cols = file.columns(row, last_row, which);
+      scan.scan(cols, values, row, nullptr);
+      scan.finish();
+    });
+  } else {
+    pieces.resize(1);
+    Pass1Scanner scan(pieces[0], R, ~0ULL, need_times);
+    uint64_t row = 0;
+    while (true) {
+      History h = reader_.next(chunk_rows);
       if (h.txn_count() == 0) break;
+      Hdf5Columns cols;
       cols.session.resize(h.txn_count());
       for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
       cols.status = std::move(h.txn_status);
@@ -289,57 +298,29 @@ void Auditor::prescan() {
       cols.op_kind = std::move(h.op_kind);
       cols.op_key = std::move(h.op_key);
       cols.op_value = std::move(h.op_value);
-      values = &h.values;
-      fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
+      // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
+      scan.set_fence_key(need_fences ? fence_key_in(h.keys) : ~0ULL);
+      scan.scan(cols, h.values, row, h.txn_id.data());
+      row += cols.session.size();
     }
-    const size_t cnt = cols.session.size();
-    // Ids only for messages (pass 1 does not read the id column of HDF5 files).
-    auto id_of = [&](size_t t) -> int64_t {
-      return hdf5 ? reader_.hdf5_file().range(row + t, row + t + 1).txn_id[0] : h.txn_id[t];
-    };
-    for (size_t t0 = 0; t0 < cnt; t0 += R) {
-      size_t t1 = std::min<size_t>(cnt, t0 + R);
-      int64_t min_pf = kPosInf, min_begin = kPosInf;
-      for (size_t t = t0; t < t1; ++t) {
-        int64_t session = cols.session[t];
-        if (!need_times) {
-          // (not read: unused, see above)
-        } else if (cols.begin[t] == kNoTime || cols.end[t] == kNoTime) {
-          if (s_.times_ok) s_.times_problem = "transaction " + std::to_string(id_of(t)) + " has no begin/end";
-          s_.times_ok = false;
-        } else {
-          min_begin = std::min(min_begin, cols.begin[t]);
-        }
-        int64_t value = 0;
-        bool ok = true, fence = false;
-        if (fk != ~0ULL) {
-          uint64_t o = cols.op_offset[t];
-          fence = fence_ops(cols.op_kind.data() + o, cols.op_key.data() + o, cols.op_value.data() + o,
-                            cols.op_offset[t + 1] - o, cols.status[t], fk, *values, value, ok);
-        }
-        if (!ok) {
-          if (s_.fence_ok)
-            s_.fence_problem = "transaction " + std::to_string(id_of(t)) + " touches " + opt_.fence_key +
-                               " but is not a committed fence (read k, write k+1, nothing else)";
-          s_.fence_ok = false;
-        }
-        if (fence) {
-          any_fence = true;
-          bool ins;
-          last.get_or_insert(static_cast<uint64_t>(session), 0, ins) = static_cast<uint64_t>(value);
-          min_pf = std::min(min_pf, value);
-        } else {
-          const uint64_t* p = last.find(static_cast<uint64_t>(session));
-          min_pf = std::min(min_pf, p ? static_cast<int64_t>(*p) : kNegInf);
-        }
-      }
-      s_.round_min_pf.push_back(min_pf);
-      s_.round_min_begin.push_back(s_.times_ok ? min_begin : kNegInf);
-      s_.total_txns += t1 - t0;
-    }
-    row += cnt;
+    scan.finish();
   }
-  if (!any_fence && s_.fence_ok) {
+  Pass1Result r = merge_pass1(pieces, R);
+  s_.round_min_pf = std::move(r.round_min_pf);
+  s_.round_min_begin = std::move(r.round_min_begin);
+  s_.total_txns = r.txns;
+  auto id_of = [&](uint64_t row, bool known, int64_t id) {
+    return known ? id : reader_.hdf5_file().range(row, row + 1).txn_id[0];
+  };
+  s_.times_ok = r.bad_time_row == kNoRow;
+  if (!s_.times_ok)
+    s_.times_problem = "transaction " + std::to_string(id_of(r.bad_time_row, r.bad_time_id_known, r.bad_time_id)) +
+                       " has no begin/end";
+  s_.fence_ok = r.bad_fence_row == kNoRow;
+  if (!s_.fence_ok)
+    s_.fence_problem = "transaction " + std::to_string(id_of(r.bad_fence_row, r.bad_fence_id_known, r.bad_fence_id)) +
+                       " touches " + opt_.fence_key + " but is not a committed fence (read k, write k+1, nothing else)";
+  if (!r.any_fence && s_.fence_ok) {
     s_.fence_ok = false;
     s_.fence_problem = "no fence transactions (key " + opt_.fence_key + ")";
   }
@@ -771,29 +752,55 @@ void Auditor::check_round(uint64_t round) {
 // it; otherwise the log before this round is re-read and keys and values are
 // compared exactly. Only an exact match is reported: a fingerprint collision
 // costs a re-read, never a false violation.
-void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_t round) {
-  std::vector<uint64_t> fps;
-  std::vector<OpIdx> wops;
-  fps.reserve(chunk.op_count());
-  wops.reserve(chunk.op_count());
-  // HDF5: one pair of tables for the whole file, so the hashes are kept
-  // across rounds; JSONL: the chunk's own tables, new hashes per round.
-  // (HDF5: the carry holds the file's tables, see run())
-  const SymbolTable& ckeys = reader_.hdf5() ? s_.carry.keys : chunk.keys;
-  const SymbolTable& cvalues = reader_.hdf5() ? s_.carry.values : chunk.values;
-  if (!reader_.hdf5()) key_hashes_ = value_hashes_ = SymHashCache{};
-  for (OpIdx o = 0; o < chunk.op_count(); ++o)
-    if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
-      fps.push_back(pair_fingerprint(key_hashes_.get(ckeys, chunk.op_key[o]),
-                                     value_hashes_.get(cvalues, chunk.op_value[o]), opt_.fingerprint_mask));
-      wops.push_back(o);
-    }
+// Step 1, on the read-ahead thread (or before the first round): the round's
+// write fingerprints, those an earlier round wrote (hits), then the round's
+// own join the set. Touches only written_, the hash caches and the chunk
+// (HDF5: hashes of the file's fixed tables, computed once in run(), so the
+// carry's tables, which the main thread moves, are never read here).
+Auditor::RoundFingerprints Auditor::fingerprint_round(const History& chunk) {
+  RoundFingerprints f;
+  f.fps.reserve(chunk.op_count());
+  f.wops.reserve(chunk.op_count());
+  if (reader_.hdf5()) {
+    for (OpIdx o = 0; o < chunk.op_count(); ++o)
+      if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+        f.fps.push_back(pair_fingerprint(file_key_hashes_.get(chunk.op_key[o]), file_value_hashes_.get(chunk.op_value[o]),
+                                         opt_.fingerprint_mask));
+        f.wops.push_back(o);
+      }
+  } else {  // the chunk's own tables: new hashes per round
+    SymHashCache key_hashes, value_hashes;
+    for (OpIdx o = 0; o < chunk.op_count(); ++o)
+      if (chunk.op_kind[o] == OpKind::write || chunk.op_kind[o] == OpKind::append) {
+        f.fps.push_back(pair_fingerprint(key_hashes.get(chunk.keys, chunk.op_key[o]),
+                                         value_hashes.get(chunk.values, chunk.op_value[o]), opt_.fingerprint_mask));
+        f.wops.push_back(o);
+      }
+  }
   constexpr size_t kAhead = 8;  // the set is far larger than the cache: prefetch
-  std::vector<size_t> hits;
+  const std::vector<uint64_t>& fps = f.fps;
   for (size_t i = 0; i < fps.size(); ++i) {
     if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
-    if (written_.contains(fps[i])) hits.push_back(i);
+    if (written_.contains(fps[i])) f.hits.push_back(i);
   }
+  // (Inserting before the suspects are settled changes nothing: settling
+  // them reads the log and the carry, not the set.)
+  for (size_t i = 0; i < fps.size(); ++i) {
+    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
+    written_.insert(fps[i]);
+  }
+  f.set_size = written_.size();
+  f.set_bytes = written_.bytes();
+  return f;
+}
+
+// Step 2, on the main thread when the round is checked: suspects settled.
+void Auditor::check_duplicates(const History& chunk, const RoundFingerprints& f, uint64_t first_row, uint64_t round) {
+  const std::vector<uint64_t>& fps = f.fps;
+  const std::vector<OpIdx>& wops = f.wops;
+  const std::vector<size_t>& hits = f.hits;
+  const SymbolTable& ckeys = reader_.hdf5() ? s_.carry.keys : chunk.keys;
+  const SymbolTable& cvalues = reader_.hdf5() ? s_.carry.values : chunk.values;
   if (!hits.empty() && !open_levels().empty()) {
     struct Suspect {
       uint64_t fp;
@@ -876,12 +883,8 @@ void Auditor::check_duplicates(const History& chunk, uint64_t first_row, uint64_
         }
     }
   }
-  for (size_t i = 0; i < fps.size(); ++i) {
-    if (i + kAhead < fps.size()) written_.prefetch(fps[i + kAhead]);
-    written_.insert(fps[i]);
-  }
-  s_.result.fingerprints = written_.size();
-  s_.result.fingerprint_bytes = written_.bytes();
+  s_.result.fingerprints = f.set_size;
+  s_.result.fingerprint_bytes = f.set_bytes;
 }
 
 // After a resumption: the fingerprints of every write before the checkpoint
@@ -911,6 +914,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   History& c = s_.carry;
   const size_t n = c.txn_count();
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
+  // Steps split over threads (results put together in order, so the same
+  // as one thread), when there is enough to split.
+  const unsigned threads = audit_threads();
+  constexpr size_t kParallelTxns = 1 << 14;
   // f(op, rmw_of_initial) for each write of summary piece t: every key once,
   // as "r k null, w k v" (rmw_of_initial) or "w k v" (see the summary below).
   // Pieces [0, unindexed) get no touches (see below); tests index them all
@@ -1294,25 +1301,39 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     int64_t ord, lim;  // of txn
   };
   std::vector<FinalWrite> frontier;
-  std::vector<FinalWrite> top;  // per key: frozen final writes not certainly overwritten
   while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
+  // (Collected on threads over ranges of transactions, concatenated in
+  // order: the same list as one pass.)
   std::vector<FinalWrite> fw;
-  for (size_t t = 0; t < n; ++t) {
-    if (unfrozen[t] || aborted[t]) continue;
-    uint32_t w = static_cast<uint32_t>(t);
-    if (t < unindexed) {
-      summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
-        fw.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
-      });
-      continue;
-    }
-    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (const Touch& tc = touches[i]; tc.write_v != kNo)
-        fw.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver, w < old_pieces && !tc.blind && tc.read_v == kNullValue,
-                      ord(w), lim(w)});
+  {
+    const size_t parts = n >= kParallelTxns ? threads : 1;
+    std::vector<std::vector<FinalWrite>> part(parts);
+    parallel_pieces(parts, threads, [&](uint64_t p) {
+      std::vector<FinalWrite>& out = p == 0 ? fw : part[p];
+      const size_t t0 = n * p / parts, t1 = n * (p + 1) / parts;
+      size_t most = touch_off[t1] - touch_off[t0];  // at most one final write per touch
+      for (size_t t = t0; t < std::min<size_t>(t1, unindexed); ++t) most += c.op_end(t) - c.op_begin(t);
+      out.reserve(most);
+      for (size_t t = t0, e = t1; t < e; ++t) {
+        if (unfrozen[t] || aborted[t]) continue;
+        uint32_t w = static_cast<uint32_t>(t);
+        if (t < unindexed) {
+          summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
+            out.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
+          });
+          continue;
+        }
+        for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+          if (const Touch& tc = touches[i]; tc.write_v != kNo)
+            out.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver,
+                           w < old_pieces && !tc.blind && tc.read_v == kNullValue, ord(w), lim(w)});
+      }
+    });
+    for (size_t p = 1; p < parts; ++p) fw.insert(fw.end(), part[p].begin(), part[p].end());
   }
+  phase("final_writes");
   if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
     // dense key symbols: a counting sort (stable, so by (key, txn) as below)
     std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
@@ -1328,9 +1349,28 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     });
   }
 
+    phase("sort");
     frontier.clear();
     bool changed = false;
-    for (size_t a = 0; a < fw.size();) {
+    // Keys are independent: ranges of whole keys on threads, each with its
+    // own frontier and ambiguous writers, put together in key order.
+    const size_t parts = fw.size() >= kParallelTxns ? threads : 1;
+    std::vector<size_t> cut(parts + 1, fw.size());
+    cut[0] = 0;
+    for (size_t p = 1; p < parts; ++p) {
+      size_t i = std::max(cut[p - 1], fw.size() * p / parts);
+      while (i > cut[p - 1] && i < fw.size() && fw[i].key == fw[i - 1].key) ++i;
+      cut[p] = i;
+    }
+    struct KeyPart {
+      std::vector<FinalWrite> frontier, top;
+      std::vector<uint32_t> ambiguous;
+    };
+    std::vector<KeyPart> kp(parts);
+    parallel_pieces(parts, threads, [&](uint64_t p) {
+    std::vector<FinalWrite>& frontier = kp[p].frontier;
+    std::vector<FinalWrite>& top = kp[p].top;
+    for (size_t a = cut[p]; a < cut[p + 1];) {
       size_t b = a;
       // the largest and second largest lim, so that w is compared with the others only
       int64_t lim1 = kNegInf, lim2 = kNegInf;
@@ -1361,11 +1401,16 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       if (top.size() == 1) {
         frontier.push_back(top[0]);
       } else if (top.size() > 1) {
-        for (const FinalWrite& f : top) extra_root[f.txn] = 1;
-        dbg_amb += top.size();
-        changed = true;
+        for (const FinalWrite& f : top) kp[p].ambiguous.push_back(f.txn);
       }
       a = b;
+    }
+    });
+    for (KeyPart& part : kp) {
+      frontier.insert(frontier.end(), part.frontier.begin(), part.frontier.end());
+      for (uint32_t t : part.ambiguous) extra_root[t] = 1;
+      dbg_amb += part.ambiguous.size();
+      changed |= !part.ambiguous.empty();
     }
     if (!changed) break;
     ++dbg_iters;
@@ -1593,6 +1638,7 @@ AuditResult Auditor::run() {
     ++s_.result.resumptions;
     reader_.seek(s_.pos);
     if (reader_.hdf5() && s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
+    if (reader_.hdf5()) build_file_hashes();
     for (auto& [k, v] : s_.summary_rest) rest_.set(k, v);
     if (dup_check()) rebuild_fingerprints(s_.pos.txn);
     // Rebuild the derived indices.
@@ -1616,6 +1662,7 @@ AuditResult Auditor::run() {
       // The carry uses the file's symbols: rounds are appended without
       // looking a symbol up (append_same_symbols).
       reader_.hdf5_file().take_tables(s_.carry.keys, s_.carry.values);
+      build_file_hashes();
       find_fence_sym();
       if (s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
     }
@@ -1636,6 +1683,7 @@ AuditResult Auditor::run() {
   struct ReadAhead {
     History chunk;
     LogPosition after;  // the reader's position after it
+    RoundFingerprints fingerprints;  // when dup_check()
   };
   std::future<ReadAhead> ahead;
   LogPosition consumed = reader_.position();  // after the round in hand
@@ -1648,13 +1696,16 @@ AuditResult Auditor::run() {
     uint64_t first = consumed.txn;
     // The round read ahead while the last one was checked, or read now.
     History chunk;
+    RoundFingerprints fingerprints;
     if (ahead.valid()) {
       ReadAhead got = ahead.get();
       chunk = std::move(got.chunk);
       consumed = got.after;
+      fingerprints = std::move(got.fingerprints);
     } else {
       chunk = reader_.next(opt_.round_txns);
       consumed = reader_.position();
+      if (dup_check()) fingerprints = fingerprint_round(chunk);
     }
     double t_read = rt.seconds();
     if (chunk.txn_count() == 0) break;
@@ -1664,19 +1715,22 @@ AuditResult Auditor::run() {
     st.first_txn = first;
     st.txns = chunk.txn_count();
     st.run = run;
-    if (dup_check()) check_duplicates(chunk, first, round);
+    if (dup_check()) check_duplicates(chunk, fingerprints, first, round);
+    fingerprints = RoundFingerprints{};
     double t_dup = rt.seconds();
     append_round(chunk);
     chunk = History{};
     bool last = consumed.txn >= s_.total_txns;
-    // Read the next round on another thread while this one is checked. Only
-    // that thread uses the reader (and the HDF5 library) until it is joined
-    // at the top of the next round (duplicate re-reads come after the join).
+    // Read the next round, and fingerprint its writes, on another thread
+    // while this one is checked. Only that thread uses the reader (and the
+    // HDF5 library) and the fingerprint set until it is joined at the top of
+    // the next round (duplicate re-reads come after the join).
     if (!last)
       ahead = std::async(std::launch::async, [this] {
         ReadAhead r;
         r.chunk = reader_.next(opt_.round_txns);
         r.after = reader_.position();
+        if (dup_check()) r.fingerprints = fingerprint_round(r.chunk);
         return r;
       });
     st.checked = s_.carry.txn_count();

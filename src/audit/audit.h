@@ -41,6 +41,11 @@ struct AuditOptions {
   // first writer was already forgotten (saves ~16 bytes per write).
   bool duplicate_check = true;
   uint64_t fingerprint_mask = ~0ULL;  // tests: fewer bits force collisions
+  // Threads for the audit's own split stages (pass 1's pieces, forget's
+  // final writes and per-key frontier test); 0 = the hardware threads. The
+  // read-ahead thread (next round and its fingerprints) runs whatever the
+  // number. Results do not depend on it (docs/audit.md, "Threads").
+  unsigned threads = 0;
   // Tests: forget indexes the old summary's pieces like every transaction
   // (the general pass) instead of taking their writes from their ops.
   bool index_summary = false;

@@ -1,6 +1,9 @@
 #include "audit/written.h"
 
+#include <algorithm>
 #include <charconv>
+
+#include "audit/parallel.h"
 
 #include "util/flat_hash.h"
 
@@ -47,6 +50,22 @@ uint64_t SymHashCache::get(const SymbolTable& t, Sym s) {
   uint64_t& h = cache_[s];
   if (h == 0) h = canon_hash(t, s) | 1;  // 0 = not computed (the low bit is given up)
   return h;
+}
+
+uint64_t TableHashes::int_hash(Sym s) {
+  return mix64(static_cast<uint64_t>(SymbolTable::as_int(s)) ^ 0x5bd1e9955bd1e995ULL) | 1;
+}
+
+void TableHashes::build(const SymbolTable& t, unsigned threads) {
+  named_ = t.named();
+  hash_.clear();
+  if (!named_) return;
+  const size_t n = t.size();
+  hash_.resize(n);
+  constexpr size_t kPiece = 1 << 16;
+  parallel_pieces((n + kPiece - 1) / kPiece, threads, [&](uint64_t p) {
+    for (size_t s = p * kPiece, e = std::min(n, s + kPiece); s < e; ++s) hash_[s] = canon_hash(t, s) | 1;
+  });
 }
 
 uint64_t write_fingerprint(const History& h, OpIdx o, uint64_t mask) {

@@ -42,6 +42,20 @@ class SymHashCache {
   std::vector<uint64_t> cache_;
 };
 
+// The same hashes for every symbol of one table that no longer changes (an
+// HDF5 file's tables), computed once, on threads: get() then reads only this
+// object, so another thread may move or read the table meanwhile.
+class TableHashes {
+ public:
+  void build(const SymbolTable& t, unsigned threads);
+  uint64_t get(Sym s) const { return named_ ? hash_[s] : int_hash(s); }
+  static uint64_t int_hash(Sym s);
+
+ private:
+  bool named_ = false;
+  std::vector<uint64_t> hash_;  // by symbol (named tables)
+};
+
 // A set of fingerprints in 256 open-addressing tables (linear probing, load
 // factor at most 3/4; each grows on its own, so growth never copies the
 // whole set at once). 8 bytes per slot: 10.7-21 bytes per fingerprint.

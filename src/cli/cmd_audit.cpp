@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "audit/audit.h"
+#include "audit/parallel.h"
 #include "cli/commands.h"
 #include "io/errors.h"
 #include "io/load.h"
@@ -29,7 +30,7 @@ struct AuditArgs {
   std::vector<std::string> levels;
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
   int64_t clock_skew = 0;
-  int threads = 1;
+  int threads = 0;  // 0: the hardware threads
   bool requeue = false, json = false, quiet = false, time_order = false, no_dup_check = false;
 };
 
@@ -69,8 +70,9 @@ int run_audit_command(const AuditArgs& a) {
   opt.check.linear_only = a.engine == "linear";
   if (a.solver != "own" && a.solver != "cadical") throw UsageError("--solver: expected own or cadical");
   opt.check.cadical = a.solver == "cadical";
-  if (a.threads < 1) throw UsageError("--threads must be at least 1");
-  opt.check.threads = a.threads;
+  if (a.threads < 0) throw UsageError("--threads must be at least 1 (or 0 for the hardware threads)");
+  opt.threads = a.threads > 0 ? static_cast<unsigned>(a.threads) : hardware_threads();
+  opt.check.threads = static_cast<int>(opt.threads);
   opt.check.time_order = a.time_order;
   opt.round_txns = a.round;
   opt.rule = a.rule;
@@ -122,7 +124,8 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   c->add_option("--clock-skew", a->clock_skew, "Real-time margin δ for sser (file's time unit)");
   c->add_option("--engine", a->engine, "auto or linear (as for verify)");
   c->add_option("--solver", a->solver, "own or cadical (as for verify)");
-  c->add_option("--threads", a->threads, "Threads for each round's check");
+  c->add_option("--threads", a->threads,
+                "Threads for pass 1, forget's split steps and each round's check (default: the hardware threads)");
   c->add_flag("--time-order", a->time_order, "As for verify");
   c->add_flag("--no-duplicate-check", a->no_dup_check,
               "Do not keep a fingerprint of every written (key, value) (about 16 bytes per write); a value written "

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <unordered_map>
 
 #include "io/errors.h"
@@ -124,6 +125,10 @@ class Reader {
     bool direct = false, shuffle = false, deflate = false;
     hsize_t chunk = 0;
     size_t elem = 0;
+    // The inflated chunk a range ended inside (range() only: the next range
+    // of consecutive rounds starts in it, so it is not inflated twice).
+    uint64_t cached_chunk = ~0ULL;
+    std::vector<uint8_t> cached;
   };
 
   [[noreturn]] void fail(const std::string& ds, const std::string& what) const {
@@ -199,27 +204,49 @@ class Reader {
 
   // Rows [first, first+count) chunk by chunk; false when a chunk is not as
   // expected (unallocated, filters skipped), and the caller falls back.
-  bool read_direct(Ds& d, uint64_t first, uint64_t count, void* out) {
+  // One chunk, compressed and not, and an inflater: per thread, so that
+  // several threads can decode chunks at once (columns() on threads).
+  struct ChunkScratch {
+    std::vector<uint8_t> raw, plain;
+    ZlibChunkDecoder inflater;
+  };
+  bool read_direct(Ds& d, uint64_t first, uint64_t count, void* out, bool cache) {
+    static thread_local ChunkScratch scratch;
+    std::vector<uint8_t>& raw = scratch.raw;
     const size_t es = d.elem;
     const uint64_t cs = d.chunk, cbytes = cs * es;
     auto* dst = static_cast<uint8_t*>(out);
     for (uint64_t c0 = first / cs * cs; c0 < first + count; c0 += cs) {
+      uint64_t lo = std::max(first, c0), hi = std::min(first + count, c0 + cs);
+      uint8_t* o = dst + (lo - first) * es;
+      if (cache && d.deflate && d.cached_chunk == c0) {
+        if (d.shuffle && es == 8) unshuffle8(d.cached.data(), cs, lo - c0, hi - c0, o);
+        else std::memcpy(o, d.cached.data() + (lo - c0) * es, (hi - lo) * es);
+        continue;
+      }
+      // The range ends inside this chunk: keep it for the next range.
+      const bool keep = cache && d.deflate && c0 + cs > first + count;
       hsize_t off = c0, stored = 0;
-      if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
-      raw_.resize(stored);
-      uint32_t mask = 0;
-      if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw_.data()) < 0 || mask != 0) return false;
-      const uint8_t* src = raw_.data();
+      {
+        // Only the file access holds the lock; inflating runs in parallel.
+        std::lock_guard<std::mutex> lock(lib_);
+        if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
+        raw.resize(stored);
+        uint32_t mask = 0;
+        if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw.data()) < 0 || mask != 0) return false;
+      }
+      const uint8_t* src = raw.data();
       if (d.deflate) {
-        plain_.resize(cbytes);
-        if (!inflater_.decode(raw_.data(), stored, plain_.data(), cbytes))
+        std::vector<uint8_t>& plain = keep ? d.cached : scratch.plain;
+        plain.resize(cbytes);
+        d.cached_chunk = keep ? ~0ULL : d.cached_chunk;
+        if (!scratch.inflater.decode(raw.data(), stored, plain.data(), cbytes))
           fail_row(d.name, c0, "corrupt compressed chunk");
-        src = plain_.data();
+        if (keep) d.cached_chunk = c0;
+        src = plain.data();
       } else if (stored != cbytes) {
         return false;
       }
-      uint64_t lo = std::max(first, c0), hi = std::min(first + count, c0 + cs);
-      uint8_t* o = dst + (lo - first) * es;
       if (d.shuffle && es == 8) unshuffle8(src, cs, lo - c0, hi - c0, o);
       else std::memcpy(o, src + (lo - c0) * es, (hi - lo) * es);
     }
@@ -263,9 +290,12 @@ class Reader {
   }
 
   // Reads rows [first, first+count) straight into `out`.
-  void read_rows(Ds& d, uint64_t first, uint64_t count, void* out) {
+  // cache: keep the inflated chunk the range ends inside (range() only, one
+  // thread at a time; columns() runs on several).
+  void read_rows(Ds& d, uint64_t first, uint64_t count, void* out, bool cache = false) {
     if (count == 0) return;
-    if (d.direct && count > 1 && read_direct(d, first, count, out)) return;
+    if (d.direct && count > 1 && read_direct(d, first, count, out, cache)) return;
+    std::lock_guard<std::mutex> lock(lib_);
     Hid fs(H5Scopy(d.space), H5Sclose);
     hsize_t start = first, cnt = count;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
@@ -333,7 +363,7 @@ class Reader {
   Layout& layout();
   void ensure_tables();
   void check_range(uint64_t first, uint64_t last, uint64_t n) const;
-  std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit);
+  std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache = false);
   void check_sessions(const std::vector<int64_t>& sess, uint64_t first) const;
   void check_status(const std::vector<TxnStatus>& status, uint64_t first) const;
   void check_times(const std::vector<int64_t>& begin, const std::vector<int64_t>& end, uint64_t first) const;
@@ -350,8 +380,10 @@ class Reader {
   bool tables_read_ = false, named_keys_ = false, named_values_ = false;
   SymbolTable keys_, values_;
   size_t key_count_ = 0, value_count_ = 0;  // their sizes (validation; kept after take_tables)
-  std::vector<uint8_t> raw_, plain_;  // one chunk, compressed and not, reused
-  ZlibChunkDecoder inflater_;
+  // The HDF5 library may be built without thread safety: every call that
+  // reads rows holds lib_ (read_rows, read_direct). init_ guards the lazy
+  // layout and tables for concurrent columns() calls.
+  std::mutex lib_, init_;
 };
 
 // Open-addressing map from user session numbers to dense indices, used when
@@ -561,9 +593,9 @@ void Reader::check_range(uint64_t first, uint64_t last, uint64_t n) const {
 }
 
 // Rows [first, first+cnt] of an offset column, checked non-decreasing and at most `limit`.
-std::vector<uint64_t> Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit) {
+std::vector<uint64_t> Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache) {
   std::vector<uint64_t> o(cnt + 1);
-  read_rows(d, first, cnt + 1, o.data());
+  read_rows(d, first, cnt + 1, o.data(), cache);
   bool bad = false;
   for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
   if (bad || o[cnt] > limit)
@@ -672,7 +704,12 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
 }
 
 History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables) {
-  Layout& L = layout();
+  {
+    std::lock_guard<std::mutex> lock(init_);  // (columns() may run meanwhile)
+    layout();
+    ensure_tables();
+  }
+  Layout& L = *layout_;
   History h;
   h.time_unit = time_unit_;
   uint64_t n = L.n, m = L.m;
@@ -681,23 +718,23 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   size_t cnt = last - first;
 
   // Offsets first: they say which operations and list values belong to the range.
-  h.txn_op_offset = read_offsets(L.op_off, first, cnt, m);
+  h.txn_op_offset = read_offsets(L.op_off, first, cnt, m, true);
   uint64_t o0 = h.txn_op_offset[0], o1 = h.txn_op_offset[cnt], ops = o1 - o0;
-  h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len);
+  h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len, true);
   uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
 
   // Transactions.
   h.txn_id.resize(cnt);
-  read_rows(L.id, first, cnt, h.txn_id.data());
+  read_rows(L.id, first, cnt, h.txn_id.data(), true);
   h.txn_status.resize(cnt);
-  read_rows(L.status, first, cnt, h.txn_status.data());
+  read_rows(L.status, first, cnt, h.txn_status.data(), true);
   h.txn_begin.resize(cnt);
-  read_rows(L.begin, first, cnt, h.txn_begin.data());
+  read_rows(L.begin, first, cnt, h.txn_begin.data(), true);
   h.txn_end.resize(cnt);
-  read_rows(L.end, first, cnt, h.txn_end.data());
+  read_rows(L.end, first, cnt, h.txn_end.data(), true);
   {
     std::vector<int64_t> sess(cnt);
-    read_rows(L.session, first, cnt, sess.data());
+    read_rows(L.session, first, cnt, sess.data(), true);
     check_sessions(sess, first);
     map_sessions(h, sess);
   }
@@ -708,13 +745,13 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
 
   // Operations.
   h.op_kind.resize(ops);
-  read_rows(L.kind, o0, ops, h.op_kind.data());
+  read_rows(L.kind, o0, ops, h.op_kind.data(), true);
   h.op_key.resize(ops);
-  read_rows(L.key, o0, ops, h.op_key.data());
+  read_rows(L.key, o0, ops, h.op_key.data(), true);
   h.op_value.resize(ops);
-  read_rows(L.value, o0, ops, h.op_value.data());
+  read_rows(L.value, o0, ops, h.op_value.data(), true);
   h.list_value.resize(l1 - l0);
-  read_rows(L.list, l0, l1 - l0, h.list_value.data());
+  read_rows(L.list, l0, l1 - l0, h.list_value.data(), true);
   for (auto& o : h.op_list_offset) o -= l0;
 
   ensure_tables();
@@ -730,7 +767,12 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
 }
 
 Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
-  Layout& L = layout();
+  {
+    std::lock_guard<std::mutex> lock(init_);
+    layout();
+    if (which & Hdf5RangeReader::kOps) ensure_tables();
+  }
+  Layout& L = *layout_;
   check_range(first, last, L.n);
   size_t cnt = last - first;
   Hdf5Columns c;
@@ -744,7 +786,6 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
     read_rows(L.key, o0, ops, c.op_key.data());
     c.op_value.resize(ops);
     read_rows(L.value, o0, ops, c.op_value.data());
-    ensure_tables();
     check_ops(c.op_kind.data(), c.op_key.data(), c.op_value.data(), ops, o0);
   }
   if (which & Hdf5RangeReader::kSession) {

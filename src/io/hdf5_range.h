@@ -50,7 +50,10 @@ class Hdf5RangeReader {
   // that the result's key and value tables are left empty: its symbols are
   // those of keys() and values().
   History range(uint64_t first, uint64_t last);
-  // Only the columns asked for (a mask of Column).
+  // Only the columns asked for (a mask of Column). Several threads may call
+  // columns() at once (pass 1 of the audit on threads), and one thread
+  // range() meanwhile: the file is read under a lock, chunks are inflated
+  // in parallel. Not at once with the other members.
   Hdf5Columns columns(uint64_t first, uint64_t last, unsigned which);
 
  private:
