@@ -111,17 +111,6 @@ size_t count_writes(const History& h) {
   return w;
 }
 
-bool sym_int(const SymbolTable& t, Sym s, int64_t& out) {
-  if (!t.named()) {
-    out = SymbolTable::as_int(s);
-    return true;
-  }
-  if (s >= t.names().size() || !t.is_int(s)) return false;
-  const std::string& n = t.name(s);
-  auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
-  return ec == std::errc() && p == n.data() + n.size();
-}
-
 // ------------------------------------------------------------- the engine
 class Auditor {
  public:

@@ -7,8 +7,7 @@
 
 namespace isocheck {
 
-namespace {
-bool value_int(const SymbolTable& t, Sym s, int64_t& out) {
+bool sym_int(const SymbolTable& t, Sym s, int64_t& out) {
   if (!t.named()) {
     out = SymbolTable::as_int(s);
     return true;
@@ -18,7 +17,6 @@ bool value_int(const SymbolTable& t, Sym s, int64_t& out) {
   auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
   return ec == std::errc() && p == n.data() + n.size();
 }
-}  // namespace
 
 bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, TxnStatus status, Sym fk,
                const SymbolTable& values, int64_t& value, bool& well_formed) {
@@ -28,7 +26,7 @@ bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, Txn
   if (!touches) return false;
   int64_t r = 0, w = 0;
   if (n != 2 || kind[0] != OpKind::read || kind[1] != OpKind::write || key[1] != fk || key[0] != fk ||
-      (val[0] != kNullValue && !value_int(values, val[0], r)) || !value_int(values, val[1], w) || w != r + 1 ||
+      (val[0] != kNullValue && !sym_int(values, val[0], r)) || !sym_int(values, val[1], w) || w != r + 1 ||
       status == TxnStatus::unknown) {
     well_formed = false;
     return true;

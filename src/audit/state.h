@@ -46,6 +46,9 @@ struct AuditState {
   AuditResult result;
 };
 
+// The integer a symbol of `t` stands for (false: not an integer).
+bool sym_int(const SymbolTable& t, Sym s, int64_t& out);
+
 void save_checkpoint(const AuditState& s, const std::string& path);
 // False when the file is absent; throws InputError when it is unreadable.
 bool load_checkpoint(AuditState& s, const std::string& path);
