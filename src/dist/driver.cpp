@@ -83,6 +83,18 @@ std::string recv_string(MPI_Status st) {
   return s;
 }
 
+// Test hook (tests/dist/held_job.sh): when the variable `env` is 1, every rank
+// holds here until a signal arrives, so that a test stops the job at a known
+// point without sleeping; rank 0 first says "held" into the FIFO named by
+// ISOCHECK_TEST_READY_FIFO, which the test is blocked reading.
+void test_hold(const char* env) {
+  const char* hold = std::getenv(env);
+  if (!hold || *hold != '1') return;
+  if (const char* fifo = std::getenv("ISOCHECK_TEST_READY_FIFO"); fifo && rank() == 0)
+    if (std::FILE* f = std::fopen(fifo, "w")) std::fputs("held\n", f), std::fclose(f);
+  while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 // ---- errors agreed by every rank --------------------------------------------
 
 // Runs fn on every rank; if any rank threw, every rank throws the error of
@@ -823,10 +835,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       // Test hook (tests/dist/key_shards_preempt.sh): hold after the shard
       // stage until a signal arrives, so a test can stop the job there.
       static bool held = false;
-      if (const char* hold = std::getenv("ISOCHECK_TEST_HOLD_AFTER_SHARD"); !held && hold && *hold == '1') {
-        held = true;
-        while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
+      if (!held) held = true, test_hold("ISOCHECK_TEST_HOLD_AFTER_SHARD");
       int stop = g_terminate ? 1 : 0;
       MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       return stop != 0;
@@ -898,9 +907,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
   // checkpoint until a signal arrives, so that a test can kill the job at a
   // known point without sleeping.
-  if (const char* hold = std::getenv("ISOCHECK_TEST_HOLD_AFTER_PARTITION"); hold && *hold == '1') {
-    while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
 
   // ---- solve
   g_stage = ("solve");

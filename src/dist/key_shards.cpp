@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -67,6 +68,18 @@ MPI_Datatype bytes_type(int n) {
   return t;
 }
 
+// Displacements of consecutive parts of `counts` elements; the total. Every
+// displacement must fit MPI's int: past it, a ResourceError naming `what`.
+uint64_t displacements(const std::vector<int>& counts, std::vector<int>& disp, const char* what) {
+  uint64_t total = 0;
+  disp.resize(counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
+    disp[r] = static_cast<int>(total), total += counts[r];
+  }
+  return total;
+}
+
 // Gathers every rank's records on rank 0 (rank order); `starts` (rank 0)
 // receives where each rank's part begins, plus the end.
 template <class T> std::vector<T> gather(const std::vector<T>& mine, std::vector<uint64_t>* starts = nullptr) {
@@ -77,11 +90,7 @@ template <class T> std::vector<T> gather(const std::vector<T>& mine, std::vector
   MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
   std::vector<T> all;
   if (me == 0) {
-    uint64_t total = 0;
-    for (int r = 0; r < P; ++r) {
-      if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to gather; run on more ranks");
-      disp[r] = static_cast<int>(total), total += counts[r];
-    }
+    const uint64_t total = displacements(counts, disp, "records to gather");
     all.resize(total);
     if (starts) {
       starts->assign(disp.begin(), disp.end());
@@ -554,12 +563,7 @@ template <class T> std::vector<T> allgather(const std::vector<T>& mine) {
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(P), disp(P);
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  uint64_t total = 0;
-  for (int r = 0; r < P; ++r) {
-    if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 transactions; run on more ranks");
-    disp[r] = static_cast<int>(total), total += counts[r];
-  }
-  std::vector<T> all(total);
+  std::vector<T> all(displacements(counts, disp, "transactions"));
   MPI_Datatype t = bytes_type(sizeof(T));
   MPI_Allgatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, MPI_COMM_WORLD);
   MPI_Type_free(&t);
@@ -636,12 +640,7 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
                                                    static_cast<uint32_t>(mine.op_kind[o]), 0};
   }
   MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  uint64_t received = 0;
-  for (int r = 0; r < P; ++r) {
-    if (received > INT32_MAX) throw ResourceError("key shards: more than 2^31 operations for one rank; run on more ranks");
-    recv_disp[r] = static_cast<int>(received), received += recv_count[r];
-  }
-  std::vector<OpRec> recv(received);
+  std::vector<OpRec> recv(displacements(recv_count, recv_disp, "operations for one rank"));
   MPI_Datatype rec = bytes_type(sizeof(OpRec));
   MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), rec, recv.data(), recv_count.data(), recv_disp.data(),
                 rec, MPI_COMM_WORLD);

@@ -723,15 +723,16 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len, true);
   uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
 
+  // A column's rows [at, at + n) into v.
+  auto column = [&](auto& dataset, uint64_t at, uint64_t n, auto& v) {
+    v.resize(n);
+    read_rows(dataset, at, n, v.data(), true);
+  };
   // Transactions.
-  h.txn_id.resize(cnt);
-  read_rows(L.id, first, cnt, h.txn_id.data(), true);
-  h.txn_status.resize(cnt);
-  read_rows(L.status, first, cnt, h.txn_status.data(), true);
-  h.txn_begin.resize(cnt);
-  read_rows(L.begin, first, cnt, h.txn_begin.data(), true);
-  h.txn_end.resize(cnt);
-  read_rows(L.end, first, cnt, h.txn_end.data(), true);
+  column(L.id, first, cnt, h.txn_id);
+  column(L.status, first, cnt, h.txn_status);
+  column(L.begin, first, cnt, h.txn_begin);
+  column(L.end, first, cnt, h.txn_end);
   {
     std::vector<int64_t> sess(cnt);
     read_rows(L.session, first, cnt, sess.data(), true);
@@ -744,14 +745,10 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   for (auto& o : h.txn_op_offset) o -= o0;
 
   // Operations.
-  h.op_kind.resize(ops);
-  read_rows(L.kind, o0, ops, h.op_kind.data(), true);
-  h.op_key.resize(ops);
-  read_rows(L.key, o0, ops, h.op_key.data(), true);
-  h.op_value.resize(ops);
-  read_rows(L.value, o0, ops, h.op_value.data(), true);
-  h.list_value.resize(l1 - l0);
-  read_rows(L.list, l0, l1 - l0, h.list_value.data(), true);
+  column(L.kind, o0, ops, h.op_kind);
+  column(L.key, o0, ops, h.op_key);
+  column(L.value, o0, ops, h.op_value);
+  column(L.list, l0, l1 - l0, h.list_value);
   for (auto& o : h.op_list_offset) o -= l0;
 
   ensure_tables();

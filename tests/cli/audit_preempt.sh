@@ -30,18 +30,22 @@ for plant in none lost-update; do
     "$BIN" audit "$T/day.jsonl" --level $lv --round 2000 --checkpoint-dir "$T/ckpt" --requeue --json -q \
       --stop-after-rounds 1 > "$T/first.json" || rc=$?
   else
-  # Preempt: SIGTERM once round 3 has been reported (bounded poll of stderr).
-  "$BIN" audit "$T/day.jsonl" --level $lv --round 2000 --checkpoint-dir "$T/ckpt" --requeue --json \
-    > "$T/first.json" 2> "$T/first.err" &
-  pid=$!
+  # Preempt: SIGTERM once round 3 has been reported. Its stderr is read line
+  # by line from a pipe (no polling); the rest is drained after the signal.
+  coproc AUD { exec "$BIN" audit "$T/day.jsonl" --level $lv --round 2000 --checkpoint-dir "$T/ckpt" --requeue --json \
+    2>&1 > "$T/first.json"; }
+  pid=$AUD_PID
+  exec 5<&"${AUD[0]}"
   seen=0
-  for _ in $(seq 3000); do
-    if grep -q "^isocheck audit: round 3:" "$T/first.err"; then seen=1; break; fi
-    kill -0 $pid 2> /dev/null || break
-    sleep 0.01
+  : > "$T/first.err"
+  while IFS= read -r line <&5; do
+    printf '%s\n' "$line" >> "$T/first.err"
+    case $line in "isocheck audit: round 3:"*) seen=1; break;; esac
   done
   [ $seen = 1 ] || fail "audit did not reach round 3 ($(tail -2 "$T/first.err"))"
   kill -TERM $pid
+  cat <&5 >> "$T/first.err"
+  exec 5<&-
   rc=0
   wait $pid || rc=$?
   pid=0

@@ -5,6 +5,7 @@
 # usage: dist_checkpoint.sh ISOCHECK SOURCE_DIR DIST_GEN
 set -u
 BIN=$1; SRC=$2; GEN=$3
+. "$(dirname "$0")/held_job.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -19,18 +20,11 @@ $MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q > "$T/ref.json"; ref_rc=$?
 [ "$ref_rc" = 1 ] && [ "$one_rc" = 1 ] || fail "reference exit codes $ref_rc $one_rc (want 1: a planted lost update)"
 
 # Run, held after the partition checkpoint (test hook), until SIGTERM arrives.
-ISOCHECK_TEST_HOLD_AFTER_PARTITION=1 $MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q --checkpoint-dir "$T/ck" \
-  > "$T/out1.json" 2> "$T/err1.txt" &
-pid=$!
-for i in $(seq 1 600); do
-  [ -s "$T/ck/isocheck.ckpt" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -s "$T/ck/isocheck.ckpt" ] || { kill -TERM "$pid" 2>/dev/null; fail "no checkpoint appeared"; }
-# Signal the ranks themselves, as SLURM does (children of mpiexec, by pid).
-for c in $(ps -o pid= --ppid "$pid"); do kill -TERM "$c" 2>/dev/null; done
-wait "$pid"; rc=$?
+run_held_then_term "$T/out1.json" "$T/err1.txt" \
+  env ISOCHECK_TEST_HOLD_AFTER_PARTITION=1 $MPI "$BIN" verify "$T/h.h5" -l ser,si --json -q --checkpoint-dir "$T/ck"
+rc=$HELD_RC
+[ "$HELD" = 1 ] || { cat "$T/err1.txt"; fail "the job ended (exit $rc) before holding after its partition checkpoint"; }
+[ -s "$T/ck/isocheck.ckpt" ] || fail "no checkpoint appeared"
 [ "$rc" = 75 ] || { cat "$T/err1.txt"; fail "interrupted job exited $rc, want 75"; }
 [ -s "$T/out1.json" ] && fail "an interrupted job printed a report"
 

@@ -6,6 +6,7 @@
 # usage: key_shards_preempt.sh ISOCHECK
 set -u
 BIN=$1
+. "$(dirname "$0")/held_job.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -17,18 +18,12 @@ FLAGS="-l ser,si --json -q --key-shards --no-serial-witness"
 $MPI "$BIN" verify "$T/h.h5" $FLAGS > "$T/ref.json"; ref_rc=$?
 [ "$ref_rc" = 1 ] || fail "reference exit $ref_rc, want 1 (a planted write skew)"
 
-ISOCHECK_TEST_HOLD_AFTER_SHARD=1 $MPI "$BIN" verify "$T/h.h5" $FLAGS --checkpoint-dir "$T/ck" \
-  > "$T/out1.json" 2> "$T/err1.txt" &
-pid=$!
-for i in $(seq 1 600); do
-  [ -s "$T/ck/isocheck.ckpt" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -s "$T/ck/isocheck.ckpt" ] || { kill -TERM "$pid" 2>/dev/null; fail "no checkpoint appeared"; }
 # The ranks hold after the shard stage until their signal (as SLURM sends it).
-for c in $(ps -o pid= --ppid "$pid"); do kill -TERM "$c" 2>/dev/null; done
-wait "$pid"; rc=$?
+run_held_then_term "$T/out1.json" "$T/err1.txt" \
+  env ISOCHECK_TEST_HOLD_AFTER_SHARD=1 $MPI "$BIN" verify "$T/h.h5" $FLAGS --checkpoint-dir "$T/ck"
+rc=$HELD_RC
+[ "$HELD" = 1 ] || { cat "$T/err1.txt"; fail "the job ended (exit $rc) before holding after its shard stage"; }
+[ -s "$T/ck/isocheck.ckpt" ] || fail "no checkpoint before the hold"
 [ "$rc" = 75 ] || { cat "$T/err1.txt"; fail "interrupted job exited $rc, want 75"; }
 [ -s "$T/out1.json" ] && fail "an interrupted job printed a report"
 

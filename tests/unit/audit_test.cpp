@@ -32,6 +32,20 @@ int64_t env_int(const char* name, int64_t def) {
   return s && *s ? std::strtoll(s, nullptr, 10) : def;
 }
 
+// A generated log (`plant` "" for none) with a fence every `fence_every`
+// transactions of each session: the logs most audit tests compare rounds on.
+History fenced_log(const char* workload, uint64_t txns, uint32_t sessions, uint64_t keys, uint64_t seed,
+                   const char* plant, uint64_t fence_every) {
+  GenOptions g;
+  g.workload = workload;
+  g.txns = txns;
+  g.sessions = sessions;
+  g.keys = keys;
+  g.seed = seed;
+  if (*plant) g.plant = {plant};
+  return add_fences(generate_history(g), fence_every);
+}
+
 struct TempDir {
   fs::path path;
   TempDir() {
@@ -203,14 +217,7 @@ TEST(Audit, GeneratedLogsWithPlantsEqualWholeCheck) {
   int k = 0;
   for (const char* w : {"rmw", "blindw-rw", "blindw-wh"}) {
     for (int p = -1; p < 10; ++p) {
-      GenOptions g;
-      g.workload = w;
-      g.txns = 600;
-      g.sessions = 6;
-      g.keys = 40;
-      g.seed = 77 + k++;
-      if (p >= 0) g.plant = {plants[p]};
-      History h = add_fences(generate_history(g), 4);
+      History h = fenced_log(w, 600, 6, 40, 77 + k++, p >= 0 ? plants[p] : "", 4);
       fs::path file = d.path / "g.jsonl";
       write_jsonl(h, file.string());
       for (auto levels : {std::vector<Level>{Level::ser, Level::si, Level::sser}, std::vector<Level>{Level::sser}}) {
@@ -612,14 +619,7 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
   int k = 0;
   for (const char* w : {"rmw", "blindw-rw"})
     for (const char* plant : plants) {
-      GenOptions g;
-      g.workload = w;
-      g.txns = 500;
-      g.sessions = 5;
-      g.keys = 30;
-      g.seed = 91 + k++;
-      if (*plant) g.plant = {plant};
-      History h = add_fences(generate_history(g), 4);
+      History h = fenced_log(w, 500, 5, 30, 91 + k++, plant, 4);
       write_both(h);
       for (uint64_t round : {37, 120}) {
         agree(h, {Level::ser, Level::si, Level::sser}, "fence", round, ~0ULL, std::string(w) + " " + plant);
@@ -713,14 +713,7 @@ TEST(Audit, SummaryFastPathEqualsGeneralForget) {
   int k = 0;
   for (const char* w : {"rmw", "blindw-rw"})
     for (const char* plant : plants) {
-      GenOptions g;
-      g.workload = w;
-      g.txns = 1500;
-      g.sessions = 6;
-      g.keys = 60;
-      g.seed = 301 + k++;
-      if (*plant) g.plant = {plant};
-      write_jsonl(add_fences(generate_history(g), 3), file);
+      write_jsonl(fenced_log(w, 1500, 6, 60, 301 + k++, plant, 3), file);
       for (uint64_t round : {50, 173}) {
         agree({Level::ser, Level::si, Level::sser}, "fence", round, std::string(w) + " " + plant);
         agree({Level::si}, "fence", round, std::string(w) + " " + plant + " si");
@@ -819,14 +812,7 @@ TEST(Audit, ThreadsEqualOneThread) {
   int k = 0;
   for (const char* w : {"rmw", "blindw-rw"})
     for (const char* plant : plants) {
-      GenOptions g;
-      g.workload = w;
-      g.txns = 600;
-      g.sessions = 7;
-      g.keys = 40;
-      g.seed = 401 + k++;
-      if (*plant) g.plant = {plant};
-      History h = add_fences(generate_history(g), 4);
+      History h = fenced_log(w, 600, 7, 40, 401 + k++, plant, 4);
       for (uint64_t round : {23, 100}) {
         both(h, {Level::ser, Level::si, Level::sser}, "fence", round, k % 3 ? ~0ULL : 15, std::string(w) + " " + plant);
         both(h, {Level::sser}, "auto", round, ~0ULL, std::string(w) + " " + plant + " sser");
