@@ -119,7 +119,6 @@ class Session {
  public:
   Session(Shared& sh, uint32_t id, uint64_t txns)
       : sh_(sh), id_(id), txns_(txns), gen_(sh.opt, sh.keys, id), conn_(sh.opt.dsn) {
-    conn_.exec("SET application_name = 'isocheck collect'");
     std::string kv = sh.kv, list = sh.list;
     if (uses_list(sh.opt.workload)) {
       conn_.prepare("a", ("INSERT INTO " + list + " AS t (k, v) VALUES ($1, ARRAY[$2::bigint]) "
@@ -137,6 +136,7 @@ class Session {
   }
 
   SessionLog& log() { return log_; }
+  uint64_t setup_losses() const { return conn_.setup_losses(); }
 
   // One statement reading every key (list); retried if it aborts.
   void final_read() {
@@ -471,6 +471,7 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
   stats.serialization_failures = counters.serialization;
   stats.deadlocks = counters.deadlock;
   stats.connection_losses = counters.connection;
+  for (auto& s : sessions) stats.connection_losses += s->setup_losses();  // outside transactions
   stats.ops = counters.ops;
   stats.bank_reads = counters.bank_reads;
   stats.bank_bad_totals = counters.bank_bad;

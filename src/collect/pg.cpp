@@ -1,8 +1,11 @@
 #include "collect/pg.h"
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -30,7 +33,11 @@ int64_t Result::int64(int row, int col) const {
 }
 
 Connection::Connection(const std::string& dsn) : dsn_(dsn) {
-  c_ = PQconnectdb(dsn.c_str());
+  // The name goes in the connection parameters, not a SET, so that PQreset keeps
+  // it after a reconnect; a DSN's own application_name still wins.
+  const char* keys[] = {"dbname", "fallback_application_name", nullptr};
+  const char* values[] = {dsn.c_str(), "isocheck collect", nullptr};
+  c_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (PQstatus(c_) != CONNECTION_OK) {
     std::string msg = PQerrorMessage(c_);
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
@@ -67,8 +74,48 @@ Result Connection::classify(PGresult* r) {
 
 Result Connection::exec(const char* sql) { return classify(PQexec(c_, sql)); }
 
+namespace {
+// Test hook: ISOCHECK_TEST_KILL_AT_PREPARE="2,4" has the server terminate this
+// backend (pg_terminate_backend on itself: a real loss, the server's own
+// FATAL) just before the 2nd and 4th statement preparations of the process,
+// re-preparations after a reconnect counted too. It lets a test hit the short
+// window between connecting and the first transaction, which a kill from
+// outside reaches only by chance.
+bool kill_before_this_prepare() {
+  static const std::vector<long> at = [] {
+    std::vector<long> v;
+    if (const char* e = std::getenv("ISOCHECK_TEST_KILL_AT_PREPARE")) {
+      std::stringstream ss(e);
+      for (std::string item; std::getline(ss, item, ',');) v.push_back(std::atol(item.c_str()));
+    }
+    return v;
+  }();
+  if (at.empty()) return false;
+  static std::atomic<long> calls{0};
+  long n = ++calls;
+  for (long a : at)
+    if (a == n) return true;
+  return false;
+}
+}  // namespace
+
+PGresult* Connection::prepare_once(const char* name, const char* sql, int nparams) {
+  if (kill_before_this_prepare()) PQclear(PQexec(c_, "SELECT pg_terminate_backend(pg_backend_pid())"));
+  return PQprepare(c_, name, sql, nparams, nullptr);
+}
+
 void Connection::prepare(const char* name, const char* sql, int nparams) {
-  Result r = classify(PQprepare(c_, name, sql, nparams, nullptr));
+  Result r = classify(prepare_once(name, sql, nparams));
+  if (r.outcome() == Outcome::connection) {
+    // Lost while setting up (a server restart, an administrator's kill): the
+    // reconnect prepares every statement again, this one included.
+    prepared_.push_back({name, sql, nparams});
+    ++setup_losses_;
+    if (!reconnect())
+      throw DatabaseError(std::string("cannot prepare '") + sql + "': " + r.message() +
+                          " (and the connection was not re-established)");
+    return;
+  }
   if (!r.ok()) throw DatabaseError(std::string("cannot prepare '") + sql + "': " + r.message());
   prepared_.push_back({name, sql, nparams});
 }
@@ -91,11 +138,14 @@ bool Connection::reconnect() {
     PQreset(c_);
     if (PQstatus(c_) == CONNECTION_OK) {
       PQsetNoticeProcessor(c_, [](void*, const char*) {}, nullptr);
+      bool lost_again = false;
       for (const auto& p : prepared_) {
-        Result r = classify(PQprepare(c_, p.name.c_str(), p.sql.c_str(), p.nparams, nullptr));
+        Result r = classify(prepare_once(p.name.c_str(), p.sql.c_str(), p.nparams));
+        if (r.outcome() == Outcome::connection) { lost_again = true; break; }
         if (!r.ok()) return false;
       }
-      return true;
+      if (!lost_again) return true;
+      ++setup_losses_;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -51,13 +51,18 @@ class Connection {
   bool ok() const { return PQstatus(c_) == CONNECTION_OK; }
   // Re-establishes a lost connection (bounded tries); false when it failed.
   bool reconnect();
+  // Connections lost while preparing statements (at setup or re-preparing
+  // after a reconnect) and recovered from; no transaction was running.
+  uint64_t setup_losses() const { return setup_losses_; }
 
  private:
   Result classify(PGresult* r);
+  PGresult* prepare_once(const char* name, const char* sql, int nparams);
   std::string dsn_;
   PGconn* c_ = nullptr;
   struct Prepared { std::string name, sql; int nparams; };
   std::vector<Prepared> prepared_;
+  uint64_t setup_losses_ = 0;
 };
 
 // "{1,2,3}" (a bigint[] in text form) → values. Throws DatabaseError if malformed.

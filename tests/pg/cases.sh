@@ -10,7 +10,7 @@
 # so a run without one is practically impossible.
 
 PG_CASES=(ser_mt ser_rmw ser_append ser_bank ser_blindw_rw ser_blindw_rm
-          rr_write_skew rc_lost_update rc_read_skew rc_bank rc_blindw connection_loss hdf5_out)
+          rr_write_skew rc_lost_update rc_read_skew rc_bank rc_blindw connection_loss setup_loss hdf5_out)
 
 _fail() { echo "    FAIL: $*" >&2; return 1; }
 
@@ -233,6 +233,23 @@ case_connection_loss() {
   check_shape "$name" 8000 || return 1
   verify "$name" ser
   [[ $VRC -eq 0 ]] || _fail "SER violated after reconnects (exit $VRC)"
+}
+
+# A connection lost while the sessions prepare their statements, before any
+# transaction (the server terminates the backend at the 2nd preparation, and
+# again at the 4th, which is the first re-preparation after the reconnect).
+# Regression: CI once failed with "cannot prepare" when connection_loss's
+# outside kill happened to land in that window.
+case_setup_loss() {
+  local name=setuploss rc=0
+  ISOCHECK_TEST_KILL_AT_PREPARE=2,4 "$BIN" collect --dsn "$ISOCHECK_DSN" --quiet --out "$WORK/$name.jsonl" \
+    --workload mt --isolation serializable --sessions 1 --txns 200 --keys 10 2>"$WORK/$name.log" || rc=$?
+  [[ $rc -eq 0 ]] || { cat "$WORK/$name.log" >&2; _fail "collect exited $rc after losses at setup"; return 1; }
+  echo "    $(sed -n 's/^collect: //p' "$WORK/$name.log" | tail -1)"
+  grep -Eq ' 2 connection losses' "$WORK/$name.log" || _fail "want 2 connection losses counted" || return 1
+  check_shape "$name" 200 || return 1
+  verify "$name" ser
+  [[ $VRC -eq 0 ]] || _fail "SER violated (exit $VRC)"
 }
 
 # HDF5 output (through open_sink): verify reads it and agrees.
