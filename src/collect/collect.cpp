@@ -356,7 +356,7 @@ void check_identifier(const std::string& s) {
 }
 
 void create_schema(const Options& opt, const std::string& kv, const std::string& list) {
-  Connection c(opt.dsn);
+  Connection c(opt.dsn, "isocheck collect schema");
   auto run = [&](const std::string& sql) {
     Result r = c.exec(sql.c_str());
     if (!r.ok()) throw DatabaseError("schema: " + sql + ": " + r.message());

@@ -32,11 +32,11 @@ int64_t Result::int64(int row, int col) const {
   return v;
 }
 
-Connection::Connection(const std::string& dsn) : dsn_(dsn) {
+Connection::Connection(const std::string& dsn, const char* name) : dsn_(dsn) {
   // The name goes in the connection parameters, not a SET, so that PQreset keeps
   // it after a reconnect; a DSN's own application_name still wins.
   const char* keys[] = {"dbname", "fallback_application_name", nullptr};
-  const char* values[] = {dsn.c_str(), "isocheck collect", nullptr};
+  const char* values[] = {dsn.c_str(), name, nullptr};
   c_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (PQstatus(c_) != CONNECTION_OK) {
     std::string msg = PQerrorMessage(c_);

@@ -40,7 +40,8 @@ class Result {
 class Connection {
  public:
   // Throws DatabaseError when the server cannot be reached.
-  explicit Connection(const std::string& dsn);
+  // `name` is the application_name the server shows, unless the DSN sets one.
+  explicit Connection(const std::string& dsn, const char* name = "isocheck collect");
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
