@@ -1571,17 +1571,29 @@ void Auditor::finish() {
   for (TxnIdx t = 0; t < c.txn_count(); ++t)
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
       if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) writers.at(c.op_key[o], c.op_value[o]) = t;
+  // Observed, as check() includes them: committed transactions, then
+  // transitively the unknown ones an included transaction read from (an
+  // unknown reader nobody observed does not make its writer count). The
+  // readers of an unknown writer are never forgotten (it is a root), so the
+  // carry holds every reader that matters.
   std::vector<uint8_t> observed(c.txn_count(), 0);
+  std::vector<TxnIdx> stack;
   for (TxnIdx t = 0; t < c.txn_count(); ++t)
+    if (c.txn_status[t] == TxnStatus::committed) observed[t] = 1, stack.push_back(t);
+  while (!stack.empty()) {
+    TxnIdx t = stack.back();
+    stack.pop_back();
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       auto see = [&](Sym v) {
         uint32_t w = writers.find(c.op_key[o], v);
-        if (w != PairMap::kEmpty && w != t && c.txn_status[t] != TxnStatus::aborted) observed[w] = 1;
+        if (w != PairMap::kEmpty && w != t && !observed[w] && c.txn_status[w] == TxnStatus::unknown)
+          observed[w] = 1, stack.push_back(w);
       };
       if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue) see(c.op_value[o]);
       else if (c.op_kind[o] == OpKind::read_list)
         for (Sym v : c.list(o)) see(v);
     }
+  }
   uint64_t unresolved = 0;
   int64_t example = 0;
   for (size_t t = 0; t < s_.pending.size(); ++t)

@@ -527,6 +527,13 @@ TEST(Audit, ReadsOfForgottenWritersEqualWholeCheck) {
       {"unobserved unknown reader, thin air", "holds", {"r x null w x 1"}, {"U r x 42"}},
       {"unobserved unknown reader of a forgotten aborted write", "holds", {"A r x null w x 9"}, {"U r x 9"}},
       {"observed unknown reader, thin air", "violated", {"r x null w x 1"}, {"U r x 42 w z 1", "r z 1"}},
+      // Regression (fuzzing, seed 15288): an unknown reader observed only by
+      // another unknown transaction nobody observed is left out, as check()
+      // leaves it out; the audit once counted it as observed.
+      {"unknown reader observed only by an unobserved unknown", "holds", {"A r x null w x 9"},
+       {"U r x 9 w z 1", "U r z 1"}},
+      {"unknown reader observed through an observed unknown", "violated", {"A r x null w x 9"},
+       {"U r x 9 w z 1", "U r z 1 w q 1", "r q 1"}},
       {"read of a value written later", "violated", {"r y 4"}, {"r y null w y 4"}},
   };
   for (auto& c : cases) {
