@@ -46,6 +46,10 @@ struct AuditOptions {
   // read-ahead thread (next round and its fingerprints) runs whatever the
   // number. Results do not depend on it (docs/audit.md, "Threads").
   unsigned threads = 0;
+  // Checks are deferred (docs/audit.md, "Deferred checks") only once this
+  // many transactions are kept: below it a round's check is cheap anyway.
+  // Tests lower it to exercise deferral on small logs.
+  uint64_t defer_min_txns = 1 << 16;
   // Tests: forget indexes the old summary's pieces like every transaction
   // (the general pass) instead of taking their writes from their ops.
   bool index_summary = false;
@@ -61,6 +65,7 @@ struct RoundStat {
   uint64_t peak_rss = 0;    // bytes, peak during the round
   double seconds = 0;
   uint32_t run = 0;         // which run (0 = first, 1 = first resumption, ...)
+  bool deferred = false;    // not checked, nothing forgotten: checks deferred (docs/audit.md)
 };
 
 struct AuditLevel {

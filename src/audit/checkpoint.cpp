@@ -17,7 +17,7 @@ template <class A> void serialize(A& a, isocheck::LogPosition& p, unsigned) { a 
 
 template <class A> void serialize(A& a, isocheck::RoundStat& r, unsigned) {
   a & r.round & r.first_txn & r.txns & r.checked & r.kept & r.forgotten & r.pending & r.frontier & r.peak_rss &
-      r.seconds & r.run;
+      r.seconds & r.run & r.deferred;
 }
 
 template <class A> void serialize(A& a, isocheck::AuditLevel& l, unsigned) {
@@ -76,14 +76,14 @@ template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
   uint8_t rule = static_cast<uint8_t>(s.rule);
   a & s.fingerprint & s.round_min_pf & s.round_min_begin & s.fence_ok & s.times_ok & s.fence_problem &
       s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf & s.pending & s.checked_op &
-      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest;
+      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until;
   s.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 
 }  // namespace boost::serialization
 
-BOOST_CLASS_VERSION(isocheck::AuditState, 3)
-BOOST_CLASS_VERSION(isocheck::AuditResult, 2)
+BOOST_CLASS_VERSION(isocheck::AuditState, 4)
+BOOST_CLASS_VERSION(isocheck::AuditResult, 3)
 BOOST_CLASS_VERSION(isocheck::History, 1)
 
 namespace isocheck {

@@ -99,7 +99,8 @@ void write_audit_json(std::ostream& out, const AuditResult& r) {
     out << (i ? "," : "") << "{\"round\":" << s.round << ",\"first_txn\":" << s.first_txn << ",\"txns\":" << s.txns
         << ",\"checked\":" << s.checked << ",\"kept\":" << s.kept << ",\"forgotten\":" << s.forgotten
         << ",\"pending\":" << s.pending << ",\"frontier\":" << s.frontier << ",\"peak_rss\":" << s.peak_rss
-        << ",\"seconds\":" << s.seconds << ",\"run\":" << s.run << "}";
+        << ",\"seconds\":" << s.seconds << ",\"run\":" << s.run << ",\"deferred\":" << (s.deferred ? "true" : "false")
+        << "}";
   }
   out << "]}\n";
 }

@@ -18,7 +18,7 @@ inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
 inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
 
 struct AuditState {
-  static constexpr uint32_t kVersion = 3;  // 2: duplicate-check fields; 3: summary_rest
+  static constexpr uint32_t kVersion = 4;  // 2: duplicate-check fields; 3: summary_rest; 4: defer_until
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
@@ -43,6 +43,9 @@ struct AuditState {
   // in the pieces; the pieces win). Symbols of carry's tables.
   std::vector<std::pair<Sym, Sym>> summary_rest;
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session name -> last fence value
+  // Checks and forgetting deferred while the carry is below this size (0:
+  // every round); set when a round forgot little (docs/audit.md, "Deferred checks").
+  uint64_t defer_until = 0;
   AuditResult result;
 };
 
