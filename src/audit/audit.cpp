@@ -944,15 +944,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // Per transaction and key: versions read, the version installed, blindness.
   struct Touch {
     Sym key;
-    Sym read_v;     // first read before any write (kNoRead when none)
-    Sym write_v;    // final write (kNoWrite when none)
+    Sym read_v;     // first read before any write (when has_read)
+    Sym write_v;    // final write (when has_write)
     bool blind;     // wrote without reading first
     bool list;
+    // (flags, not a reserved symbol: in an integer-mode table every 64-bit
+    // pattern is some integer's symbol)
+    bool has_read = false, has_write = false;
+    uint32_t slot = ~0u;  // blind (or list) key's slot (set with the blind keys), ~0u: none
     uint32_t wver = ~0u;  // version id of write_v (set with the versions)
     uint32_t read_at = 0; // reads[] index of the read of read_v
     OpIdx write_op = 0;   // the op of write_v
   };
-  constexpr Sym kNo = ~0ULL - 1;
+  constexpr Sym kNo = ~0ULL - 1;  // (fence_kv below: unset; fence keys are named symbols)
   std::vector<uint64_t> touch_off(n + 1, 0);
   std::vector<Touch> touches;
   std::vector<uint8_t> root(n, 0), aborted(n, 0);
@@ -999,22 +1003,24 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           if (touches[i].key == k) tp = &touches[i];
       }
       if (!tp) {
-        touches.push_back({k, kNo, kNo, false, false});
+        touches.push_back({k, 0, 0, false, false});
         tp = &touches.back();
       }
       switch (c.op_kind[o]) {
         case OpKind::read:
-          if (tp->write_v == kNo && tp->read_v == kNo) {
+          if (!tp->has_write && !tp->has_read) {
+            tp->has_read = true;
             tp->read_v = c.op_value[o];
             tp->read_at = static_cast<uint32_t>(reads.size());
           }
-          if (tp->write_v == kNo) {
+          if (!tp->has_write) {
             reads.push_back({k, c.op_value[o]});
             read_op.push_back(o);
           }
           break;
         case OpKind::write:
-          if (tp->read_v == kNo && tp->write_v == kNo) tp->blind = true;
+          if (!tp->has_read && !tp->has_write) tp->blind = true;
+          tp->has_write = true;
           tp->write_v = c.op_value[o];
           tp->write_op = o;
           break;
@@ -1048,7 +1054,8 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   rd.reserve(reads.size());
   sc.reserve(reads.size());
-  FlatMap64 key_blind(1024);
+  FlatMap64 key_blind(1024);     // blind (or list) keys -> their slot (numbered below)
+  bool minus_one_blind = false;  // the key ~0 (integer -1), which FlatMap64 cannot hold
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
@@ -1058,16 +1065,17 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     }
     for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
       Touch& tc = touches[i];
-      if (tc.write_v != kNo) {
+      if (tc.has_write) {
         tc.wver = op_version_[tc.write_op];
         // (the first read of the key, before the write: its version is known)
-        if (tc.read_v != kNo) sc.push_back({rver[tc.read_at], static_cast<uint32_t>(t)});
+        if (tc.has_read) sc.push_back({rver[tc.read_at], static_cast<uint32_t>(t)});
       }
       // The summary's writes are blind only in form: every retained or later
       // transaction was already certainly after the forgotten ones (docs/audit.md).
       if ((tc.blind || tc.list) && !(t < old_pieces)) {
         bool ins;
-        key_blind.get_or_insert(tc.key, 1, ins);
+        if (tc.key == FlatMap64::kEmpty) minus_one_blind = !getenv("XBUG");
+        else key_blind.get_or_insert(tc.key, 1, ins);
       }
     }
   }
@@ -1102,13 +1110,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // only reads k is a read-from edge, which is certain (from the writer of
   // the version read, followed below); write-write and anti-dependency edges
   // end at a writer of k. (List keys: their touchers are roots anyway.)
-  std::unordered_map<Sym, std::vector<uint32_t>> blind_touchers;
-  for (size_t t = old_pieces; t < n && key_blind.size() > 0; ++t) {  // (read-modify-write logs: no blind keys)
-    if (aborted[t]) continue;
-    for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-      if (touches[i].write_v != kNo && key_blind.find(touches[i].key) && !(t < old_pieces))
-        blind_touchers[touches[i].key].push_back(static_cast<uint32_t>(t));
-  }
+  // One slot per key, its writers as (ord, txn) in one flat array by slot.
   // order value: a precedes b when ord(a) <= lim(b)  (fence: nf <= pf; time: end + skew < begin)
   auto ord = [&](uint32_t t) -> int64_t {
     if (fence) return s_.nf[t];
@@ -1119,18 +1121,34 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (!c.has_times(u)) return kNegInf;
     return c.txn_begin[u] - skew - 1;
   };
-  struct Sorted {
-    std::vector<uint32_t> txns;  // ascending ord
-    size_t done;                 // txns[done..] already unfrozen by this key
-  };
-  std::unordered_map<Sym, Sorted> by_key;
-  for (auto& [k, v] : blind_touchers) {
-    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ord(a) < ord(b); });
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    by_key[k] = Sorted{std::move(v), 0};
-    by_key[k].done = by_key[k].txns.size();
+  const bool any_blind = key_blind.size() > 0 || minus_one_blind;  // (read-modify-write logs: none)
+  std::vector<uint32_t> slot_off, slot_done;           // slot s: slot_w[slot_off[s], slot_off[s+1])
+  std::vector<std::pair<int64_t, uint32_t>> slot_w;    // (ord, writer), ascending per slot
+  if (any_blind) {
+    uint32_t nslots = 0;
+    std::vector<Sym> ks;
+    ks.reserve(key_blind.size());
+    key_blind.for_each([&](uint64_t k, uint64_t) { ks.push_back(k); });
+    for (Sym k : ks) *key_blind.find(k) = nslots++;
+    const uint32_t minus_one_slot = minus_one_blind ? nslots++ : ~0u;
+    slot_off.assign(nslots + 2, 0);
+    for (size_t t = unindexed; t < n; ++t)
+      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
+        Touch& tc = touches[i];
+        const uint64_t* p = tc.key == FlatMap64::kEmpty ? nullptr : key_blind.find(tc.key);
+        tc.slot = p ? static_cast<uint32_t>(*p) : tc.key == FlatMap64::kEmpty ? minus_one_slot : ~0u;
+        if (tc.slot != ~0u && tc.has_write && t >= old_pieces) ++slot_off[tc.slot + 2];
+      }
+    for (uint32_t k = 0; k < nslots; ++k) slot_off[k + 2] += slot_off[k + 1];
+    slot_w.resize(slot_off[nslots + 1]);
+    for (size_t t = std::max<size_t>(old_pieces, unindexed); t < n; ++t)
+      for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+        if (const Touch& tc = touches[i]; tc.slot != ~0u && tc.has_write)
+          slot_w[slot_off[tc.slot + 1]++] = {ord(static_cast<uint32_t>(t)), static_cast<uint32_t>(t)};
+    slot_off.pop_back();  // slot_off[k] .. slot_off[k+1]: slot k's writers
+    for (uint32_t k = 0; k < nslots; ++k) std::sort(slot_w.begin() + slot_off[k], slot_w.begin() + slot_off[k + 1]);
+    slot_done.assign(slot_off.begin() + 1, slot_off.end());
   }
-  blind_touchers.clear();
   // Real-time successors (sser): sorted by begin.
   std::vector<uint32_t> by_begin;
   size_t rt_done = 0;
@@ -1218,7 +1236,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (size_t t = unindexed; t < n; ++t) {
       if (aborted[t]) continue;
       for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-        if (const Touch& tc = touches[i]; tc.write_v != kNo && wanted_key(tc.key))
+        if (const Touch& tc = touches[i]; tc.has_write && wanted_key(tc.key))
           visit(static_cast<uint32_t>(t), kNegInf, false);
     }
   };
@@ -1227,7 +1245,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     minus_one_asked = false;
     std::fill(unfrozen.begin(), unfrozen.end(), 0);
     std::fill(label.begin(), label.end(), kPosInf);
-    for (auto& [k, s] : by_key) s.done = s.txns.size();
+    if (any_blind) slot_done.assign(slot_off.begin() + 1, slot_off.end());  // slot_w[done..] visited through the slot
     rt_done = by_begin.size();
     for (size_t t = 0; t < n; ++t)
       if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
@@ -1242,19 +1260,24 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       visit(next_in_session[u], L, false);  // certain
       for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
         const Touch& tc = touches[i];
-        if (tc.write_v != kNo) {
+        if (tc.has_write) {
           uint32_t v = tc.wver;
           for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) visit(rd_dst[j], L, false);
           for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         }
-        if (auto it = by_key.empty() ? by_key.end() : by_key.find(tc.key); it != by_key.end()) {
-          Sorted& s = it->second;
-          // maybe-edges u -> t for touchers t not certainly before u
-          int64_t thr = std::max(lim(u), L);
-          size_t lo = std::upper_bound(s.txns.begin(), s.txns.end(), thr,
-                                       [&](int64_t x, uint32_t t) { return x < ord(t); }) - s.txns.begin();
-          for (size_t j = lo; j < s.done; ++j) visit(s.txns[j], L, true);  // maybe
-          s.done = std::min(s.done, lo);
+        if (tc.slot != ~0u) {
+          // maybe-edges u -> t for writers t of the key not certainly before u
+          uint32_t& done = slot_done[tc.slot];
+          const uint32_t first = slot_off[tc.slot];
+          const int64_t thr = std::max(lim(u), L);
+          if (done > first && slot_w[done - 1].first > thr) {
+            uint32_t lo = static_cast<uint32_t>(
+                std::upper_bound(slot_w.begin() + first, slot_w.begin() + done, thr,
+                                 [](int64_t x, const std::pair<int64_t, uint32_t>& e) { return x < e.first; }) -
+                slot_w.begin());
+            for (uint32_t j = lo; j < done; ++j) visit(slot_w[j].second, L, true);  // maybe
+            done = lo;
+          }
         }
       }
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
@@ -1279,7 +1302,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     // and the caller defers the next attempt (blind-write logs).
     size_t gain = 0;
     for (size_t t = 0; t < n; ++t) gain += !unfrozen[t] || aborted[t];
-    if (gain * 16 < n) return;
+    if (gain * 16 < n) {
+      phase("gave_up");
+      if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
+      return;
+    }
   }
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
@@ -1323,7 +1350,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           continue;
         }
         for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-          if (const Touch& tc = touches[i]; tc.write_v != kNo)
+          if (const Touch& tc = touches[i]; tc.has_write)
             out.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver,
                            w < old_pieces && !tc.blind && tc.read_v == kNullValue, ord(w), lim(w)});
       }

@@ -393,10 +393,10 @@ class Gen {
     static const char* names[] = {"x", "y", "z", "w", "v", "u", "s", "r"};
     std::vector<Sym> key_sym;
     for (int k = 0; k < keys_; ++k)
-      key_sym.push_back(int_keys_ ? h.keys.intern_int(k + 1) : h.keys.intern_string(names[k % 8]));
+      key_sym.push_back(int_keys_ ? h.keys.intern_int(k + o_.int_key_offset) : h.keys.intern_string(names[k % 8]));
     h.keys.take_switch();  // nothing stored yet, nothing to remap
     auto value = [&](int64_t v) {
-      if (!string_values_) return h.values.intern_int(v);
+      if (!string_values_) return h.values.intern_int(v + o_.value_offset);
       Sym s = h.values.intern_string("v" + std::to_string(v));
       h.values.take_switch();  // the first string comes before any value is stored
       return s;
