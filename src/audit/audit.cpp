@@ -1240,13 +1240,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           visit(static_cast<uint32_t>(t), kNegInf, false);
     }
   };
+  // Incremental: the frontier loop below only adds roots, and with pruning
+  // off what a call unfroze (and the slots, real-time ranges and keys it
+  // followed) stays valid, so a later call goes on from there: the closure
+  // is the same as from scratch.
   auto propagate = [&] {
-    null_asked = FlatMap64(64);
-    minus_one_asked = false;
-    std::fill(unfrozen.begin(), unfrozen.end(), 0);
-    std::fill(label.begin(), label.end(), kPosInf);
-    if (any_blind) slot_done.assign(slot_off.begin() + 1, slot_off.end());  // slot_w[done..] visited through the slot
-    rt_done = by_begin.size();
     for (size_t t = 0; t < n; ++t)
       if (root[t] || extra_root[t]) visit(static_cast<uint32_t>(t), prune ? lim(static_cast<uint32_t>(t)) : kNegInf, false);
     while (!heap.empty() || !wanted.empty()) {
@@ -1295,19 +1293,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       }
     }
   };
-  phase("propagate");
-  propagate();
-  {
-    // Too little to gain (the frontier below only keeps more): leave it all,
-    // and the caller defers the next attempt (blind-write logs).
+  // Too little to gain (the frontier below only keeps more): leave it all,
+  // and the caller defers the next attempt (blind-write logs).
+  auto too_little = [&] {
     size_t gain = 0;
     for (size_t t = 0; t < n; ++t) gain += !unfrozen[t] || aborted[t];
-    if (gain * 16 < n) {
-      phase("gave_up");
-      if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
-      return;
-    }
-  }
+    if (gain * 16 >= n) return false;
+    phase("gave_up");
+    if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
+    return true;
+  };
+  phase("propagate");
+  propagate();
+  if (too_little()) return;
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
@@ -1325,12 +1323,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     int64_t ord, lim;  // of txn
   };
   std::vector<FinalWrite> frontier;
-  while (true) {
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
+  std::vector<FinalWrite> fw;
+  bool fw_built = false;
+  while (true) {
+  if (fw_built) {
+    // Later passes: the writers the last propagation unfroze drop out; the
+    // rest keeps its order, the same list as collecting and sorting again.
+    std::erase_if(fw, [&](const FinalWrite& f) { return unfrozen[f.txn] != 0; });
+  } else {
+  fw_built = true;
   // (Collected on threads over ranges of transactions, concatenated in
   // order: the same list as one pass.)
-  std::vector<FinalWrite> fw;
   {
     const size_t parts = n >= kParallelTxns ? threads : 1;
     std::vector<std::vector<FinalWrite>> part(parts);
@@ -1371,6 +1376,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     std::sort(fw.begin(), fw.end(), [](const FinalWrite& x, const FinalWrite& y) {
       return x.key != y.key ? x.key < y.key : x.op < y.op;
     });
+  }
   }
 
     phase("sort");
@@ -1439,6 +1445,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (!changed) break;
     ++dbg_iters;
     propagate();
+    if (too_little()) return;
   }
   phase("frontier");
   // Preconditions of a summary: the old summary is frozen; a frozen fence
