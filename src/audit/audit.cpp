@@ -1295,17 +1295,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   };
   // Too little to gain (the frontier below only keeps more): leave it all,
   // and the caller defers the next attempt (blind-write logs).
+  // Only the aborted transactions are dropped then, as when the old summary
+  // is unfrozen (so indexing the summary's pieces or not still ends alike).
+  bool gave_up = false;
   auto too_little = [&] {
     size_t gain = 0;
     for (size_t t = 0; t < n; ++t) gain += !unfrozen[t] || aborted[t];
     if (gain * 16 >= n) return false;
     phase("gave_up");
-    if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
-    return true;
+    return gave_up = true;
   };
   phase("propagate");
   propagate();
-  if (too_little()) return;
+  too_little();
   size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
          dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
@@ -1327,7 +1329,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // of a version a frozen transaction certainly overwrote is then a violation)
   std::vector<FinalWrite> fw;
   bool fw_built = false;
-  while (true) {
+  while (!gave_up) {
   if (fw_built) {
     // Later passes: the writers the last propagation unfroze drop out; the
     // rest keeps its order, the same list as collecting and sorting again.
@@ -1445,7 +1447,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (!changed) break;
     ++dbg_iters;
     propagate();
-    if (too_little()) return;
+    if (too_little()) break;
   }
   phase("frontier");
   // Preconditions of a summary: the old summary is frozen; a frozen fence
@@ -1470,7 +1472,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
                    root[t] ? " root" : "", aborted[t] ? " aborted" : "", (long long)s_.pf[t], (long long)s_.nf[t]);
     for (auto& f : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[f.txn]);
   }
-  bool can = frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
+  bool can = !gave_up && frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
   phase("summary");
