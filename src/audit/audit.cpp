@@ -1054,8 +1054,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   std::vector<std::pair<uint32_t, uint32_t>> rd, sc;  // (version, reader) / (version, successor)
   rd.reserve(reads.size());
   sc.reserve(reads.size());
-  FlatMap64 key_blind(1024);     // blind (or list) keys -> their slot (numbered below)
-  bool minus_one_blind = false;  // the key ~0 (integer -1), which FlatMap64 cannot hold
+  FlatMap64 key_blind(1024);  // blind (or list) keys -> their slot (numbered below)
   for (size_t t = 0; t < n; ++t) {
     if (aborted[t]) continue;
     for (uint64_t i = reads_off[t]; i < reads_off[t + 1]; ++i) {
@@ -1074,8 +1073,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       // transaction was already certainly after the forgotten ones (docs/audit.md).
       if ((tc.blind || tc.list) && !(t < old_pieces)) {
         bool ins;
-        if (tc.key == FlatMap64::kEmpty) minus_one_blind = !getenv("XBUG");
-        else key_blind.get_or_insert(tc.key, 1, ins);
+        key_blind.get_or_insert(tc.key, 1, ins);
       }
     }
   }
@@ -1121,7 +1119,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (!c.has_times(u)) return kNegInf;
     return c.txn_begin[u] - skew - 1;
   };
-  const bool any_blind = key_blind.size() > 0 || minus_one_blind;  // (read-modify-write logs: none)
+  const bool any_blind = key_blind.size() > 0;  // (read-modify-write logs: none)
   std::vector<uint32_t> slot_off, slot_done;           // slot s: slot_w[slot_off[s], slot_off[s+1])
   std::vector<std::pair<int64_t, uint32_t>> slot_w;    // (ord, writer), ascending per slot
   if (any_blind) {
@@ -1130,13 +1128,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     ks.reserve(key_blind.size());
     key_blind.for_each([&](uint64_t k, uint64_t) { ks.push_back(k); });
     for (Sym k : ks) *key_blind.find(k) = nslots++;
-    const uint32_t minus_one_slot = minus_one_blind ? nslots++ : ~0u;
     slot_off.assign(nslots + 2, 0);
     for (size_t t = unindexed; t < n; ++t)
       for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i) {
         Touch& tc = touches[i];
-        const uint64_t* p = tc.key == FlatMap64::kEmpty ? nullptr : key_blind.find(tc.key);
-        tc.slot = p ? static_cast<uint32_t>(*p) : tc.key == FlatMap64::kEmpty ? minus_one_slot : ~0u;
+        const uint64_t* p = key_blind.find(tc.key);
+        tc.slot = p ? static_cast<uint32_t>(*p) : ~0u;
         if (tc.slot != ~0u && tc.has_write && t >= old_pieces) ++slot_off[tc.slot + 2];
       }
     for (uint32_t k = 0; k < nslots; ++k) slot_off[k + 2] += slot_off[k + 1];

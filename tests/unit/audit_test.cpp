@@ -91,6 +91,26 @@ std::vector<std::string> audited(const std::string& file, const std::vector<Leve
   return out;
 }
 
+// Audits `file` with a checkpoint in `dir`, stopped (as SIGTERM would stop
+// it) after every `every` rounds of a run and resumed until it completes;
+// `o` keeps the checkpoint settings, `runs` says how many runs it took.
+AuditResult run_preempted(const std::string& file, AuditOptions& o, const fs::path& dir, uint64_t every, int& runs) {
+  o.checkpoint_dir = dir.string();
+  fs::remove_all(dir);
+  o.resume = true;
+  o.stop_after_rounds = every;
+  AuditResult r;
+  runs = 0;
+  do {
+    r = run_audit(file, o);
+    if (++runs >= 200) {
+      ADD_FAILURE() << file << ": not complete after 200 runs";
+      break;
+    }
+  } while (!r.complete);
+  return r;
+}
+
 struct Stats {
   int logs = 0, violated = 0, forgot = 0, compared = 0, dups = 0, rereads = 0, deferred = 0;
 };
@@ -336,17 +356,8 @@ TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
     o.check.levels = {Level::ser, Level::si, Level::sser};
     o.round_txns = 250;
     AuditResult straight = run_audit(file.string(), o);
-    o.checkpoint_dir = (d.path / "ckpt").string();
-    fs::remove_all(o.checkpoint_dir);
-    o.resume = true;
-    o.stop_after_rounds = 3;
-    AuditResult r;
     int runs = 0;
-    do {
-      r = run_audit(file.string(), o);
-      ++runs;
-      ASSERT_LT(runs, 100);
-    } while (!r.complete);
+    AuditResult r = run_preempted(file.string(), o, d.path / "ckpt", 3, runs);
     EXPECT_EQ(r.resumptions, static_cast<uint32_t>(runs - 1));
     EXPECT_GT(runs, 2);
     ASSERT_EQ(r.levels.size(), straight.levels.size());
@@ -413,16 +424,8 @@ TEST(Audit, DeferredChecksEqualWholeCheck) {
       EXPECT_FALSE(r.warnings.empty());
     }
     // Preempted every 2 rounds and resumed: the same rounds and verdicts.
-    o.checkpoint_dir = (d.path / "ckpt").string();
-    fs::remove_all(o.checkpoint_dir);
-    o.resume = true;
-    o.stop_after_rounds = 2;
-    AuditResult p;
     int runs = 0;
-    do {
-      p = run_audit(file.string(), o);
-      ASSERT_LT(++runs, 200);
-    } while (!p.complete);
+    AuditResult p = run_preempted(file.string(), o, d.path / "ckpt", 2, runs);
     ASSERT_EQ(p.round_stats.size(), r.round_stats.size()) << plant;
     for (size_t i = 0; i < r.round_stats.size(); ++i) {
       EXPECT_EQ(p.round_stats[i].deferred, r.round_stats[i].deferred) << plant << " round " << i;
@@ -554,16 +557,8 @@ TEST(Audit, DuplicateWriteOfForgottenWriterIsReported) {
     AuditOptions o;
     o.check.levels = {Level::ser};
     o.round_txns = 2;
-    o.checkpoint_dir = (d.path / "ckpt").string();
-    fs::remove_all(o.checkpoint_dir);
-    o.resume = true;
-    o.stop_after_rounds = 1;
-    AuditResult p;
     int runs = 0;
-    do {
-      p = run_audit((d.path / "dup.jsonl").string(), o);
-      ASSERT_LT(++runs, 200);
-    } while (!p.complete);
+    AuditResult p = run_preempted((d.path / "dup.jsonl").string(), o, d.path / "ckpt", 1, runs);
     EXPECT_GT(p.resumptions, 3u) << c.what;
     EXPECT_EQ(p.levels[0].verdict, "violated") << c.what;
     EXPECT_EQ(p.levels[0].anomaly, r.levels[0].anomaly) << c.what;
@@ -773,15 +768,8 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
   o.check.levels = {Level::ser, Level::si, Level::sser};
   o.round_txns = 250;
   AuditResult straight = run_audit(h5, o);
-  o.checkpoint_dir = (d.path / "ckpt").string();
-  o.resume = true;
-  o.stop_after_rounds = 3;
-  AuditResult r;
   int runs = 0;
-  do {
-    r = run_audit(h5, o);
-    ASSERT_LT(++runs, 100);
-  } while (!r.complete);
+  AuditResult r = run_preempted(h5, o, d.path / "ckpt", 3, runs);
   EXPECT_GT(runs, 2);
   ASSERT_EQ(r.round_stats.size(), straight.round_stats.size());
   for (size_t i = 0; i < r.levels.size(); ++i) EXPECT_EQ(r.levels[i].verdict, straight.levels[i].verdict);
