@@ -111,6 +111,18 @@ AuditResult run_preempted(const std::string& file, AuditOptions& o, const fs::pa
   return r;
 }
 
+// The random histories most audit comparisons fence: 8-24 transactions,
+// up to 3 sessions and 4 keys, every third one with blind writes.
+RandomHistoryOptions small_fenced_options(int i) {
+  RandomHistoryOptions o;
+  o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
+  o.min_txns = 8;
+  o.max_txns = 24;
+  o.max_sessions = 3;
+  o.max_keys = 4;
+  return o;
+}
+
 struct Stats {
   int logs = 0, violated = 0, forgot = 0, compared = 0, dups = 0, rereads = 0, deferred = 0;
 };
@@ -147,12 +159,7 @@ TEST(Audit, RandomHistoriesFencedEqualWholeCheck) {
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
   Stats st;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
-    o.max_sessions = 3;
-    o.max_keys = 4;
+    RandomHistoryOptions o = small_fenced_options(i);
     History h = random_history(1000 + i, o);
     // Fences every 1-3 transactions per session: many epochs in a short log.
     History f = add_fences(h, 1 + i % 3);
@@ -230,12 +237,7 @@ TEST(Audit, FingerprintCollisionsAreNeverViolations) {
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
   Stats st;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
-    o.max_sessions = 3;
-    o.max_keys = 4;
+    RandomHistoryOptions o = small_fenced_options(i);
     o.mutation_percent = 30;  // duplicate writes among them
     History h = add_fences(random_history(20000 + i, o), 1 + i % 3);
     compare(h, {Level::ser, Level::si}, "fence", d.path / "c.jsonl", "seed " + std::to_string(20000 + i), st, 0x7);
@@ -708,12 +710,7 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
   };
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 6;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
-    o.max_sessions = 3;
-    o.max_keys = 4;
+    RandomHistoryOptions o = small_fenced_options(i);
     History h = add_fences(random_history(3000 + i, o), 1 + i % 3);
     write_both(h);
     std::vector<Level> levels =
@@ -825,12 +822,7 @@ TEST(Audit, SummaryFastPathEqualsGeneralForget) {
     }
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 6;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
-    o.max_sessions = 3;
-    o.max_keys = 4;
+    RandomHistoryOptions o = small_fenced_options(i);
     write_jsonl(add_fences(random_history(5000 + i, o), 1 + i % 3), file);
     for (uint64_t round : {2, 3}) {
       agree(i % 2 ? std::vector<Level>{Level::ser, Level::si, Level::sser} : std::vector<Level>{Level::sser},
