@@ -14,11 +14,12 @@
 #       also goes to $OUT/gpu-check.log; figures to $OUT/gpu-figures.txt.
 #
 # Steps (each under its own timeout, all under a total budget, GPU_CHECK_BUDGET
-# seconds, default 450): device info; GPU unit tests; compute-sanitizer memcheck
-# on a small case; closure benchmark GPU vs CPU engine at 10^4/10^5 endpoints on
-# 10^6/10^7-vertex graphs; the host plan alone on all cores and on one;
-# end-to-end SER of a 10^6-txn BlindW-RW history with --closure gpu vs cpu;
-# the MPI/NCCL slice self-test.
+# seconds, default 460), in order of need, so a short budget loses the least:
+# device info; GPU unit tests; compute-sanitizer memcheck on small cases and a
+# whole verify; closure benchmark GPU vs CPU engine at 10^4/10^5 endpoints on
+# 10^6 vertices; end-to-end SER of 10^5 and 10^6-txn BlindW-RW histories with
+# --closure gpu vs cpu; the MPI/NCCL slice self-test; the benchmark on 10^7
+# vertices; the host plan alone on all cores and on one.
 set -u
 
 if [ "${1:-}" = "--pack" ]; then
@@ -26,7 +27,9 @@ if [ "${1:-}" = "--pack" ]; then
   rm -rf "$D"; mkdir -p "$D/tests" "$D/gpu-libs"
   for f in isocheck gpu_closure_bench gpu_sliced_selftest; do [ -x "$B/$f" ] && cp "$B/$f" "$D/"; done
   cp "$B/tests/gpu_closure_test" "$D/tests/"
-  for f in "$D"/isocheck "$D"/gpu_closure_bench "$D"/gpu_sliced_selftest "$D"/tests/gpu_closure_test; do
+  # dist_gen: the many-component generator the scaling benchmark needs.
+  [ -x "$B/tests/dist/dist_gen" ] && mkdir -p "$D/tests/dist" && cp "$B/tests/dist/dist_gen" "$D/tests/dist/"
+  for f in "$D"/isocheck "$D"/gpu_closure_bench "$D"/gpu_sliced_selftest "$D"/tests/gpu_closure_test "$D"/tests/dist/dist_gen; do
     [ -e "$f" ] || continue
     ldd "$f" | awk '/=> \//{print $3}'
   done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libnccl|libmpi|libopen-(rte|pal)|libhwloc|libevent[^/]*|libpmix|libfabric|libucp|libucs|libuct|libibverbs|librdmacm)\.so' |
@@ -46,7 +49,8 @@ LOG=$OUT/gpu-check.log
 BUDGET=${GPU_CHECK_BUDGET:-460}
 START=$(date +%s)
 WORK=$(mktemp -d /tmp/gpu-check.XXXXXX)
-[ -d "$B/gpu-libs" ] && export LD_LIBRARY_PATH="$B/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "$0")/carried-libs.sh"
+use_carried_libs "$B" "$WORK" >>"$LOG"
 export ISOCHECK_BINARY="$B/isocheck"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -93,6 +97,12 @@ if [ -x "$SAN" ]; then
   step "memcheck (bench 2*10^4 vertices)" 90 "$SAN" --tool memcheck --error-exitcode 9 \
     "$B/gpu_closure_bench" --vertices 20000 --endpoints 2000 --queries 20000
   grep -E 'ERROR SUMMARY' "$WORK/step.out" | tail -1 | sed 's/^/    /' | tee -a "$FIG"
+  # A whole verify with the GPU engine, on a history with a planted write
+  # skew (exit 1 = the violation found; the sanitizer's own failure is 9).
+  "$B/isocheck" generate -q --workload blindw-rw --txns 3000 --seed 4 --plant write-skew --out "$WORK/ws.jsonl"
+  step "memcheck (verify --closure gpu, write skew)" 120 bash -c '"$0" --tool memcheck --error-exitcode 9 "$1" verify -q "$2" \
+      --level ser,si,sser --closure gpu --no-serial-witness; rc=$?; echo "verify exit $rc"; [ $rc -le 1 ]' "$SAN" "$B/isocheck" "$WORK/ws.jsonl"
+  grep -E 'ERROR SUMMARY|verify exit' "$WORK/step.out" | tail -2 | sed 's/^/    /' | tee -a "$FIG"
 else
   say "SKIP  compute-sanitizer (not found)"
 fi
@@ -105,7 +115,7 @@ bench 90 --vertices 1000000 --endpoints 10000
 bench 90 --vertices 1000000 --endpoints 100000
 
 # 4. End to end: SER of BlindW-RW histories, --closure gpu vs cpu (same
-#    --threads), 10^5 transactions first, then (after the large graphs) 10^6.
+#    --threads), 10^5 transactions first, then (after the slices) 10^6.
 e2e() {
   local txns=$1 lim=$2 H=$WORK/blindw-rw-$1.jsonl
   step "generate blindw-rw $txns" 90 "$B/isocheck" generate --workload blindw-rw --txns "$txns" --seed 7 -q --out "$H" || return
@@ -123,12 +133,22 @@ e2e() {
 }
 e2e 100000 60
 
-# 5. Large graphs (10^7 vertices); the CPU engine at 10^5 endpoints runs on
+# 5. Slices over MPI: 2 ranks on one GPU = one NCCL rank + one CPU rank.
+if [ -x "$B/gpu_sliced_selftest" ] && command -v mpiexec >/dev/null; then
+  step "sliced closure (mpiexec -n 2: NCCL + CPU slice)" 60 mpiexec --oversubscribe -n 2 "$B/gpu_sliced_selftest" --graphs 40
+  grep -E 'sliced closure|rank' "$WORK/step.out" | head -4 | sed 's/^/    /' | tee -a "$FIG"
+else
+  say "SKIP  sliced closure self-test (no mpiexec or not built with MPI)"
+fi
+
+e2e 1000000 100
+
+# 6. Large graphs (10^7 vertices); the CPU engine at 10^5 endpoints runs on
 #    1/8 of the columns and is scaled (marked est.).
 bench 120 --vertices 10000000 --endpoints 10000 --queries 4000000
 bench 150 --vertices 10000000 --endpoints 100000 --queries 4000000 --cpu-fraction 0.125
 
-# Host plan alone on all cores and on one (docs/gpu.md "Host plan"): how its
+# 7. Host plan alone on all cores and on one (docs/gpu.md "Host plan"): how its
 # parallel passes scale on this machine.
 plan_bench() {
   step "host plan $*" 60 "$B/gpu_closure_bench" --plan-only 1 --repeat 3 "$@" &&
@@ -137,16 +157,6 @@ plan_bench() {
 plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads "$(nproc)"
 plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads 1
 plan_bench --vertices 1000000 --endpoints 100000 --threads "$(nproc)"
-
-e2e 1000000 100
-
-# 6. Slices over MPI: 2 ranks on one GPU = one NCCL rank + one CPU rank.
-if [ -x "$B/gpu_sliced_selftest" ] && command -v mpiexec >/dev/null; then
-  step "sliced closure (mpiexec -n 2: NCCL + CPU slice)" 60 mpiexec --oversubscribe -n 2 "$B/gpu_sliced_selftest" --graphs 40
-  grep -E 'sliced closure|rank' "$WORK/step.out" | head -4 | sed 's/^/    /' | tee -a "$FIG"
-else
-  say "SKIP  sliced closure self-test (no mpiexec or not built with MPI)"
-fi
 
 say "total $(( $(date +%s) - START )) s, failures: $fails"
 rm -rf "$WORK"

@@ -15,6 +15,16 @@ W=${2:-$(mktemp -d /tmp/isocheck-audit-bench.XXXXXX)}
 TXNS=${TXNS:-1000000}
 ROUND=${ROUND:-100000}
 mkdir -p "$W"
+# timed FILE CMD...: "wall user sys maxrss_kib" of CMD into FILE; GNU time
+# where installed, else the same figures from Python's getrusage.
+timed() {
+  local f=$1; shift
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f "%e %U %S %M" -o "$f" "$@"; return; fi
+  python3 -c 'import resource, subprocess, sys, time
+t = time.time(); rc = subprocess.call(sys.argv[2:]); w = time.time() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(f"{w:.2f} {r.ru_utime:.2f} {r.ru_stime:.2f} {r.ru_maxrss}\n"); sys.exit(rc)' "$f" "$@"
+}
 printf "%-10s %-6s %-10s %10s %8s %8s %12s %8s %12s %10s %10s %s\n" workload rule levels txns rounds "wall s" "txn/wall s" \
   "CPU s" "txn/CPU s" "peak MiB" "max kept" verdicts
 for wl in ${WORKLOADS:-rmw blindw-rw}; do
@@ -26,7 +36,7 @@ for wl in ${WORKLOADS:-rmw blindw-rw}; do
   }
   for cfg in ${CONFIGS:-ser,si,sser:fence sser:time}; do
     set -- ${cfg/:/ }
-    /usr/bin/time -f "%e %U %S %M" -o "$W/time.txt" "$BIN" audit "$log" --level "$1" --rule "$2" --round "$ROUND" \
+    timed "$W/time.txt" "$BIN" audit "$log" --level "$1" --rule "$2" --round "$ROUND" \
       ${THREADS:+--threads "$THREADS"} --json -q > "$W/$wl-$2.json" || true
     python3 - "$W/$wl-$2.json" "$wl" "$2" "$1" "$W/time.txt" << 'PY'
 import json, sys

@@ -47,7 +47,7 @@ PY
     echo "$line" | tr ' ' '\t' >> "$OUT/results.tsv"
   done
 done
-column -t "$OUT/results.tsv"
+column -t "$OUT/results.tsv" 2>/dev/null || cat "$OUT/results.tsv"
 if [ "$KEY_SHARDS" = 1 ]; then
   # One component (rmw) on key shards: each rank builds its keys' part of the
   # dependency graph; the acyclicity test runs on the shards (peel supersteps).
@@ -69,7 +69,7 @@ PY
     [ -z "$base" ] && base=$(echo "$line" | awk '{print $2}')
     echo "$line" | tr ' ' '\t' >> "$OUT/key_shards.tsv"
   done
-  echo; echo "rmw on key shards ($OPS operations, one component):"; column -t "$OUT/key_shards.tsv"
+  echo; echo "rmw on key shards ($OPS operations, one component):"; { column -t "$OUT/key_shards.tsv" 2>/dev/null || cat "$OUT/key_shards.tsv"; }
 fi
 python3 - "$OUT" <<'PY' 2>/dev/null || python3 "$(dirname "$0")/png_plot.py" "$OUT"
 import sys, csv

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Everything this project measures on a lent GPU machine, in one call:
+#   1. scripts/gpu-check.sh (GPU tests, memcheck, closure benchmark; #7),
+#   2. bench/scaling/run.sh at 10^7 operations on 1..16 ranks, since that
+#      machine has 16 cores and the development VM has 2 (#5),
+#   3. bench/audit/run.sh on a 10^7-transaction RMW log (#8, per node).
+#
+#   scripts/gpu-check.sh --pack build .gpu-carry        (here, after building)
+#   device run, carry [".gpu-carry"]:
+#     GPU_CHECK_BUDGET=370 SCALING_BUDGET=120 AUDIT_BUDGET=80 bash scripts/device-run.sh .gpu-carry
+#
+# Files come back under $OUT (at most 8): gpu-figures.txt, gpu-check.log,
+# scaling/{results.tsv,key_shards.tsv,scaling.png,scaling.log,audit.log}.
+set -u
+P=${1:-.gpu-carry}
+OUT=${OUT:-/tmp/device-run-out}; export OUT
+mkdir -p "$OUT/scaling"
+# Stop at once (keeping the lease's minutes) if the carried build cannot start.
+T=$(mktemp -d /tmp/device-run.XXXXXX)
+( . scripts/carried-libs.sh; use_carried_libs "$(cd "$P" && pwd)" "$T" && "$P/isocheck" info --devices ) || {
+  echo "the carried isocheck does not start here:"; ldd "$P/isocheck" | grep -i "not found"; exit 1; }
+bash scripts/gpu-check.sh "$P"; gpu_rc=$?
+echo "gpu-check exit $gpu_rc"
+
+S=$(mktemp -d /tmp/scaling.XXXXXX)
+. scripts/carried-libs.sh
+use_carried_libs "$(cd "$P" && pwd)" "$S"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OPS=${OPS:-10000000} RANKS=${RANKS:-"1 2 4 8 16"} \
+  timeout -k 5 "${SCALING_BUDGET:-150}" bash bench/scaling/run.sh "$P" "$S" >"$OUT/scaling/scaling.log" 2>&1
+sc_rc=$?
+cp "$S"/results.tsv "$S"/key_shards.tsv "$S"/scaling.png "$OUT/scaling/" 2>/dev/null
+tail -n 40 "$OUT/scaling/scaling.log"
+echo "scaling exit $sc_rc"
+rm -rf "$S"
+
+# 3. The audit of a 10^7-transaction RMW day log on this node's cores (#8's
+#    per-node goal is 10^6 txn/s), both rules.
+A=$(mktemp -d /tmp/audit.XXXXXX)
+TXNS=${AUDIT_TXNS:-10000000} WORKLOADS=rmw CONFIGS="sser:time ser,si,sser:fence" \
+  timeout -k 5 "${AUDIT_BUDGET:-80}" bash bench/audit/run.sh "$P/isocheck" "$A" >"$OUT/scaling/audit.log" 2>&1
+au_rc=$?
+cat "$OUT/scaling/audit.log"
+echo "audit exit $au_rc"
+rm -rf "$A"
