@@ -32,7 +32,7 @@ sc_rc=$?
 cp "$S"/results.tsv "$S"/key_shards.tsv "$S"/scaling.png "$OUT/scaling/" 2>/dev/null
 tail -n 40 "$OUT/scaling/scaling.log"
 echo "scaling exit $sc_rc"
-rm -rf "$S"
+rm -rf "$S"/*.h5 "$S"/*.json   # keep $S/libs: LD_LIBRARY_PATH points there
 
 # 3. The audit of a 10^7-transaction RMW day log on this node's cores (#8's
 #    per-node goal is 10^6 txn/s), both rules.
