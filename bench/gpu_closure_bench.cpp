@@ -95,7 +95,7 @@ static int plan_only_bench(const Csr& g, const std::vector<ReachQuery>& q, int t
 int main(int argc, char** argv) {
   uint64_t n = 1'000'000, k = 10'000, nq = 2'000'000, seed = 1;
   double degree = 3.0, frac = 1.0;
-  bool plan_only = false, reference_plan = false;
+  bool plan_only = false, reference_plan = false, path_index = true;
   int repeat = 1;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
     else if (a == "--plan-only") plan_only = std::stoi(v) != 0;
     else if (a == "--reference") reference_plan = std::stoi(v) != 0;
     else if (a == "--repeat") repeat = std::max(1, std::stoi(v));
+    else if (a == "--path-index") path_index = std::stoi(v) != 0;
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   auto t0 = Clock::now();
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
   CpuClosureOptions co;
   co.threads = threads;
   co.memory_budget = 16ull << 30;
+  co.path_index = path_index;
   CpuClosure cpu(co);
   t0 = Clock::now();
   const auto ans_cpu = cpu.reach_queries(g, qc);

@@ -184,7 +184,8 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
         if (hint[d] == kNone) hint[d] = p.dense[comp[w]];
       }
     }
-    const uint64_t k = idx.cover(p.relevant, p.succ_off, p.succ, hint.empty() ? nullptr : &hint);
+    const uint64_t k = idx.cover(p.relevant, p.succ_off, p.succ, hint.empty() ? nullptr : &hint,
+                                 static_cast<uint32_t>(targets.size() / 128));
     if (std::getenv("ISOCHECK_DEBUG_CLOSURE"))
       std::fprintf(stderr, "closure: %zu queries, %zu targets, %u components, path cover %lu\n", q.size(), targets.size(),
                    p.relevant, static_cast<unsigned long>(k));

@@ -27,8 +27,11 @@ class PathIndex {
   // `hint` (optional, n entries): a preferred successor per vertex, taken
   // first when it is a free successor (session order makes the cover nearly
   // optimal before any augmenting path; see ClosureEngine::set_path_hint).
+  // `give_up_above`: the caller's limit; once the remaining phases cannot
+  // bring the paths under it, cover stops and returns the count so far
+  // (then build() must not be called).
   uint32_t cover(uint32_t n, const std::vector<uint64_t>& succ_off, const std::vector<uint32_t>& succ,
-                 const std::vector<uint32_t>* hint = nullptr);
+                 const std::vector<uint32_t>* hint = nullptr, uint32_t give_up_above = UINT32_MAX);
   // Fills first(v, c) for every vertex (k·n words).
   void build(const std::vector<uint64_t>& succ_off, const std::vector<uint32_t>& succ);
   // u != w; u reaches w along at least one edge.
