@@ -184,7 +184,31 @@ void bcast_history(History& h, int root) {
 // the whole history, in file order, sessions numbered by first appearance as
 // read_hdf5 numbers them. Symbol tables are global in the file (every range
 // reads them whole), so symbols need no remapping.
-History allgather_ranges(History&& mine) {
+// One column gathered from every rank into place (MPI_Allgatherv): rank r's
+// elements land after those of ranks < r. False, with `all` untouched, when a
+// count or displacement exceeds an int (the caller then broadcasts in chunks).
+template <class T> bool allgather_column(const std::vector<T>& mine, std::vector<T>& all, size_t skip = 0) {
+  const int P = size();
+  const uint64_t n = mine.size() - std::min(skip, mine.size());
+  std::vector<uint64_t> counts(P);
+  MPI_Allgather(&n, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::vector<int> c(P), d(P);
+  uint64_t total = 0;
+  for (int r = 0; r < P; ++r) {
+    if (counts[r] > INT32_MAX || total > INT32_MAX) return false;
+    c[r] = static_cast<int>(counts[r]), d[r] = static_cast<int>(total);
+    total += counts[r];
+  }
+  const size_t base = all.size();
+  all.resize(base + total);
+  MPI_Allgatherv(mine.data() + (mine.size() - n), c[rank()], mpi_type<T>(), all.data() + base, c.data(), d.data(),
+                 mpi_type<T>(), MPI_COMM_WORLD);
+  return true;
+}
+
+// The old way, for columns past an int count: every rank broadcasts its
+// range in turn and the others append it.
+History allgather_ranges_by_bcast(History&& mine) {
   History all;
   all.keys = std::move(mine.keys);
   all.values = std::move(mine.values);
@@ -227,6 +251,62 @@ History allgather_ranges(History&& mine) {
     all.op_value.insert(all.op_value.end(), part.op_value.begin(), part.op_value.end());
     for (size_t o = 1; o < part.op_list_offset.size(); ++o) all.op_list_offset.push_back(list_base + part.op_list_offset[o]);
     all.list_value.insert(all.list_value.end(), part.list_value.begin(), part.list_value.end());
+  }
+  return all;
+}
+
+// Every rank's transaction range (read_hdf5_range) joined on every rank, in
+// rank order: one MPI_Allgatherv per column, then the per-range offsets and
+// session numbers fixed up. Sessions are numbered by first appearance in
+// transaction order, as when one process reads the file.
+History allgather_ranges(History&& mine) {
+  const int P = size();
+  uint64_t big = 0;
+  for (uint64_t n : {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size()}) big |= n > INT32_MAX / 2;
+  MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_UINT64_T, MPI_BOR, MPI_COMM_WORLD);
+  if (big) return allgather_ranges_by_bcast(std::move(mine));
+  if (mine.op_list_offset.size() != mine.op_kind.size() + 1) {  // freed: no list values in this range
+    if (!mine.list_value.empty()) throw std::logic_error("allgather_ranges: list values without offsets");
+    mine.op_list_offset.assign(mine.op_kind.size() + 1, 0);
+  }
+  History all;
+  all.keys = std::move(mine.keys);
+  all.values = std::move(mine.values);
+  all.time_unit = mine.time_unit;
+  // Per-rank counts: transactions, operations, list values, session names.
+  const uint64_t here[4] = {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size(), mine.session_name.size()};
+  std::vector<uint64_t> cnt(4 * P);
+  MPI_Allgather(here, 4, MPI_UINT64_T, cnt.data(), 4, MPI_UINT64_T, MPI_COMM_WORLD);
+  bool ok = allgather_column(mine.txn_id, all.txn_id) && allgather_column(mine.txn_session, all.txn_session) &&
+            allgather_column(mine.txn_status, all.txn_status) && allgather_column(mine.txn_begin, all.txn_begin) &&
+            allgather_column(mine.txn_end, all.txn_end) && allgather_column(mine.txn_op_offset, all.txn_op_offset, 1) &&
+            allgather_column(mine.op_kind, all.op_kind) && allgather_column(mine.op_key, all.op_key) &&
+            allgather_column(mine.op_value, all.op_value) &&
+            allgather_column(mine.op_list_offset, all.op_list_offset, 1) &&
+            allgather_column(mine.list_value, all.list_value);
+  std::vector<int64_t> names;
+  ok = ok && allgather_column(mine.session_name, names);
+  if (!ok) throw std::logic_error("allgather_ranges: counts checked above");
+  // Offsets: each range's are relative to its own first operation / list value.
+  uint64_t t0 = 0, op_base = 0, list_base = 0, name0 = 0;
+  std::unordered_map<int64_t, uint32_t> dense;
+  std::vector<uint32_t> local_to_all;
+  for (int r = 0; r < P; ++r) {
+    const uint64_t nt = cnt[4 * r], nop = cnt[4 * r + 1], nl = cnt[4 * r + 2], ns = cnt[4 * r + 3];
+    for (uint64_t t = t0; t < t0 + nt; ++t) all.txn_op_offset[t + 1] += op_base;
+    // op_list_offset has one entry per operation after the leading 0.
+    for (uint64_t o = op_base; o < op_base + nop; ++o) all.op_list_offset[o + 1] += list_base;
+    local_to_all.assign(ns, UINT32_MAX);
+    for (uint64_t t = t0; t < t0 + nt; ++t) {
+      uint32_t& g = local_to_all[all.txn_session[t]];
+      if (g == UINT32_MAX) {
+        auto [it, fresh] = dense.try_emplace(names[name0 + all.txn_session[t]], static_cast<uint32_t>(all.session_name.size()));
+        if (fresh) all.session_name.push_back(it->first);
+        g = it->second;
+      }
+      all.txn_session[t] = g;
+    }
+    t0 += nt, op_base += nop, list_base += nl, name0 += ns;
   }
   return all;
 }
