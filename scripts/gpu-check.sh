@@ -84,6 +84,10 @@ for f in "$B"/isocheck "$B"/tests/gpu_closure_test "$B"/gpu_closure_bench "$B"/g
 done
 "$B/isocheck" info --devices 2>&1 | tee -a "$FIG" "$LOG"
 
+# GPU_CHECK_ONLY=bench: only the closure benchmark and the end-to-end runs
+# (a rerun after a CPU engine change; the checks were run before).
+ONLY=${GPU_CHECK_ONLY:-all}
+if [ "$ONLY" != bench ]; then
 # 1. Unit tests (device ones included: 1000 random graphs, chunks, rounds,
 #    memory errors, verdicts with --closure gpu vs cpu).
 step "gpu_closure_test" 150 "$B/tests/gpu_closure_test" --gtest_brief=1
@@ -106,6 +110,7 @@ if [ -x "$SAN" ]; then
 else
   say "SKIP  compute-sanitizer (not found)"
 fi
+fi  # ONLY != bench
 
 # 3. Closure benchmark.
 bench() {
@@ -131,10 +136,11 @@ e2e() {
     diff "$WORK/verify-cpu.out" "$WORK/verify-gpu.out" | head -20 >>"$LOG"; fi
   rm -f "$H"
 }
-e2e 100000 60
+[ "$ONLY" != bench ] && e2e 100000 60
 
 # 5. Slices over MPI: 2 ranks on one GPU = one NCCL rank + one CPU rank.
-if [ -x "$B/gpu_sliced_selftest" ] && command -v mpiexec >/dev/null; then
+if [ "$ONLY" = bench ]; then :
+elif [ -x "$B/gpu_sliced_selftest" ] && command -v mpiexec >/dev/null; then
   step "sliced closure (mpiexec -n 2: NCCL + CPU slice)" 60 mpiexec --oversubscribe -n 2 "$B/gpu_sliced_selftest" --graphs 40
   grep -E 'sliced closure|rank' "$WORK/step.out" | head -4 | sed 's/^/    /' | tee -a "$FIG"
 else
@@ -154,9 +160,11 @@ plan_bench() {
   step "host plan $*" 60 "$B/gpu_closure_bench" --plan-only 1 --repeat 3 "$@" &&
     grep '^least' "$WORK/step.out" | sed "s/^/plan  vertices=$2 /" | tee -a "$FIG"
 }
-plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads "$(nproc)"
-plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads 1
-plan_bench --vertices 1000000 --endpoints 100000 --threads "$(nproc)"
+if [ "$ONLY" != bench ]; then
+  plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads "$(nproc)"
+  plan_bench --vertices 10000000 --endpoints 100000 --queries 4000000 --threads 1
+  plan_bench --vertices 1000000 --endpoints 100000 --threads "$(nproc)"
+fi
 
 say "total $(( $(date +%s) - START )) s, failures: $fails"
 rm -rf "$WORK"
