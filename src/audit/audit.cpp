@@ -26,6 +26,7 @@
 #include "io/hdf5_range.h"
 #include "report/report.h"
 #include "util/flat_hash.h"
+#include "util/radix_order.h"
 #include "util/timer.h"
 
 namespace isocheck {
@@ -1371,10 +1372,15 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& p : fw) out[cnt[p.key]++] = p;
     fw = std::move(out);
   } else {
-    // (op indices grow with the transaction: the same order as by (key, txn))
-    std::sort(fw.begin(), fw.end(), [](const FinalWrite& x, const FinalWrite& y) {
-      return x.key != y.key ? x.key < y.key : x.op < y.op;
-    });
+    // By (key, op): fw was collected in transaction order and op indices grow
+    // with the transaction, so a stable order by key is that order. Radix
+    // passes over (key, index) pairs, then each 56-byte record moved once
+    // (a comparison sort of the records was 15% of a 10^7 RMW audit).
+    std::vector<uint32_t> order;
+    radix_order(fw.size(), [&](size_t i) { return fw[i].key; }, order);
+    std::vector<FinalWrite> out(fw.size());
+    for (size_t i = 0; i < order.size(); ++i) out[i] = fw[order[i]];
+    fw = std::move(out);
   }
   }
 
