@@ -3,8 +3,12 @@
 // fenced HDF5 log: the fence key is a string) key symbols are the rows of one
 // table, so the map is a plain array indexed by symbol: a round touching
 // 2·10^5 of 10^6 keys does array reads, not hash probes. Other keys (integer
-// mode, a JSONL carry's growing table) go to a hash map.
+// mode, a JSONL carry's growing table) go to a hash map, and the array grows
+// over them while it stays small for what it holds: integer keys 0..10^7 of a
+// day log end up in 9 bytes a key and one cache miss a lookup, where the hash
+// map took 27 and two.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +31,7 @@ class KeyVersions {
     return k == FlatMap64::kEmpty ? nullptr : hashed_.find(k);
   }
   void set(Sym k, Sym v) {
+    if (k >= present_.size() && k != FlatMap64::kEmpty) grow_for(k);
     if (k < present_.size()) {
       size_ += !present_[k];
       present_[k] = 1;
@@ -44,6 +49,29 @@ class KeyVersions {
   }
 
  private:
+  // Array slots cost 9 bytes, hash entries about 27: the array covers key k
+  // when its new length (a power of two) is at most 3 slots per entry held,
+  // or 2^20. Entries of the hash map now below the length move into it.
+  void grow_for(Sym k) {
+    constexpr uint64_t kFloor = uint64_t{1} << 20;
+    if (k >= (uint64_t{1} << 40)) return;
+    uint64_t n = std::max<uint64_t>(present_.size(), 1024);
+    while (n <= k) n <<= 1;
+    if (n > std::max<uint64_t>(kFloor, 3 * (uint64_t{size_} + 1))) return;
+    version_.resize(n, 0);
+    present_.resize(n, 0);
+    if (hashed_.size() == 0) return;
+    FlatMap64 rest{1 << 12};
+    hashed_.for_each([&](uint64_t key, uint64_t val) {
+      if (key < n) {
+        present_[key] = 1, version_[key] = val;
+      } else {
+        bool ins;
+        rest.get_or_insert(key, 0, ins) = val;
+      }
+    });
+    hashed_ = std::move(rest);
+  }
   std::vector<Sym> version_;      // by key symbol, below present_.size()
   std::vector<uint8_t> present_;  // (any Sym is a possible version: no marker value)
   FlatMap64 hashed_{1 << 12};

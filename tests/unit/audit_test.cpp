@@ -11,10 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <sstream>
 #include <string>
 
 #include "audit/audit.h"
+#include "audit/key_versions.h"
 #include "gen/gen.h"
 #include "common/history_fixtures.h"
 #include "io/hdf5.h"
@@ -152,6 +155,63 @@ void compare(const History& h, const std::vector<Level>& levels, const std::stri
     ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " (" << to_string(r.rule) << ")\n"
                     << history_jsonl(h);
   }
+}
+
+// The summary's key -> version map (key_versions.h) against std::map, with
+// keys that grow the array over entries already hashed, keys far above it,
+// integer -1 (~0) and, half the time, a named table's dense start.
+TEST(Audit, KeyVersionsEqualsAMap) {
+  std::mt19937_64 rng(5);
+  for (int it = 0; it < 40; ++it) {
+    KeyVersions kv;
+    if (it % 2) kv.make_dense(1 + rng() % 5000);
+    std::map<Sym, Sym> want;
+    const uint64_t range = uint64_t{1} << (10 + rng() % 14);
+    for (int i = 0; i < 40000; ++i) {
+      Sym k;
+      switch (rng() % 8) {
+        case 0: k = rng(); break;                                  // anywhere
+        case 1: k = (uint64_t{1} << 40) + rng() % 1000; break;      // never in the array
+        case 2: k = ~0ULL - rng() % 3; break;                      // -1, -2, -3
+        default: k = rng() % range; break;                         // the array's region
+      }
+      if (k == ~0ULL) continue;  // never stored (see key_versions.h)
+      const Sym v = rng();
+      kv.set(k, v);
+      want[k] = v;
+      if (i % 997 == 0) {
+        for (auto [wk, wv] : want) {
+          const Sym* got = kv.find(wk);
+          ASSERT_TRUE(got != nullptr) << "key " << wk << " lost, iteration " << it;
+          ASSERT_EQ(*got, wv);
+        }
+        ASSERT_EQ(kv.find(range + 12345 + (uint64_t{1} << 41)), nullptr);
+      }
+    }
+    ASSERT_EQ(kv.size(), want.size());
+    std::map<Sym, Sym> seen;
+    kv.for_each([&](Sym k, Sym v) { seen[k] = v; });
+    ASSERT_EQ(seen, want) << "iteration " << it;
+  }
+  // Keys in [0, 2^21): those above 2^20 are hashed until the map holds
+  // enough entries for the array to cover them, then move into it.
+  KeyVersions kv;
+  std::vector<Sym> want(uint64_t{1} << 21, ~0ULL);
+  for (int i = 0; i < 1500000; ++i) {
+    const Sym k = rng() % want.size(), v = rng() % 1000;
+    kv.set(k, v);
+    want[k] = v;
+  }
+  size_t held = 0;
+  for (Sym k = 0; k < want.size(); ++k) {
+    const Sym* got = kv.find(k);
+    ASSERT_EQ(got != nullptr, want[k] != ~0ULL) << "key " << k;
+    if (got) {
+      ASSERT_EQ(*got, want[k]) << "key " << k;
+      ++held;
+    }
+  }
+  EXPECT_EQ(kv.size(), held);
 }
 
 TEST(Audit, RandomHistoriesFencedEqualWholeCheck) {
