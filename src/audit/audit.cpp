@@ -8,7 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
+#include <memory>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -128,7 +130,18 @@ class Auditor {
   void append_round(const History& chunk);
   void append_same_symbols(const History& chunk);
   void note_appended();
-  void check_round(uint64_t round);
+  // `beside_forget`: when no read is stripped, check() runs on a thread of
+  // its own while forget() works (both only read the carry); forget joins it
+  // (join_check) before it replaces the carry. Same results, in the same order.
+  void check_round(uint64_t round, bool beside_forget = false);
+  void apply_check(uint64_t round, const History& h, CheckResult& r);
+  std::function<void()> finish_check_;  // set while a check runs beside forget
+  void join_check() {
+    if (!finish_check_) return;
+    auto f = std::move(finish_check_);
+    finish_check_ = nullptr;
+    f();
+  }
   void forget(uint64_t round, RoundStat& st);
   void finish();
   Sym fence_sym() const { return fence_sym_; }
@@ -644,7 +657,7 @@ void Auditor::number_versions(uint64_t round) {
 }
 
 // Checks carry (reads without a present writer left out) on the open levels.
-void Auditor::check_round(uint64_t round) {
+void Auditor::check_round(uint64_t round, bool beside_forget) {
   History& c = s_.carry;
   size_t n = c.txn_count();
   number_versions(round);
@@ -668,6 +681,15 @@ void Auditor::check_round(uint64_t round) {
   CheckOptions co = opt_.check;
   co.levels = open_levels();
   if (co.levels.empty()) return;
+  if (beside_forget && !any_pending) {
+    auto result = std::make_shared<std::future<CheckResult>>(
+        std::async(std::launch::async, [this, co] { return check(s_.carry, co); }));
+    finish_check_ = [this, round, result] {
+      CheckResult r = result->get();
+      apply_check(round, s_.carry, r);
+    };
+    return;
+  }
   History stripped;
   const History* h = &c;
   if (any_pending) {
@@ -696,6 +718,17 @@ void Auditor::check_round(uint64_t round) {
     }
     throw;
   }
+  apply_check(round, *h, r);
+  if (any_pending) {
+    c.keys = std::move(stripped.keys);
+    c.values = std::move(stripped.values);
+  }
+}
+
+// A round's check() result into the levels' verdicts and explanations (h:
+// the history it checked).
+void Auditor::apply_check(uint64_t round, const History& hist, CheckResult& r) {
+  const History* h = &hist;
   auto& res = s_.result;
   if (!r.anomalies.empty()) {
     res.anomalies += r.anomalies.size();
@@ -726,10 +759,6 @@ void Auditor::check_round(uint64_t round) {
         }
       }
     }
-  }
-  if (any_pending) {
-    c.keys = std::move(stripped.keys);
-    c.values = std::move(stripped.values);
   }
 }
 
@@ -1479,6 +1508,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
   phase("summary");
+  join_check();  // a check beside this forget still reads the carry
   // Build the new carry: summary, then kept transactions in order.
   History nc;
   nc.keys = std::move(c.keys);
@@ -1788,12 +1818,14 @@ AuditResult Auditor::run() {
     st.deferred = deferred;
     st.checked = deferred ? 0 : s_.carry.txn_count();
     Timer tc;
-    if ((s_.rule != ForgetRule::none && !deferred) || last) check_round(round);
+    const bool will_forget = s_.rule != ForgetRule::none && !last && !deferred;
+    if ((s_.rule != ForgetRule::none && !deferred) || last) check_round(round, will_forget && audit_threads() > 1);
     double t_check = tc.seconds();
     for (uint8_t p : s_.pending) st.pending += p;
-    if (s_.rule != ForgetRule::none && !last && !deferred) {
+    if (will_forget) {
       const uint64_t held = s_.carry.txn_count();
       forget(round, st);
+      join_check();  // (forget may have returned before replacing the carry)
       // Under 1/16 of what was held forgotten: checking and trying to forget
       // every round would make the audit quadratic in the log. Defer both
       // until the carry has doubled (total work then stays linear).
