@@ -111,4 +111,15 @@ void write_audit_json(std::ostream& out, const AuditResult& r);
 // a serialization order, as for `isocheck generate`).
 History add_fences(const History& h, uint64_t every, const std::string& fence_key = "__fence");
 
+// `audit --write-fenced`: the same as add_fences on the whole log, streamed
+// (src/audit/fences.cpp): the log is read `chunk_txns` transactions at a time
+// (twice: first for the largest id, which fence ids follow) and written
+// through a sink, so a day log of 10^8 transactions never sits in memory.
+// Returns the number of fences written.
+struct FencedCounts {
+  uint64_t txns = 0, fences = 0;
+};
+FencedCounts write_fenced(const std::string& log, const std::string& out, uint64_t every,
+                          const std::string& fence_key = "__fence", uint64_t chunk_txns = 1000000);
+
 }  // namespace isocheck

@@ -1,4 +1,4 @@
-// The per-log audit report (text and JSON) and fence insertion.
+// The per-log audit report (text and JSON).
 #include <cstdio>
 #include <ostream>
 #include <unordered_map>
@@ -103,46 +103,6 @@ void write_audit_json(std::ostream& out, const AuditResult& r) {
         << "}";
   }
   out << "]}\n";
-}
-
-History add_fences(const History& h, uint64_t every, const std::string& fence_key) {
-  History out;
-  out.time_unit = h.time_unit;
-  out.session_name = h.session_name;
-  // Copy the symbol tables and switch keys to named mode with the fence key.
-  out.keys = h.keys;
-  out.values = h.values;
-  Sym fk = out.keys.intern_string(fence_key);
-  bool remap_old = out.keys.take_switch();
-  auto key = [&](Sym k) { return remap_old ? out.keys.remap(k) : k; };
-  auto val = [&](int64_t v) { return out.values.intern_int(v); };
-  int64_t max_id = 0;
-  for (int64_t id : h.txn_id) max_id = std::max(max_id, id);
-  int64_t next_id = max_id + 1, fence_value = 0;
-  std::vector<uint64_t> since(h.session_count(), every);  // every session starts with a fence
-  auto fence = [&](uint32_t s, int64_t b, int64_t e) {
-    out.begin_txn(next_id++, s, TxnStatus::committed, b, e);
-    out.add_op(OpKind::read, fk, fence_value == 0 ? kNullValue : val(fence_value));
-    ++fence_value;
-    out.add_op(OpKind::write, fk, val(fence_value));
-    out.end_txn();
-  };
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    uint32_t s = h.txn_session[t];
-    bool timed = h.has_times(t);
-    if (since[s] >= every) {  // a fence before t, riding on t's begin
-      fence(s, timed ? h.txn_begin[t] : kNoTime, timed ? h.txn_begin[t] : kNoTime);
-      since[s] = 0;
-    }
-    out.begin_txn(h.txn_id[t], s, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      if (h.op_kind[o] == OpKind::read_list) out.add_list_read(key(h.op_key[o]), h.list(o));
-      else out.add_op(h.op_kind[o], key(h.op_key[o]), h.op_value[o]);
-    }
-    out.end_txn();
-    ++since[s];
-  }
-  return out;
 }
 
 }  // namespace isocheck
