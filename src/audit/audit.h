@@ -115,7 +115,7 @@ History add_fences(const History& h, uint64_t every, const std::string& fence_ke
 // (src/audit/fences.cpp): the log is read `chunk_txns` transactions at a time
 // (twice: first for the largest id, which fence ids follow) and written
 // through a sink, so a day log of 10^8 transactions never sits in memory.
-// Returns the number of fences written.
+// Returns the transactions written, fences included, and the fences.
 struct FencedCounts {
   uint64_t txns = 0, fences = 0;
 };

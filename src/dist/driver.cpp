@@ -261,14 +261,17 @@ History allgather_ranges_by_bcast(History&& mine) {
 // transaction order, as when one process reads the file.
 History allgather_ranges(History&& mine) {
   const int P = size();
-  uint64_t big = 0;
-  for (uint64_t n : {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size()}) big |= n > INT32_MAX / 2;
-  MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_UINT64_T, MPI_BOR, MPI_COMM_WORLD);
-  if (big) return allgather_ranges_by_bcast(std::move(mine));
+  // MPI counts and displacements are ints: past that, in whole or in any
+  // column, the chunked broadcasts (every column is at most this long).
+  uint64_t total[4] = {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size(), mine.session_name.size()};
+  MPI_Allreduce(MPI_IN_PLACE, total, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (mine.op_list_offset.size() != mine.op_kind.size() + 1) {  // freed: no list values in this range
     if (!mine.list_value.empty()) throw std::logic_error("allgather_ranges: list values without offsets");
     mine.op_list_offset.assign(mine.op_kind.size() + 1, 0);
   }
+  // (Test hook, tests/dist/dist_cli.sh: the broadcasts at any size.)
+  if (std::max({total[0], total[1], total[2], total[3]}) + 1 > INT32_MAX || std::getenv("ISOCHECK_TEST_ALLGATHER_BY_BCAST"))
+    return allgather_ranges_by_bcast(std::move(mine));
   History all;
   all.keys = std::move(mine.keys);
   all.values = std::move(mine.values);
