@@ -135,7 +135,6 @@ class Auditor {
   // (join_check) before it replaces the carry. Same results, in the same order.
   void check_round(uint64_t round, bool beside_forget = false);
   void apply_check(uint64_t round, const History& h, CheckResult& r);
-  std::function<void()> finish_check_;  // set while a check runs beside forget
   void join_check() {
     if (!finish_check_) return;
     auto f = std::move(finish_check_);
@@ -213,6 +212,10 @@ class Auditor {
   }
   bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
+  // Set while a check runs beside forget (check_round). Declared last so that
+  // it is destroyed first: when an error unwinds past a running check, its
+  // future waits for the thread while the carry it reads still exists.
+  std::function<void()> finish_check_;
 };
 
 std::string Auditor::options_fingerprint() const {
