@@ -61,7 +61,7 @@ class KeyVersions {
     version_.resize(n, 0);
     present_.resize(n, 0);
     if (hashed_.size() == 0) return;
-    FlatMap64 rest{1 << 12};
+    FlatMap64 rest{hashed_.size()};  // (sized once: no rehash while refilling)
     hashed_.for_each([&](uint64_t key, uint64_t val) {
       if (key < n) {
         present_[key] = 1, version_[key] = val;
