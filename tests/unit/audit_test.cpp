@@ -284,11 +284,11 @@ TEST(Audit, RandomTimedHistoriesSserEqualWholeCheck) {
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
   Stats st;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
+    // The fenced tests' histories, with times on every transaction, one more
+    // session and the default key count.
+    RandomHistoryOptions o = small_fenced_options(i);
     o.max_sessions = 4;
+    o.max_keys = RandomHistoryOptions{}.max_keys;
     o.times_percent = 100;
     History h = random_history(5000 + i, o);
     compare(h, {Level::sser}, "auto", d.path / "t.jsonl", "seed " + std::to_string(5000 + i), st);
