@@ -197,7 +197,8 @@ class Auditor {
   // key -> version. Only keys a carry transaction touches are in the pieces,
   // so a round's work does not grow with the number of keys in the log.
   KeyVersions rest_;
-  void materialize(const std::vector<Sym>& keys);
+  // then_txns/then_ops: what the caller appends next (reserved with it).
+  void materialize(const std::vector<Sym>& keys, size_t then_txns = 0, size_t then_ops = 0);
   void remap_rest(bool keys_switched);
   void save_state() {
     s_.summary_rest.clear();
@@ -435,7 +436,7 @@ void Auditor::append_round(const History& chunk) {
       seen.get_or_insert(k, 0, ins);
       if (ins && rest_.find(k)) want.push_back(k);
     }
-    if (!want.empty()) materialize(want);
+    if (!want.empty()) materialize(want, chunk.txn_count(), chunk.op_count());
   }
   // Integer-mode chunk into a named carry: intern_int maps; the fence key can
   // only be a string, so fence_sym_ is found while mapping named chunks.
@@ -471,17 +472,22 @@ void Auditor::append_round(const History& chunk) {
 // they are, no symbol is looked up.
 void Auditor::append_same_symbols(const History& chunk) {
   History& c = s_.carry;
+  Timer dbg_t;
   if (s_.has_summary && rest_.size() > 0) {
     std::vector<Sym> want;
-    FlatMap64 seen(1024);
-    // (the map first: most keys of the round are not waiting in it)
-    for (Sym k : chunk.op_key) {
-      if (!rest_.find(k)) continue;
-      bool ins;
-      seen.get_or_insert(k, 0, ins);
-      if (ins) want.push_back(k);
+    FlatMap64 asked(64);
+    constexpr size_t kAhead = 16;
+    const std::vector<Sym>& keys = chunk.op_key;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i + kAhead < keys.size()) rest_.prefetch(keys[i + kAhead]);
+      if (rest_.take_first(keys[i], asked)) want.push_back(keys[i]);
     }
-    if (!want.empty()) materialize(want);
+    for (Sym k : want) rest_.unmark(k);
+    const double t_scan = dbg_t.seconds();
+    if (!want.empty()) materialize(want, chunk.txn_count(), chunk.op_count());
+    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+      std::fprintf(stderr, "append: %zu waiting keys found in %.3f s, into the pieces by %.3f s\n", want.size(), t_scan,
+                   dbg_t.seconds());
   }
   std::vector<uint32_t> sess(chunk.session_count());
   for (size_t i = 0; i < sess.size(); ++i) {
@@ -493,6 +499,7 @@ void Auditor::append_same_symbols(const History& chunk) {
     }
     sess[i] = it->second;
   }
+  c.reserve_more(chunk.txn_count(), chunk.op_count());  // (after materialize: one regrowth at most)
   auto extend = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
   extend(c.txn_id, chunk.txn_id);
   for (uint32_t s : chunk.txn_session) c.txn_session.push_back(sess[s]);
@@ -547,7 +554,7 @@ void Auditor::note_appended() {
 // The summary pieces hold the entries whose key a carry transaction touches;
 // the others wait in rest_. Rebuilds the pieces with `keys` added (those not
 // in the pieces yet), the fence key last, and shifts the carry's indices.
-void Auditor::materialize(const std::vector<Sym>& keys) {
+void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t then_ops) {
   History& c = s_.carry;
   const uint32_t old_pieces = s_.summary_txns;
   struct Entry {
@@ -569,8 +576,14 @@ void Auditor::materialize(const std::vector<Sym>& keys) {
     if (!have.find(k))
       if (const uint64_t* v = rest_.find(k)) es.push_back({k, *v, true});
   if (es.size() == before) return;
-  std::stable_partition(es.begin(), es.end(), [&](const Entry& e) { return e.k != fence_sym_; });
+  if (fence_sym_ != ~0ULL)
+    std::stable_partition(es.begin(), es.end(), [&](const Entry& e) { return e.k != fence_sym_; });
   History nc;
+  {
+    constexpr size_t kPiece = 128;  // as below
+    size_t kept_ops = c.op_count() - (old_pieces ? c.op_begin(old_pieces) : 0);
+    nc.reserve_more(es.size() / kPiece + 1 + c.txn_count() - old_pieces + then_txns, 2 * es.size() + kept_ops + then_ops);
+  }
   nc.keys = std::move(c.keys);
   nc.values = std::move(c.values);
   nc.time_unit = c.time_unit;
@@ -686,7 +699,14 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
   if (co.levels.empty()) return;
   if (beside_forget && !any_pending) {
     auto result = std::make_shared<std::future<CheckResult>>(
-        std::async(std::launch::async, [this, co] { return check(s_.carry, co); }));
+        std::async(std::launch::async, [this, co] {
+          Timer ct;
+          CheckResult r = check(s_.carry, co);
+          if (getenv("ISOCHECK_AUDIT_DEBUG"))
+            std::fprintf(stderr, "check beside forget: %.3f s, %zu txns, %zu ops\n", ct.seconds(),
+                         static_cast<size_t>(s_.carry.txn_count()), static_cast<size_t>(s_.carry.op_count()));
+          return r;
+        }));
     finish_check_ = [this, round, result] {
       CheckResult r = result->get();
       apply_check(round, s_.carry, r);
@@ -1346,13 +1366,21 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // A frozen final write: its key, writer and touch (the writer's Touch of that key).
   // (What the frontier test reads is copied in, in transaction order: the
   // test then reads these sequentially, not touches and fences at random.)
+  // 24 bytes: the value, ord and lim are looked up through op and txn (the
+  // sort by key below moves every record twice; the 56-byte record with
+  // them copied in cost more to move than the lookups).
   struct FinalWrite {
-    Sym key, value;
+    Sym key;
+    OpIdx op;       // the write (ops grow with the transaction)
     uint32_t txn;
-    OpIdx op;          // the write (ops grow with the transaction)
-    uint32_t wver;     // version written
-    bool first;        // the old summary's read-modify-write of the initial state
-    int64_t ord, lim;  // of txn
+    uint32_t wver;  // version written
+  };
+  // The old summary's read-modify-write of the initial state: "r k null,
+  // w k v" in a piece (a piece's other writes are blind).
+  auto first_version = [&](const FinalWrite& f) {
+    const OpIdx o = f.op;
+    return f.txn < old_pieces && o > c.op_begin(f.txn) && c.op_kind[o - 1] == OpKind::read &&
+           c.op_key[o - 1] == f.key && c.op_value[o - 1] == kNullValue;
   };
   std::vector<FinalWrite> frontier;
   // final writes of frozen transactions; only they can overwrite (a later read
@@ -1381,39 +1409,22 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         if (unfrozen[t] || aborted[t]) continue;
         uint32_t w = static_cast<uint32_t>(t);
         if (t < unindexed) {
-          summary_writes(w, [&](OpIdx o, bool rmw_of_initial) {
-            out.push_back({c.op_key[o], c.op_value[o], w, o, op_version_[o], rmw_of_initial, ord(w), lim(w)});
-          });
+          summary_writes(w, [&](OpIdx o, bool) { out.push_back({c.op_key[o], o, w, op_version_[o]}); });
           continue;
         }
         for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
-          if (const Touch& tc = touches[i]; tc.has_write)
-            out.push_back({tc.key, tc.write_v, w, tc.write_op, tc.wver,
-                           w < old_pieces && !tc.blind && tc.read_v == kNullValue, ord(w), lim(w)});
+          if (const Touch& tc = touches[i]; tc.has_write) out.push_back({tc.key, tc.write_op, w, tc.wver});
       }
     });
     for (size_t p = 1; p < parts; ++p) fw.insert(fw.end(), part[p].begin(), part[p].end());
   }
   phase("final_writes");
-  if (c.keys.named() && c.keys.size() <= 4 * fw.size() + 1024) {
-    // dense key symbols: a counting sort (stable, so by (key, txn) as below)
-    std::vector<uint32_t> cnt(c.keys.size() + 1, 0);
-    for (auto& p : fw) ++cnt[p.key + 1];
-    for (size_t i = 1; i < cnt.size(); ++i) cnt[i] += cnt[i - 1];
-    std::vector<FinalWrite> out(fw.size());
-    for (auto& p : fw) out[cnt[p.key]++] = p;
-    fw = std::move(out);
-  } else {
-    // By (key, op): fw was collected in transaction order and op indices grow
-    // with the transaction, so a stable order by key is that order. Radix
-    // passes over (key, index) pairs, then each 56-byte record moved once
-    // (a comparison sort of the records was 15% of a 10^7 RMW audit).
-    std::vector<uint32_t> order;
-    radix_order(fw.size(), [&](size_t i) { return fw[i].key; }, order);
-    std::vector<FinalWrite> out(fw.size());
-    for (size_t i = 0; i < order.size(); ++i) out[i] = fw[order[i]];
-    fw = std::move(out);
-  }
+  // By (key, op): fw was collected in transaction order and op indices grow
+  // with the transaction, so a stable sort by key is that order. Radix
+  // passes move the 24-byte records (a comparison sort of wider records was
+  // 15% of a 10^7 RMW audit; ordering (key, index) pairs and gathering the
+  // records after, 18% of forget at 10^8).
+  radix_sort(fw, [](const FinalWrite& f) { return f.key; });
   }
 
     phase("sort");
@@ -1443,7 +1454,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       int64_t lim1 = kNegInf, lim2 = kNegInf;
       uint32_t arg1 = ~0u;
       while (b < fw.size() && fw[b].key == fw[a].key) {
-        int64_t l = fw[b].lim;
+        int64_t l = lim(fw[b].txn);
         if (l > lim1) {
           lim2 = lim1;
           lim1 = l;
@@ -1456,11 +1467,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       top.clear();
       for (size_t i = a; i < b; ++i) {
         uint32_t w = fw[i].txn;
-        bool over = fw[i].ord <= (w == arg1 ? lim2 : lim1);
+        bool over = ord(w) <= (w == arg1 ? lim2 : lim1);
         // The old summary's read-modify-write of the initial state installs
         // the first version of its key: any other frozen write overwrites it
         // (its version order is known in every round's check).
-        if (!over && b - a > 1) over = fw[i].first;
+        if (!over && b - a > 1) over = first_version(fw[i]);
         uint32_t v = fw[i].wver;
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(fw[i]);
@@ -1514,6 +1525,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   join_check();  // a check beside this forget still reads the carry
   // Build the new carry: summary, then kept transactions in order.
   History nc;
+  {
+    size_t kept = 0, kept_ops = 0;
+    for (size_t t = 0; t < n; ++t)
+      if (unfrozen[t] && !aborted[t]) ++kept, kept_ops += c.op_end(t) - c.op_begin(t);
+    nc.reserve_more(kept + frontier.size() / 64 + 1, kept_ops + 2 * frontier.size());
+  }
   nc.keys = std::move(c.keys);
   nc.values = std::move(c.values);
   nc.time_unit = c.time_unit;
@@ -1547,11 +1564,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     std::pair<Sym, Sym> fence_kv{kNo, kNo};
     int64_t fval = kNegInf;
     for (const FinalWrite& f : frontier) {
+      const Sym value = c.op_value[f.op];
       if (f.key == fence_sym_) {
-        fence_kv = {f.key, f.value};
-        sym_int(nc.values, f.value, fval);
+        fence_kv = {f.key, value};
+        sym_int(nc.values, value, fval);
       } else {
-        kv.push_back({f.key, f.value});
+        kv.push_back({f.key, value});
       }
     }
     // Only keys a kept transaction touches go into the pieces (and the fence
@@ -1565,7 +1583,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
             if (touches[j].key != FlatMap64::kEmpty) kept_keys.get_or_insert(touches[j].key, 0, ins);
           }
       size_t w = 0;
-      for (auto& e : kv) {
+      for (size_t i = 0; i < kv.size(); ++i) {
+        if (i + 16 < kv.size()) rest_.prefetch(kv[i + 16].first);
+        auto& e = kv[i];
         if (e.first == FlatMap64::kEmpty || kept_keys.find(e.first)) {  // (a key the table cannot hold stays)
           kv[w++] = e;
         } else {

@@ -30,6 +30,32 @@ class KeyVersions {
     if (k < present_.size()) return present_[k] ? &version_[k] : nullptr;
     return k == FlatMap64::kEmpty ? nullptr : hashed_.find(k);
   }
+  // Keys of a day log are spread over 10^7 slots: loops over a round's keys
+  // prefetch a few keys ahead (each lookup is otherwise a cache miss).
+  void prefetch(Sym k) const {
+    if (k < present_.size()) {
+      __builtin_prefetch(&present_[k]);
+      __builtin_prefetch(&version_[k]);
+    }
+  }
+  // Collecting a round's keys that wait here, each once: true the first
+  // time k is asked since the last unmark(k), when k is held. Array keys
+  // carry the mark in their presence byte (the lookup already loads it);
+  // hashed keys are remembered in `asked`.
+  bool take_first(Sym k, FlatMap64& asked) {
+    if (k < present_.size()) {
+      if (present_[k] != 1) return false;  // 0: absent, 2: asked already
+      present_[k] = 2;
+      return true;
+    }
+    if (k == FlatMap64::kEmpty || !hashed_.find(k)) return false;
+    bool ins;
+    asked.get_or_insert(k, 0, ins);
+    return ins;
+  }
+  void unmark(Sym k) {
+    if (k < present_.size() && present_[k] == 2) present_[k] = 1;
+  }
   void set(Sym k, Sym v) {
     if (k >= present_.size() && k != FlatMap64::kEmpty) grow_for(k);
     if (k < present_.size()) {
@@ -73,7 +99,7 @@ class KeyVersions {
     hashed_ = std::move(rest);
   }
   std::vector<Sym> version_;      // by key symbol, below present_.size()
-  std::vector<uint8_t> present_;  // (any Sym is a possible version: no marker value)
+  std::vector<uint8_t> present_;  // 0 absent, 1 held, 2 held and marked (take_first); any Sym is a possible version: no marker value
   FlatMap64 hashed_{1 << 12};
   size_t size_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "io/history.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace isocheck {
@@ -82,6 +83,25 @@ void History::begin_txn(int64_t id, uint32_t session, TxnStatus st, int64_t b, i
   txn_status.push_back(st);
   txn_begin.push_back(b);
   txn_end.push_back(e);
+}
+
+void History::reserve_more(size_t txns, size_t ops) {
+  // Geometric beyond the present capacity: a history appended to round after
+  // round (the audit's carry) still regrows O(log) times, not every round.
+  auto room = [](auto& v, size_t need) {
+    if (v.capacity() < need) v.reserve(std::max(need, v.capacity() + v.capacity() / 2));
+  };
+  const size_t n = txn_count() + txns, m = op_count() + ops;
+  room(txn_id, n);
+  room(txn_session, n);
+  room(txn_status, n);
+  room(txn_begin, n);
+  room(txn_end, n);
+  room(txn_op_offset, n + 1);
+  room(op_kind, m);
+  room(op_key, m);
+  room(op_value, m);
+  room(op_list_offset, m + 1);
 }
 
 void History::add_op(OpKind k, Sym key, Sym value) {

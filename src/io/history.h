@@ -122,6 +122,9 @@ struct History {
   void add_op(OpKind k, Sym key, Sym value);         // read / write / append
   void add_list_read(Sym key, std::span<const Sym> values);
   void end_txn() { txn_op_offset.push_back(op_kind.size()); }
+  // Room for this many more transactions and operations (without list
+  // values): builders that know their size skip the regrowth copies.
+  void reserve_more(size_t txns, size_t ops);
 
   // After a symbol table switched to named mode, remap stored symbols.
   void remap_keys();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "util/flat_hash.h"
+#include "util/radix_order.h"
 
 namespace isocheck {
 
@@ -144,13 +145,20 @@ std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time)
   }
   std::vector<TxnIdx> order;
   if (sorted) return order;
-  std::vector<std::pair<int64_t, TxnIdx>> by_time;
+  // (time, position) records by a stable radix sort on the time (sign bit
+  // flipped so that it orders as unsigned): ties stay in file position.
+  struct At {
+    uint64_t time;
+    TxnIdx t;
+  };
+  std::vector<At> by_time;
   by_time.reserve(committed);
   for (TxnIdx t = 0; t < h.txn_count(); ++t)
-    if (h.txn_status[t] == TxnStatus::committed) by_time.emplace_back(time[t], t);
-  std::sort(by_time.begin(), by_time.end());
+    if (h.txn_status[t] == TxnStatus::committed)
+      by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
+  radix_sort(by_time, [](const At& a) { return a.time; });
   order.reserve(by_time.size());
-  for (auto& e : by_time) order.push_back(e.second);
+  for (const At& e : by_time) order.push_back(e.t);
   return order;
 }
 
@@ -163,7 +171,24 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
   auto txn_at = [&](size_t i) { return order.empty() ? static_cast<TxnIdx>(i) : order[i]; };
   // Session order: the candidate must keep each session's transactions in file order.
   std::vector<uint32_t> last_in_session(h.session_count(), ~0U);
-  constexpr uint64_t kAhead = 8;  // operations of the next transaction to prefetch
+  // Every key's slot is a cache miss at 10^5 transactions and more: the
+  // slots of the operations kAhead ahead in replay order are prefetched
+  // (across transactions: one transaction ahead covered two operations of a
+  // read-modify-write log, too few to hide the misses).
+  constexpr uint64_t kAhead = 16;
+  size_t pf_step = 0;  // the prefetch cursor: step and operation
+  OpIdx pf_op = steps ? h.op_begin(txn_at(0)) : 0;
+  auto prefetch_ahead = [&](uint64_t ops) {
+    for (; ops > 0 && pf_step < steps; --ops) {
+      const TxnIdx pt = txn_at(pf_step);
+      if (pf_op >= h.op_end(pt)) {
+        if (++pf_step < steps) pf_op = h.op_begin(txn_at(pf_step));
+        continue;
+      }
+      latest.prefetch(h.op_key[pf_op++]);
+    }
+  };
+  prefetch_ahead(kAhead);
   for (size_t i = 0; i < steps; ++i) {
     TxnIdx t = txn_at(i);
     if (h.txn_status[t] != TxnStatus::committed) continue;
@@ -171,10 +196,7 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
     if (prev != ~0U && prev > t)
       return txn_text(h, t) + " comes before " + txn_text(h, prev) + " of its session in " + to_string(kind);
     prev = t;
-    if (i + 1 < steps) {
-      TxnIdx nt = txn_at(i + 1);
-      for (OpIdx o = h.op_begin(nt), ne = std::min(h.op_end(nt), o + kAhead); o < ne; ++o) latest.prefetch(h.op_key[o]);
-    }
+    prefetch_ahead(h.op_end(t) - h.op_begin(t) + 1);
     for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
       OpKind kind_o = h.op_kind[o];
       Sym& cur = latest.at(h.op_key[o]);
@@ -238,7 +260,9 @@ std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrde
     LatestValuesDirect latest(static_cast<size_t>(p.max_key) + 1);
     return replay(h, order, c, latest);
   }
-  LatestValues latest(std::max<size_t>(1024, h.txn_count() / 4));
+  // (sized for every written key at once: growing it by doubling rehashed
+  // the table several times per call)
+  LatestValues latest(std::max<size_t>(1024, p.writes));
   return replay(h, order, c, latest);
 }
 

@@ -6,6 +6,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +38,56 @@ template <class KeyOf> void radix_order(size_t n, KeyOf key, std::vector<uint32_
   }
   order.resize(n);
   for (size_t i = 0; i < n; ++i) order[i] = a[i].idx;
+}
+
+}  // namespace isocheck
+
+namespace isocheck {
+
+// Sorts records by key(record) (64-bit), stable, moving the records
+// themselves: least-significant-digit passes over only the bits that differ
+// between keys, in digits of at most 12 bits (keys below 2^24 take two passes;
+// the counts of every pass come from one read of the records). For records of
+// a few words this beats ordering (key, index) pairs and then gathering the
+// records, which reads them at random.
+template <class T, class KeyOf> void radix_sort(std::vector<T>& v, KeyOf key) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const size_t n = v.size();
+  if (n < 2) return;
+  uint64_t all_and = ~uint64_t{0}, all_or = 0;
+  for (const T& x : v) {
+    const uint64_t k = key(x);
+    all_and &= k, all_or |= k;
+  }
+  const uint64_t varies = all_and ^ all_or;
+  if (varies == 0) return;
+  const int lo = __builtin_ctzll(varies), span = 64 - __builtin_clzll(varies) - lo;
+  const int passes = (span + 11) / 12, width = (span + passes - 1) / passes;
+  const uint64_t buckets = uint64_t{1} << width, mask = buckets - 1;
+  std::vector<size_t> count(static_cast<size_t>(passes) * buckets, 0);
+  for (const T& x : v) {
+    const uint64_t k = key(x) >> lo;
+    for (int p = 0; p < passes; ++p) ++count[p * buckets + ((k >> (p * width)) & mask)];
+  }
+  std::unique_ptr<T[]> scratch(new T[n]);  // (uninitialized: every slot is written)
+  T* from = v.data();
+  T* to = scratch.get();
+  for (int p = 0; p < passes; ++p) {
+    size_t* c = &count[p * buckets];
+    size_t sum = 0;
+    bool one_bucket = false;
+    for (uint64_t d = 0; d < buckets; ++d) {
+      one_bucket |= c[d] == n;
+      const size_t here = c[d];
+      c[d] = sum;
+      sum += here;
+    }
+    if (one_bucket) continue;  // this digit is the same in every key
+    const int shift = lo + p * width;
+    for (size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> shift) & mask]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != v.data()) std::memcpy(static_cast<void*>(v.data()), from, n * sizeof(T));
 }
 
 }  // namespace isocheck

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
@@ -193,6 +194,27 @@ TEST(Audit, KeyVersionsEqualsAMap) {
     std::map<Sym, Sym> seen;
     kv.for_each([&](Sym k, Sym v) { seen[k] = v; });
     ASSERT_EQ(seen, want) << "iteration " << it;
+    // take_first (a round's waiting keys, each once): true exactly for held
+    // keys not asked since their unmark, and nothing else changes.
+    std::vector<Sym> held;
+    for (auto& e : want) held.push_back(e.first);
+    for (int pass = 0; pass < 2; ++pass) {
+      FlatMap64 asked(16);
+      std::set<Sym> taken;
+      std::vector<Sym> order;
+      for (int i = 0; i < 3000; ++i) {
+        Sym k = rng() % 4 == 0 ? rng() % (2 * range) : held[rng() % held.size()];
+        if (k == ~0ULL) continue;
+        const bool first = kv.take_first(k, asked);
+        ASSERT_EQ(first, want.count(k) == 1 && taken.insert(k).second) << "key " << k << ", iteration " << it;
+        if (first) order.push_back(k);
+      }
+      for (Sym k : order) kv.unmark(k);
+      std::map<Sym, Sym> after;
+      kv.for_each([&](Sym k, Sym v) { after[k] = v; });
+      ASSERT_EQ(after, want) << "marks changed the entries, iteration " << it;
+      for (auto [wk, wv] : want) ASSERT_EQ(*kv.find(wk), wv);
+    }
   }
   // Keys in [0, 2^21): those above 2^20 are hashed until the map holds
   // enough entries for the array to cover them, then move into it.

@@ -1,4 +1,4 @@
-// The small shared toolkit (src/util/): radix_order against std::stable_sort.
+// The small shared toolkit (src/util/): radix_order and radix_sort against std::stable_sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +32,41 @@ TEST(Util, RadixOrderEqualsStableSort) {
     std::stable_sort(want.begin(), want.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     radix_order(n, [&](size_t i) { return keys[i]; }, got);
     ASSERT_EQ(got, want) << "iteration " << it << " shape " << shape << " n " << n;
+  }
+}
+
+// Records sorted in place: the same order as std::stable_sort by key, for
+// key shapes that take one, two or several digit passes or none.
+TEST(Util, RadixSortEqualsStableSort) {
+  struct Rec {
+    uint64_t key;
+    uint32_t at;  // position before sorting: stability shows here
+    uint32_t pad;
+  };
+  std::mt19937_64 rng(5);
+  for (int it = 0; it < 300; ++it) {
+    const size_t n = it % 50 == 0 ? rng() % 2 : rng() % 5000;
+    std::vector<Rec> recs(n);
+    const int shape = it % 6;
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t k = 0;
+      switch (shape) {
+        case 0: k = rng() % 50; break;
+        case 1: k = rng(); break;
+        case 2: k = (rng() % 7) << 40 | 0x1234; break;
+        case 3: k = static_cast<uint64_t>(-static_cast<int64_t>(rng() % 300)); break;
+        case 4: k = rng() % 10000000; break;  // a day log's integer keys: 24 bits
+        default: k = 77; break;
+      }
+      recs[i] = {k, static_cast<uint32_t>(i), 0};
+    }
+    std::vector<Rec> want = recs;
+    std::stable_sort(want.begin(), want.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
+    radix_sort(recs, [](const Rec& r) { return r.key; });
+    ASSERT_EQ(recs.size(), want.size());
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(recs[i].key == want[i].key && recs[i].at == want[i].at)
+          << "iteration " << it << " shape " << shape << " n " << n << " position " << i;
   }
 }
 
