@@ -212,6 +212,7 @@ class Auditor {
     file_value_hashes_.build(s_.carry.values, audit_threads());
   }
   bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
+  uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
   // Set while a check runs beside forget (check_round). Declared last so that
   // it is destroyed first: when an error unwinds past a running check, its
@@ -279,7 +280,9 @@ void Auditor::prescan() {
     const uint64_t piece_rows = piece_rounds * R, n_pieces = (total + piece_rows - 1) / piece_rows;
     pieces.resize(n_pieces);
     using C = Hdf5RangeReader;
-    const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) | (need_fences ? C::kOps : 0u);
+    // (op kinds for the duplicate check: its set is sized for the log's writes)
+    const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
+                           (need_fences ? C::kOps : dup_check_possible() ? C::kOpKinds : 0u);
     parallel_pieces(n_pieces, threads, [&](uint64_t i) {
       Pass1Piece& p = pieces[i];
       p.first_round = i * piece_rounds;
@@ -317,6 +320,7 @@ void Auditor::prescan() {
   s_.round_min_pf = std::move(r.round_min_pf);
   s_.round_min_begin = std::move(r.round_min_begin);
   s_.total_txns = r.txns;
+  log_writes_ = r.writes;
   auto id_of = [&](uint64_t row, bool known, int64_t id) {
     return known ? id : reader_.hdf5_file().range(row, row + 1).txn_id[0];
   };
@@ -945,6 +949,10 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
         written_.insert(write_fingerprint(keys, values, h.op_key[o], h.op_value[o], opt_.fingerprint_mask));
     row += h.txn_count();
   }
+  // The rest of the log at the same rate (the checkpoint does not hold pass
+  // 1's count): room for it now, as a run from the start has.
+  if (row > 0 && s_.total_txns > row)
+    written_.reserve(static_cast<uint64_t>(static_cast<double>(written_.size()) * s_.total_txns / row));
 }
 
 // ------------------------------------------------------------ forgetting
@@ -1770,6 +1778,7 @@ AuditResult Auditor::run() {
     choose_rule();
     s_.result.rule = s_.rule;
     s_.result.duplicate_check = dup_check();
+    if (dup_check()) written_.reserve(log_writes_);
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
     if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
       s_.result.complete = false;

@@ -48,6 +48,7 @@ void Pass1Scanner::close_round() {
 
 void Pass1Scanner::scan(const Hdf5Columns& cols, const SymbolTable& values, uint64_t first_row, const int64_t* ids) {
   const size_t cnt = cols.session.size();
+  for (OpKind k : cols.op_kind) p_.writes += k == OpKind::write || k == OpKind::append;
   for (size_t t = 0; t < cnt; ++t) {
     const int64_t session = cols.session[t];
     if (need_times_) {
@@ -135,6 +136,7 @@ Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_tx
       r.bad_time_id_known = p.bad_time_id_known;
     }
     r.txns += p.txns;
+    r.writes += p.writes;
   }
   // A single scan gives up the least begin from the round of the first
   // transaction without times on (the time rule cannot apply then anyway).

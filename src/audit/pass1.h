@@ -37,6 +37,7 @@ struct Pass1Piece {
   std::vector<int64_t> open_sessions;
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session -> value of its last fence in the piece
   bool any_fence = false;
+  uint64_t writes = 0;  // writes and appends, when the scan was given op kinds
   // First row that breaks the fence rule / has no times (kNoRow: none), and
   // its transaction id when the scan knew it (JSONL; HDF5 ids are looked up).
   uint64_t bad_fence_row = kNoRow, bad_time_row = kNoRow;
@@ -80,6 +81,7 @@ class Pass1Scanner {
 struct Pass1Result {
   std::vector<int64_t> round_min_pf, round_min_begin;
   bool any_fence = false;
+  uint64_t writes = 0;  // (0 when no op kinds were scanned)
   uint64_t bad_fence_row = kNoRow, bad_time_row = kNoRow;
   int64_t bad_fence_id = 0, bad_time_id = 0;
   bool bad_fence_id_known = false, bad_time_id_known = false;

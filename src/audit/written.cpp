@@ -106,16 +106,31 @@ bool FingerprintSet::contains(uint64_t fp) const {
   return false;
 }
 
-void FingerprintSet::grow(Part& p) {
+void FingerprintSet::rehash(Part& p, size_t capacity) {
   std::vector<uint64_t> old = std::move(p.slots);
-  p.slots.assign(old.size() * 2, kEmptySlot);
-  size_t m = p.slots.size() - 1;
+  p.slots.assign(capacity, kEmptySlot);
+  const size_t m = capacity - 1;
   for (uint64_t k : old)
     if (k != kEmptySlot) {
       size_t i = k & m;
       while (p.slots[i] != kEmptySlot) i = (i + 1) & m;
       p.slots[i] = k;
     }
+}
+
+void FingerprintSet::grow(Part& p) { rehash(p, p.slots.size() * 2); }
+
+void FingerprintSet::reserve(uint64_t total) {
+  // Each part gets its share and a little more (the parts fill evenly, to
+  // about a square root; one that gets more still grows), within insert()'s
+  // load of 3/4: the capacity growing would reach, from the start.
+  const uint64_t even = total / parts_.size();
+  const uint64_t share = even + even / 256 + 256;
+  for (Part& p : parts_) {
+    size_t cap = p.slots.size();
+    while (share * 4 > cap * 3) cap *= 2;
+    if (cap != p.slots.size()) rehash(p, cap);
+  }
 }
 
 void FingerprintSet::insert(uint64_t fp) {

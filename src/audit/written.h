@@ -65,6 +65,11 @@ class FingerprintSet {
   bool contains(uint64_t fp) const;
   void insert(uint64_t fp);
   void prefetch(uint64_t fp) const;
+  // Room for `total` fingerprints in all (pass 1 counts the log's writes):
+  // the parts then never grow. Growing rehashed all 256 parts in the same
+  // round (they fill evenly), a pause of seconds at 10^8 writes, and held
+  // the old and new tables at once.
+  void reserve(uint64_t total);
   uint64_t size() const { return size_; }
   uint64_t bytes() const;
   void clear();
@@ -81,6 +86,7 @@ class FingerprintSet {
   // like any other, confirmed or dismissed by the caller).
   static uint64_t slot_key(uint64_t fp) { return fp == kEmptySlot ? 1 : fp; }
   void grow(Part& p);
+  static void rehash(Part& p, size_t capacity);
   std::vector<Part> parts_;
   uint64_t size_ = 0;
 };

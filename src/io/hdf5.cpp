@@ -784,6 +784,12 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
     c.op_value.resize(ops);
     read_rows(L.value, o0, ops, c.op_value.data());
     check_ops(c.op_kind.data(), c.op_key.data(), c.op_value.data(), ops, o0);
+  } else if (which & Hdf5RangeReader::kOpKinds) {
+    c.op_offset = read_offsets(L.op_off, first, cnt, L.m);
+    uint64_t o0 = c.op_offset[0], ops = c.op_offset[cnt] - o0;
+    for (auto& o : c.op_offset) o -= o0;
+    c.op_kind.resize(ops);
+    read_rows(L.kind, o0, ops, c.op_kind.data());
   }
   if (which & Hdf5RangeReader::kSession) {
     c.session.resize(cnt);

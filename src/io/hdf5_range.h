@@ -20,6 +20,7 @@ struct Hdf5Columns {
   std::vector<TxnStatus> status;
   std::vector<int64_t> begin, end;  // kNoTime when absent
   // With kOps: ops of transaction t are [op_offset[t], op_offset[t+1]), rebased to 0.
+  // With kOpKinds alone: op_offset and op_kind only (kinds not validated).
   std::vector<uint64_t> op_offset;
   std::vector<OpKind> op_kind;
   std::vector<Sym> op_key, op_value;  // symbols of keys() / values()
@@ -27,7 +28,7 @@ struct Hdf5Columns {
 
 class Hdf5RangeReader {
  public:
-  enum Column : unsigned { kSession = 1, kStatus = 2, kTimes = 4, kOps = 8 };
+  enum Column : unsigned { kSession = 1, kStatus = 2, kTimes = 4, kOps = 8, kOpKinds = 16 };
 
   // Opens the file and checks its format version; throws InputError.
   explicit Hdf5RangeReader(const std::string& path);

@@ -19,6 +19,7 @@
 
 #include "audit/audit.h"
 #include "audit/key_versions.h"
+#include "audit/written.h"
 #include "gen/gen.h"
 #include "common/history_fixtures.h"
 #include "io/hdf5.h"
@@ -241,6 +242,36 @@ TEST(Audit, KeyVersionsEqualsAMap) {
 // chunk size, input format and output format the fenced log is the one
 // add_fences makes of the whole log (compared as JSONL text: names, not
 // symbol numbers). Logs with times and without, lists, 1 to 9 sessions.
+// The duplicate-write set sized up front (pass 1's write count): it holds
+// and answers as the one that grows, and reaching the count never regrows it.
+TEST(Audit, ReservedFingerprintSetEqualsGrowingOne) {
+  std::mt19937_64 rng(11);
+  for (uint64_t total : {0ULL, 1000ULL, 300000ULL}) {
+    FingerprintSet grown, reserved;
+    reserved.reserve(total);
+    const uint64_t bytes = reserved.bytes();
+    std::vector<uint64_t> fps;
+    for (uint64_t i = 0; i < total; ++i) fps.push_back(i % 7 == 0 ? rng() % 64 : rng());  // repeats and 0 too
+    for (uint64_t fp : fps) {
+      grown.insert(fp);
+      reserved.insert(fp);
+    }
+    ASSERT_EQ(reserved.size(), grown.size()) << total;
+    if (total > 0) {
+      ASSERT_EQ(reserved.bytes(), bytes) << "regrew at " << total;
+    }
+    for (uint64_t fp : fps) ASSERT_TRUE(reserved.contains(fp));
+    for (int i = 0; i < 1000; ++i) {
+      const uint64_t q = rng();
+      ASSERT_EQ(reserved.contains(q), grown.contains(q));
+    }
+    // reserving again, now holding entries, keeps them
+    reserved.reserve(4 * total + 100);
+    for (uint64_t fp : fps) ASSERT_TRUE(reserved.contains(fp));
+    ASSERT_EQ(reserved.size(), grown.size());
+  }
+}
+
 TEST(Audit, StreamedFencesEqualWholeLogFences) {
   TempDir d;
   auto text = [](const History& h) {
