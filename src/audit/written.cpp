@@ -133,18 +133,21 @@ void FingerprintSet::reserve(uint64_t total) {
   }
 }
 
-void FingerprintSet::insert(uint64_t fp) {
+bool FingerprintSet::insert_was_present(uint64_t fp) {
   Part& p = parts_[part_of(fp)];
   if ((p.size + 1) * 4 > p.slots.size() * 3) grow(p);
   uint64_t k = slot_key(fp);
   size_t m = p.slots.size() - 1, i = k & m;
   while (p.slots[i] != kEmptySlot) {
-    if (p.slots[i] == k) return;
+    if (p.slots[i] == k) return true;
     i = (i + 1) & m;
   }
   p.slots[i] = k;
   ++p.size;
   ++size_;
+  return false;
 }
+
+void FingerprintSet::insert(uint64_t fp) { insert_was_present(fp); }
 
 }  // namespace isocheck

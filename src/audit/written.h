@@ -64,6 +64,11 @@ class FingerprintSet {
   FingerprintSet();
   bool contains(uint64_t fp) const;
   void insert(uint64_t fp);
+  // insert(fp), and whether fp (or one the set takes for it, see slot_key)
+  // was there before: one probe where contains() then insert() took two.
+  bool insert_was_present(uint64_t fp);
+  // Fingerprints the set does not tell apart have the same same_as().
+  static uint64_t same_as(uint64_t fp) { return slot_key(fp); }
   void prefetch(uint64_t fp) const;
   // Room for `total` fingerprints in all (pass 1 counts the log's writes):
   // the parts then never grow. Growing rehashed all 256 parts in the same

@@ -762,6 +762,25 @@ TEST(Audit, DuplicateWriteOfForgottenWriterIsReported) {
   EXPECT_EQ(r.duplicate_rereads, 1u);
   EXPECT_EQ(r.levels[0].verdict, "violated");
   EXPECT_GT(r.fingerprints, 10u);
+  // Repeats within one round: the set holds the first when the second is
+  // inserted, but only a value an earlier round wrote is a suspect (the
+  // round's own check() reports the repeat). So: no re-read for a repeat
+  // inside a round, one for a value of an earlier round written twice in a
+  // later one (both of its writes are suspects, settled in one re-read).
+  for (bool earlier : {false, true}) {
+    int nx = 1;
+    // (one fence after each transaction: the repeat's three transactions
+    // and their fences are rows 28-33, inside one round of 14)
+    std::vector<std::string> before = {"r y null w y 9", earlier ? "r x null w x 1" : "r v null w v 1"};
+    History hh = handmade(concat({before, filler(12, nx), {"r x null w x 1", "r x 1 w x 2", "r x 2 w x 1"}}));
+    ASSERT_EQ(hh.txn_count(), 34u);
+    write_jsonl(hh, (d.path / "within.jsonl").string());
+    AuditOptions wo;
+    wo.round_txns = 14;
+    AuditResult wr = run_audit((d.path / "within.jsonl").string(), wo);
+    EXPECT_EQ(wr.levels[0].verdict, "violated") << "earlier " << earlier;
+    EXPECT_EQ(wr.duplicate_rereads, earlier ? 1u : 0u) << "earlier " << earlier;
+  }
 }
 
 // The same class of gap for other anomalies that need a forgotten writer:
