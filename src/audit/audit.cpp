@@ -188,6 +188,7 @@ class Auditor {
   void number_versions(uint64_t round);
   PairMap versions_{0};
   std::vector<uint32_t> op_version_;
+  uint64_t unresolved_reads_ = 0;  // register reads without a numbered version, and list reads
   uint32_t written_versions_ = 0;
   uint64_t numbered_round_ = ~0ULL;
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
@@ -667,10 +668,15 @@ void Auditor::number_versions(uint64_t round) {
       op_version_[o] = id;
     }
   }
+  unresolved_reads_ = 0;
   for (OpIdx o = 0; o < ops; ++o) {
     if (o + kAhead < ops) versions_.prefetch(c.op_key[o + kAhead], c.op_value[o + kAhead]);
-    if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
+    if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue) {
       op_version_[o] = versions_.find(c.op_key[o], c.op_value[o]);
+      unresolved_reads_ += op_version_[o] == PairMap::kEmpty;
+    } else if (c.op_kind[o] == OpKind::read_list) {
+      ++unresolved_reads_;  // (its values are looked up by check_round)
+    }
   }
   written_versions_ = nv;
   numbered_round_ = round;
@@ -681,9 +687,11 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
   History& c = s_.carry;
   size_t n = c.txn_count();
   number_versions(round);
-  std::vector<uint8_t> keep_op(c.op_count(), 1);
+  std::vector<uint8_t> keep_op;
   bool any_pending = false;
-  for (TxnIdx t = 0; t < n; ++t) {
+  if (unresolved_reads_ == 0) std::fill(s_.pending.begin(), s_.pending.end(), 0);  // (every read's writer is here)
+  else keep_op.assign(c.op_count(), 1);
+  for (TxnIdx t = 0; t < n && unresolved_reads_ > 0; ++t) {
     s_.pending[t] = 0;
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       bool missing = false;
