@@ -45,6 +45,7 @@ Sym SymbolTable::intern_name(std::string_view s, bool is_int) {
   k.reserve(s.size() + 1);
   k.push_back(is_int ? 'i' : 's');
   k.append(s);
+  if (!index_complete_) build_index();
   auto [it, inserted] = index_.try_emplace(std::move(k), names_.size());
   if (inserted) {
     names_.emplace_back(s);
@@ -69,12 +70,19 @@ void SymbolTable::set_named(std::vector<std::string> names, std::vector<uint8_t>
   is_int_ = std::move(is_int);
   if (is_int_.size() < names_.size()) is_int_.resize(names_.size(), 0);
   index_.clear();
+  index_complete_ = names_.empty();
+}
+
+void SymbolTable::build_index() {
+  index_.clear();
+  index_.reserve(names_.size());
   for (size_t i = 0; i < names_.size(); ++i) {
     std::string k;
     k.push_back(is_int_[i] ? 'i' : 's');
     k.append(names_[i]);
-    index_.emplace(std::move(k), i);
+    index_.emplace(std::move(k), i);  // (a repeated name keeps its first symbol, as before)
   }
+  index_complete_ = true;
 }
 
 void History::begin_txn(int64_t id, uint32_t session, TxnStatus st, int64_t b, int64_t e) {

@@ -68,7 +68,12 @@ class SymbolTable {
   size_t ints_seen_ = 0;  // distinct count is unknown in integer mode; informational
   std::vector<std::string> names_;
   std::vector<uint8_t> is_int_;
+  // name -> symbol, for interning. set_named() leaves it to the first
+  // intern: a reader of a file's table of 10^7 key names never interns, and
+  // building the map took most of the table's load time and ~70 bytes a name.
   std::unordered_map<std::string, Sym> index_;
+  bool index_complete_ = true;
+  void build_index();
   std::unordered_map<int64_t, Sym> int_to_named_;  // filled at the switch
 };
 

@@ -84,6 +84,33 @@ TEST(Hdf5RoundTrip, MixedIntAndStringKeysAndValues) {
   EXPECT_NE(jsonl_text(back).find("[\"w\",1,5]"), std::string::npos);
 }
 
+// A table read from a file builds its name index only when something is
+// interned: then the file's names keep their symbols (1 and "1" apart) and a
+// new name gets the next one.
+TEST(Hdf5RoundTrip, TablesReadFromAFileInternAsBefore) {
+  History h = parse_jsonl(kMixed, "mixed.jsonl");
+  History back = round_trip(h, "mixed-intern.h5");
+  SymbolTable& k = back.keys;
+  const size_t n = k.size();
+  ASSERT_GE(n, 4u);
+  for (Sym s = 0; s < n; ++s) {
+    if (k.is_int(s)) {
+      EXPECT_EQ(k.intern_int(std::stoll(k.name(s))), s) << k.name(s);
+    } else {
+      EXPECT_EQ(k.intern_string(k.name(s)), s) << k.name(s);
+    }
+  }
+  EXPECT_EQ(k.size(), n);
+  const Sym fresh = k.intern_string("a name the file does not have");
+  EXPECT_EQ(fresh, n);
+  EXPECT_EQ(k.intern_string("a name the file does not have"), fresh);
+  EXPECT_EQ(k.size(), n + 1);
+  // the copy interns alike
+  SymbolTable copy = back.values;
+  for (Sym s = 0; s < copy.size(); ++s)
+    if (!copy.is_int(s)) EXPECT_EQ(copy.intern_string(copy.name(s)), s);
+}
+
 TEST(Hdf5RoundTrip, EmptyHistory) {
   History h = parse_jsonl("", "empty.jsonl");
   History back = round_trip(h, "empty.h5");

@@ -314,7 +314,9 @@ TEST(OracleRandom, ModesHaveTheirShape) {
           bool read_before = false;
           for (OpIdx q = h.op_begin(t); q < op; ++q)
             read_before |= h.op_kind[q] == OpKind::read && h.op_key[q] == h.op_key[op];
-          if (m == RandomMode::known_order) ASSERT_TRUE(read_before) << "seed " << seed << "\n" << history_jsonl(h);
+          if (m == RandomMode::known_order) {
+            ASSERT_TRUE(read_before) << "seed " << seed << "\n" << history_jsonl(h);
+          }
           blind_writes += !read_before;
         }
       }

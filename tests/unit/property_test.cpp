@@ -230,7 +230,9 @@ TEST(Property, SerialWitnessIsSound) {
     if (!w.found()) continue;
     ++found;
     realtime += w.respects_realtime;
-    if (need_realtime) EXPECT_TRUE(w.respects_realtime) << "seed " << seed;
+    if (need_realtime) {
+      EXPECT_TRUE(w.respects_realtime) << "seed " << seed;
+    }
     if (!ov.ser || !ov.si || (w.respects_realtime && !ov.sser)) {
       ++wrong;
       ADD_FAILURE() << "seed " << seed << ": serial witness in " << to_string(w.order)
