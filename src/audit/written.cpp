@@ -92,28 +92,25 @@ uint64_t FingerprintSet::bytes() const {
 
 void FingerprintSet::prefetch(uint64_t fp) const {
   const Part& p = parts_[part_of(fp)];
-  __builtin_prefetch(&p.slots[slot_key(fp) & (p.slots.size() - 1)]);
+  __builtin_prefetch(&p.slots[home(slot_key(fp), p.slots.size())]);
 }
 
 bool FingerprintSet::contains(uint64_t fp) const {
   const Part& p = parts_[part_of(fp)];
-  uint64_t k = slot_key(fp);
-  size_t m = p.slots.size() - 1, i = k & m;
-  while (p.slots[i] != kEmptySlot) {
+  const uint64_t k = slot_key(fp);
+  const size_t cap = p.slots.size();
+  for (size_t i = home(k, cap); p.slots[i] != kEmptySlot; i = next(i, cap))
     if (p.slots[i] == k) return true;
-    i = (i + 1) & m;
-  }
   return false;
 }
 
 void FingerprintSet::rehash(Part& p, size_t capacity) {
   std::vector<uint64_t> old = std::move(p.slots);
   p.slots.assign(capacity, kEmptySlot);
-  const size_t m = capacity - 1;
   for (uint64_t k : old)
     if (k != kEmptySlot) {
-      size_t i = k & m;
-      while (p.slots[i] != kEmptySlot) i = (i + 1) & m;
+      size_t i = home(k, capacity);
+      while (p.slots[i] != kEmptySlot) i = next(i, capacity);
       p.slots[i] = k;
     }
 }
@@ -122,26 +119,23 @@ void FingerprintSet::grow(Part& p) { rehash(p, p.slots.size() * 2); }
 
 void FingerprintSet::reserve(uint64_t total) {
   // Each part gets its share and a little more (the parts fill evenly, to
-  // about a square root; one that gets more still grows), within insert()'s
-  // load of 3/4: the capacity growing would reach, from the start.
+  // about a square root; one that gets more still grows), at insert()'s
+  // load of 3/4.
   const uint64_t even = total / parts_.size();
   const uint64_t share = even + even / 256 + 256;
-  for (Part& p : parts_) {
-    size_t cap = p.slots.size();
-    while (share * 4 > cap * 3) cap *= 2;
-    if (cap != p.slots.size()) rehash(p, cap);
-  }
+  const size_t cap = static_cast<size_t>(share * 4 / 3 + 2);
+  for (Part& p : parts_)
+    if (cap > p.slots.size()) rehash(p, cap);
 }
 
 bool FingerprintSet::insert_was_present(uint64_t fp) {
   Part& p = parts_[part_of(fp)];
   if ((p.size + 1) * 4 > p.slots.size() * 3) grow(p);
-  uint64_t k = slot_key(fp);
-  size_t m = p.slots.size() - 1, i = k & m;
-  while (p.slots[i] != kEmptySlot) {
+  const uint64_t k = slot_key(fp);
+  const size_t cap = p.slots.size();
+  size_t i = home(k, cap);
+  for (; p.slots[i] != kEmptySlot; i = next(i, cap))
     if (p.slots[i] == k) return true;
-    i = (i + 1) & m;
-  }
   p.slots[i] = k;
   ++p.size;
   ++size_;

@@ -58,7 +58,9 @@ class TableHashes {
 
 // A set of fingerprints in 256 open-addressing tables (linear probing, load
 // factor at most 3/4; each grows on its own, so growth never copies the
-// whole set at once). 8 bytes per slot: 10.7-21 bytes per fingerprint.
+// whole set at once). 8 bytes per slot: 10.7-21 bytes per fingerprint as it
+// grows, 10.7 when reserved (a part's capacity is any size, not a power of
+// two: a slot is picked by multiplying, not masking).
 class FingerprintSet {
  public:
   FingerprintSet();
@@ -90,6 +92,11 @@ class FingerprintSet {
   // 0 is stored as 1: the two fingerprints match each other (a suspicion
   // like any other, confirmed or dismissed by the caller).
   static uint64_t slot_key(uint64_t fp) { return fp == kEmptySlot ? 1 : fp; }
+  // The home slot of k in `cap` slots: the bits below the part's, scaled.
+  static size_t home(uint64_t k, size_t cap) {
+    return static_cast<size_t>((static_cast<unsigned __int128>(k << kPartBits) * cap) >> 64);
+  }
+  static size_t next(size_t i, size_t cap) { return i + 1 == cap ? 0 : i + 1; }
   void grow(Part& p);
   static void rehash(Part& p, size_t capacity);
   std::vector<Part> parts_;
