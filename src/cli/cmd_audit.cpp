@@ -123,7 +123,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                 "Threads for pass 1, forget's split steps and each round's check (default: the hardware threads)");
   c->add_flag("--time-order", a->time_order, "As for verify");
   c->add_flag("--no-duplicate-check", a->no_dup_check,
-              "Do not keep a fingerprint of every written (key, value) (about 16 bytes per write); a value written "
+              "Do not keep a fingerprint of every written (key, value) (about 11 bytes per write); a value written "
               "twice is then missed when its first writer was already forgotten");
   c->add_flag("--json", a->json, "Print the report as JSON");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
