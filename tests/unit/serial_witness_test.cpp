@@ -54,6 +54,27 @@ TEST(SerialWitness, BeginOrderOfOverlappingTransactions) {
   expect_same_verdicts(hist);
 }
 
+TEST(SerialWitness, NegativeAndEqualTimesOrderLikeASortByTimeThenFile) {
+  // Begin order (T2's times negative; T1 and T3 begin together, T1 first in
+  // the file) is T2, T1, T3: the only one that replays (the end order puts
+  // T3 before T1). Times sort as signed numbers, ties by file position.
+  auto t = [](int id, int64_t b, int64_t e, const std::string& ops) {
+    return "{\"id\":" + std::to_string(id) + ",\"session\":" + std::to_string(id) + ",\"status\":\"committed\"" +
+           ",\"begin\":" + std::to_string(b) + ",\"end\":" + std::to_string(e) + ",\"ops\":[" + ops + "]}\n";
+  };
+  std::string hist = t(1, 3, 7, R"(["r","x",1],["w","x",2])") + t(2, -10, -9, R"(["r","x",null],["w","x",1])") +
+                     t(3, 3, 6, R"(["r","x",2],["w","x",3])");
+  SerialWitness w = witness(hist);
+  EXPECT_EQ(w.order, WitnessOrder::begin_time) << w.why_not;
+  expect_same_verdicts(hist);
+  // The same with T3 first in the file: now the tie puts T3 first and
+  // neither order replays (the graph engines decide).
+  std::string swapped = t(3, 3, 6, R"(["r","x",2],["w","x",3])") + t(2, -10, -9, R"(["r","x",null],["w","x",1])") +
+                        t(1, 3, 7, R"(["r","x",1],["w","x",2])");
+  EXPECT_FALSE(witness(swapped).found());
+  expect_same_verdicts(swapped);
+}
+
 TEST(SerialWitness, EndOrderWhenTheBeginOrderFails) {
   // T1 begins first but T2 serializes first (T1 reads T2's write).
   std::string hist = T(1, 1, R"(["r","x",2],["w","x",1])", 0, 10) + T(2, 2, R"(["r","x",null],["w","x",2])", 1, 5);
