@@ -189,6 +189,7 @@ class Auditor {
   PairMap versions_{0};
   std::vector<uint32_t> op_version_;
   uint64_t unresolved_reads_ = 0;  // register reads without a numbered version, and list reads
+  bool last_round_pending_ = false;  // the last checked round had a pending read (check_round)
   uint32_t written_versions_ = 0;
   uint64_t numbered_round_ = ~0ULL;
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
@@ -686,6 +687,25 @@ void Auditor::number_versions(uint64_t round) {
 void Auditor::check_round(uint64_t round, bool beside_forget) {
   History& c = s_.carry;
   size_t n = c.txn_count();
+  CheckOptions co = opt_.check;
+  co.levels = open_levels();
+  // Beside forget, the check starts before the versions are numbered (both
+  // only read the carry): when the last checked round had no pending read it
+  // is likely this one has none either, so the check is started now and kept
+  // if so; otherwise it is waited for, dropped, and the stripped carry
+  // checked below. (Read-modify-write logs never have pending reads.)
+  std::shared_ptr<std::future<CheckResult>> early;
+  auto start_check = [&] {
+    return std::make_shared<std::future<CheckResult>>(std::async(std::launch::async, [this, co] {
+      Timer ct;
+      CheckResult r = check(s_.carry, co);
+      if (getenv("ISOCHECK_AUDIT_DEBUG"))
+        std::fprintf(stderr, "check beside forget: %.3f s, %zu txns, %zu ops\n", ct.seconds(),
+                     static_cast<size_t>(s_.carry.txn_count()), static_cast<size_t>(s_.carry.op_count()));
+      return r;
+    }));
+  };
+  if (beside_forget && !co.levels.empty() && !last_round_pending_) early = start_check();
   number_versions(round);
   std::vector<uint8_t> keep_op;
   bool any_pending = false;
@@ -706,19 +726,14 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
       }
     }
   }
-  CheckOptions co = opt_.check;
-  co.levels = open_levels();
+  last_round_pending_ = any_pending;
   if (co.levels.empty()) return;
+  if (early && any_pending) {
+    early->wait();  // (its result is of the unstripped carry: dropped)
+    early.reset();
+  }
   if (beside_forget && !any_pending) {
-    auto result = std::make_shared<std::future<CheckResult>>(
-        std::async(std::launch::async, [this, co] {
-          Timer ct;
-          CheckResult r = check(s_.carry, co);
-          if (getenv("ISOCHECK_AUDIT_DEBUG"))
-            std::fprintf(stderr, "check beside forget: %.3f s, %zu txns, %zu ops\n", ct.seconds(),
-                         static_cast<size_t>(s_.carry.txn_count()), static_cast<size_t>(s_.carry.op_count()));
-          return r;
-        }));
+    auto result = early ? early : start_check();
     finish_check_ = [this, round, result] {
       CheckResult r = result->get();
       apply_check(round, s_.carry, r);
