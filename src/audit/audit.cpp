@@ -1411,12 +1411,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // Frontier: per key, the frozen final writes not certainly overwritten by
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
-  // A frozen final write: its key, writer and touch (the writer's Touch of that key).
-  // (What the frontier test reads is copied in, in transaction order: the
-  // test then reads these sequentially, not touches and fences at random.)
-  // 24 bytes: the value, ord and lim are looked up through op and txn (the
-  // sort by key below moves every record twice; the 56-byte record with
-  // them copied in cost more to move than the lookups).
+  // A frozen final write: its key, write, writer and version. 24 bytes: the
+  // value, ord and lim are looked up through op and txn (the sort by key
+  // below moves every record twice; a 56-byte record with them copied in
+  // cost more to move than the lookups do).
   struct FinalWrite {
     Sym key;
     OpIdx op;       // the write (ops grow with the transaction)

@@ -99,7 +99,9 @@ class KeyVersions {
     hashed_ = std::move(rest);
   }
   std::vector<Sym> version_;      // by key symbol, below present_.size()
-  std::vector<uint8_t> present_;  // 0 absent, 1 held, 2 held and marked (take_first); any Sym is a possible version: no marker value
+  // 0 absent, 1 held, 2 held and marked (take_first). (Any Sym is a possible
+  // version: presence cannot be a marker value in version_.)
+  std::vector<uint8_t> present_;
   FlatMap64 hashed_{1 << 12};
   size_t size_ = 0;
 };

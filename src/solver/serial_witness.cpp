@@ -191,12 +191,12 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
   prefetch_ahead(kAhead);
   for (size_t i = 0; i < steps; ++i) {
     TxnIdx t = txn_at(i);
+    prefetch_ahead(h.op_end(t) - h.op_begin(t) + 1);  // (the cursor keeps pace, skipped steps too)
     if (h.txn_status[t] != TxnStatus::committed) continue;
     uint32_t& prev = last_in_session[h.txn_session[t]];
     if (prev != ~0U && prev > t)
       return txn_text(h, t) + " comes before " + txn_text(h, prev) + " of its session in " + to_string(kind);
     prev = t;
-    prefetch_ahead(h.op_end(t) - h.op_begin(t) + 1);
     for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
       OpKind kind_o = h.op_kind[o];
       Sym& cur = latest.at(h.op_key[o]);

@@ -1,4 +1,4 @@
-// The small shared toolkit (src/util/): radix_order and radix_sort against std::stable_sort.
+// The small shared toolkit (src/util/): radix_sort against std::stable_sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,31 +9,6 @@
 
 namespace isocheck {
 namespace {
-
-TEST(Util, RadixOrderEqualsStableSort) {
-  std::mt19937_64 rng(3);
-  for (int it = 0; it < 300; ++it) {
-    const size_t n = it % 50 == 0 ? 0 : rng() % 3000;
-    std::vector<uint64_t> keys(n);
-    // Small keys with many ties, full 64-bit keys, keys equal in their low
-    // bytes only, integer keys near -1 (bit patterns near ~0), all equal.
-    const int shape = it % 5;
-    for (auto& k : keys) {
-      switch (shape) {
-        case 0: k = rng() % 50; break;
-        case 1: k = rng(); break;
-        case 2: k = (rng() % 7) << 40 | 0x1234; break;
-        case 3: k = static_cast<uint64_t>(-static_cast<int64_t>(rng() % 300)); break;
-        default: k = 77; break;
-      }
-    }
-    std::vector<uint32_t> want(n), got;
-    std::iota(want.begin(), want.end(), 0u);
-    std::stable_sort(want.begin(), want.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-    radix_order(n, [&](size_t i) { return keys[i]; }, got);
-    ASSERT_EQ(got, want) << "iteration " << it << " shape " << shape << " n " << n;
-  }
-}
 
 // Records sorted in place: the same order as std::stable_sort by key, for
 // key shapes that take one, two or several digit passes or none.
