@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "audit/key_versions.h"
+#include "audit/later_reads.h"
 #include "audit/parallel.h"
 #include "audit/pass1.h"
 #include "audit/reader.h"
@@ -127,6 +128,26 @@ class Auditor {
   std::string options_fingerprint() const;
   void prescan();
   void choose_rule();
+  // The later-reads index (src/audit/later_reads.h) from file row `from`
+  // on, when the time rule applies and the log's first transactions have a
+  // blind write.
+  void build_later_reads(uint64_t from);
+  bool starts_with_blind_writes();
+  void set_later_reads_built() {
+    later_reads_.set_built();
+    s_.result.later_reads = true;
+    s_.result.later_read_pairs = later_reads_.entries();
+    s_.result.later_read_bytes = later_reads_.bytes();
+  }
+  // The fingerprint later_reads_ holds for a read of (key k, value v) of the
+  // carry: by symbol for HDF5 (the carry's symbols are the file's), by
+  // canonical name for JSONL (each chunk has its own tables).
+  uint64_t later_fp(const History& c, Sym k, Sym v) const {
+    return reader_.hdf5() ? mix64(k * 0x9E3779B97F4A7C15ULL + v) : write_fingerprint(c.keys, c.values, k, v);
+  }
+  // forget: can later reads see `chosen` (one top version per key) as the
+  // last frozen write of its key? (docs/audit.md "Ambiguous frontiers")
+  bool later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, int64_t begin);
   void append_round(const History& chunk);
   void append_same_symbols(const History& chunk);
   void note_appended();
@@ -214,6 +235,7 @@ class Auditor {
     file_value_hashes_.build(s_.carry.values, audit_threads());
   }
   bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
+  LaterReads later_reads_;
   uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
   // Set while a check runs beside forget (check_round). Declared last so that
@@ -340,6 +362,79 @@ void Auditor::prescan() {
   }
   if (hdf5) reader_.seek(LogPosition{});  // keeps the file's tables
   else reader_ = LogReader(path_, opt_.format);
+}
+
+// A write of a key the transaction has not read before it, in the first
+// 2^16 transactions. Read-modify-write logs have none: their version order
+// is known, so no frontier is ever ambiguous and no index is built.
+bool Auditor::starts_with_blind_writes() {
+  auto blind = [](const OpKind* kind, const Sym* key, const uint64_t* off, size_t txns) {
+    std::vector<Sym> read;
+    for (size_t t = 0; t < txns; ++t) {
+      read.clear();
+      for (uint64_t o = off[t]; o < off[t + 1]; ++o) {
+        if (kind[o] == OpKind::read) read.push_back(key[o]);
+        if (kind[o] == OpKind::write && std::find(read.begin(), read.end(), key[o]) == read.end()) return true;
+      }
+    }
+    return false;
+  };
+  const uint64_t probe = std::min<uint64_t>(s_.total_txns, 1 << 16);
+  if (reader_.hdf5()) {
+    Hdf5Columns c = reader_.hdf5_file().columns(0, probe, Hdf5RangeReader::kOps);
+    return blind(c.op_kind.data(), c.op_key.data(), c.op_offset.data(), c.op_offset.size() - 1);
+  }
+  LogReader r(path_, opt_.format);
+  History h = r.next(probe);
+  return blind(h.op_kind.data(), h.op_key.data(), h.txn_op_offset.data(), h.txn_count());
+}
+
+// Every register read of a value (not of the initial state) from file row
+// `from` on, with its round, in pieces of whole rounds (HDF5: scanned on
+// threads, only the operation columns). The reader's position is kept.
+void Auditor::build_later_reads(uint64_t from) {
+  const uint64_t R = opt_.round_txns, total = s_.total_txns;
+  if ((total + R - 1) / R >= LaterReads::kMaxRounds) return;
+  const uint64_t piece_rounds = std::max<uint64_t>(1, 1000000 / R);
+  const uint64_t piece_rows = piece_rounds * R;
+  const uint64_t first_piece = from / piece_rows, n_pieces = (total + piece_rows - 1) / piece_rows;
+  if (first_piece >= n_pieces) return set_later_reads_built();
+  std::vector<std::vector<uint64_t>> entries(n_pieces - first_piece);
+  if (reader_.hdf5()) {
+    Hdf5RangeReader& file = reader_.hdf5_file();
+    parallel_pieces(entries.size(), audit_threads(), [&](uint64_t i) {
+      const uint64_t row = std::max(from, (first_piece + i) * piece_rows);
+      const uint64_t last = std::min(total, (first_piece + i + 1) * piece_rows);
+      Hdf5Columns c = file.columns(row, last, Hdf5RangeReader::kOps);
+      std::vector<uint64_t>& e = entries[i];
+      for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
+        for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
+          if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
+            e.push_back(LaterReads::entry(mix64(c.op_key[o] * 0x9E3779B97F4A7C15ULL + c.op_value[o]), (row + t) / R));
+    });
+  } else {
+    const LogPosition at = reader_.position();
+    LogReader r(path_, opt_.format);
+    if (from > 0) r.seek(at);
+    uint64_t row = from;
+    while (true) {
+      History h = r.next(std::min(R, piece_rows - row % piece_rows));
+      if (h.txn_count() == 0) break;
+      SymHashCache kh, vh;
+      std::vector<uint64_t>& e = entries[row / piece_rows - first_piece];
+      for (TxnIdx t = 0; t < h.txn_count(); ++t)
+        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+          if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
+            e.push_back(LaterReads::entry(
+                pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL), (row + t) / R));
+      row += h.txn_count();
+    }
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const uint64_t p = first_piece + i;
+    later_reads_.add_piece(p * piece_rounds, (p + 1) * piece_rounds, std::move(entries[i]));
+  }
+  set_later_reads_built();
 }
 
 void Auditor::compute_suffixes() {
@@ -996,6 +1091,52 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
 }
 
 // ------------------------------------------------------------ forgetting
+// Whether later rounds can read, for every (key, value) in `chosen`, that
+// version as the last frozen write of its key: the carry checked with one
+// reader per pair added, each in a session of its own, beginning at `begin`
+// (the least begin of the later rounds, so after every candidate and
+// concurrent with the rest, as a later transaction is) and never ending
+// (before nothing). A carry that passes has an order with every chosen
+// writer last among the frozen writes of its key (docs/audit.md,
+// "Ambiguous frontiers"). (Runs beside a check of the carry: only reads it.)
+bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, int64_t begin) {
+  const std::vector<Level> levels = open_levels();
+  const History& c = s_.carry;
+  if (levels.empty() || begin == kPosInf || begin == kNegInf || begin == kNoTime) return false;
+  History h;  // the carry without its tables (check() needs them only for words)
+  h.txn_id = c.txn_id;
+  h.txn_session = c.txn_session;
+  h.txn_status = c.txn_status;
+  h.txn_begin = c.txn_begin;
+  h.txn_end = c.txn_end;
+  h.txn_op_offset = c.txn_op_offset;
+  h.op_kind = c.op_kind;
+  h.op_key = c.op_key;
+  h.op_value = c.op_value;
+  h.op_list_offset = c.op_list_offset;
+  h.list_value = c.list_value;
+  h.session_name = c.session_name;
+  h.time_unit = c.time_unit;
+  if (h.op_list_offset.size() != h.op_kind.size() + 1) h.op_list_offset.assign(h.op_kind.size() + 1, 0);  // (released: no list reads)
+  int64_t id = *std::max_element(c.txn_id.begin(), c.txn_id.end());
+  int64_t session = *std::max_element(c.session_name.begin(), c.session_name.end());
+  if (id > kPosInf - 1 - static_cast<int64_t>(chosen.size()) || session > kPosInf - 1 - static_cast<int64_t>(chosen.size()))
+    return false;
+  for (auto [key, value] : chosen) {
+    h.session_name.push_back(++session);
+    h.begin_txn(++id, static_cast<uint32_t>(h.session_name.size() - 1), TxnStatus::committed, begin, kPosInf - 1);
+    h.add_op(OpKind::read, key, value);
+    h.end_txn();
+  }
+  CheckOptions co = opt_.check;
+  co.levels = levels;
+  CheckResult r = check(h, co);
+  if (!r.anomalies.empty()) return false;
+  for (auto& lr : r.levels)
+    if (!lr.decided || !lr.holds) return false;
+  return true;
+}
+
 // Marks the frozen transactions (docs/audit.md), builds the new summary from
 // their frontier writes, and drops them (and every aborted transaction).
 void Auditor::forget(uint64_t round, RoundStat& st) {
@@ -1429,6 +1570,14 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
            c.op_key[o - 1] == f.key && c.op_value[o - 1] == kNullValue;
   };
   std::vector<FinalWrite> frontier;
+  // Ambiguous frontiers settled by later reads (time rule, an index built:
+  // docs/audit.md "Ambiguous frontiers"). Settling by a read of one version
+  // needs a check of the carry as it is (no read stripped for a pending
+  // writer); if that check fails, this round keeps such writers.
+  const bool settle = later_reads_.built() && !fence;
+  bool settle_one = settle && !last_round_pending_;
+  const int64_t later_begin = fence ? kPosInf : future_min_begin(round);
+  size_t settled = 0;
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
   std::vector<FinalWrite> fw;
@@ -1489,6 +1638,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     struct KeyPart {
       std::vector<FinalWrite> frontier, top;
       std::vector<uint32_t> ambiguous;
+      std::vector<FinalWrite> one_read;  // the version later reads see, to be confirmed
+      std::vector<uint32_t> one_read_tops;
+      size_t unread = 0;
     };
     std::vector<KeyPart> kp(parts);
     parallel_pieces(parts, threads, [&](uint64_t p) {
@@ -1522,19 +1674,63 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1] && !over; ++j) over = !unfrozen[sc_dst[j]] && !aborted[sc_dst[j]];
         if (!over) top.push_back(fw[i]);
       }
+      // Two or more: which of their versions a kept transaction or one of a
+      // later round reads. None: any one stands for the key in the summary
+      // (a later read of the key's initial state, or of an older version, is
+      // still a violation against it). One: that version, if a check
+      // confirms a later read of it is possible. More: kept.
+      size_t reads = 0, which = 0;
+      if (top.size() > 1 && settle)
+        for (size_t q = 0; q < top.size() && reads < 2; ++q) {
+          const FinalWrite& f = top[q];
+          bool read = later_reads_.read_after(later_fp(c, f.key, c.op_value[f.op]), round);
+          for (uint32_t j = rd_off[f.wver]; j < rd_off[f.wver + 1] && !read; ++j)
+            read = unfrozen[rd_dst[j]] && !aborted[rd_dst[j]];
+          if (read) ++reads, which = q;
+        }
       if (top.size() == 1) {
         frontier.push_back(top[0]);
+      } else if (top.size() > 1 && settle && reads == 0) {
+        frontier.push_back(top[0]);
+        ++kp[p].unread;
+      } else if (top.size() > 1 && settle_one && reads == 1) {
+        kp[p].one_read.push_back(top[which]);
+        for (const FinalWrite& f : top) kp[p].one_read_tops.push_back(f.txn);
       } else if (top.size() > 1) {
         for (const FinalWrite& f : top) kp[p].ambiguous.push_back(f.txn);
       }
       a = b;
     }
     });
+    std::vector<FinalWrite> one_read;
+    std::vector<uint32_t> one_read_tops;
+    settled = 0;
     for (KeyPart& part : kp) {
       frontier.insert(frontier.end(), part.frontier.begin(), part.frontier.end());
       for (uint32_t t : part.ambiguous) extra_root[t] = 1;
       dbg_amb += part.ambiguous.size();
       changed |= !part.ambiguous.empty();
+      one_read.insert(one_read.end(), part.one_read.begin(), part.one_read.end());
+      one_read_tops.insert(one_read_tops.end(), part.one_read_tops.begin(), part.one_read_tops.end());
+      settled += part.unread;
+    }
+    // Once nothing else changes: confirm the versions read later (one
+    // check for all keys), or keep their writers and go on without.
+    if (!changed && !one_read.empty()) {
+      std::vector<std::pair<Sym, Sym>> chosen;
+      for (const FinalWrite& f : one_read) chosen.push_back({f.key, c.op_value[f.op]});
+      if (later_read_possible(chosen, later_begin)) {
+        const size_t mid = frontier.size();
+        frontier.insert(frontier.end(), one_read.begin(), one_read.end());
+        std::inplace_merge(frontier.begin(), frontier.begin() + mid, frontier.end(),
+                           [](const FinalWrite& x, const FinalWrite& y) { return x.key < y.key; });
+        settled += one_read.size();
+      } else {
+        for (uint32_t t : one_read_tops) extra_root[t] = 1;
+        settle_one = false;
+        changed = true;
+        ++s_.result.unsettled_checks;
+      }
     }
     if (!changed) break;
     ++dbg_iters;
@@ -1565,6 +1761,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& f : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[f.txn]);
   }
   bool can = !gave_up && frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
+  if (can) s_.result.settled_frontiers += settled;
   if (!can && n_aborted == 0) return;
   if (!can) std::fill(unfrozen.begin(), unfrozen.end(), 1);  // drop only the aborted ones
   phase("summary");
@@ -1795,6 +1992,7 @@ AuditResult Auditor::run() {
     for (size_t t = 0; t < s_.carry.txn_count(); ++t)
       if (s_.nf[t] == kPosInf && !(s_.has_summary && t < s_.summary_txns)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
     find_fence_sym();
+    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) build_later_reads(s_.pos.txn);
     say("resuming at round " + std::to_string(s_.next_round) + " (transaction " + std::to_string(s_.pos.txn) + ")");
   } else {
     s_ = AuditState{};
@@ -1815,6 +2013,7 @@ AuditResult Auditor::run() {
     }
     choose_rule();
     s_.result.rule = s_.rule;
+    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) build_later_reads(0);
     s_.result.duplicate_check = dup_check();
     if (dup_check()) written_.reserve(log_writes_);
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
@@ -1895,7 +2094,8 @@ AuditResult Auditor::run() {
     if (will_forget) {
       const uint64_t held = s_.carry.txn_count();
       forget(round, st);
-      join_check();  // (forget may have returned before replacing the carry)
+      join_check();
+      later_reads_.drop_through(round);  // (later rounds are never asked about this one)  // (forget may have returned before replacing the carry)
       // Under 1/16 of what was held forgotten: checking and trying to forget
       // every round would make the audit quadratic in the log. Defer both
       // until the carry has doubled (total work then stays linear).

@@ -53,6 +53,11 @@ struct AuditOptions {
   // Tests: forget indexes the old summary's pieces like every transaction
   // (the general pass) instead of taking their writes from their ops.
   bool index_summary = false;
+  // Under the time rule, settle ambiguous frontiers (concurrent last blind
+  // writes of a key) by what later rounds read (docs/audit.md, "Ambiguous
+  // frontiers"): an index of every read, 8 bytes a read (value, key) pair.
+  // Off (tests): such writers are kept, and what they reach.
+  bool later_reads = true;
 };
 
 struct RoundStat {
@@ -92,6 +97,11 @@ struct AuditResult {
   // fingerprint matches.
   bool duplicate_check = true;
   uint64_t fingerprints = 0, fingerprint_bytes = 0, duplicate_rereads = 0;
+  // The later-reads index (docs/audit.md, "Ambiguous frontiers"): whether it
+  // was built, its (key, value) pairs and bytes; ambiguous frontiers it
+  // settled, and the checks that found a later read impossible (writers kept).
+  bool later_reads = false;
+  uint64_t later_read_pairs = 0, later_read_bytes = 0, settled_frontiers = 0, unsettled_checks = 0;
   double seconds = 0;              // over all runs
   bool complete = false;           // false: stopped (signal) with a checkpoint written
   std::vector<RoundStat> round_stats;

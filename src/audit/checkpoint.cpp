@@ -31,7 +31,8 @@ template <class A> void serialize(A& a, isocheck::AuditResult& r, unsigned) {
   uint8_t rule = static_cast<uint8_t>(r.rule);
   a & r.log & r.txns & r.rounds & r.resumptions & rule & r.rule_reason & r.warnings & r.levels & r.anomalies &
       r.max_kept & r.final_kept & r.forgotten & r.max_checked & r.peak_rss & r.seconds & r.complete & r.round_stats &
-      r.duplicate_check & r.fingerprints & r.fingerprint_bytes & r.duplicate_rereads;
+      r.duplicate_check & r.fingerprints & r.fingerprint_bytes & r.duplicate_rereads & r.later_reads &
+      r.later_read_pairs & r.later_read_bytes & r.settled_frontiers & r.unsettled_checks;
   r.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 
@@ -82,8 +83,8 @@ template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
 
 }  // namespace boost::serialization
 
-BOOST_CLASS_VERSION(isocheck::AuditState, 4)
-BOOST_CLASS_VERSION(isocheck::AuditResult, 3)
+BOOST_CLASS_VERSION(isocheck::AuditState, 5)
+BOOST_CLASS_VERSION(isocheck::AuditResult, 4)
 BOOST_CLASS_VERSION(isocheck::History, 1)
 
 namespace isocheck {

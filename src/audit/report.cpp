@@ -56,6 +56,11 @@ void write_audit_text(std::ostream& out, const AuditResult& r) {
         << "\n";
   else if (r.rule != ForgetRule::none)
     out << "  duplicate writes across rounds: not checked (--no-duplicate-check)\n";
+  if (r.later_reads)
+    out << "  later reads (ambiguous frontiers): " << r.later_read_pairs << " read (key, value) pairs, "
+        << mib(r.later_read_bytes) << "; " << r.settled_frontiers << " frontier(s) settled"
+        << (r.unsettled_checks ? ", " + std::to_string(r.unsettled_checks) + " check(s) kept the writers" : std::string())
+        << "\n";
   for (auto& w : r.warnings) out << "  warning: " << w << "\n";
   if (!r.complete) out << "  INCOMPLETE: stopped with a checkpoint; rerun with --requeue\n";
   for (auto& l : r.levels) {
@@ -80,6 +85,9 @@ void write_audit_json(std::ostream& out, const AuditResult& r) {
       << ",\"txn_per_s\":" << (r.seconds > 0 ? r.txns / r.seconds : 0.0) << ",\"peak_rss\":" << r.peak_rss
       << ",\"duplicate_check\":" << (r.duplicate_check ? "true" : "false") << ",\"fingerprints\":" << r.fingerprints
       << ",\"fingerprint_bytes\":" << r.fingerprint_bytes << ",\"duplicate_rereads\":" << r.duplicate_rereads
+      << ",\"later_reads\":" << (r.later_reads ? "true" : "false") << ",\"later_read_pairs\":" << r.later_read_pairs
+      << ",\"later_read_bytes\":" << r.later_read_bytes << ",\"settled_frontiers\":" << r.settled_frontiers
+      << ",\"unsettled_checks\":" << r.unsettled_checks
       << ",\"exit_code\":" << r.exit_code() << ",\"warnings\":[";
   for (size_t i = 0; i < r.warnings.size(); ++i) out << (i ? "," : "") << json_str(r.warnings[i]);
   out << "],\"levels\":{";

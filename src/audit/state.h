@@ -18,7 +18,8 @@ inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
 inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
 
 struct AuditState {
-  static constexpr uint32_t kVersion = 4;  // 2: duplicate-check fields; 3: summary_rest; 4: defer_until
+  // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts
+  static constexpr uint32_t kVersion = 5;
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
