@@ -19,6 +19,7 @@
 
 #include "audit/audit.h"
 #include "audit/key_versions.h"
+#include "audit/later_reads.h"
 #include "audit/written.h"
 #include "gen/gen.h"
 #include "common/history_fixtures.h"
@@ -131,6 +132,7 @@ RandomHistoryOptions small_fenced_options(int i) {
 
 struct Stats {
   int logs = 0, violated = 0, forgot = 0, compared = 0, dups = 0, rereads = 0, deferred = 0;
+  uint64_t settled = 0, unsettled = 0;  // ambiguous frontiers settled by later reads / checks that kept them
 };
 
 // One history under one rule and level set, several round sizes.
@@ -155,6 +157,8 @@ void compare(const History& h, const std::vector<Level>& levels, const std::stri
     for (auto& rs : r.round_stats) st.deferred += rs.deferred;
     if (r.forgotten) ++st.forgot;
     st.rereads += r.duplicate_rereads > 0;
+    st.settled += r.settled_frontiers;
+    st.unsettled += r.unsettled_checks;
     ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " (" << to_string(r.rule) << ")\n"
                     << history_jsonl(h);
   }
@@ -347,8 +351,10 @@ TEST(Audit, RandomTimedHistoriesSserEqualWholeCheck) {
     compare(h, {Level::sser}, "auto", d.path / "t.jsonl", "seed " + std::to_string(5000 + i), st);
     if (HasFatalFailure()) return;
   }
-  std::printf("timed: %d logs, %d violated, %d of %d audits forgot something, %d deferred rounds\n", st.logs,
-              st.violated, st.forgot, st.compared, st.deferred);
+  std::printf("timed: %d logs, %d violated, %d of %d audits forgot something, %d deferred rounds, %llu frontiers "
+              "settled by later reads, %llu checks kept them\n",
+              st.logs, st.violated, st.forgot, st.compared, st.deferred, (unsigned long long)st.settled,
+              (unsigned long long)st.unsettled);
   EXPECT_GT(st.forgot, st.compared / 4);
   EXPECT_GT(st.violated, 0);
   EXPECT_GT(st.deferred, 0);
@@ -463,6 +469,7 @@ TEST(Audit, GeneratedBlindWriteLogsEqualWholeCheck) {
   const char* plants[] = {"", "g1c", "g-single", "write-skew", "lost-update", "stale-read", "long-fork"};
   int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 10;
   int forgot = 0, audits = 0, violated = 0;
+  uint64_t settled = 0, unsettled = 0;
   for (int i = 0; i < iters; ++i) {
     GenOptions g;
     g.workload = i % 2 ? "blindw-rw" : "blindw-wh";
@@ -486,12 +493,16 @@ TEST(Audit, GeneratedBlindWriteLogsEqualWholeCheck) {
         auto a = audited(file.string(), levels, round, rule, &r, ~0ULL, round == 41 ? 0 : AuditOptions{}.defer_min_txns);
         ++audits;
         forgot += r.forgotten > 0;
+        settled += r.settled_frontiers;
+        unsettled += r.unsettled_checks;
         ASSERT_EQ(a, wv) << g.workload << " seed " << g.seed << " plant " << plant << " rule " << rule << " round "
                          << round;
       }
     }
   }
-  std::printf("blind writes: %d audits, %d forgot something, %d violated logs\n", audits, forgot, violated);
+  std::printf("blind writes: %d audits, %d forgot something, %d violated logs, %llu frontiers settled by later "
+              "reads, %llu checks kept them\n",
+              audits, forgot, violated, (unsigned long long)settled, (unsigned long long)unsettled);
   EXPECT_GT(forgot, audits / 4);
   EXPECT_GT(violated, 0);
 }
@@ -538,6 +549,41 @@ TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
     AuditResult fresh = run_audit(file.string(), o);
     EXPECT_EQ(fresh.resumptions, 0u);
     EXPECT_EQ(fresh.txns, other.txn_count());
+  }
+  // Blind writes under the time rule: a resumed run rebuilds the
+  // later-reads index from where it resumes and settles the same frontiers.
+  for (const char* plant : {"", "stale-read"}) {
+    GenOptions g;
+    g.workload = "blindw-rw";
+    g.txns = 3000;
+    g.sessions = 6;
+    g.keys = 1500;
+    g.seed = 9;
+    if (*plant) g.plant = {plant};
+    History h = generate_history(g);
+    for (const char* ext : {".jsonl", ".h5"}) {
+      const std::string file = (d.path / (std::string("b") + ext)).string();
+      if (std::string(ext) == ".h5") write_hdf5(h, file);
+      else write_jsonl(h, file);
+      AuditOptions o;
+      o.check.levels = {Level::sser};
+      o.rule = "time";
+      o.round_txns = 250;
+      AuditResult straight = run_audit(file, o);
+      EXPECT_GT(straight.settled_frontiers, 0u) << plant << ext;
+      EXPECT_EQ(straight.levels[0].verdict, whole(h, {Level::sser})[0]) << plant << ext;
+      int runs = 0;
+      AuditResult r = run_preempted(file, o, d.path / "ckpt", 3, runs);
+      if (straight.levels[0].verdict == "holds") EXPECT_GT(runs, 2);  // (a violation ends the audit early)
+      EXPECT_EQ(r.levels[0].verdict, straight.levels[0].verdict) << plant << ext;
+      EXPECT_EQ(r.levels[0].round, straight.levels[0].round) << plant << ext;
+      EXPECT_EQ(r.settled_frontiers, straight.settled_frontiers) << plant << ext;
+      ASSERT_EQ(r.round_stats.size(), straight.round_stats.size());
+      for (size_t i = 0; i < r.round_stats.size(); ++i) {
+        EXPECT_EQ(r.round_stats[i].round, i);
+        EXPECT_EQ(r.round_stats[i].kept, straight.round_stats[i].kept) << plant << ext << " round " << i;
+      }
+    }
   }
 }
 
@@ -620,6 +666,165 @@ TEST(Audit, KeptIsBoundedByRoundAndFrontier) {
   EXPECT_EQ(a, (std::vector<std::string>{"holds"}));
   EXPECT_EQ(r.rule, ForgetRule::time);
   EXPECT_LT(r.max_kept, 1500u);
+  // Blind writes under the time rule: concurrent last writes of a key are
+  // settled by the later-reads index (docs/audit.md, "Ambiguous
+  // frontiers"); without it they and everything after them are kept.
+  g.workload = "blindw-rw";
+  g.keys = 20000;
+  write_jsonl(generate_history(g), file.string());
+  a = audited(file.string(), {Level::sser}, 1000, "time", &r);
+  EXPECT_EQ(a, (std::vector<std::string>{"holds"}));
+  EXPECT_TRUE(r.later_reads);
+  EXPECT_GT(r.settled_frontiers, 0u);
+  EXPECT_LT(r.max_kept, 1500u);
+  AuditOptions o;
+  o.check.levels = {Level::sser};
+  o.round_txns = 1000;
+  o.rule = "time";
+  o.later_reads = false;
+  AuditResult without = run_audit(file.string(), o);
+  EXPECT_EQ(without.levels[0].verdict, "holds");
+  EXPECT_GT(without.max_kept, 4 * r.max_kept);
+  std::printf("blind writes, time rule: at most %llu kept with the later-reads index, %llu without\n",
+              (unsigned long long)r.max_kept, (unsigned long long)without.max_kept);
+}
+
+// The later-reads index against a plain list of (fingerprint, round) reads:
+// "read after round r" for fingerprints read, not read, and sharing the top
+// 40 bits (the index tells those apart only by the top bits: a false "read",
+// never a false "not read"), before and after pieces are dropped.
+TEST(Audit, LaterReadsEqualsAList) {
+  std::mt19937_64 rng(11);
+  LaterReads idx;
+  std::vector<std::pair<uint64_t, uint64_t>> reads;  // (fingerprint, round)
+  std::vector<uint64_t> fps;
+  for (int i = 0; i < 300; ++i) fps.push_back(rng());
+  fps.push_back(fps[0] ^ 0xff);  // same top 40 bits as fps[0]
+  const uint64_t piece = 4;
+  for (uint64_t first = 0; first < 40; first += piece) {
+    std::vector<uint64_t> e;
+    for (int j = 0; j < 200; ++j) {
+      const uint64_t fp = fps[rng() % 200], round = first + rng() % piece;  // fps[200..] never read
+      reads.push_back({fp, round});
+      e.push_back(LaterReads::entry(fp, round));
+    }
+    idx.add_piece(first, first + piece, std::move(e));
+  }
+  auto expected = [&](uint64_t fp, uint64_t r) {
+    for (auto [f, round] : reads)
+      if (f >> LaterReads::kRoundBits == fp >> LaterReads::kRoundBits && round > r) return true;
+    return false;
+  };
+  int yes = 0, no = 0;
+  for (uint64_t dropped : {0, 9, 23}) {
+    if (dropped) idx.drop_through(dropped);
+    for (uint64_t fp : fps)
+      for (uint64_t r = dropped; r < 42; ++r) {
+        const bool e = expected(fp, r);
+        ASSERT_EQ(idx.read_after(fp, r), e) << fp << " round " << r << " dropped through " << dropped;
+        (e ? yes : no)++;
+      }
+  }
+  EXPECT_GT(yes, 1000);
+  EXPECT_GT(no, 1000);
+  EXPECT_TRUE(idx.read_after(fps.back(), 0));  // fps[0]'s reads answer for it
+}
+
+// Ambiguous frontiers (docs/audit.md): x is blind-written by two concurrent
+// transactions, so neither version is certainly the last. The later-reads
+// index settles the key when later rounds read none of the two versions, or
+// one that the frozen transactions allow to be last; otherwise the writers
+// are kept. Each case is checked at several round sizes, as JSONL and as
+// HDF5 (fingerprints by name and by symbol), against check() on the whole
+// log, and against the verdict it must have.
+TEST(Audit, AmbiguousFrontiersSettledByLaterReads) {
+  TempDir d;
+  struct T {
+    int64_t b, e;
+    int session;
+    std::string ops;  // "r x 1 w y 2": kind key value, value null for the initial state
+  };
+  auto build = [](const std::vector<T>& txns) {
+    std::string text = "{\"isocheck\":1,\"time_unit\":\"us\"}\n";
+    int64_t id = 1;
+    for (const T& t : txns) {
+      std::string ops;
+      std::istringstream in(t.ops);
+      std::string kind, key, value;
+      while (in >> kind >> key >> value) {
+        if (!ops.empty()) ops += ",";
+        ops += "[\"" + kind + "\",\"" + key + "\"," + value + "]";
+      }
+      text += "{\"id\":" + std::to_string(id++) + ",\"session\":" + std::to_string(t.session) +
+              ",\"status\":\"committed\",\"begin\":" + std::to_string(t.b) + ",\"end\":" + std::to_string(t.e) +
+              ",\"ops\":[" + ops + "]}\n";
+    }
+    return parse_jsonl(text, "ambiguous");
+  };
+  // w1 and w2 overlap in time; then read-modify-writes of f, one after the
+  // other, so that they and everything before are forgotten.
+  std::vector<T> early{{0, 10, 1, "w x 1"}, {5, 15, 2, "w x 2"}};
+  for (int i = 0; i < 6; ++i)
+    early.push_back({20 + 10 * i, 25 + 10 * i, 3, "r f " + (i ? std::to_string(i) : std::string("null")) + " w f " +
+                                                     std::to_string(i + 1)});
+  auto late = [](std::vector<std::string> ops) {
+    std::vector<T> out;
+    for (size_t i = 0; i < ops.size(); ++i)
+      out.push_back({1000 + 10 * static_cast<int64_t>(i), 1005 + 10 * static_cast<int64_t>(i), 4, ops[i]});
+    return out;
+  };
+  struct Case {
+    std::string what;
+    std::vector<T> before;  // extra early transactions
+    std::vector<T> after;   // the late ones
+    std::string verdict;
+    bool settles;           // some round size settles x
+    bool check_keeps;       // some round size runs a check that keeps the writers
+  };
+  const std::vector<Case> cases = {
+      {"no later read of x", {}, late({"r f 6", "w z 1"}), "holds", true, false},
+      {"a later read of w1's version", {}, late({"r x 1", "r x 1"}), "holds", true, false},
+      {"a later read of w2's version", {}, late({"w z 1", "r x 2"}), "holds", true, false},
+      // A frozen reader of w2's version after both: w1 before w2, so a later
+      // read of w1's version closes a cycle.
+      {"a frozen reader orders them, a later read disagrees", {{17, 18, 5, "r x 2"}}, late({"r x 1"}), "violated",
+       false, true},
+      {"later reads of both versions", {}, late({"r x 1", "r x 2"}), "violated", false, false},
+      {"a later read of the initial state", {}, late({"r x null"}), "violated", true, false},
+      {"a later read of an older version", {{-30, -20, 6, "w x 0"}}, late({"r x 0"}), "violated", true, false},
+  };
+  for (const Case& k : cases) {
+    std::vector<T> txns = k.before;
+    txns.insert(txns.end(), early.begin(), early.end());
+    txns.insert(txns.end(), k.after.begin(), k.after.end());
+    History h = build(txns);
+    ASSERT_EQ(whole(h, {Level::sser}), std::vector<std::string>{k.verdict}) << k.what;
+    const std::string js = (d.path / "a.jsonl").string(), h5 = (d.path / "a.h5").string();
+    write_jsonl(h, js);
+    write_hdf5(h, h5);
+    uint64_t settled = 0, unsettled = 0;
+    for (const std::string& file : {js, h5})
+      for (uint64_t round : {1, 2, 3, 4, 5}) {
+        AuditResult r;
+        EXPECT_EQ(audited(file, {Level::sser}, round, "time", &r), std::vector<std::string>{k.verdict})
+            << k.what << " " << file << " round " << round;
+        EXPECT_TRUE(r.later_reads) << k.what;
+        settled += r.settled_frontiers;
+        unsettled += r.unsettled_checks;
+      }
+    if (k.settles) EXPECT_GT(settled, 0u) << k.what;
+    if (k.check_keeps) EXPECT_GT(unsettled, 0u) << k.what;
+    // Without the index the writers are kept: the same verdicts.
+    AuditOptions o;
+    o.check.levels = {Level::sser};
+    o.round_txns = 2;
+    o.rule = "time";
+    o.later_reads = false;
+    AuditResult r = run_audit(js, o);
+    EXPECT_FALSE(r.later_reads);
+    EXPECT_EQ(r.settled_frontiers, 0u);
+    EXPECT_EQ(r.levels[0].verdict, k.verdict) << k.what << " without the index";
+  }
 }
 
 // A hand-made log: one transaction per line, "id:ops" with ops like
