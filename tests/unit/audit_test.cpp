@@ -1055,6 +1055,7 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
   TempDir d;
   const std::string js = (d.path / "x.jsonl").string(), h5 = (d.path / "x.h5").string();
   int audits = 0, forgot = 0, violated = 0;
+  uint64_t settled = 0;
   auto agree = [&](const History& h, const std::vector<Level>& levels, const std::string& rule, uint64_t round,
                    uint64_t mask, const std::string& what) {
     AuditResult a, b;
@@ -1068,6 +1069,8 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
     EXPECT_EQ(a.forgotten, b.forgotten) << what;
     EXPECT_EQ(a.anomalies, b.anomalies) << what;
     EXPECT_EQ(a.duplicate_rereads, b.duplicate_rereads) << what;
+    EXPECT_EQ(a.settled_frontiers, b.settled_frontiers) << what;  // (names vs symbols fingerprinted)
+    settled += b.settled_frontiers;
     ASSERT_EQ(a.round_stats.size(), b.round_stats.size()) << what;
     for (size_t i = 0; i < a.round_stats.size(); ++i) {
       EXPECT_EQ(a.round_stats[i].kept, b.round_stats[i].kept) << what << " round " << i;
@@ -1128,7 +1131,10 @@ TEST(Audit, HdfFiveRoundsEqualJsonlRounds) {
       if (HasFatalFailure()) return;
     }
   }
-  std::printf("hdf5 vs jsonl: %d audits, %d forgot something, %d violated level verdicts\n", audits, forgot, violated);
+  std::printf("hdf5 vs jsonl: %d audits, %d forgot something, %d violated level verdicts, %llu frontiers settled by "
+              "later reads\n",
+              audits, forgot, violated, (unsigned long long)settled);
+  EXPECT_GT(settled, 0u);
   EXPECT_GT(forgot, audits / 4);
   EXPECT_GT(violated, 0);
 
