@@ -2013,7 +2013,13 @@ AuditResult Auditor::run() {
     }
     choose_rule();
     s_.result.rule = s_.rule;
-    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) build_later_reads(0);
+    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) {
+      say("later reads: indexing every read of " + path_ + " (blind writes under the time rule)");
+      Timer lr;
+      build_later_reads(0);
+      if (getenv("ISOCHECK_AUDIT_DEBUG"))
+        std::fprintf(stderr, "later reads: %.3f s, %llu pairs\n", lr.seconds(), (unsigned long long)later_reads_.entries());
+    }
     s_.result.duplicate_check = dup_check();
     if (dup_check()) written_.reserve(log_writes_);
     say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");

@@ -7,12 +7,16 @@
 namespace isocheck {
 
 void LaterReads::add_piece(uint64_t first_round, uint64_t end_round, std::vector<uint64_t> e) {
-  radix_sort(e, [](uint64_t x) { return x; });
-  // Equal fingerprints sit together, rounds ascending: keep the last of each.
+  // By fingerprint only (40 bits: four radix passes, not six), then one
+  // entry per fingerprint with its largest round.
+  radix_sort(e, [](uint64_t x) { return x >> kRoundBits; });
   size_t out = 0;
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (i + 1 < e.size() && e[i] >> kRoundBits == e[i + 1] >> kRoundBits) continue;
-    e[out++] = e[i];
+  for (size_t i = 0; i < e.size();) {
+    uint64_t best = e[i];
+    size_t j = i + 1;
+    for (; j < e.size() && e[j] >> kRoundBits == e[i] >> kRoundBits; ++j) best = std::max(best, e[j]);
+    e[out++] = best;
+    i = j;
   }
   e.resize(out);
   e.shrink_to_fit();
