@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -265,6 +266,34 @@ bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& val
                    fence_sym_, h.values, value, well_formed);
 }
 
+// Column buffers for pieces read on threads: a piece takes one, and gives
+// it back for the next piece, so that each thread's buffers are faulted in
+// once, not per piece (that was a tenth of pass 1), and freed at the end.
+class ColumnsPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ColumnsPool& p) : pool_(p) {
+      std::lock_guard<std::mutex> g(p.lock_);
+      if (!p.free_.empty()) c_ = std::move(p.free_.back()), p.free_.pop_back();
+    }
+    ~Lease() {
+      std::lock_guard<std::mutex> g(pool_.lock_);
+      pool_.free_.push_back(std::move(c_));
+    }
+    Hdf5Columns& operator*() { return c_; }
+    Hdf5Columns* operator->() { return &c_; }
+
+   private:
+    ColumnsPool& pool_;
+    Hdf5Columns c_;
+  };
+
+ private:
+  std::mutex lock_;
+  std::vector<Hdf5Columns> free_;
+};
+
 // Pass 1: per round, the least previous-fence value and the least begin.
 // HDF5: only the columns it needs (no ids, list offsets or lists; the file's
 // tables once), in pieces of whole rounds scanned on threads and merged in
@@ -304,6 +333,7 @@ void Auditor::prescan() {
     const uint64_t piece_rows = piece_rounds * R, n_pieces = (total + piece_rows - 1) / piece_rows;
     pieces.resize(n_pieces);
     using C = Hdf5RangeReader;
+    ColumnsPool pool;
     // (op kinds for the duplicate check: its set is sized for the log's writes)
     const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
                            (need_fences ? C::kOps : dup_check_possible() ? C::kOpKinds : 0u);
@@ -312,8 +342,9 @@ void Auditor::prescan() {
       p.first_round = i * piece_rounds;
       Pass1Scanner scan(p, R, fk, need_times);
       const uint64_t row = i * piece_rows, last_row = std::min(total, row + piece_rows);
-      Hdf5Columns cols = file.columns(row, last_row, which);
-      scan.scan(cols, values, row, nullptr);
+      ColumnsPool::Lease cols(pool);
+      file.columns(row, last_row, which, *cols);
+      scan.scan(*cols, values, row, nullptr);
       scan.finish();
     });
   } else {
@@ -402,10 +433,13 @@ void Auditor::build_later_reads(uint64_t from) {
   std::vector<std::vector<uint64_t>> entries(n_pieces - first_piece);
   if (reader_.hdf5()) {
     Hdf5RangeReader& file = reader_.hdf5_file();
+    ColumnsPool pool;
     parallel_pieces(entries.size(), audit_threads(), [&](uint64_t i) {
       const uint64_t row = std::max(from, (first_piece + i) * piece_rows);
       const uint64_t last = std::min(total, (first_piece + i + 1) * piece_rows);
-      Hdf5Columns c = file.columns(row, last, Hdf5RangeReader::kOps);
+      ColumnsPool::Lease lease(pool);
+      Hdf5Columns& c = *lease;
+      file.columns(row, last, Hdf5RangeReader::kOps, c);
       std::vector<uint64_t>& e = entries[i];
       for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
         for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)

@@ -104,7 +104,7 @@ class Reader {
   // own_tables: the result takes the name tables (one-shot reads); else its
   // tables stay empty and its symbols are those of keys() / values().
   History read(uint64_t first, uint64_t last, bool whole, bool own_tables);
-  Hdf5Columns columns(uint64_t first, uint64_t last, unsigned which);
+  void columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& out);
   const SymbolTable& keys() { return ensure_tables(), keys_; }
   const SymbolTable& values() { return ensure_tables(), values_; }
   void take_tables(SymbolTable& keys, SymbolTable& values) {
@@ -363,7 +363,12 @@ class Reader {
   Layout& layout();
   void ensure_tables();
   void check_range(uint64_t first, uint64_t last, uint64_t n) const;
-  std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache = false);
+  std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache = false) {
+    std::vector<uint64_t> o;
+    read_offsets(d, first, cnt, limit, o, cache);
+    return o;
+  }
+  void read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, std::vector<uint64_t>& o, bool cache = false);
   void check_sessions(const std::vector<int64_t>& sess, uint64_t first) const;
   void check_status(const std::vector<TxnStatus>& status, uint64_t first) const;
   void check_times(const std::vector<int64_t>& begin, const std::vector<int64_t>& end, uint64_t first) const;
@@ -593,8 +598,8 @@ void Reader::check_range(uint64_t first, uint64_t last, uint64_t n) const {
 }
 
 // Rows [first, first+cnt] of an offset column, checked non-decreasing and at most `limit`.
-std::vector<uint64_t> Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache) {
-  std::vector<uint64_t> o(cnt + 1);
+void Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, std::vector<uint64_t>& o, bool cache) {
+  o.resize(cnt + 1);
   read_rows(d, first, cnt + 1, o.data(), cache);
   bool bad = false;
   for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
@@ -604,7 +609,6 @@ std::vector<uint64_t> Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, 
         fail_row(d.name, first + i + 1,
                  "offsets must be non-decreasing and at most " + std::to_string(limit) + ": " + std::to_string(o[i]) +
                      " then " + std::to_string(o[i + 1]));
-  return o;
 }
 
 void Reader::check_sessions(const std::vector<int64_t>& sess, uint64_t first) const {
@@ -763,7 +767,9 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   return h;
 }
 
-Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
+// Into `c`, whose vectors keep their capacity: a caller that reads piece
+// after piece into one Hdf5Columns does not fault in fresh pages each time.
+void Reader::columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& c) {
   {
     std::lock_guard<std::mutex> lock(init_);
     layout();
@@ -772,9 +778,10 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
   Layout& L = *layout_;
   check_range(first, last, L.n);
   size_t cnt = last - first;
-  Hdf5Columns c;
+  c.session.clear(), c.status.clear(), c.begin.clear(), c.end.clear();
+  c.op_offset.clear(), c.op_kind.clear(), c.op_key.clear(), c.op_value.clear();
   if (which & Hdf5RangeReader::kOps) {
-    c.op_offset = read_offsets(L.op_off, first, cnt, L.m);
+    read_offsets(L.op_off, first, cnt, L.m, c.op_offset);
     uint64_t o0 = c.op_offset[0], ops = c.op_offset[cnt] - o0;
     for (auto& o : c.op_offset) o -= o0;
     c.op_kind.resize(ops);
@@ -785,7 +792,7 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
     read_rows(L.value, o0, ops, c.op_value.data());
     check_ops(c.op_kind.data(), c.op_key.data(), c.op_value.data(), ops, o0);
   } else if (which & Hdf5RangeReader::kOpKinds) {
-    c.op_offset = read_offsets(L.op_off, first, cnt, L.m);
+    read_offsets(L.op_off, first, cnt, L.m, c.op_offset);
     uint64_t o0 = c.op_offset[0], ops = c.op_offset[cnt] - o0;
     for (auto& o : c.op_offset) o -= o0;
     c.op_kind.resize(ops);
@@ -808,7 +815,6 @@ Hdf5Columns Reader::columns(uint64_t first, uint64_t last, unsigned which) {
     read_rows(L.end, first, cnt, c.end.data());
     check_times(c.begin, c.end, first);
   }
-  return c;
 }
 
 
@@ -1221,7 +1227,13 @@ void Hdf5RangeReader::take_tables(SymbolTable& keys, SymbolTable& values) { impl
 const std::string& Hdf5RangeReader::time_unit() { return impl_->reader.time_unit(); }
 History Hdf5RangeReader::range(uint64_t first, uint64_t last) { return impl_->reader.read(first, last, false, false); }
 Hdf5Columns Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which) {
-  return impl_->reader.columns(first, last, which);
+  Hdf5Columns c;
+  impl_->reader.columns(first, last, which, c);
+  return c;
+}
+
+void Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& out) {
+  impl_->reader.columns(first, last, which, out);
 }
 
 uint64_t hdf5_txn_count(const std::string& path) { return Reader(path).txn_count(); }

@@ -56,6 +56,9 @@ class Hdf5RangeReader {
   // range() meanwhile: the file is read under a lock, chunks are inflated
   // in parallel. Not at once with the other members.
   Hdf5Columns columns(uint64_t first, uint64_t last, unsigned which);
+  // The same into `out`, reusing its vectors' memory (pass 1 reads piece
+  // after piece on each thread: fresh vectors faulted in their pages anew).
+  void columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& out);
 
  private:
   struct Impl;
