@@ -2134,8 +2134,8 @@ AuditResult Auditor::run() {
     if (will_forget) {
       const uint64_t held = s_.carry.txn_count();
       forget(round, st);
-      join_check();
-      later_reads_.drop_through(round);  // (later rounds are never asked about this one)  // (forget may have returned before replacing the carry)
+      join_check();  // (forget may have returned before replacing the carry)
+      later_reads_.drop_through(round);  // (later rounds are never asked about this one)
       // Under 1/16 of what was held forgotten: checking and trying to forget
       // every round would make the audit quadratic in the log. Defer both
       // until the carry has doubled (total work then stays linear).
