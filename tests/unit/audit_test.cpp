@@ -41,8 +41,8 @@ int64_t env_int(const char* name, int64_t def) {
 
 // A generated log (`plant` "" for none) with a fence every `fence_every`
 // transactions of each session: the logs most audit tests compare rounds on.
-History fenced_log(const char* workload, uint64_t txns, uint32_t sessions, uint64_t keys, uint64_t seed,
-                   const char* plant, uint64_t fence_every) {
+GenOptions gen_options(const char* workload, uint64_t txns, uint32_t sessions, uint64_t keys, uint64_t seed,
+                       const char* plant) {
   GenOptions g;
   g.workload = workload;
   g.txns = txns;
@@ -50,7 +50,11 @@ History fenced_log(const char* workload, uint64_t txns, uint32_t sessions, uint6
   g.keys = keys;
   g.seed = seed;
   if (*plant) g.plant = {plant};
-  return add_fences(generate_history(g), fence_every);
+  return g;
+}
+History fenced_log(const char* workload, uint64_t txns, uint32_t sessions, uint64_t keys, uint64_t seed,
+                   const char* plant, uint64_t fence_every) {
+  return add_fences(generate_history(gen_options(workload, txns, sessions, keys, seed, plant)), fence_every);
 }
 
 struct TempDir {
@@ -512,13 +516,7 @@ TEST(Audit, GeneratedBlindWriteLogsEqualWholeCheck) {
 TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
   TempDir d;
   for (const char* plant : {"", "lost-update"}) {
-    GenOptions g;
-    g.workload = "rmw";
-    g.txns = 3000;
-    g.sessions = 6;
-    g.seed = 5;
-    if (*plant) g.plant = {plant};
-    History h = add_fences(generate_history(g), 5);
+    History h = fenced_log("rmw", 3000, 6, GenOptions{}.keys, 5, plant, 5);
     fs::path file = d.path / "p.jsonl";
     write_jsonl(h, file.string());
     AuditOptions o;
@@ -553,14 +551,7 @@ TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
   // Blind writes under the time rule: a resumed run rebuilds the
   // later-reads index from where it resumes and settles the same frontiers.
   for (const char* plant : {"", "stale-read"}) {
-    GenOptions g;
-    g.workload = "blindw-rw";
-    g.txns = 3000;
-    g.sessions = 6;
-    g.keys = 1500;
-    g.seed = 9;
-    if (*plant) g.plant = {plant};
-    History h = generate_history(g);
+    History h = generate_history(gen_options("blindw-rw", 3000, 6, 1500, 9, plant));
     for (const char* ext : {".jsonl", ".h5"}) {
       const std::string file = (d.path / (std::string("b") + ext)).string();
       if (std::string(ext) == ".h5") write_hdf5(h, file);
