@@ -1398,6 +1398,11 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   const bool any_blind = key_blind.size() > 0;  // (read-modify-write logs: none)
   std::vector<uint32_t> slot_off, slot_done;           // slot s: slot_w[slot_off[s], slot_off[s+1])
   std::vector<std::pair<int64_t, uint32_t>> slot_w;    // (ord, writer), ascending per slot
+  // Per slot: writers past `done` that a reader skipped (the writer of the
+  // version it read) and later readers must still consider.
+  std::vector<std::vector<uint32_t>> slot_skipped;
+  std::vector<uint32_t> writer_of;                     // version -> its writer (blind keys present)
+  constexpr uint32_t kTwoWriters = ~0u - 1;
   if (any_blind) {
     uint32_t nslots = 0;
     std::vector<Sym> ks;
@@ -1421,6 +1426,19 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     slot_off.pop_back();  // slot_off[k] .. slot_off[k+1]: slot k's writers
     for (uint32_t k = 0; k < nslots; ++k) std::sort(slot_w.begin() + slot_off[k], slot_w.begin() + slot_off[k + 1]);
     slot_done.assign(slot_off.begin() + 1, slot_off.end());
+    slot_skipped.resize(nslots);
+    // The writer of each written version (~0u: two writers, a duplicate
+    // write, which fails every level anyway).
+    writer_of.assign(written_versions_, ~0u);
+    for (size_t t = 0; t < n; ++t)
+      for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+        if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append)
+          if (uint32_t v = op_version_[o]; v < writer_of.size()) {
+            uint32_t& w = writer_of[v];
+            w = w == ~0u || w == static_cast<uint32_t>(t) ? static_cast<uint32_t>(t) : kTwoWriters;
+          }
+    for (uint32_t& w : writer_of)
+      if (w == kTwoWriters) w = ~0u;
   }
   // Real-time successors (sser): sorted by begin.
   std::vector<uint32_t> by_begin;
@@ -1536,21 +1554,39 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
           for (uint32_t j = rd_off[v]; j < rd_off[v + 1]; ++j) visit(rd_dst[j], L, false);
           for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
         }
-        if (tc.slot != ~0u) {
-          // maybe-edges u -> t for writers t of the key not certainly before u
-          uint32_t& done = slot_done[tc.slot];
-          const uint32_t first = slot_off[tc.slot];
+      }
+      if (any_blind)
+        for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
+          // maybe-edges u -> t: u read a version of a blind key, and any writer
+          // t of the key not certainly before u may follow that version and
+          // u (an anti-dependency), except the version's own writer
+          const uint64_t* slot = key_blind.find(reads[i].first);
+          if (!slot) continue;
+          const uint32_t v = rver[i];
+          const uint32_t skip = v < writer_of.size() ? writer_of[v] : ~0u;
           const int64_t thr = std::max(lim(u), L);
+          std::vector<uint32_t>& sk = slot_skipped[*slot];
+          for (size_t j = 0; j < sk.size();)
+            if (sk[j] != skip && ord(sk[j]) > thr) {
+              visit(sk[j], L, true);
+              sk[j] = sk.back();
+              sk.pop_back();
+            } else {
+              ++j;
+            }
+          uint32_t& done = slot_done[*slot];
+          const uint32_t first = slot_off[*slot];
           if (done > first && slot_w[done - 1].first > thr) {
             uint32_t lo = static_cast<uint32_t>(
                 std::upper_bound(slot_w.begin() + first, slot_w.begin() + done, thr,
                                  [](int64_t x, const std::pair<int64_t, uint32_t>& e) { return x < e.first; }) -
                 slot_w.begin());
-            for (uint32_t j = lo; j < done; ++j) visit(slot_w[j].second, L, true);  // maybe
+            for (uint32_t j = lo; j < done; ++j)
+              if (slot_w[j].second == skip) sk.push_back(skip);
+              else visit(slot_w[j].second, L, true);  // maybe
             done = lo;
           }
         }
-      }
       for (uint64_t i = reads_off[u]; i < reads_off[u + 1]; ++i) {
         uint32_t v = rver[i];
         for (uint32_t j = sc_off[v]; j < sc_off[v + 1]; ++j) visit(sc_dst[j], L, false);
@@ -1608,7 +1644,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // docs/audit.md "Ambiguous frontiers"). Settling by a read of one version
   // needs a check of the carry as it is (no read stripped for a pending
   // writer); if that check fails, this round keeps such writers.
-  const bool settle = later_reads_.built() && !fence;
+  const bool settle = later_reads_.built();
   bool settle_one = settle && !last_round_pending_;
   const int64_t later_begin = fence ? kPosInf : future_min_begin(round);
   size_t settled = 0;
@@ -1747,6 +1783,37 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       one_read.insert(one_read.end(), part.one_read.begin(), part.one_read.end());
       one_read_tops.insert(one_read_tops.end(), part.one_read_tops.begin(), part.one_read_tops.end());
       settled += part.unread;
+    }
+    // A frontier of a blind key stands first in the summary, before every
+    // kept write of its key. When a kept or later transaction reads its
+    // version, that matters: a kept writer not certainly after it may have
+    // to precede it (a later reader after both reads it), so it is kept.
+    // When nobody that remains reads it, its place against kept writes is
+    // invisible (docs/audit.md, "Blind writes": kept writers).
+    if (any_blind) {
+      auto must_precede = [&](const FinalWrite& f) {
+        const uint64_t* slot = key_blind.find(f.key);
+        if (!slot || first_version(f)) return false;
+        bool before_all = true;
+        for (uint32_t j = slot_off[*slot]; j < slot_off[*slot + 1] && before_all; ++j) {
+          const uint32_t u = slot_w[j].second;
+          if (!unfrozen[u] || aborted[u] || u == f.txn || ord(f.txn) <= lim(u)) continue;
+          bool successor = false;  // u read-modify-wrote f's version: certainly after
+          for (uint32_t q = sc_off[f.wver]; q < sc_off[f.wver + 1] && !successor; ++q) successor = sc_dst[q] == u;
+          before_all = successor;
+        }
+        if (before_all) return false;
+        bool read = !later_reads_.built() || later_reads_.read_after(later_fp(c, f.key, c.op_value[f.op]), round);
+        for (uint32_t j = rd_off[f.wver]; j < rd_off[f.wver + 1] && !read; ++j)
+          read = unfrozen[rd_dst[j]] && !aborted[rd_dst[j]];
+        return read;
+      };
+      for (const std::vector<FinalWrite>* list : {&frontier, &one_read})
+        for (const FinalWrite& f : *list)
+          if (must_precede(f) && !extra_root[f.txn]) {
+            extra_root[f.txn] = 1;
+            changed = true;
+          }
     }
     // Once nothing else changes: confirm the versions read later (one
     // check for all keys), or keep their writers and go on without.
@@ -2026,7 +2093,7 @@ AuditResult Auditor::run() {
     for (size_t t = 0; t < s_.carry.txn_count(); ++t)
       if (s_.nf[t] == kPosInf && !(s_.has_summary && t < s_.summary_txns)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
     find_fence_sym();
-    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) build_later_reads(s_.pos.txn);
+    if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes()) build_later_reads(s_.pos.txn);
     say("resuming at round " + std::to_string(s_.next_round) + " (transaction " + std::to_string(s_.pos.txn) + ")");
   } else {
     s_ = AuditState{};
@@ -2047,8 +2114,8 @@ AuditResult Auditor::run() {
     }
     choose_rule();
     s_.result.rule = s_.rule;
-    if (s_.rule == ForgetRule::time && opt_.later_reads && starts_with_blind_writes()) {
-      say("later reads: indexing every read of " + path_ + " (blind writes under the time rule)");
+    if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes()) {
+      say("later reads: indexing every read of " + path_ + " (the log has blind writes)");
       Timer lr;
       build_later_reads(0);
       if (getenv("ISOCHECK_AUDIT_DEBUG"))
