@@ -148,7 +148,9 @@ class Auditor {
   }
   // forget: can later reads see `chosen` (one top version per key) as the
   // last frozen write of its key? (docs/audit.md "Ambiguous frontiers")
-  bool later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, int64_t begin);
+  // (m: the fence rule's bound, the fences up to it join the check)
+  bool later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, const std::vector<uint8_t>& frozen,
+                           int64_t m);
   void append_round(const History& chunk);
   void append_same_symbols(const History& chunk);
   void note_appended();
@@ -1126,49 +1128,83 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
 
 // ------------------------------------------------------------ forgetting
 // Whether later rounds can read, for every (key, value) in `chosen`, that
-// version as the last frozen write of its key: the carry checked with one
-// reader per pair added, each in a session of its own, beginning at `begin`
-// (the least begin of the later rounds, so after every candidate and
-// concurrent with the rest, as a later transaction is) and never ending
-// (before nothing). A carry that passes has an order with every chosen
-// writer last among the frozen writes of its key (docs/audit.md,
-// "Ambiguous frontiers"). (Runs beside a check of the carry: only reads it.)
-bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, int64_t begin) {
+// version as the last frozen write of its key: the frozen transactions
+// (`frozen`) checked alone, with one reader per pair added, each in a session
+// of its own and certainly after every frozen transaction, as every later
+// transaction is: it begins after every frozen one ended (time rule: real
+// time) and, under the fence rule, first reads the fence value m (after the
+// chain that every frozen transaction precedes; the fences up to m join the
+// check). A passing
+// check has an order of the frozen transactions with every chosen writer last
+// among the frozen writes of its key (docs/audit.md, "Ambiguous
+// frontiers"). Only the frozen ones: the kept ones would order the readers
+// after more than a later transaction must follow. (Runs beside a check of
+// the carry: only reads it.)
+bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, const std::vector<uint8_t>& frozen,
+                                  int64_t m) {
   const std::vector<Level> levels = open_levels();
   const History& c = s_.carry;
-  if (levels.empty() || begin == kPosInf || begin == kNegInf || begin == kNoTime) return false;
-  History h;  // the carry without its tables (check() needs them only for words)
-  h.txn_id = c.txn_id;
-  h.txn_session = c.txn_session;
-  h.txn_status = c.txn_status;
-  h.txn_begin = c.txn_begin;
-  h.txn_end = c.txn_end;
-  h.txn_op_offset = c.txn_op_offset;
-  h.op_kind = c.op_kind;
-  h.op_key = c.op_key;
-  h.op_value = c.op_value;
-  h.op_list_offset = c.op_list_offset;
-  h.list_value = c.list_value;
+  const bool fence = s_.rule == ForgetRule::fence;
+  if (levels.empty()) return false;
+  History h;  // the frozen transactions, without the tables (check() needs them only for words)
   h.session_name = c.session_name;
   h.time_unit = c.time_unit;
-  if (h.op_list_offset.size() != h.op_kind.size() + 1) h.op_list_offset.assign(h.op_kind.size() + 1, 0);  // (released: no list reads)
-  int64_t id = *std::max_element(c.txn_id.begin(), c.txn_id.end());
-  int64_t session = *std::max_element(c.session_name.begin(), c.session_name.end());
-  if (id > kPosInf - 1 - static_cast<int64_t>(chosen.size()) || session > kPosInf - 1 - static_cast<int64_t>(chosen.size()))
+  bool timed = true;
+  int64_t last_end = kNegInf, id = kNegInf, fence_value = kNegInf, latest_next_fence = kNegInf;
+  Sym fence_sym = kNullValue;
+  for (size_t t = 0; t < c.txn_count(); ++t) {
+    // Fence rule: with the frozen transactions, every committed fence up to
+    // m (kept ones too: they only read and write the fence key), so that the
+    // chain from each frozen transaction's next fence to m is whole. (Fences
+    // past m are left out: a reader of m's value would precede them.)
+    const bool chain = fence && s_.pf[t] == s_.nf[t] && s_.nf[t] <= m && c.txn_status[t] == TxnStatus::committed;
+    if (!frozen[t] && !chain) continue;
+    const TxnIdx x = static_cast<TxnIdx>(t);
+    if (c.txn_status[t] == TxnStatus::committed) timed &= c.has_times(x);
+    if (c.has_times(x)) last_end = std::max(last_end, c.txn_end[t]);
+    id = std::max(id, c.txn_id[t]);
+    if (fence) {
+      latest_next_fence = std::max(latest_next_fence, s_.nf[t]);
+      if (s_.pf[t] == s_.nf[t] && s_.nf[t] > fence_value && c.txn_status[t] == TxnStatus::committed)
+        for (OpIdx o = c.op_begin(x); o < c.op_end(x); ++o)
+          if (c.op_kind[o] == OpKind::write && c.op_key[o] == fence_sym_) fence_value = s_.nf[t], fence_sym = c.op_value[o];
+    }
+    h.begin_txn(c.txn_id[t], c.txn_session[t], c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
+    for (OpIdx o = c.op_begin(x); o < c.op_end(x); ++o)
+      if (c.op_kind[o] == OpKind::read_list) h.add_list_read(c.op_key[o], c.list(o));
+      else h.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+    h.end_txn();
+  }
+  // (fence rule: a frozen transaction whose next fence is past the largest
+  // frozen one would not be certainly before the readers)
+  if (fence && (fence_value == kNegInf || latest_next_fence > fence_value)) {
+    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+      std::fprintf(stderr, "later-read check: not run (largest frozen fence %lld, a frozen next fence %lld)\n",
+                   (long long)fence_value, (long long)latest_next_fence);
     return false;
+  }
+  const int64_t skew = opt_.check.clock_skew, n = static_cast<int64_t>(chosen.size());
+  if (timed && (last_end == kNegInf || last_end > kPosInf / 2 - skew)) return false;
+  const int64_t begin = timed ? last_end + skew + 1 : kNoTime, end = timed ? kPosInf - 1 : kNoTime;
+  int64_t session = *std::max_element(c.session_name.begin(), c.session_name.end());
+  if (id > kPosInf - 1 - n || session > kPosInf - 1 - n) return false;
   for (auto [key, value] : chosen) {
     h.session_name.push_back(++session);
-    h.begin_txn(++id, static_cast<uint32_t>(h.session_name.size() - 1), TxnStatus::committed, begin, kPosInf - 1);
+    h.begin_txn(++id, static_cast<uint32_t>(h.session_name.size() - 1), TxnStatus::committed, begin, end);
+    if (fence) h.add_op(OpKind::read, fence_sym_, fence_sym);
     h.add_op(OpKind::read, key, value);
     h.end_txn();
   }
   CheckOptions co = opt_.check;
   co.levels = levels;
+  Timer ct;
   CheckResult r = check(h, co);
-  if (!r.anomalies.empty()) return false;
-  for (auto& lr : r.levels)
-    if (!lr.decided || !lr.holds) return false;
-  return true;
+  bool holds = r.anomalies.empty();
+  for (auto& lr : r.levels) holds = holds && lr.decided && lr.holds;
+  if (getenv("ISOCHECK_AUDIT_DEBUG"))
+    std::fprintf(stderr, "later-read check: %zu frozen, %zu readers, %.3f s, %s\n", static_cast<size_t>(h.txn_count()),
+                 chosen.size(), ct.seconds(), holds ? "possible" : "not possible: writers kept");
+  return holds;
 }
 
 // Marks the frozen transactions (docs/audit.md), builds the new summary from
@@ -1646,7 +1682,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   // writer); if that check fails, this round keeps such writers.
   const bool settle = later_reads_.built();
   bool settle_one = settle && !last_round_pending_;
-  const int64_t later_begin = fence ? kPosInf : future_min_begin(round);
   size_t settled = 0;
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)
@@ -1722,6 +1757,13 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       int64_t lim1 = kNegInf, lim2 = kNegInf;
       uint32_t arg1 = ~0u;
       while (b < fw.size() && fw[b].key == fw[a].key) {
+        // (the old summary's version is the first of its key: it overwrites
+        // nothing, whatever its fence value says of the kept writers, which
+        // need not all precede the summary once only read frontiers must)
+        if (first_version(fw[b])) {
+          ++b;
+          continue;
+        }
         int64_t l = lim(fw[b].txn);
         if (l > lim1) {
           lim2 = lim1;
@@ -1820,7 +1862,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     if (!changed && !one_read.empty()) {
       std::vector<std::pair<Sym, Sym>> chosen;
       for (const FinalWrite& f : one_read) chosen.push_back({f.key, c.op_value[f.op]});
-      if (later_read_possible(chosen, later_begin)) {
+      std::vector<uint8_t> frozen_now(n);
+      for (size_t t = 0; t < n; ++t) frozen_now[t] = !unfrozen[t] && !aborted[t];
+      if (later_read_possible(chosen, frozen_now, m)) {
         const size_t mid = frontier.size();
         frontier.insert(frontier.end(), one_read.begin(), one_read.end());
         std::inplace_merge(frontier.begin(), frontier.begin() + mid, frontier.end(),
