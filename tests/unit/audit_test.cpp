@@ -818,6 +818,54 @@ TEST(Audit, AmbiguousFrontiersSettledByLaterReads) {
   }
 }
 
+// Regression (fuzzing seed 6138, fence rule, rounds of 2, checks deferred):
+// x's last frozen writes were ambiguous and unread, so one of them stood for
+// x in the summary while T7, a kept writer of x as concurrent as they were,
+// stayed; a round later T7's fence value put it before the summary, whose
+// version was then taken to overwrite T7's, and T8's read of T7's x = 8 was
+// reported unresolved. The old summary's version overwrites nothing.
+TEST(Audit, KeptWriterBesideAnUnreadFrontierKeepsItsVersion) {
+  TempDir d;
+  const std::vector<std::string> log = {
+      R"({"isocheck":1,"time_unit":"ms"})",
+      R"({"id":19,"session":2,"status":"committed","begin":8,"end":8,"ops":[["r","__fence",null],["w","__fence",1]]})",
+      R"({"id":1,"session":2,"status":"committed","begin":8,"end":19,"ops":[["w","x",1],["w","x",2]]})",
+      R"({"id":20,"session":1,"status":"committed","begin":15,"end":15,"ops":[["r","__fence",1],["w","__fence",2]]})",
+      R"({"id":2,"session":1,"status":"committed","begin":15,"end":17,"ops":[["r","x",null],["r","x",null]]})",
+      R"({"id":3,"session":2,"status":"committed","begin":25,"end":39,"ops":[["w","x",4],["w","x",5],["w","x",6]]})",
+      R"({"id":4,"session":1,"status":"committed","begin":25,"end":34,"ops":[["r","x",2],["w","x",3]]})",
+      R"({"id":5,"session":1,"status":"committed","begin":38,"end":44,"ops":[["w","x",7]]})",
+      R"({"id":6,"session":2,"status":"aborted","begin":43,"end":51,"ops":[["w","x",9]]})",
+      R"({"id":21,"session":1,"status":"committed","begin":44,"end":44,"ops":[["r","__fence",2],["w","__fence",3]]})",
+      R"({"id":7,"session":1,"status":"committed","begin":44,"end":59,"ops":[["w","x",8]]})",
+      R"({"id":22,"session":2,"status":"committed","begin":55,"end":55,"ops":[["r","__fence",3],["w","__fence",4]]})",
+      R"({"id":8,"session":2,"status":"committed","begin":55,"end":56,"ops":[["r","x",8],["w","x",10]]})",
+      R"({"id":9,"session":2,"status":"committed","begin":57,"end":67,"ops":[["w","x",11]]})",
+      R"({"id":10,"session":1,"status":"aborted","begin":63,"end":67,"ops":[["w","x",12]]})",
+      R"({"id":11,"session":1,"status":"aborted","begin":72,"end":73,"ops":[["w","x",13],["r","x",13],["w","x",14],["w","x",15]]})",
+      R"({"id":12,"session":2,"status":"committed","begin":79,"end":93,"ops":[["w","x",16]]})",
+      R"({"id":23,"session":1,"status":"committed","begin":85,"end":85,"ops":[["r","__fence",4],["w","__fence",5]]})",
+      R"({"id":13,"session":1,"status":"committed","begin":85,"end":86,"ops":[["r","x",11]]})",
+      R"({"id":24,"session":2,"status":"committed","begin":101,"end":101,"ops":[["r","__fence",5],["w","__fence",6]]})",
+      R"({"id":14,"session":2,"status":"committed","begin":101,"end":115,"ops":[["w","x",17],["r","x",17]]})",
+      R"({"id":15,"session":2,"status":"committed","begin":116,"end":125,"ops":[["w","x",18]]})",
+      R"({"id":16,"session":2,"status":"committed","begin":126,"end":131,"ops":[["r","x",18],["r","x",18]]})",
+      R"({"id":25,"session":2,"status":"committed","begin":136,"end":136,"ops":[["r","__fence",6],["w","__fence",7]]})",
+      R"({"id":17,"session":2,"status":"committed","begin":136,"end":147,"ops":[["r","x",18]]})",
+      R"({"id":18,"session":2,"status":"committed","begin":148,"end":151,"ops":[["r","x",18]]})"};
+  std::string text;
+  for (const std::string& l : log) text += l + "\n";
+  History h = parse_jsonl(text, "seed 6138");
+  ASSERT_EQ(whole(h, {Level::ser}), std::vector<std::string>{"holds"});
+  const std::string file = (d.path / "r.jsonl").string();
+  write_jsonl(h, file);
+  for (uint64_t round : {1, 2, 3}) {
+    AuditResult r;
+    EXPECT_EQ(audited(file, {Level::ser}, round, "fence", &r, ~0ULL, 0), std::vector<std::string>{"holds"})
+        << "round " << round;
+  }
+}
+
 // A hand-made log: one transaction per line, "id:ops" with ops like
 // "r x null", "w x 5", and an optional status prefix "A" (aborted) or
 // "U" (unknown). One session, file order = session order; fenced after every
