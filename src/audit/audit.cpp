@@ -239,6 +239,10 @@ class Auditor {
   }
   bool dup_check_possible() const { return opt_.duplicate_check && opt_.rule != "none"; }
   LaterReads later_reads_;
+  // The levels the round's check() ran on: forget's later-read check uses
+  // them too, whether or not that check's result was applied yet (it runs
+  // beside forget with 2 threads or more), so results do not depend on it.
+  std::vector<Level> checked_levels_;
   uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
   // Set while a check runs beside forget (check_round). Declared last so that
@@ -820,6 +824,7 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
   size_t n = c.txn_count();
   CheckOptions co = opt_.check;
   co.levels = open_levels();
+  checked_levels_ = co.levels;
   // Beside forget, the check starts before the versions are numbered (both
   // only read the carry): when the last checked round had no pending read it
   // is likely this one has none either, so the check is started now and kept
@@ -1142,7 +1147,7 @@ void Auditor::rebuild_fingerprints(uint64_t rows) {
 // the carry: only reads it.)
 bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, const std::vector<uint8_t>& frozen,
                                   int64_t m) {
-  const std::vector<Level> levels = open_levels();
+  const std::vector<Level> levels = checked_levels_;
   const History& c = s_.carry;
   const bool fence = s_.rule == ForgetRule::fence;
   if (levels.empty()) return false;
