@@ -678,6 +678,22 @@ TEST(Audit, KeptIsBoundedByRoundAndFrontier) {
   EXPECT_GT(without.max_kept, 4 * r.max_kept);
   std::printf("blind writes, time rule: at most %llu kept with the later-reads index, %llu without\n",
               (unsigned long long)r.max_kept, (unsigned long long)without.max_kept);
+  // The same blind writes fenced, under the fence rule with every level:
+  // a kept writer no longer keeps every concurrent frozen writer of its key,
+  // only a frontier that something still reads (docs/audit.md, "Kept writers
+  // and the frontier").
+  write_jsonl(add_fences(generate_history(g), 10), file.string());
+  a = audited(file.string(), {Level::ser, Level::si, Level::sser}, 1000, "fence", &r);
+  EXPECT_EQ(a, (std::vector<std::string>{"holds", "holds", "holds"}));
+  EXPECT_TRUE(r.later_reads);
+  EXPECT_LT(r.max_kept, 3000u);
+  o.check.levels = {Level::ser, Level::si, Level::sser};
+  o.rule = "fence";
+  without = run_audit(file.string(), o);
+  EXPECT_EQ(without.levels[0].verdict, "holds");
+  EXPECT_GT(without.max_kept, 4 * r.max_kept);
+  std::printf("blind writes, fence rule: at most %llu kept with the later-reads index, %llu without\n",
+              (unsigned long long)r.max_kept, (unsigned long long)without.max_kept);
 }
 
 // The later-reads index against a plain list of (fingerprint, round) reads:
