@@ -436,7 +436,7 @@ void Auditor::build_later_reads(uint64_t from) {
   const uint64_t piece_rows = piece_rounds * R;
   const uint64_t first_piece = from / piece_rows, n_pieces = (total + piece_rows - 1) / piece_rows;
   if (first_piece >= n_pieces) return set_later_reads_built();
-  std::vector<std::vector<uint64_t>> entries(n_pieces - first_piece);
+  std::vector<std::vector<LaterReads::Entry>> entries(n_pieces - first_piece);
   if (reader_.hdf5()) {
     Hdf5RangeReader& file = reader_.hdf5_file();
     ColumnsPool pool;
@@ -446,11 +446,11 @@ void Auditor::build_later_reads(uint64_t from) {
       ColumnsPool::Lease lease(pool);
       Hdf5Columns& c = *lease;
       file.columns(row, last, Hdf5RangeReader::kOps, c);
-      std::vector<uint64_t>& e = entries[i];
+      std::vector<LaterReads::Entry>& e = entries[i];
       for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
         for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
           if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
-            e.push_back(LaterReads::entry(mix64(c.op_key[o] * 0x9E3779B97F4A7C15ULL + c.op_value[o]), (row + t) / R));
+            e.push_back({mix64(c.op_key[o] * 0x9E3779B97F4A7C15ULL + c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
     });
   } else {
     const LogPosition at = reader_.position();
@@ -461,12 +461,12 @@ void Auditor::build_later_reads(uint64_t from) {
       History h = r.next(std::min(R, piece_rows - row % piece_rows));
       if (h.txn_count() == 0) break;
       SymHashCache kh, vh;
-      std::vector<uint64_t>& e = entries[row / piece_rows - first_piece];
+      std::vector<LaterReads::Entry>& e = entries[row / piece_rows - first_piece];
       for (TxnIdx t = 0; t < h.txn_count(); ++t)
         for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
           if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-            e.push_back(LaterReads::entry(
-                pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL), (row + t) / R));
+            e.push_back({pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL),
+                         static_cast<uint32_t>((row + t) / R)});
       row += h.txn_count();
     }
   }
@@ -1681,12 +1681,12 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
            c.op_key[o - 1] == f.key && c.op_value[o - 1] == kNullValue;
   };
   std::vector<FinalWrite> frontier;
-  // Ambiguous frontiers settled by later reads (time rule, an index built:
-  // docs/audit.md "Ambiguous frontiers"). Settling by a read of one version
-  // needs a check of the carry as it is (no read stripped for a pending
-  // writer); if that check fails, this round keeps such writers.
+  // Ambiguous frontiers settled by later reads (an index built: docs/audit.md
+  // "Ambiguous frontiers"). Settling by a read of one version needs a check
+  // of the frozen transactions (never a pending reader: those are roots); if
+  // that check fails, this round keeps such writers.
   const bool settle = later_reads_.built();
-  bool settle_one = settle && !last_round_pending_;
+  bool settle_one = settle;
   size_t settled = 0;
   // final writes of frozen transactions; only they can overwrite (a later read
   // of a version a frozen transaction certainly overwrote is then a violation)

@@ -6,15 +6,14 @@
 
 namespace isocheck {
 
-void LaterReads::add_piece(uint64_t first_round, uint64_t end_round, std::vector<uint64_t> e) {
-  // By fingerprint only (40 bits: four radix passes, not six), then one
-  // entry per fingerprint with its largest round.
-  radix_sort(e, [](uint64_t x) { return x >> kRoundBits; });
+void LaterReads::add_piece(uint64_t first_round, uint64_t end_round, std::vector<Entry> e) {
+  // By fingerprint, then one entry per fingerprint with its largest round.
+  radix_sort(e, [](const Entry& x) { return x.fp; });
   size_t out = 0;
   for (size_t i = 0; i < e.size();) {
-    uint64_t best = e[i];
+    Entry best = e[i];
     size_t j = i + 1;
-    for (; j < e.size() && e[j] >> kRoundBits == e[i] >> kRoundBits; ++j) best = std::max(best, e[j]);
+    for (; j < e.size() && e[j].fp == e[i].fp; ++j) best.round = std::max(best.round, e[j].round);
     e[out++] = best;
     i = j;
   }
@@ -24,11 +23,10 @@ void LaterReads::add_piece(uint64_t first_round, uint64_t end_round, std::vector
 }
 
 bool LaterReads::read_after(uint64_t fp, uint64_t round) const {
-  const uint64_t lo = entry(fp, 0), hi = entry(fp, kMaxRounds - 1);
   for (const Piece& p : pieces_) {
     if (p.end <= round + 1) continue;  // every read in it is of a round <= `round`
-    auto it = std::lower_bound(p.e.begin(), p.e.end(), lo);
-    if (it != p.e.end() && *it <= hi && (*it & (kMaxRounds - 1)) > round) return true;
+    auto it = std::lower_bound(p.e.begin(), p.e.end(), fp, [](const Entry& x, uint64_t f) { return x.fp < f; });
+    if (it != p.e.end() && it->fp == fp && it->round > round) return true;
   }
   return false;
 }
@@ -43,6 +41,6 @@ uint64_t LaterReads::entries() const {
   return n;
 }
 
-uint64_t LaterReads::bytes() const { return entries() * sizeof(uint64_t); }
+uint64_t LaterReads::bytes() const { return entries() * sizeof(Entry); }
 
 }  // namespace isocheck
