@@ -53,10 +53,12 @@ struct AuditOptions {
   // Tests: forget indexes the old summary's pieces like every transaction
   // (the general pass) instead of taking their writes from their ops.
   bool index_summary = false;
-  // Under the time rule, settle ambiguous frontiers (concurrent last blind
-  // writes of a key) by what later rounds read (docs/audit.md, "Ambiguous
-  // frontiers"): an index of every read, 8 bytes a read (value, key) pair.
-  // Off (tests): such writers are kept, and what they reach.
+  // Logs with blind writes: settle ambiguous frontiers (concurrent last
+  // blind writes of a key), and tell which frontiers later rounds still read,
+  // by what later rounds read (docs/audit.md, "Ambiguous frontiers", "Kept
+  // writers and the frontier"): an index of every read, 12 bytes a read
+  // (key, value) pair. Off (tests): every frontier counts as read, ambiguous
+  // writers are kept, and what they reach.
   bool later_reads = true;
 };
 
