@@ -144,8 +144,10 @@ class Auditor {
   // carry: by symbol for HDF5 (the carry's symbols are the file's), by
   // canonical name for JSONL (each chunk has its own tables).
   uint64_t later_fp(const History& c, Sym k, Sym v) const {
-    return reader_.hdf5() ? mix64(k * 0x9E3779B97F4A7C15ULL + v) : write_fingerprint(c.keys, c.values, k, v);
+    return reader_.hdf5() ? symbol_pair_fp(k, v) : write_fingerprint(c.keys, c.values, k, v);
   }
+  // (HDF5: the index is built and asked with this one function)
+  static uint64_t symbol_pair_fp(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL + v); }
   // forget: can later reads see `chosen` (one top version per key) as the
   // last frozen write of its key? (docs/audit.md "Ambiguous frontiers")
   // (m: the fence rule's bound, the fences up to it join the check)
@@ -450,7 +452,7 @@ void Auditor::build_later_reads(uint64_t from) {
       for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
         for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
           if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
-            e.push_back({mix64(c.op_key[o] * 0x9E3779B97F4A7C15ULL + c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
+            e.push_back({symbol_pair_fp(c.op_key[o], c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
     });
   } else {
     const LogPosition at = reader_.position();
