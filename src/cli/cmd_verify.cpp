@@ -150,7 +150,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
-  c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
+  c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
