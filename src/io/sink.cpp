@@ -50,19 +50,34 @@ class JsonlSink final : public HistorySink {
 // the destination as it was (io/output_file.h).
 class AtomicSink final : public HistorySink {
  public:
-  AtomicSink(const std::string& path, Format f, const std::string& time_unit) : file_(path, "output") {
+  AtomicSink(const std::string& path, Format f, const std::string& time_unit) : dest_(path), file_(path, "output") {
     file_.close_fd();  // the format's writer opens the file by name
     if (f == Format::jsonl) inner_ = std::make_unique<JsonlSink>(file_.path(), path, time_unit);
     else inner_ = open_hdf5_sink(file_.path(), time_unit);
   }
-  void append(const History& chunk) override { inner_->append(chunk); }
+  void append(const History& chunk) override {
+    named([&] { inner_->append(chunk); });
+  }
   void finish() override {
-    inner_->finish();
-    inner_.reset();
+    named([&] {
+      inner_->finish();
+      inner_.reset();
+    });
     file_.commit();
   }
 
  private:
+  // The format's errors name the file it writes: say the destination instead.
+  template <class F> void named(F&& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      std::string m = e.what(), tmp = file_.path() + ": ";
+      if (m.rfind(tmp, 0) != 0) throw;
+      throw InputError(dest_, m.substr(tmp.size()));
+    }
+  }
+  std::string dest_;
   AtomicOutput file_;                  // destroyed last: removes an unfinished temporary file
   std::unique_ptr<HistorySink> inner_;
 };
