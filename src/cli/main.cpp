@@ -1,5 +1,6 @@
 // isocheck: a black-box checker of transactional isolation.
 #include <cstdio>
+#include <filesystem>
 #include <new>
 
 #include "cli/commands.h"
@@ -48,6 +49,9 @@ int run(int argc, char** argv) {
   } catch (const ResourceError& e) {
     std::fprintf(stderr, "isocheck: %s\n", e.what());
     return 3;
+  } catch (const std::filesystem::filesystem_error& e) {  // a file operation not checked beforehand
+    std::fprintf(stderr, "isocheck: %s\n", e.what());
+    return e.code() == std::errc::no_space_on_device ? 3 : 2;
   } catch (const std::bad_alloc&) {
     if (memory_limit())
       std::fprintf(stderr, "isocheck: memory limit of %llu MiB reached during stage \"%s\"; raise --memory-limit\n",
