@@ -1257,7 +1257,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   } else {
     int64_t B = future_min_begin(round);
     for (size_t t = 0; t < n; ++t)
-      cand[t] = c.has_times(static_cast<TxnIdx>(t)) && (B == kPosInf || c.txn_end[t] < B - skew);
+      // end + skew < B in 128 bits, as check() compares (B - skew overflows
+      // when B is near the smallest time)
+      cand[t] = c.has_times(static_cast<TxnIdx>(t)) &&
+                (B == kPosInf || static_cast<__int128>(c.txn_end[t]) + skew < static_cast<__int128>(B));
   }
   phase("touches");
   // Per transaction and key: versions read, the version installed, blindness.
@@ -1436,7 +1439,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   auto lim = [&](uint32_t u) -> int64_t {  // largest ord(t) with t before u
     if (fence) return s_.pf[u];
     if (!c.has_times(u)) return kNegInf;
-    return c.txn_begin[u] - skew - 1;
+    // begin - skew - 1 in 128 bits; below the smallest time nothing is
+    // before u (every end is above kNegInf, the "no time" marker)
+    const __int128 l = static_cast<__int128>(c.txn_begin[u]) - skew - 1;
+    return l < kNegInf ? kNegInf : static_cast<int64_t>(l);
   };
   const bool any_blind = key_blind.size() > 0;  // (read-modify-write logs: none)
   std::vector<uint32_t> slot_off, slot_done;           // slot s: slot_w[slot_off[s], slot_off[s+1])
@@ -1637,7 +1643,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         if (reads[i].second == kNullValue && u >= old_pieces) ask_writers(reads[i].first);
       }
       if (rt_edges && c.has_times(u)) {
-        int64_t e = c.txn_end[u] + skew;
+        // end + skew, saturated: past the largest time nothing begins after it
+        const __int128 e128 = static_cast<__int128>(c.txn_end[u]) + skew;
+        const int64_t e = e128 > kPosInf ? kPosInf : static_cast<int64_t>(e128);
         size_t lo = std::upper_bound(by_begin.begin(), by_begin.end(), e,
                                      [&](int64_t x, uint32_t t) { return x < c.txn_begin[t]; }) - by_begin.begin();
         for (size_t j = lo; j < rt_done; ++j) visit(by_begin[j], L, false);

@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "audit/audit.h"
 #include "audit/key_versions.h"
@@ -68,9 +70,11 @@ struct TempDir {
 
 // Whole-log verdicts: "holds" / "violated" / "undecided" per level; `dup`:
 // check() found a duplicate write.
-std::vector<std::string> whole(const History& h, const std::vector<Level>& levels, bool* dup = nullptr) {
+std::vector<std::string> whole(const History& h, const std::vector<Level>& levels, bool* dup = nullptr,
+                               int64_t clock_skew = 0) {
   CheckOptions o;
   o.levels = levels;
+  o.clock_skew = clock_skew;
   CheckResult r = check(h, o);
   if (dup) {
     *dup = false;
@@ -88,11 +92,12 @@ std::vector<std::string> whole(const History& h, const std::vector<Level>& level
 // round forgets little, as on a large blind-write log).
 std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
                                  const std::string& rule, AuditResult* res = nullptr, uint64_t fingerprint_mask = ~0ULL,
-                                 uint64_t defer_min = AuditOptions{}.defer_min_txns) {
+                                 uint64_t defer_min = AuditOptions{}.defer_min_txns, int64_t clock_skew = 0) {
   AuditOptions o;
   o.fingerprint_mask = fingerprint_mask;
   o.defer_min_txns = defer_min;
   o.check.levels = levels;
+  o.check.clock_skew = clock_skew;
   o.round_txns = round;
   o.rule = rule;
   AuditResult r = run_audit(file, o);
@@ -141,10 +146,10 @@ struct Stats {
 
 // One history under one rule and level set, several round sizes.
 void compare(const History& h, const std::vector<Level>& levels, const std::string& rule, const fs::path& file,
-             const std::string& what, Stats& st, uint64_t fingerprint_mask = ~0ULL) {
+             const std::string& what, Stats& st, uint64_t fingerprint_mask = ~0ULL, int64_t clock_skew = 0) {
   write_jsonl(h, file.string());
   bool dup = false;
-  auto w = whole(h, levels, &dup);
+  auto w = whole(h, levels, &dup, clock_skew);
   st.dups += dup;
   bool undecided = false;
   for (auto& v : w) undecided |= v == "undecided";
@@ -156,14 +161,16 @@ void compare(const History& h, const std::vector<Level>& levels, const std::stri
     AuditResult r;
     // Rounds 2 and 5 with checks deferred when little is forgotten.
     const bool defer = round == 2 || round == 5;
-    auto a = audited(file.string(), levels, round, rule, &r, fingerprint_mask, defer ? 0 : AuditOptions{}.defer_min_txns);
+    auto a = audited(file.string(), levels, round, rule, &r, fingerprint_mask, defer ? 0 : AuditOptions{}.defer_min_txns,
+                     clock_skew);
     ++st.compared;
     for (auto& rs : r.round_stats) st.deferred += rs.deferred;
     if (r.forgotten) ++st.forgot;
     st.rereads += r.duplicate_rereads > 0;
     st.settled += r.settled_frontiers;
     st.unsettled += r.unsettled_checks;
-    ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " (" << to_string(r.rule) << ")\n"
+    ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " skew=" << clock_skew << " ("
+                    << to_string(r.rule) << ")\n"
                     << history_jsonl(h);
   }
 }
@@ -1412,6 +1419,97 @@ TEST(Audit, ThreadsEqualOneThread) {
               violated);
   EXPECT_GT(forgot, 0);
   EXPECT_GT(violated, 0);
+}
+
+
+// Audits a JSONL text at round sizes 1-4 under `rule` and compares with
+// check() on the whole log; returns the whole log's verdicts.
+std::vector<std::string> audit_text_equals_whole(const std::string& text, const std::vector<Level>& levels,
+                                                 const std::string& rule, const fs::path& file,
+                                                 const std::string& what, int64_t clock_skew = 0) {
+  History h = parse_jsonl(text, what);
+  auto w = whole(h, levels, nullptr, clock_skew);
+  {
+    std::ofstream out(file);
+    out << text;
+  }
+  for (uint64_t round : {1, 2, 3, 4}) {
+    AuditResult r;
+    auto a = audited(file.string(), levels, round, rule, &r, ~0ULL, AuditOptions{}.defer_min_txns, clock_skew);
+    EXPECT_EQ(a, w) << what << " rule " << rule << " round " << round << " (" << to_string(r.rule) << ")";
+  }
+  return w;
+}
+
+// Regression: the time rule's forgetting step computed end < begin - skew and
+// begin - skew - 1 in 64 bits; near the smallest time they wrapped around and
+// a transaction was forgotten before a session successor that began long
+// before it (a false "holds"). check() compares in 128 bits.
+TEST(Audit, TimeRuleClockSkewNearTheExtremesOfTime) {
+  TempDir d;
+  const std::vector<std::tuple<std::string, std::string, std::string>> logs = {
+      {"a session successor at the smallest time", "violated",
+       R"({"id":1,"session":1,"status":"committed","begin":100,"end":101,"ops":[["w","x",1]]}
+{"id":2,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775807,"ops":[["r","x",null]]}
+)"},
+      {"a stale read at the largest time", "violated",
+       R"({"id":1,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775800,"ops":[["w","x",1]]}
+{"id":2,"session":2,"status":"committed","begin":9223372036854775800,"end":9223372036854775807,"ops":[["r","x",null]]}
+{"id":3,"session":3,"status":"committed","begin":9223372036854775806,"end":9223372036854775807,"ops":[["r","x",1]]}
+)"},
+      {"the whole range, valid", "holds",
+       R"({"id":1,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775806,"ops":[["w","x",1]]}
+{"id":2,"session":2,"status":"committed","begin":0,"end":1,"ops":[["r","x",1],["w","x",2]]}
+{"id":3,"session":1,"status":"committed","begin":9223372036854775806,"end":9223372036854775807,"ops":[["r","x",2]]}
+)"},
+  };
+  for (auto& [what, verdict, text] : logs)
+    for (int64_t skew : {int64_t{0}, int64_t{5}, int64_t{1} << 62, std::numeric_limits<int64_t>::max()})
+      for (const char* rule : {"time", "auto"}) {
+        auto w = audit_text_equals_whole(text, {Level::sser}, rule, d.path / "s.jsonl", what, skew);
+        if (skew == 5) {
+          EXPECT_EQ(w[0], verdict) << what;
+        }
+      }
+}
+
+// Timed random logs moved to the extremes of the 64-bit range (near the
+// smallest time, near the largest, or split between them), audited with a
+// clock skew from 0 to the largest: the time rule unfenced, the fence rule
+// fenced.
+TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
+  TempDir d;
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  const int64_t skews[] = {0, 1, 3, 10, int64_t{1} << 62, kMax};
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions o = small_fenced_options(i);
+    o.times_percent = 100;
+    History h = random_history(25000 + i, o);
+    int64_t lo = kMax, hi = kMin;
+    for (size_t t = 0; t < h.txn_count(); ++t) lo = std::min(lo, h.txn_begin[t]), hi = std::max(hi, h.txn_end[t]);
+    const int64_t mid = lo + (hi - lo) / 2;
+    for (std::vector<int64_t>* x : {&h.txn_begin, &h.txn_end})
+      for (size_t t = 0; t < h.txn_count(); ++t) {
+        int64_t& v = (*x)[t];
+        switch (i % 3) {
+          case 0: v = kMin + 1 + (v - lo); break;   // from the smallest time
+          case 1: v = kMax - (hi - v); break;        // to the largest
+          default: v = v <= mid ? kMin + 1 + (v - lo) : kMax - (hi - v);  // both ends
+        }
+      }
+    const int64_t skew = skews[(i / 3) % 6];
+    const bool fenced = i % 4 == 3;
+    History f = fenced ? add_fences(h, 1 + i % 3) : h;
+    std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::sser} : std::vector<Level>{Level::sser};
+    compare(f, levels, "auto", d.path / "e.jsonl", "seed " + std::to_string(25000 + i), st, ~0ULL, skew);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("extreme times: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", st.logs,
+              st.violated, st.forgot, st.compared);
+  EXPECT_GT(st.forgot, st.compared / 4);
+  EXPECT_GT(st.violated, 0);
 }
 
 }  // namespace
