@@ -595,7 +595,15 @@ void Auditor::append_round(const History& chunk) {
       Sym k = map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
       if (chunk.op_kind[o] == OpKind::read_list) {
         std::vector<Sym> vals;
-        for (Sym v : chunk.list(o)) vals.push_back(map_sym(chunk.values, c.values, vmap, v, false));
+        for (Sym v : chunk.list(o)) {
+          const bool was_named = c.values.named();
+          Sym m = map_sym(chunk.values, c.values, vmap, v, false);
+          // This element switched the carry's values to named symbols: the
+          // elements before it, not in the carry yet, were integer symbols.
+          if (!was_named && c.values.named())
+            for (Sym& x : vals) x = c.values.remap(x);
+          vals.push_back(m);
+        }
         c.add_list_read(k, vals);
       } else {
         Sym v = chunk.op_value[o];

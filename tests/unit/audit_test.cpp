@@ -1441,6 +1441,38 @@ std::vector<std::string> audit_text_equals_whole(const std::string& text, const 
   return w;
 }
 
+// Regression: a list read whose elements mix integers and strings, in the
+// round where the carry's values switch to named symbols: the elements before
+// the first string were left as integer symbols ("unresolved read" at every
+// round size). Also with the largest and smallest 64-bit integer values.
+TEST(Audit, ListsMixingIntegersAndStringsEqualWholeCheck) {
+  TempDir d;
+  const std::vector<std::tuple<std::string, std::string, std::string>> logs = {
+      {"integers, then a string", "holds",
+       R"({"id":-3000,"session":1,"status":"committed","ops":[["append","y",2]]}
+{"id":-1000,"session":2,"status":"committed","ops":[["r","y",[2,-3,"6"]]]}
+{"id":-6000,"session":1,"status":"committed","ops":[["append","y",-3]]}
+{"id":-5000,"session":1,"status":"committed","ops":[["append","y","6"]]}
+)"},
+      {"64-bit extremes, then a string", "holds",
+       R"({"id":1,"session":1,"status":"committed","ops":[["append","y",9223372036854775807]]}
+{"id":2,"session":2,"status":"committed","ops":[["r","y",[9223372036854775807,-9223372036854775807,"6",6]]]}
+{"id":3,"session":1,"status":"committed","ops":[["append","y",-9223372036854775807]]}
+{"id":4,"session":1,"status":"committed","ops":[["append","y","6"],["append","y",6]]}
+)"},
+      {"64-bit extremes out of session order", "violated",
+       R"({"id":1,"session":1,"status":"committed","ops":[["append","y",9223372036854775807]]}
+{"id":2,"session":2,"status":"committed","ops":[["r","y",[-9223372036854775807,9223372036854775807,"6"]]]}
+{"id":3,"session":1,"status":"committed","ops":[["append","y",-9223372036854775807]]}
+{"id":4,"session":1,"status":"committed","ops":[["append","y","6"]]}
+)"},
+  };
+  for (auto& [what, verdict, text] : logs) {
+    auto w = audit_text_equals_whole(text, {Level::ser, Level::si, Level::sser}, "auto", d.path / "l.jsonl", what);
+    EXPECT_EQ(w[0], verdict) << what;
+  }
+}
+
 // Regression: the time rule's forgetting step computed end < begin - skew and
 // begin - skew - 1 in 64 bits; near the smallest time they wrapped around and
 // a transaction was forgotten before a session successor that began long
@@ -1471,6 +1503,105 @@ TEST(Audit, TimeRuleClockSkewNearTheExtremesOfTime) {
           EXPECT_EQ(w[0], verdict) << what;
         }
       }
+}
+
+// The same transactions in another file order: sessions interleaved at
+// random, each session's own order kept (so the same history).
+History interleaved(const History& h, std::mt19937_64& rng) {
+  std::vector<std::vector<TxnIdx>> queue(h.session_count());
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) queue[h.txn_session[t]].push_back(t);
+  std::vector<size_t> at(queue.size(), 0);
+  History out;
+  out.keys = h.keys;
+  out.values = h.values;
+  out.session_name = h.session_name;
+  out.time_unit = h.time_unit;
+  for (size_t left = h.txn_count(); left > 0; --left) {
+    size_t s;
+    do s = rng() % queue.size();
+    while (at[s] == queue[s].size());
+    const TxnIdx t = queue[s][at[s]++];
+    out.begin_txn(h.txn_id[t], h.txn_session[t], h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if (h.op_kind[o] == OpKind::read_list) out.add_list_read(h.op_key[o], h.list(o));
+      else out.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+    out.end_txn();
+  }
+  return out;
+}
+
+// Random logs whose values are integers (some near the largest and smallest
+// 64-bit values) and strings with an integer's digits, mixed in the same
+// list reads. Half of them: a value is a string only where a list read
+// reveals it, after another element, before anything else in file order
+// mentions it (sessions interleaved at random), so the first string an audit
+// meets is often inside a list, after integers. The other half: by value.
+History mixed_values(uint64_t seed, int i, int& mixed_lists) {
+  RandomHistoryOptions o = small_fenced_options(i);
+  o.mode = i % 4 == 3 ? RandomMode::blind_writes : RandomMode::known_order;
+  std::mt19937_64 rng(seed);
+  History h = interleaved(random_history(seed, o), rng);
+  const bool first_seen_in_lists = i % 2 == 0;
+  // Values first seen (file order) at a list position after the first.
+  std::set<Sym> seen, in_list;
+  for (OpIdx op = 0; op < h.op_count(); ++op) {
+    if (h.op_kind[op] == OpKind::read_list) {
+      auto l = h.list(op);
+      for (size_t j = 0; j < l.size(); ++j)
+        if (seen.insert(l[j]).second && j > 0) in_list.insert(l[j]);
+    } else if (h.op_value[op] != kNullValue) {
+      seen.insert(h.op_value[op]);
+    }
+  }
+  std::vector<std::string> names;
+  std::vector<uint8_t> is_int;
+  std::map<std::pair<bool, std::string>, Sym> index;
+  auto sym_of = [&](bool integer, const std::string& name) {
+    auto [it, fresh] = index.try_emplace({integer, name}, names.size());
+    if (fresh) names.push_back(name), is_int.push_back(integer);
+    return it->second;
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  auto map_value = [&](Sym v) -> Sym {
+    if (!h.values.is_int(v)) return sym_of(false, h.values.name(v));
+    const int64_t x = h.values.named() ? std::stoll(h.values.name(v)) : SymbolTable::as_int(v);
+    const int64_t r = ((x % 4) + 4) % 4;
+    if (first_seen_in_lists ? in_list.count(v) > 0 : r == 1) return sym_of(false, std::to_string(x));
+    if (r == 2) return sym_of(true, std::to_string(kMax - x / 4));       // INT64_MAX for x = 2
+    if (r == 3) return sym_of(true, std::to_string(kMin + 1 + x / 4));   // INT64_MIN + 1 for x = 3
+    return sym_of(true, std::to_string(x));
+  };
+  for (OpIdx op = 0; op < h.op_count(); ++op)
+    if (h.op_kind[op] != OpKind::read_list && h.op_value[op] != kNullValue) h.op_value[op] = map_value(h.op_value[op]);
+  for (Sym& v : h.list_value) v = map_value(v);
+  h.values = SymbolTable{};
+  h.values.set_named(std::move(names), std::move(is_int));
+  for (OpIdx op = 0; op < h.op_count(); ++op) {
+    if (h.op_kind[op] != OpKind::read_list) continue;
+    bool ints = false, strings = false;
+    for (Sym v : h.list(op)) (h.values.is_int(v) ? ints : strings) = true;
+    mixed_lists += ints && strings;
+  }
+  return i % 3 ? add_fences(h, 1 + i % 2) : h;
+}
+
+TEST(Audit, RandomHistoriesMixingIntegerAndStringValuesEqualWholeCheck) {
+  TempDir d;
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
+  int mixed_lists = 0;
+  for (int i = 0; i < iters; ++i) {
+    History h = mixed_values(23000 + i, i, mixed_lists);
+    std::vector<Level> levels = i % 4 < 2 ? std::vector<Level>{Level::ser, Level::si, Level::sser}
+                                          : std::vector<Level>{Level::ser};
+    compare(h, levels, "auto", d.path / "v.jsonl", "seed " + std::to_string(23000 + i), st);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("mixed values: %d logs, %d list reads mixing integers and strings, %d violated level verdicts, %d of "
+              "%d audits forgot something\n",
+              st.logs, mixed_lists, st.violated, st.forgot, st.compared);
+  EXPECT_GT(mixed_lists, iters / 4);
+  EXPECT_GT(st.violated, 0);
 }
 
 // Timed random logs moved to the extremes of the 64-bit range (near the
