@@ -16,6 +16,9 @@ inline constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
 // The summary transaction of forgotten ones: reserved id and session.
 inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
 inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
+// The summary's real-time marker (fence rule, sser; docs/audit.md): an empty
+// transaction before the pieces in their session, carry txn 0 when present.
+inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 
 struct AuditState {
   // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts
