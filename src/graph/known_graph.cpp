@@ -123,6 +123,15 @@ class TxnKeys {
   std::unordered_map<Sym, size_t> big_;
 };
 
+// One included transaction's appends to one list key, in order: the ops
+// run_ops[begin, begin + count) of Builder::lists().
+struct AppendRun {
+  TxnIdx t;
+  uint64_t begin;
+  uint32_t count;
+};
+constexpr uint32_t kNoRun = ~0U;
+
 std::string txn_where(const History& h, TxnIdx t, uint64_t o) {
   return "transaction " + std::to_string(h.txn_id[t]) + ", operation " + std::to_string(o - h.op_begin(t));
 }
@@ -460,7 +469,11 @@ struct Builder {
   }
 
   void lists();
+  void check_runs(TxnIdx t, OpIdx o, Sym k, const std::vector<Sym>& list, const std::vector<AppendRun>& runs,
+                  const std::vector<OpIdx>& run_ops, const std::vector<uint32_t>& kruns,
+                  std::vector<uint64_t>& run_mark, std::vector<uint64_t>& append_mark, uint64_t mark);
   void general_keys();
+  std::vector<std::pair<uint32_t, uint32_t>> run_scratch;  // check_runs: (run, index in it) per element
 };
 
 // List-append keys: the longest observed list orders its elements; every other
@@ -470,10 +483,18 @@ void Builder::lists() {
   struct Obs { TxnIdx t; uint32_t pos; std::vector<Sym> list; };
   std::unordered_map<Sym, std::vector<Obs>> obs;
   std::unordered_map<Sym, std::vector<std::pair<TxnIdx, uint32_t>>> appenders;  // final append per txn
+  // Each included transaction's run of appends to a key: its append ops, in
+  // order, are run_ops[begin, begin + count). key_runs[k] lists k's runs by
+  // transaction (ascending, as transactions are scanned in order).
+  std::vector<AppendRun> runs;
+  std::vector<OpIdx> run_ops;
+  std::unordered_map<Sym, std::vector<uint32_t>> key_runs;
+  std::vector<std::pair<Sym, OpIdx>> txn_appends;  // one transaction's appends, grouped by key below
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (!g.included[t]) continue;
     ks.clear();
+    txn_appends.clear();
     uint64_t b = h.op_begin(t);
     std::vector<std::pair<Sym, uint32_t>> own_last;  // key -> last append pos
     for (OpIdx o = b; o < h.op_end(t); ++o) {
@@ -490,6 +511,7 @@ void Builder::lists() {
         s.append_count++;
         ks.appends.push_back(k);
         ks.appends.push_back(h.op_value[o]);
+        txn_appends.push_back({k, o});
         bool found = false;
         for (auto& p : own_last) if (p.first == k) p.second = static_cast<uint32_t>(o - b), found = true;
         if (!found) own_last.push_back({k, static_cast<uint32_t>(o - b)});
@@ -518,7 +540,19 @@ void Builder::lists() {
       obs[k].push_back({t, static_cast<uint32_t>(o - b), std::move(seen)});
     }
     for (auto& [k, pos] : own_last) appenders[k].push_back({t, pos});
+    std::stable_sort(txn_appends.begin(), txn_appends.end(),
+                     [](const std::pair<Sym, OpIdx>& x, const std::pair<Sym, OpIdx>& y) { return x.first < y.first; });
+    for (size_t i = 0; i < txn_appends.size();) {
+      size_t j = i;
+      while (j < txn_appends.size() && txn_appends[j].first == txn_appends[i].first) run_ops.push_back(txn_appends[j++].second);
+      key_runs[txn_appends[i].first].push_back(static_cast<uint32_t>(runs.size()));
+      runs.push_back({t, run_ops.size() - (j - i), static_cast<uint32_t>(j - i)});
+      i = j;
+    }
   }
+  // Per-read marks: which runs and which appends the read being checked showed.
+  std::vector<uint64_t> run_mark(runs.size(), 0), append_mark(run_ops.size(), 0);
+  uint64_t read_mark = 0;
   // Keys that are only appended to and never read still get their appenders.
   std::vector<Sym> keys;
   for (auto& [k, v] : appenders) keys.push_back(k);
@@ -541,13 +575,11 @@ void Builder::lists() {
     }
     // Resolve elements to appending transactions; find each element's writer.
     std::vector<TxnIdx> elem_txn(order.size(), kNoTxn);
-    std::vector<uint8_t> elem_final(order.size(), 0);  // last append of its txn to k
     for (size_t i = 0; i < order.size(); ++i) {
       uint64_t s = widx.find(k, order[i]);
       if (s == kNone) continue;
 
       elem_txn[i] = widx.txn(s);
-      elem_final[i] = (widx.flags(s) & WriteIndex::kFinal) != 0;
     }
     // Per observation: anomalies, WR from the writer of the last element.
     for (auto& x : ob) {
@@ -560,12 +592,8 @@ void Builder::lists() {
         if (wt == x.t) { anomaly(AnomalyKind::internal_read, x.t, x.t, o, k, x.list[i]); bad = true; }
         else if (!g.included[wt]) { anomaly(AnomalyKind::aborted_read, x.t, wt, o, k, x.list[i]); bad = true; }
       }
-      if (!x.list.empty() && consistent) {
-        size_t last = x.list.size() - 1;
-        if (elem_txn[last] != kNoTxn && !elem_final[last] && !bad && elem_txn[last] != x.t && g.included[elem_txn[last]])
-          anomaly(AnomalyKind::intermediate_read, x.t, elem_txn[last], o, k, x.list[last]);
-      }
       (void)bad;
+      check_runs(x.t, o, k, x.list, runs, run_ops, key_runs[k], run_mark, append_mark, ++read_mark);
     }
     if (!consistent) continue;
     // WW between consecutive elements of different transactions.
@@ -628,6 +656,64 @@ void Builder::lists() {
         if (x.list.size() == order.size() && x.t != t) g.edges.add(x.t, t, EdgeKind::rw, x.pos);
     }
   }
+}
+
+// Every state of a list is the concatenation of whole append runs: a
+// transaction's appends to a key are one atomic step. So a read (`list`, the
+// external part of t's read at op o) shows each writer's run on k all or not
+// at all, its elements adjacent and in the order appended, and no element
+// twice. Reports the first way the read breaks that: duplicate elements; an
+// incompatible order (a run split by other elements, reordered, or missing
+// its first appends); or G1b, an intermediate read (a run cut short after its
+// first appends: a state in the middle of the writer). Elements that are not
+// another included transaction's appends are reported by the caller and
+// break runs here.
+void Builder::check_runs(TxnIdx t, OpIdx o, Sym k, const std::vector<Sym>& list, const std::vector<AppendRun>& runs,
+                         const std::vector<OpIdx>& run_ops, const std::vector<uint32_t>& kruns,
+                         std::vector<uint64_t>& run_mark, std::vector<uint64_t>& append_mark, uint64_t mark) {
+  // Each element's run and place in it; a repeated append is reported first.
+  run_scratch.assign(list.size(), {kNoRun, 0});
+  for (size_t i = 0; i < list.size(); ++i) {
+    uint64_t s = widx.find(k, list[i]);
+    if (s == kNone) continue;
+    TxnIdx w = widx.txn(s);
+    if (w == t || !g.included[w]) continue;
+    auto it = std::lower_bound(kruns.begin(), kruns.end(), w, [&](uint32_t r, TxnIdx x) { return runs[r].t < x; });
+    if (it == kruns.end() || runs[*it].t != w) continue;
+    const AppendRun& run = runs[*it];
+    const OpIdx* b = run_ops.data() + run.begin;
+    const OpIdx* e = b + run.count;
+    const OpIdx* p = std::lower_bound(b, e, widx.op(s));
+    if (p == e || *p != widx.op(s)) continue;
+    const uint32_t idx = static_cast<uint32_t>(p - b);
+    if (append_mark[run.begin + idx] == mark) {
+      anomaly(AnomalyKind::duplicate_elements, t, w, o, k, list[i]);
+      return;
+    }
+    append_mark[run.begin + idx] = mark;
+    run_scratch[i] = {*it, idx};
+  }
+  uint32_t cur = kNoRun, next = 0;  // the run being followed; the index its next element must have
+  uint32_t cut = kNoRun;            // the first run cut short
+  Sym cut_value = 0;                // its last element shown
+  auto leave = [&](size_t i) {      // the run being followed ends before element i
+    if (cur != kNoRun && next < runs[cur].count && cut == kNoRun) cut = cur, cut_value = list[i - 1];
+    cur = kNoRun;
+  };
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto [r, idx] = run_scratch[i];
+    if (r == kNoRun) { leave(i); continue; }
+    if (r == cur && idx == next) { ++next; continue; }
+    leave(i);
+    if (run_mark[r] == mark || idx != 0) {
+      anomaly(AnomalyKind::incompatible_order, t, runs[r].t, o, k, list[i]);
+      return;
+    }
+    run_mark[r] = mark;
+    cur = r, next = 1;
+  }
+  leave(list.size());
+  if (cut != kNoRun) anomaly(AnomalyKind::intermediate_read, t, runs[cut].t, o, k, cut_value);
 }
 
 // Register keys whose chains' order is unknown: collect their chains for the
