@@ -477,7 +477,8 @@ struct Builder {
 };
 
 // List-append keys: the longest observed list orders its elements; every other
-// observation must be a prefix of it.
+// observation must be a prefix of it, and each must show every writer's
+// appends whole (check_runs).
 void Builder::lists() {
   if (!has_lists) return;
   struct Obs { TxnIdx t; uint32_t pos; std::vector<Sym> list; };
