@@ -36,6 +36,7 @@ const char* to_string(AnomalyKind k) {
     case AnomalyKind::duplicate_write: return "duplicate write";
     case AnomalyKind::lost_update: return "lost update";
     case AnomalyKind::incompatible_order: return "incompatible order";
+    case AnomalyKind::duplicate_elements: return "duplicate elements";
   }
   return "?";
 }

@@ -43,6 +43,8 @@ class Gen {
   History run() {
     make_shape();
     simulate();
+    // (No draw when run mutations are off: the other options' seeds keep their histories.)
+    if (!o_.serial && o_.run_mutation_percent > 0 && pct(o_.run_mutation_percent) && mutate_run()) return build();
     if (!o_.serial && pct(o_.mutation_percent)) mutate();
     return build();
   }
@@ -267,6 +269,63 @@ class Gen {
     } else {
       set_read(r, false, pick(vals));
     }
+  }
+
+  // A list read that breaks a writer's run of appends (its appends to the
+  // key, one atomic step): without the run's first element, cut after a
+  // non-last element, two neighbours swapped, or an element repeated. Prefers
+  // elements of runs of two or more. False when no list read shows anything.
+  bool mutate_run() {
+    std::vector<std::pair<int, size_t>> rs;
+    for (auto [i, j] : reads())
+      if (t_[i].ops[j].kind == OpKind::read_list && !t_[i].ops[j].list.empty()) rs.emplace_back(i, j);
+    if (rs.empty()) return false;
+    auto [i, j] = pick(rs);
+    GOp& r = t_[i].ops[j];
+    Seq l = r.list;
+    // Each element's writer (values are unique per key) and its run's length.
+    std::map<int64_t, int> owner;
+    std::map<int, int> run_len;
+    for (auto [a, b] : writes())
+      if (t_[a].ops[b].key == r.key) owner[t_[a].ops[b].value] = a, ++run_len[a];
+    auto in_run = [&](size_t p) {
+      auto it = owner.find(l[p]);
+      return it != owner.end() && run_len[it->second] >= 2;
+    };
+    // Positions of elements that are first (or not last) in a long run, when any.
+    std::vector<size_t> firsts, not_lasts, any(l.size());
+    for (size_t p = 0; p < l.size(); ++p) {
+      any[p] = p;
+      if (!in_run(p)) continue;
+      if (p == 0 || owner.count(l[p - 1]) == 0 || owner[l[p - 1]] != owner[l[p]]) firsts.push_back(p);
+      if (p + 1 < l.size() && owner.count(l[p + 1]) && owner[l[p + 1]] == owner[l[p]]) not_lasts.push_back(p);
+    }
+    switch (uni(4)) {
+      case 0: {  // the run without its first append
+        size_t p = pick(firsts.empty() ? any : firsts);
+        l.erase(l.begin() + static_cast<ptrdiff_t>(p));
+        break;
+      }
+      case 1: {  // the run cut after a non-last append (what follows stays)
+        if (not_lasts.empty()) return false;
+        size_t p = pick(not_lasts) + 1;
+        l.erase(l.begin() + static_cast<ptrdiff_t>(p));
+        break;
+      }
+      case 2: {  // two neighbours swapped
+        if (l.size() < 2) return false;
+        size_t p = uni(l.size() - 1);
+        std::swap(l[p], l[p + 1]);
+        break;
+      }
+      default: {  // an element repeated somewhere
+        int64_t v = pick(l);
+        l.insert(l.begin() + static_cast<ptrdiff_t>(uni(l.size() + 1)), v);
+        break;
+      }
+    }
+    set_list(r, l);
+    return true;
   }
 
   void mutate() {

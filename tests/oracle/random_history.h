@@ -37,6 +37,8 @@ struct RandomHistoryOptions {
   int per_key_snapshot_percent = 30;  // of stale ones: each key its own snapshot
   int final_reader_percent = 40;      // known_order: a last txn reading every key
   int mutation_percent = 12;          // histories with one planted oddity
+  int run_mutation_percent = 0;       // histories whose list read shows some writer's run of
+                                      // appends cut, split, reordered or repeated (when one exists)
   int int_key_offset = 1;    // integer keys (a quarter of the histories) are k + this, k = 0, 1, ...
   int value_offset = 0;      // integer values (most histories) are v + this, v = 1, 2, ...
   // Histories (with times) in which one or two pairs of transactions swap

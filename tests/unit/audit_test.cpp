@@ -1052,6 +1052,42 @@ TEST(Audit, DuplicateWriteOfForgottenWriterIsReported) {
   }
 }
 
+// List reads are checked against whole append runs in the audit as in
+// verify: a read showing a writer's appends cut, split, reordered or
+// repeated is a violation of every level, also when the writer appended
+// rounds before the read (list keys are never forgotten).
+TEST(Audit, ListReadsBreakingAppendRunsAreViolations) {
+  TempDir d;
+  struct Case {
+    std::string what, read, anomaly;
+  };
+  std::vector<Case> cases = {
+      {"run without its first append", "r l [2]", "incompatible order"},
+      {"run cut, another append after it", "r l [1,3]", "G1b (intermediate read)"},
+      {"run reordered", "r l [2,1,3]", "incompatible order"},
+      {"element repeated", "r l [1,2,1]", "duplicate elements"},
+  };
+  for (auto& c : cases) {
+    int next = 1;
+    History h = handmade(concat({{"append l 1 append l 2"}, filler(6, next), {"append l 3"}, filler(6, next), {c.read}}));
+    ASSERT_EQ(whole(h, {Level::ser, Level::si, Level::sser}),
+              (std::vector<std::string>{"violated", "violated", "violated"})) << c.what;
+    AuditResult r = audit_equals_whole(h, d.path / "runs.jsonl", c.what);
+    EXPECT_EQ(r.exit_code(), 1) << c.what;
+    for (auto& l : r.levels) {
+      EXPECT_EQ(l.verdict, "violated") << c.what;
+      EXPECT_EQ(l.anomaly, c.anomaly) << c.what;
+      EXPECT_FALSE(l.explanation.empty()) << c.what;
+    }
+  }
+  // The whole runs in order: holds.
+  int next = 1;
+  History ok = handmade(concat({{"append l 1 append l 2"}, filler(6, next), {"r l [1,2] append l 3"}, filler(6, next),
+                                {"r l [1,2,3]"}}));
+  AuditResult r = audit_equals_whole(ok, d.path / "runs.jsonl", "whole runs");
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
 // The same class of gap for other anomalies that need a forgotten writer:
 // the audit's verdict must equal the whole log's, violated or not.
 TEST(Audit, ReadsOfForgottenWritersEqualWholeCheck) {

@@ -3,6 +3,7 @@
 
 #include "io/errors.h"
 #include "io/jsonl.h"
+#include "report/report.h"
 #include "solver/check.h"
 
 using namespace isocheck;
@@ -104,6 +105,76 @@ TEST(Check, ListReadsThatAreNotPrefixesAreIncompatible) {
                T(4, 4, R"(["r","x",[2]])"));
   ASSERT_FALSE(r.anomalies.empty());
   EXPECT_EQ(r.anomalies[0].kind, AnomalyKind::incompatible_order);
+}
+
+// A transaction's appends to a key are one atomic step: every state of the
+// list holds them all or none, adjacent and in order. T1 appends 1 then 2.
+const std::string kRun12 = T(1, 1, R"(["append","l",1],["append","l",2])");
+
+// Every level fails, the one anomaly is `kind`, observed by T2 about `other`'s
+// appends, and its explanation says `words`. Also with the linear engine only.
+void expect_run_anomaly(const std::string& jsonl, AnomalyKind kind, int64_t other, const std::string& words) {
+  SCOPED_TRACE(jsonl);
+  History h = parse_jsonl(jsonl, "test.jsonl");
+  for (bool linear : {false, true}) {
+    CheckOptions o;
+    o.levels = {Level::ser, Level::si, Level::sser};
+    o.linear_only = linear;
+    CheckResult r = check(h, o);
+    for (Level l : o.levels) EXPECT_FALSE(holds(r, l)) << to_string(l);
+    ASSERT_EQ(r.anomalies.size(), 1u);
+    const Anomaly& a = r.anomalies[0];
+    EXPECT_EQ(a.kind, kind) << to_string(a.kind);
+    EXPECT_EQ(h.txn_id[a.txn], 2);
+    EXPECT_EQ(h.txn_id[a.other], other);
+    std::string text = explain_anomaly(h, a);
+    EXPECT_NE(text.find(words), std::string::npos) << text;
+  }
+}
+
+TEST(Check, ListReadOfAppendRunWithoutItsFirstAppendIsIncompatible) {
+  expect_run_anomaly(kRun12 + T(2, 2, R"(["r","l",[2]])"), AnomalyKind::incompatible_order, 1,
+                     "this read has 2 without 1 right before it");
+  expect_run_anomaly(kRun12 + T(3, 3, R"(["append","l",3])") + T(2, 2, R"(["r","l",[3,2]])"),
+                     AnomalyKind::incompatible_order, 1, "this read has 2 without 1 right before it");
+}
+
+TEST(Check, ListReadOfAppendRunCutAndContinuedIsIntermediate) {
+  expect_run_anomaly(kRun12 + T(2, 2, R"(["r","l",[1,3]])") + T(3, 3, R"(["append","l",3])"),
+                     AnomalyKind::intermediate_read, 1, "not T1's next append, 2, right after it");
+  // Cut at the end of the list, after another writer's run.
+  expect_run_anomaly(kRun12 + T(3, 3, R"(["append","l",3])") + T(2, 2, R"(["r","l",[3,1]])"),
+                     AnomalyKind::intermediate_read, 1, "a state in the middle of T1");
+}
+
+TEST(Check, ListReadOfAppendRunReorderedOrSplitIsIncompatible) {
+  expect_run_anomaly(kRun12 + T(2, 2, R"(["r","l",[2,1,3]])") + T(3, 3, R"(["append","l",3])"),
+                     AnomalyKind::incompatible_order, 1, "this read has 2 before 1");
+  expect_run_anomaly(kRun12 + T(2, 2, R"(["r","l",[1,3,2]])") + T(3, 3, R"(["append","l",3])"),
+                     AnomalyKind::incompatible_order, 1, "this read has 3 between 1 and 2");
+}
+
+TEST(Check, ListReadWithARepeatedElementIsDuplicateElements) {
+  expect_run_anomaly(T(1, 1, R"(["append","l",1])") + T(2, 2, R"(["r","l",[1,1]])"),
+                     AnomalyKind::duplicate_elements, 1, "it holds 1 more than once");
+  expect_run_anomaly(kRun12 + T(2, 2, R"(["r","l",[1,2,1]])"), AnomalyKind::duplicate_elements, 1,
+                     "T1 appended 1 to l once");
+  EXPECT_STREQ(to_string(AnomalyKind::duplicate_elements), "duplicate elements");
+}
+
+// A transaction sees its own appends as it makes them; others see them whole.
+TEST(Check, ListReadsOfWholeRunsAndOwnPartialRunsHold) {
+  auto r = run(T(1, 1, R"(["append","l",1],["r","l",[1]],["append","l",2],["r","l",[1,2]])") +
+               T(2, 2, R"(["r","l",[1,2]],["append","l",3],["append","l",4],["r","l",[1,2,3,4]])") +
+               T(3, 3, R"(["r","l",[1,2,3,4]])") + T(4, 4, R"(["r","l",[1,2]])"));
+  EXPECT_TRUE(r.anomalies.empty());
+  EXPECT_TRUE(holds(r, Level::ser));
+  EXPECT_TRUE(holds(r, Level::si));
+  EXPECT_TRUE(holds(r, Level::sser));
+  // Its own reads out of order are its own inconsistency.
+  auto own = run(T(1, 1, R"(["append","l",1],["append","l",2],["r","l",[2,1]])"));
+  ASSERT_EQ(own.anomalies.size(), 1u);
+  EXPECT_EQ(own.anomalies[0].kind, AnomalyKind::internal_read);
 }
 
 TEST(Check, ListAppendSerialHistoryHolds) {

@@ -10,6 +10,7 @@
 
 #include "io/errors.h"
 #include "io/import.h"
+#include "solver/check.h"
 
 using namespace isocheck;
 namespace fs = std::filesystem;
@@ -202,6 +203,38 @@ TEST(ImportEdn, MissingProcessIsOneFreshSession) {
   ASSERT_EQ(h.txn_count(), 2u);
   EXPECT_EQ(session_of(h, 0), 5);
   EXPECT_EQ(session_of(h, 1), 4);
+}
+
+// Elle list-append histories go through the same list checks as JSONL: a
+// read of [2] after one transaction appended 1 then 2 shows half of that
+// transaction, and [1 1] shows one append twice; each violates every level.
+TEST(ImportEdn, ListReadsBreakingAppendRunsAreViolations) {
+  const std::string writer =
+      "{:type :invoke :process 0 :value [[:append :l 1] [:append :l 2]] :index 0}\n"
+      "{:type :ok :process 0 :value [[:append :l 1] [:append :l 2]] :index 1}\n";
+  auto reader = [](const std::string& list) {
+    return "{:type :invoke :process 1 :value [[:r :l nil]] :index 2}\n"
+           "{:type :ok :process 1 :value [[:r :l " + list + "]] :index 3}\n";
+  };
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  // The whole run: every level holds.
+  CheckResult whole = check(parse_elle_edn(writer + reader("[1 2]"), "t.edn"), o);
+  EXPECT_TRUE(whole.anomalies.empty());
+  EXPECT_TRUE(whole.all_hold());
+  struct Case {
+    std::string list;
+    AnomalyKind kind;
+  };
+  for (const Case& c : {Case{"[2]", AnomalyKind::incompatible_order}, Case{"[2 1]", AnomalyKind::incompatible_order},
+                        Case{"[1]", AnomalyKind::intermediate_read}, Case{"[1 2 1]", AnomalyKind::duplicate_elements}}) {
+    History h = parse_elle_edn(writer + reader(c.list), "t.edn");
+    ASSERT_EQ(h.txn_count(), 2u);
+    CheckResult r = check(h, o);
+    ASSERT_EQ(r.anomalies.size(), 1u) << c.list;
+    EXPECT_EQ(r.anomalies[0].kind, c.kind) << c.list << ": " << to_string(r.anomalies[0].kind);
+    for (const LevelResult& lr : r.levels) EXPECT_FALSE(lr.holds) << c.list;
+  }
 }
 
 TEST(ImportEdn, Errors) {
