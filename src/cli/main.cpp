@@ -26,13 +26,15 @@ int main(int argc, char** argv) {
 }
 
 namespace {
-// One line per failure: in a job of several ranks an error every rank agreed
-// on (the driver's collective steps, or the same command line everywhere) is
-// said by rank 0 alone; one that a single rank met is said by that rank.
-void say(const std::string& line) {
+// One line per failure: in a job of several ranks an error every rank met
+// alike (the driver's collective steps, or a command line every rank parsed)
+// is said by rank 0 alone; one that a single rank met is said by that rank.
+bool quiet_rank(bool alike_everywhere) {
   using namespace isocheck::dist;
-  if (initialized() && size() > 1 && rank() != 0 && g_error_agreed) return;
-  std::fprintf(stderr, "isocheck: %s\n", line.c_str());
+  return initialized() && size() > 1 && rank() != 0 && (alike_everywhere || g_error_agreed);
+}
+void say(const std::string& line, bool alike_everywhere = false) {
+  if (!quiet_rank(alike_everywhere)) std::fprintf(stderr, "isocheck: %s\n", line.c_str());
 }
 
 int run(int argc, char** argv) {
@@ -50,13 +52,14 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (quiet_rank(true)) return e.get_exit_code() == 0 ? 0 : 2;
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const InputError& e) {
     say(std::string("input error: ") + e.what());
     return 2;
   } catch (const UsageError& e) {
-    say(e.what());
+    say(e.what(), true);
     return 2;
   } catch (const ResourceError& e) {
     say(e.what());
