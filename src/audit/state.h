@@ -54,7 +54,8 @@ struct AuditState {
 bool sym_int(const SymbolTable& t, Sym s, int64_t& out);
 
 void save_checkpoint(const AuditState& s, const std::string& path);
-// False when the file is absent; throws InputError when it is unreadable.
+// False when the file is absent; throws DamagedCheckpoint (exit 2) when it is
+// damaged, truncated or not an audit checkpoint of this version.
 bool load_checkpoint(AuditState& s, const std::string& path);
 
 }  // namespace isocheck

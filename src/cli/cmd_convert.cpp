@@ -4,6 +4,7 @@
 #include "cli/limit_options.h"
 #include "io/errors.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "io/sink.h"
 
 namespace isocheck {
@@ -25,6 +26,8 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     out = a->to == "auto" ? format_from_extension(a->out) : parse_format_name(a->to);
     if (out != Format::jsonl && out != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
+    // Before anything is read or written: the output is never the input.
+    check_output_file(a->out, "convert output", {a->in});
     History h = load_history(a->in, in);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);

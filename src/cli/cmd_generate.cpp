@@ -5,6 +5,7 @@
 #include "cli/limit_options.h"
 #include "gen/gen.h"
 #include "io/errors.h"
+#include "io/output_file.h"
 #include "io/sink.h"
 
 namespace isocheck {
@@ -39,6 +40,7 @@ void add_generate_command(CLI::App& app, int& exit_code) {
     Format f = a->to == "auto" ? format_from_extension(a->out) : (a->to == "hdf5" ? Format::hdf5 : a->to == "jsonl" ? Format::jsonl : Format::unknown);
     if (f != Format::jsonl && f != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
+    check_output_file(a->out, "--out");
     auto sink = open_sink(a->out, f, kGenTimeUnit);
     GenSummary s = generate(a->g, *sink);
     if (!a->quiet) {

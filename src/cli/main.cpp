@@ -64,15 +64,15 @@ int run(int argc, char** argv) {
   } catch (const ResourceError& e) {
     say(e.what());
     return 3;
+  } catch (const std::filesystem::filesystem_error& e) {  // a file operation not checked beforehand
+    say(e.what());
+    return e.code() == std::errc::no_space_on_device ? 3 : 2;
   } catch (const std::bad_alloc&) {
     // An allocation the system refused (the limit itself is on resident memory).
     say(std::string("out of memory during stage \"") + current_stage() + "\" (" +
         format_mib(private_resident_bytes()) + " resident); run on a machine with more memory" +
         (dist::initialized() ? " or on more nodes" : ""));
     return 3;
-  } catch (const std::filesystem::filesystem_error& e) {
-    say(e.what());
-    return 2;
   } catch (const std::system_error& e) {
     // No thread, file descriptor or mapping to be had: a resource ran out.
     say(std::string("out of system resources during stage \"") + current_stage() + "\": " + e.what());

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -18,9 +19,11 @@
 #include "dist/key_shards.h"
 #include "dist/messages.h"
 #include "dist/mpi_env.h"
+#include "io/checkpoint_file.h"
 #include "io/errors.h"
 #include "io/hdf5.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "partition/partition.h"
 #include "report/report.h"
 #include "solver/witness.h"
@@ -658,30 +661,24 @@ std::string header_line(const Fingerprint& fp, const std::string& options) {
   return std::string(kCheckpointMagic) + "\t" + kVersion + "\t" + fp.text() + "\t" + options + "\n";
 }
 
+// The checkpoint file (io/checkpoint_file.h: checksummed, written atomically)
+// holds the header line (version, input, options) and the state.
 void write_checkpoint(const std::string& dir, const std::string& header, const Checkpoint& c) {
-  std::filesystem::create_directories(dir);
-  std::string tmp = checkpoint_path(dir) + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("--checkpoint-dir: cannot write " + tmp);
-    std::string body = to_bytes(c);
-    out << header;
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    if (!out) throw ResourceError("--checkpoint-dir: writing " + tmp + " failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, checkpoint_path(dir));  // atomic: a reader sees the old or the new one
+  check_output_dir(dir, "--checkpoint-dir");
+  write_checkpoint_file(checkpoint_path(dir), "verify", header + to_bytes(c), "--checkpoint-dir");
 }
 
-// Loads the checkpoint if there is one; refuses (UsageError, exit 2) one made
-// for another input, another isocheck version or other options.
+// Loads the checkpoint if there is one; refuses (UsageError, exit 2) a damaged
+// one, and one made for another input, another isocheck version or other options.
 bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::string& options, Checkpoint& c) {
   std::string path = checkpoint_path(dir);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string line;
-  std::getline(in, line);
+  const char* hint = "use another --checkpoint-dir";
+  std::optional<std::string> payload = read_checkpoint_file(path, "verify", hint);
+  if (!payload) return false;
+  size_t eol = payload->find('\n');
+  if (eol == std::string::npos) throw DamagedCheckpoint(damaged_checkpoint_message(path, "no header line", hint));
   std::vector<std::string> f;
-  std::stringstream ss(line);
+  std::stringstream ss(payload->substr(0, eol));
   for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
   if (f.size() < 3 || f[0] != kCheckpointMagic)
     throw UsageError("checkpoint " + path + " is not an isocheck checkpoint; remove it or use another --checkpoint-dir");
@@ -695,11 +692,10 @@ bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::s
   if (opts != options)
     throw UsageError("checkpoint " + path + " was written with other options (" + opts + "; now " + options +
                      "); rerun with the same options or remove it");
-  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    from_bytes(body, c);
+    from_bytes(payload->substr(eol + 1), c);
   } catch (const std::exception& e) {
-    throw UsageError("checkpoint " + path + " is damaged (" + e.what() + "); remove it");
+    throw DamagedCheckpoint(damaged_checkpoint_message(path, std::string("undecodable state (") + e.what() + ")", hint));
   }
   return true;
 }
@@ -888,7 +884,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     });
   };
   if (!ranges) check_history_budget();
-  if (!have_ck) save(stage_read);
+  if (!have_ck) collective([&] { save(stage_read); });
   end_stage("read");
 
   KeyShardOutcome ks;  // when key shards ran: their outcome
@@ -897,19 +893,22 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     long rss = peak_rss_kib();
     std::vector<long> all(P);
     MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (me != 0) return;
-    std::ofstream out(d.stage_times);
-    out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
-        << ",\"components\":" << components << ",\"pieces\":" << pieces
-        << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
-    if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
-      out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
-          << ",\"gathered\":" << (ks.gathered ? "true" : "false");
-    out << ",\"stages\":{";
-    for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
-    out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
-    for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
-    out << "]}\n";
+    collective([&] {
+      if (me != 0) return;
+      std::ostringstream out;
+      out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
+          << ",\"components\":" << components << ",\"pieces\":" << pieces
+          << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
+      if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
+        out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
+            << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+      out << ",\"stages\":{";
+      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
+      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+      out << "]}\n";
+      write_file_atomically(d.stage_times, "--stage-times", out.str());
+    });
   };
   // Key shards (dist/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
@@ -986,7 +985,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     collective([&] { part = sharded_partition(h); });
     ck.partition = PartitionMsg::from(part);
     ck.has_partition = true;
-    save(stage_partition);
+    collective([&] { save(stage_partition); });
   }
   end_stage("partition");
   std::vector<uint8_t> included = included_transactions(h);
@@ -1009,7 +1008,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     auto record = [&](PieceResult&& r) {  // under mu
       ck.results.push_back(r);
       board.done[r.piece] = std::move(r);
-      if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) save(stage_solve), since_save.reset();
+      if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+        // On a worker thread: a failed save must not escape it; the next
+        // save (the final one, or the one on a signal) reports the failure.
+        try {
+          save(stage_solve);
+        } catch (const std::exception&) {
+        }
+        since_save.reset();
+      }
     };
     std::atomic<bool> term_seen{false};
     // Local worker: computes pieces, never calls MPI.

@@ -103,7 +103,7 @@ fails_with cut.mpi.h5 2 cut.h5 'cut\.h5' mpi4 "$bin" verify -q cut.h5
 fails_with nodb.collect 2 - 'cannot connect' "$bin" collect -q --dsn "$nodb" --out coll_out.jsonl
 
 # ---- outputs that cannot be written, outputs equal to the input, damaged
-# checkpoints: the cases that already hold. (More are in pending_output_cases.)
+# checkpoints
 # (A directory below a regular file cannot be made, not even by root.)
 echo 'a regular file' > notadir
 fails_with out.convert 2 small.jsonl 'notadir/x\.h5' "$bin" convert small.jsonl notadir/x.h5
@@ -112,10 +112,9 @@ fails_with out.verify.ckdir 2 small.jsonl 'notadir' "$bin" verify -q small.jsonl
 fails_with out.audit.ckdir 2 small.jsonl 'notadir' "$bin" audit -q small.jsonl --checkpoint-dir notadir
 fails_with out.audit.out 2 small.jsonl 'notadir' "$bin" audit -q small.jsonl --out notadir
 
-# Cases that do not hold yet: an output checked only after the verdict was
-# printed, a write error passed over, an output that is the input, a damaged
-# checkpoint. Call this function below once they are fixed.
-pending_output_cases() {
+# Outputs checked before the verdict, write errors, an output that is the
+# input (by name or through a link), a damaged checkpoint.
+output_cases() {
   printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["r","x",null],["r","y",null],["w","y",1]]}' \
     '{"id":2,"session":2,"status":"committed","ops":[["r","x",null],["r","y",null],["w","x",2]]}' > skew.jsonl
   fails_with out.verify.dot 2 skew.jsonl 'notadir/x\.dot' "$bin" verify -q skew.jsonl --dot notadir/x.dot
@@ -131,7 +130,7 @@ pending_output_cases() {
   for f in ck/*; do head -c $(( $(stat -c %s "$f") / 2 )) "$f" > "$f.cut" && mv "$f.cut" "$f"; done
   fails_with ck.verify 2 skew.jsonl 'damaged checkpoint' "$bin" verify -q skew.jsonl --checkpoint-dir ck
 }
-# pending_output_cases
+output_cases
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,4 +1,4 @@
-// The GPU closure's host plan (issue 7, docs/gpu.md "Host plan"): the fast
+// The GPU closure's host plan (docs/gpu.md "Host plan"): the fast
 // plan must equal the first, straightforward one (tests/common/
 // gpu_plan_reference.h) field for field, for every thread count, and its
 // pieces (Tarjan, Kahn numbering, condensation) must keep their contracts.
