@@ -11,6 +11,7 @@
 #include "audit/audit.h"
 #include "audit/parallel.h"
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "io/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
@@ -28,7 +29,8 @@ constexpr int kInterrupted = 75;
 
 struct AuditArgs {
   std::string log, format = "auto", rule = "auto", checkpoint_dir, out_dir, engine = "auto", solver = "own",
-                   fence_key = "__fence", write_fenced, memory_limit;
+                   fence_key = "__fence", write_fenced;
+  LimitArgs limits;
   std::vector<std::string> levels;
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
   int64_t clock_skew = 0;
@@ -44,7 +46,7 @@ Level audit_level(const std::string& s) {
 }
 
 int run_audit_command(const AuditArgs& a) {
-  if (!a.memory_limit.empty()) apply_memory_limit(parse_bytes(a.memory_limit, "--memory-limit"));
+  apply_limits(a.limits, "audit");
   if (!a.write_fenced.empty()) {
     check_output_file(a.write_fenced, "--write-fenced", {a.log});
     // Streamed: read and written a million transactions at a time.
@@ -140,7 +142,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
               "twice is then missed when its first writer was already forgotten");
   c->add_flag("--json", a->json, "Print the report as JSON");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
-  c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
+  add_limit_options(c, a->limits);
   c->add_option("--write-fenced", a->write_fenced,
                 "Instead of auditing: write LOG with fence transactions added to this file (.jsonl or .h5)");
   c->add_option("--fence-every", a->fence_every, "With --write-fenced: a fence after every N txns of a session (20)");

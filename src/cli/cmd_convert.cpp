@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "io/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
@@ -9,14 +10,16 @@
 namespace isocheck {
 
 void add_convert_command(CLI::App& app, int& exit_code) {
-  struct Args { std::string in, out, to = "auto", format = "auto"; };
+  struct Args { std::string in, out, to = "auto", format = "auto"; LimitArgs limits; };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("convert", "Convert a history between formats (lossless)");
   c->add_option("input", a->in, "History to read")->required();
   c->add_option("output", a->out, "File to write")->required();
   c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
+    apply_limits(a->limits, "convert");
     Format in = Format::unknown, out;
     if (a->format != "auto" && (in = parse_format_name(a->format)) == Format::unknown)
       throw UsageError("--format: unknown format \"" + a->format + "\"");

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "dist/driver.h"
 #include "dist/mpi_env.h"
@@ -20,7 +21,7 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, html, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
+  std::string file, format = "auto", dot, html, engine = "auto", solver = "own", closure = "auto";
   int threads = 1;
   bool time_order = false, no_serial_witness = false;
   std::vector<std::string> levels;
@@ -29,6 +30,7 @@ struct VerifyArgs {
   // Distributed driver (docs/dist.md).
   bool dist = false, all_violations = false, key_shards = false;
   std::string checkpoint_dir, history_budget, stage_times;
+  LimitArgs limits;
 };
 
 Level parse_level(const std::string& s) {
@@ -95,8 +97,9 @@ int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format 
 }
 
 int run_verify(const VerifyArgs& a) {
-  if (!a.memory_limit.empty()) apply_memory_limit(parse_bytes(a.memory_limit, "--memory-limit"));
-  if (!a.time_limit.empty()) apply_time_limit(parse_seconds(a.time_limit, "--time-limit"));
+  // The distributed driver checks the limits on every rank together, once MPI runs.
+  const bool distributed = a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi();
+  apply_limits(a.limits, "start", !distributed);
   CheckOptions opt;
   opt.levels.clear();
   for (auto& l : a.levels) {
@@ -124,7 +127,7 @@ int run_verify(const VerifyArgs& a) {
   }
   check_outputs(a);
   Timer timer;
-  if (a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi()) return run_verify_distributed(a, opt, f, timer);
+  if (distributed) return run_verify_distributed(a, opt, f, timer);
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
@@ -171,8 +174,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
-  c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
-  c->add_option("--time-limit", a->time_limit, "Give up (exit 3) after this long, e.g. 90s, 5m");
+  add_limit_options(c, a->limits);
   c->add_flag("--dist", a->dist,
               "Use the distributed driver even on one process (implied under mpiexec/srun and by --checkpoint-dir)");
   c->add_option("--checkpoint-dir", a->checkpoint_dir,

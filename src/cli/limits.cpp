@@ -1,35 +1,68 @@
 #include "util/limits.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <thread>
 
+#include "cli/limit_options.h"
+#include "dist/mpi_env.h"
 #include "io/errors.h"
 
 namespace isocheck {
 namespace {
-std::atomic<const char*> g_stage{"start"};
-unsigned long long g_memory_limit = 0;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::once_flag g_watch_once;
+std::string g_rank_prefix;  // "rank 3: " in a job of several ranks
+
+[[noreturn]] void give_up(const std::string& msg) {
+  std::fprintf(stderr, "isocheck: %s%s\n", g_rank_prefix.c_str(), msg.c_str());
+  std::fflush(stderr);
+  _exit(3);
 }
 
-unsigned long long memory_limit() { return g_memory_limit; }
+// Samples the resident size and the clock every 10 ms between the checks
+// (a stage without a check point cannot run past a limit), once a check passed.
+void watch() {
+  namespace ld = limits_detail;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!ld::armed.load()) continue;
+    if (const uint64_t lim = ld::memory_limit.load()) {
+      const uint64_t r = private_resident_bytes();
+      if (r > lim) give_up(memory_limit_message(r));
+    }
+    if (const int64_t d = ld::deadline_ns.load(); d && ld::now_ns() >= d) give_up(time_limit_message());
+  }
+}
 
-void set_stage(const char* s) { g_stage.store(s); }
-const char* current_stage() { return g_stage.load(); }
+void start_watchdog() {
+  std::call_once(g_watch_once, [] {
+    if (dist::initialized() && dist::size() > 1) g_rank_prefix = "rank " + std::to_string(dist::rank()) + ": ";
+    std::thread(watch).detach();
+  });
+}
+
+}  // namespace
 
 unsigned long long parse_bytes(const std::string& s, const char* option) {
+  auto bad = [&](const std::string& why) {
+    return UsageError(std::string(option) + ": " + why + ", got \"" + s + "\"");
+  };
   size_t pos = 0;
   unsigned long long v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    throw UsageError(std::string(option) + ": expected a size like 512M or 8G, got \"" + s + "\"");
-  }
-  std::string suf = s.substr(pos);
+  for (; pos < s.size() && is_digit(s[pos]); ++pos)
+    if (__builtin_mul_overflow(v, 10ULL, &v) || __builtin_add_overflow(v, static_cast<unsigned>(s[pos] - '0'), &v))
+      throw bad("too large");
+  if (pos == 0) throw bad("expected a positive size like 512M or 8G");
+  const std::string suf = s.substr(pos);
   unsigned long long mul = 1;
   if (suf == "" || suf == "B") mul = 1;
   else if (suf == "K" || suf == "KiB" || suf == "k") mul = 1ULL << 10;
@@ -37,39 +70,61 @@ unsigned long long parse_bytes(const std::string& s, const char* option) {
   else if (suf == "G" || suf == "GiB") mul = 1ULL << 30;
   else if (suf == "T" || suf == "TiB") mul = 1ULL << 40;
   else throw UsageError(std::string(option) + ": unknown size suffix \"" + suf + "\" (use K, M, G or T)");
-  return v * mul;
+  if (v == 0) throw bad("must be positive");
+  if (__builtin_mul_overflow(v, mul, &v)) throw bad("too large");
+  return v;
 }
 
 double parse_seconds(const std::string& s, const char* option) {
+  const UsageError usage(std::string(option) + ": expected a positive duration like 90, 90s, 5m or 2h, got \"" + s +
+                         "\"");
+  // A plain decimal number: no sign, no inf/nan, no hexadecimal.
   size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &pos);
-  } catch (...) {
-    throw UsageError(std::string(option) + ": expected a duration like 90, 90s, 5m or 2h, got \"" + s + "\"");
-  }
-  std::string suf = s.substr(pos);
-  if (suf == "" || suf == "s") return v;
-  if (suf == "m") return v * 60;
-  if (suf == "h") return v * 3600;
-  throw UsageError(std::string(option) + ": unknown duration suffix \"" + suf + "\" (use s, m or h)");
+  while (pos < s.size() && (is_digit(s[pos]) || s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E' ||
+                            ((s[pos] == '+' || s[pos] == '-') && pos > 0 && (s[pos - 1] == 'e' || s[pos - 1] == 'E'))))
+    ++pos;
+  if (pos == 0 || !(is_digit(s[0]) || s[0] == '.')) throw usage;
+  const std::string num = s.substr(0, pos);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(num.c_str(), &end);
+  if (end != num.c_str() + num.size()) throw usage;
+  const std::string suf = s.substr(pos);
+  if (suf == "m") v *= 60;
+  else if (suf == "h") v *= 3600;
+  else if (suf != "" && suf != "s")
+    throw UsageError(std::string(option) + ": unknown duration suffix \"" + suf + "\" (use s, m or h)");
+  if (!(v > 0)) throw UsageError(std::string(option) + ": must be positive, got \"" + s + "\"");
+  return v;  // may be +inf (past the double range): no limit
 }
 
 void apply_memory_limit(unsigned long long bytes) {
-  g_memory_limit = bytes;
-  struct rlimit rl;
-  rl.rlim_cur = rl.rlim_max = bytes;
-  setrlimit(RLIMIT_AS, &rl);
+  limits_detail::memory_limit.store(bytes);
+  if (bytes) start_watchdog();
 }
 
+// Past about 30 years a limit cannot be reached: none is set.
 void apply_time_limit(double seconds) {
-  std::thread([seconds] {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    std::fprintf(stderr, "isocheck: time limit of %gs reached during stage \"%s\"; raise --time-limit\n", seconds,
-                 current_stage());
-    std::fflush(stderr);
-    _exit(3);
-  }).detach();
+  if (!(seconds > 0) || !(seconds < 1e9)) return;
+  limits_detail::time_limit_s.store(seconds);
+  limits_detail::deadline_ns.store(limits_detail::now_ns() + static_cast<int64_t>(seconds * 1e9));
+  start_watchdog();
+}
+
+void add_limit_options(CLI::App* c, LimitArgs& l) {
+  c->add_option("--memory-limit", l.memory,
+                "Give up (exit 3) past this much resident memory, e.g. 8G (per process/rank, as a batch "
+                "system's memory limit)");
+  c->add_option("--time-limit", l.time, "Give up (exit 3) after this long, e.g. 90s, 5m");
+}
+
+void apply_limits(const LimitArgs& l, const char* stage, bool check_now) {
+  const unsigned long long mem = l.memory.empty() ? 0 : parse_bytes(l.memory, "--memory-limit");
+  const double secs = l.time.empty() ? 0 : parse_seconds(l.time, "--time-limit");
+  set_stage(stage);
+  apply_memory_limit(mem);
+  apply_time_limit(secs);
+  if (check_now) check_limits();
 }
 
 }  // namespace isocheck

@@ -27,6 +27,7 @@
 #include "partition/partition.h"
 #include "report/report.h"
 #include "solver/witness.h"
+#include "util/limits.h"
 #include "util/timer.h"
 
 namespace isocheck::dist {
@@ -106,7 +107,9 @@ template <class F> void collective(F&& fn) {
   int code = 0;
   std::string msg;
   try {
+    check_limits(g_stage);
     fn();
+    check_limits(g_stage);
   } catch (const InputError& e) {
     code = 1, msg = e.what();
   } catch (const UsageError& e) {
@@ -114,7 +117,7 @@ template <class F> void collective(F&& fn) {
   } catch (const ResourceError& e) {
     code = 3, msg = e.what();
   } catch (const std::bad_alloc&) {
-    code = 3, msg = std::string("out of memory during stage \"") + g_stage + "\"; raise --memory-limit (or the machine's memory)";
+    code = 3, msg = std::string("out of memory during stage \"") + g_stage + "\"; run on more nodes or on machines with more memory";
   } catch (const std::exception& e) {
     code = 4, msg = e.what();
   }
@@ -123,6 +126,7 @@ template <class F> void collective(F&& fn) {
   if (first == size()) return;
   MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
   bcast_string(msg, first);
+  g_error_agreed = true;
   if (code == 1) throw InputError(msg.substr(0, msg.find(": ")), msg.find(": ") == std::string::npos ? msg : msg.substr(msg.find(": ") + 2));
   if (code == 2) throw UsageError(msg);
   if (code == 3) throw ResourceError(msg);
@@ -549,6 +553,7 @@ PieceResult run_piece(const Job& job, uint32_t i) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
   try {
+    check_limits();
     if ((job.whole_sser && i == 0) || job.whole_split) return to_result(check(job.h, o), static_cast<int32_t>(i), job.h, nullptr);
     uint32_t comp = i - (job.whole_sser ? 1 : 0);
     Projection pr = project(job.h, job.p, comp, job.included, &job.index);
@@ -563,7 +568,7 @@ PieceResult run_piece(const Job& job, uint32_t i) {
     return r;
   } catch (const std::bad_alloc&) {
     PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; raise --memory-limit";
+    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; run on machines with more memory";
     return r;
   }
 }

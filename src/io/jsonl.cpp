@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <ostream>
 #include <unordered_map>
 #include <unordered_set>
@@ -221,7 +222,10 @@ History parse_jsonl(const std::string& text, const std::string& name) {
 
 History read_jsonl(const std::string& path) {
   simdjson::padded_string buf;
-  if (simdjson::padded_string::load(path).get(buf)) throw InputError(path, "cannot read the file");
+  if (const auto err = simdjson::padded_string::load(path).get(buf)) {
+    if (err == simdjson::MEMALLOC) throw std::bad_alloc();  // no memory for it: exit 3, not bad input
+    throw InputError(path, "cannot read the file");
+  }
   History h;
   LineReader r{path, h};
   r.parse_all(buf.data(), buf.size());
