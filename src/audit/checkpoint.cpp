@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "audit/state.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace boost::serialization {
 

@@ -10,10 +10,10 @@
 #include "audit/audit.h"
 #include "audit/parallel.h"
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "io/sink.h"
-#include "util/limits.h"
+#include "core/limits.h"
 
 namespace isocheck {
 namespace {

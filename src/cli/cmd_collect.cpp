@@ -5,7 +5,7 @@
 
 #include "collect/collect.h"
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "io/sink.h"
 

@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "gen/gen.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/sink.h"
 
 namespace isocheck {

@@ -18,13 +18,13 @@
 #include "dist/key_shards.h"
 #include "dist/messages.h"
 #include "dist/mpi_env.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/load.h"
 #include "partition/partition.h"
 #include "report/report.h"
 #include "solver/witness.h"
-#include "util/timer.h"
+#include "core/timer.h"
 
 namespace isocheck::dist {
 namespace {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <fstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl_stream.h"
 

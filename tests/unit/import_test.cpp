@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/import.h"
 
 using namespace isocheck;

@@ -1,4 +1,4 @@
-#include "util/limits.h"
+#include "core/limits.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 namespace {
