@@ -26,12 +26,12 @@
 #include "audit/reader.h"
 #include "audit/state.h"
 #include "audit/written.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5_range.h"
 #include "report/report.h"
-#include "util/flat_hash.h"
-#include "util/radix_order.h"
-#include "util/timer.h"
+#include "core/flat_hash.h"
+#include "core/radix_order.h"
+#include "core/timer.h"
 
 namespace isocheck {
 

@@ -12,7 +12,7 @@
 
 #include "audit/state.h"
 #include "io/checkpoint_file.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace boost::serialization {
 

@@ -7,7 +7,7 @@
 
 #include "audit/audit.h"
 #include "audit/reader.h"
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

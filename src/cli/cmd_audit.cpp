@@ -12,11 +12,11 @@
 #include "audit/parallel.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "io/sink.h"
-#include "util/limits.h"
+#include "core/limits.h"
 
 namespace isocheck {
 namespace {

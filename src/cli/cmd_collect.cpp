@@ -6,7 +6,7 @@
 #include "collect/collect.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/limit_options.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "io/sink.h"

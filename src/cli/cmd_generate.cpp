@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "gen/gen.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/output_file.h"
 #include "io/sink.h"
 

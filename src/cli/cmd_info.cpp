@@ -5,10 +5,10 @@
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "closure/gpu_closure.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "partition/partition.h"
-#include "util/flat_hash.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 

@@ -9,13 +9,13 @@
 #include "cli/progress.h"
 #include "dist/driver.h"
 #include "dist/mpi_env.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "report/report.h"
 #include "solver/check.h"
-#include "util/limits.h"
-#include "util/timer.h"
+#include "core/limits.h"
+#include "core/timer.h"
 
 namespace isocheck {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "dist/mpi_env.h"
-#include "io/errors.h"
-#include "util/limits.h"
+#include "core/errors.h"
+#include "core/limits.h"
 
 namespace {
 int run(int argc, char** argv);

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "util/limits.h"
-#include "util/progress_counter.h"
+#include "core/limits.h"
+#include "core/progress_counter.h"
 
 namespace isocheck {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

@@ -20,15 +20,15 @@
 #include "dist/messages.h"
 #include "dist/mpi_env.h"
 #include "io/checkpoint_file.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "partition/partition.h"
 #include "report/report.h"
 #include "solver/witness.h"
-#include "util/limits.h"
-#include "util/timer.h"
+#include "core/limits.h"
+#include "core/timer.h"
 
 namespace isocheck::dist {
 namespace {

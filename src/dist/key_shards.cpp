@@ -13,7 +13,7 @@
 #include "dist/mpi_env.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "solver/serial_witness.h"
 
 namespace isocheck::dist {

@@ -9,7 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "io/errors.h"
+#include "core/errors.h"
+#include "core/limits.h"
 
 namespace isocheck::dist {
 
@@ -88,6 +89,7 @@ void init() {
   }
   g_init = true;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  set_limit_rank(rank(), size());  // a limit's message names the rank
 }
 
 void finalize() {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "io/sink.h"
 
 namespace isocheck {

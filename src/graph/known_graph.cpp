@@ -5,9 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "io/errors.h"
-#include "util/flat_hash.h"
-#include "util/progress_counter.h"
+#include "core/errors.h"
+#include "core/flat_hash.h"
+#include "core/progress_counter.h"
 
 namespace isocheck {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "util/timer.h"
+#include "core/timer.h"
 
 // The chain index's per-path minimum loops vectorize at -O3 (a third faster).
 #pragma GCC optimize("O3")

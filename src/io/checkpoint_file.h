@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 

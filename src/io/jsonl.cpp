@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/jsonl_stream.h"
 
 namespace isocheck {

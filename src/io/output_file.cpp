@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 namespace {

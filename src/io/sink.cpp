@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <fstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl_stream.h"
 #include "io/output_file.h"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

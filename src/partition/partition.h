@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

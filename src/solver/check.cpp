@@ -4,7 +4,7 @@
 
 #include "closure/closure.h"
 #include "closure/windowed_closure.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 #include <algorithm>
 
@@ -16,46 +16,6 @@
 #include "solver/witness.h"
 
 namespace isocheck {
-
-const char* to_string(Level l) {
-  switch (l) {
-    case Level::ser: return "serializable";
-    case Level::si: return "snapshot-isolation";
-    case Level::sser: return "strict-serializable";
-  }
-  return "?";
-}
-
-const char* to_string(AnomalyKind k) {
-  switch (k) {
-    case AnomalyKind::aborted_read: return "G1a (aborted read)";
-    case AnomalyKind::intermediate_read: return "G1b (intermediate read)";
-    case AnomalyKind::thin_air_read: return "thin-air read";
-    case AnomalyKind::internal_read: return "internal inconsistency";
-    case AnomalyKind::nonrepeatable_read: return "non-repeatable read";
-    case AnomalyKind::duplicate_write: return "duplicate write";
-    case AnomalyKind::lost_update: return "lost update";
-    case AnomalyKind::incompatible_order: return "incompatible order";
-    case AnomalyKind::duplicate_elements: return "duplicate elements";
-  }
-  return "?";
-}
-
-const char* to_string(EdgeKind k) {
-  switch (k) {
-    case EdgeKind::so: return "so";
-    case EdgeKind::wr: return "wr";
-    case EdgeKind::ww: return "ww";
-    case EdgeKind::rt: return "rt";
-    case EdgeKind::rw: return "rw";
-    case EdgeKind::aux: return "aux";
-  }
-  return "?";
-}
-
-bool CheckResult::all_hold() const {
-  return std::all_of(levels.begin(), levels.end(), [](const LevelResult& r) { return r.holds && r.decided; });
-}
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 #include "solver/sat_types.h"
 
 namespace isocheck {

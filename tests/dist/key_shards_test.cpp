@@ -27,7 +27,7 @@
 #include "dist/key_shards.h"
 #include "dist/mpi_env.h"
 #include "graph/known_graph.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/load.h"

@@ -1,7 +1,7 @@
 // check() on small hand-made histories whose verdicts are known by hand.
 #include <gtest/gtest.h>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/jsonl.h"
 #include "report/report.h"
 #include "solver/check.h"

@@ -14,7 +14,7 @@
 #include <fstream>
 
 #include "audit/state.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/output_file.h"
 
 namespace isocheck {

@@ -12,8 +12,8 @@
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
-#include "closure/gpu_testgraphs.h"
-#include "io/errors.h"
+#include "common/gpu_testgraphs.h"
+#include "core/errors.h"
 
 using namespace isocheck;
 using namespace isocheck::gputest;

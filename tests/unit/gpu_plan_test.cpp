@@ -12,7 +12,7 @@
 #include "closure/counting_sort.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
-#include "closure/gpu_testgraphs.h"
+#include "common/gpu_testgraphs.h"
 #include "closure/graph_algos.h"
 #include "closure/parallel_ranges.h"
 #include "common/gpu_plan_reference.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/import.h"
 #include "solver/check.h"
 

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <string>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/import_common.h"
 #include "io/jsonl.h"
-#include "util/limits.h"
+#include "core/limits.h"
 
 namespace isocheck {
 namespace {

@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/jsonl_stream.h"

@@ -20,7 +20,7 @@
 #include <cstdio>
 #include <string>
 
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 
@@ -98,5 +98,7 @@ inline void check_limits(const char* stage = nullptr) {
 // check_limits() that passes.
 void apply_memory_limit(unsigned long long bytes);
 void apply_time_limit(double seconds);
+// In a job of several ranks a limit's message names this process's rank.
+void set_limit_rank(int rank, int ranks);
 
 }  // namespace isocheck

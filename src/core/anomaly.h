@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

@@ -1,7 +1,8 @@
-#include "util/limits.h"
+#include "core/limits.h"
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -10,9 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/limit_options.h"
-#include "dist/mpi_env.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 namespace {
@@ -20,10 +19,13 @@ namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::once_flag g_watch_once;
-std::string g_rank_prefix;  // "rank 3: " in a job of several ranks
+// This process's rank in a job of several (set_limit_rank), for the message.
+std::atomic<int> g_rank{0}, g_ranks{1};
 
 [[noreturn]] void give_up(const std::string& msg) {
-  std::fprintf(stderr, "isocheck: %s%s\n", g_rank_prefix.c_str(), msg.c_str());
+  const int ranks = g_ranks.load();
+  if (ranks > 1) std::fprintf(stderr, "isocheck: rank %d: %s\n", g_rank.load(), msg.c_str());
+  else std::fprintf(stderr, "isocheck: %s\n", msg.c_str());
   std::fflush(stderr);
   _exit(3);
 }
@@ -44,10 +46,7 @@ void watch() {
 }
 
 void start_watchdog() {
-  std::call_once(g_watch_once, [] {
-    if (dist::initialized() && dist::size() > 1) g_rank_prefix = "rank " + std::to_string(dist::rank()) + ": ";
-    std::thread(watch).detach();
-  });
+  std::call_once(g_watch_once, [] { std::thread(watch).detach(); });
 }
 
 }  // namespace
@@ -98,6 +97,11 @@ double parse_seconds(const std::string& s, const char* option) {
   return v;  // may be +inf (past the double range): no limit
 }
 
+void set_limit_rank(int rank, int ranks) {
+  g_rank.store(rank);
+  g_ranks.store(ranks);
+}
+
 void apply_memory_limit(unsigned long long bytes) {
   limits_detail::memory_limit.store(bytes);
   if (bytes) start_watchdog();
@@ -109,22 +113,6 @@ void apply_time_limit(double seconds) {
   limits_detail::time_limit_s.store(seconds);
   limits_detail::deadline_ns.store(limits_detail::now_ns() + static_cast<int64_t>(seconds * 1e9));
   start_watchdog();
-}
-
-void add_limit_options(CLI::App* c, LimitArgs& l) {
-  c->add_option("--memory-limit", l.memory,
-                "Give up (exit 3) past this much resident memory, e.g. 8G (per process/rank, as a batch "
-                "system's memory limit)");
-  c->add_option("--time-limit", l.time, "Give up (exit 3) after this long, e.g. 90s, 5m");
-}
-
-void apply_limits(const LimitArgs& l, const char* stage, bool check_now) {
-  const unsigned long long mem = l.memory.empty() ? 0 : parse_bytes(l.memory, "--memory-limit");
-  const double secs = l.time.empty() ? 0 : parse_seconds(l.time, "--time-limit");
-  set_stage(stage);
-  apply_memory_limit(mem);
-  apply_time_limit(secs);
-  if (check_now) check_limits();
 }
 
 }  // namespace isocheck
