@@ -1,7 +1,6 @@
 #include "cli/limit_options.h"
 
 #include "core/limits.h"
-#include "mpi/mpi_env.h"
 
 namespace isocheck {
 
