@@ -30,7 +30,8 @@ namespace isocheck::dist {
 namespace {
 
 constexpr const char* kVersion = "isocheck 0.1.0";
-constexpr const char* kCheckpointMagic = "isocheck-checkpoint 1";
+// 2: piece results carry the pairs forced while building (stats).
+constexpr const char* kCheckpointMagic = "isocheck-checkpoint 2";
 constexpr int kTagRequest = 11, kTagAssign = 12;
 // The running stage, for out-of-memory messages (cli/limits.cpp is not a library).
 const char* g_stage = "start";
@@ -522,10 +523,14 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
       o.has_witness = true;
       EdgeList e;
       for (size_t i = 0; i < w.cycle.size(); ++i) {
+        // `why` is an operation position, with the inferred-order marker bit
+        // (graph/edges.h) on edges the general engine inferred: map the
+        // position alone and keep the marker.
         uint32_t why = w.cycle.why[i];
+        const uint32_t marker = why & kInferredBit;
         EdgeKind k = w.cycle.kind[i];
-        if (k == EdgeKind::wr || k == EdgeKind::ww) why = gpos(w.cycle.dst[i], why);
-        else if (k == EdgeKind::rw) why = gpos(w.cycle.src[i], why);
+        if (k == EdgeKind::wr || k == EdgeKind::ww) why = gpos(w.cycle.dst[i], why_pos(why)) | marker;
+        else if (k == EdgeKind::rw) why = gpos(w.cycle.src[i], why_pos(why)) | marker;
         e.add(gtxn(w.cycle.src[i]), gtxn(w.cycle.dst[i]), k, why);
       }
       o.anomaly = pr ? name_cycle(e, h) : w.anomaly;
@@ -539,6 +544,7 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
   out.edges = r.stats.edges, out.constraints = r.stats.constraints, out.ordered_by_time = r.stats.ordered_by_time;
   out.pruned = r.stats.pruned, out.to_solver = r.stats.to_solver, out.subproblems = r.stats.subproblems;
   out.unordered_write_pairs = r.stats.unordered_write_pairs;
+  out.decided_at_build = r.stats.decided_at_build;
   return out;
 }
 
@@ -678,6 +684,9 @@ bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::s
   std::vector<std::string> f;
   std::stringstream ss(line);
   for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
+  if (f.size() >= 3 && f[0] != kCheckpointMagic && f[0].rfind("isocheck-checkpoint ", 0) == 0)
+    throw UsageError("checkpoint " + path + " has format " + f[0] + ", this isocheck writes " + kCheckpointMagic +
+                     "; remove it (or finish the job with the isocheck that wrote it)");
   if (f.size() < 3 || f[0] != kCheckpointMagic)
     throw UsageError("checkpoint " + path + " is not an isocheck checkpoint; remove it or use another --checkpoint-dir");
   if (f[1] != kVersion)
@@ -729,6 +738,7 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
     r.stats.unordered_write_pairs += (job.whole_sser && i == 0 && !job.split_levels.empty()) ? 0 : pr.unordered_write_pairs;
     if (pr.constraints >= r.stats.constraints) {
       r.stats.constraints = pr.constraints, r.stats.ordered_by_time = pr.ordered_by_time, r.stats.pruned = pr.pruned;
+      r.stats.decided_at_build = pr.decided_at_build;
       r.stats.to_solver = pr.to_solver, r.stats.subproblems = pr.subproblems;
     }
     for (auto& o : pr.levels) {
