@@ -5,8 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
-#include "dist/driver.h"
-#include "dist/mpi_env.h"
+#include "mpi/driver.h"
+#include "mpi/mpi_env.h"
 #include "io/errors.h"
 #include "io/load.h"
 #include "report/report.h"

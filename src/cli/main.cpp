@@ -3,7 +3,7 @@
 #include <new>
 
 #include "cli/commands.h"
-#include "dist/mpi_env.h"
+#include "mpi/mpi_env.h"
 #include "io/errors.h"
 #include "util/limits.h"
 

@@ -15,9 +15,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "dist/driver.h"
+#include "mpi/driver.h"
 #include "dist/glue.h"
-#include "dist/mpi_env.h"
+#include "mpi/mpi_env.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/load.h"

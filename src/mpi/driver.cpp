@@ -1,4 +1,4 @@
-#include "dist/driver.h"
+#include "mpi/driver.h"
 
 #include <mpi.h>
 #include <sys/resource.h>
@@ -15,9 +15,9 @@
 #include <thread>
 #include <unordered_map>
 
-#include "dist/key_shards.h"
-#include "dist/messages.h"
-#include "dist/mpi_env.h"
+#include "mpi/key_shards.h"
+#include "mpi/messages.h"
+#include "mpi/mpi_env.h"
 #include "io/errors.h"
 #include "io/hdf5.h"
 #include "io/load.h"
@@ -916,7 +916,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
     out << "]}\n";
   };
-  // Key shards (dist/key_shards.h): the whole history decided on key shards,
+  // Key shards (mpi/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
   // when they decided; refused: a note says why (`note`), the caller goes on.
   auto run_key_shards = [&](bool from_ranges, bool note) -> bool {

@@ -1,4 +1,4 @@
-#include "dist/key_shards.h"
+#include "mpi/key_shards.h"
 
 #include <mpi.h>
 
@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dist/dist_acyclic.h"
-#include "dist/mpi_env.h"
+#include "mpi/dist_acyclic.h"
+#include "mpi/mpi_env.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
 #include "io/errors.h"
