@@ -11,6 +11,7 @@ namespace isocheck::dist {
 
 const char* g_stage = "start";
 
+
 void bcast_string(std::string& s, int root) {
   std::vector<char> v(s.begin(), s.end());
   bcast_vec(v, root);
@@ -151,6 +152,7 @@ History allgather_ranges_by_bcast(History&& mine) {
     for (size_t o = 1; o < part.op_list_offset.size(); ++o) all.op_list_offset.push_back(list_base + part.op_list_offset[o]);
     all.list_value.insert(all.list_value.end(), part.list_value.begin(), part.list_value.end());
   }
+  note_ops_held(mine.op_count() + all.op_count());
   return all;
 }
 
@@ -246,6 +248,7 @@ History allgather_ranges(History&& mine) {
     }
     t0 += nt, op_base += nop, list_base += nl, name0 += ns;
   }
+  note_ops_held(mine.op_count() + all.op_count());
   return all;
 }
 
@@ -280,6 +283,7 @@ History scatter_ranges(const History& h, int root) {
   if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
   bcast_vec(mine.session_name, root);
   bcast_string(mine.time_unit, root);
+  note_ops_held(h.op_count() + mine.op_count());
   return mine;
 }
 

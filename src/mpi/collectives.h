@@ -12,6 +12,7 @@
 
 #include "io/errors.h"
 #include "io/history.h"
+#include "mpi/accounting.h"
 #include "mpi/mpi_env.h"
 
 namespace isocheck::dist {

@@ -22,15 +22,6 @@
 #include "util/timer.h"
 
 namespace isocheck::dist {
-namespace {
-
-long peak_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
-}  // namespace
 
 DistRun run_distributed(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d) {
   init();
@@ -133,6 +124,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
                             " MiB; raise --history-budget or run fewer ranks per node");
     });
   };
+  note_ops_held(h.op_count() + mine.op_count());
   if (!ranges) check_history_budget();
   if (!have_ck) save(stage_read);
   end_stage("read");
@@ -143,6 +135,9 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     long rss = peak_rss_kib();
     std::vector<long> all(P);
     MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    uint64_t held = ops_held_peak();
+    std::vector<uint64_t> all_held(P);
+    MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (me != 0) return;
     std::ofstream out(d.stage_times);
     out << "{\"ranks\":" << P << ",\"txns\":" << h.txn_count() << ",\"ops\":" << h.op_count()
@@ -155,6 +150,9 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
     out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
     for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+    // The most operations each rank held at once (mpi/accounting.h).
+    out << "],\"ops_held\":[";
+    for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
     out << "]}\n";
   };
   // Key shards (mpi/key_shards.h): the whole history decided on key shards,

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "mpi/accounting.h"
 #include "mpi/dist_acyclic.h"
 #include "mpi/mpi_env.h"
 #include "graph/known_graph.h"
@@ -551,7 +552,9 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
 }  // namespace
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
-  return decide_on_shards(h, select_keys(h, size(), rank()), &h, h.resident_bytes(), opt, ko);
+  Shard shard = select_keys(h, size(), rank());
+  note_ops_held(h.op_count() + shard.h.op_count());
+  return decide_on_shards(h, std::move(shard), &h, h.resident_bytes(), opt, ko);
 }
 
 namespace {
@@ -645,6 +648,8 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
   MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), rec, recv.data(), recv_count.data(), recv_disp.data(),
                 rec, MPI_COMM_WORLD);
   MPI_Type_free(&rec);
+  const uint64_t whole_ops = whole ? whole->op_count() : 0;
+  note_ops_held(whole_ops + mine.op_count() + send.size() + recv.size());
   std::vector<OpRec>().swap(send);
   // Sources hold consecutive transaction ranges in rank order: the received
   // records are already in (transaction, position) order.
@@ -658,6 +663,7 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
     }
     shard.h.end_txn();
   }
+  note_ops_held(whole_ops + mine.op_count() + recv.size() + shard.h.op_count());
   std::vector<OpRec>().swap(recv);
   uint64_t bytes = mine.resident_bytes(), history_bytes = 0;
   MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

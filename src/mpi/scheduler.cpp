@@ -70,9 +70,11 @@ PieceResult run_piece(const Job& job, uint32_t i) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
   try {
+    note_ops_held(job.h.op_count());
     if ((job.whole_sser && i == 0) || job.whole_split) return to_result(check(job.h, o), static_cast<int32_t>(i), job.h, nullptr);
     uint32_t comp = i - (job.whole_sser ? 1 : 0);
     Projection pr = project(job.h, job.p, comp, job.included, &job.index);
+    note_ops_held(job.h.op_count() + pr.h.op_count());
     return to_result(check(pr.h, o), static_cast<int32_t>(i), job.h, &pr);
   } catch (const InputError& e) {
     PieceResult r;
