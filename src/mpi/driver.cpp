@@ -76,8 +76,8 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   collective([&] {
     if (f == Format::unknown) f = sniff_format(file);
   });
-  // With key shards on HDF5 every rank keeps only its own range (and rank 0
-  // the whole history, for the report) until key shards refuse the history.
+  // With key shards on HDF5 every rank keeps only its own range until key
+  // shards refuse the history (rank 0 reads the whole one when it needs it).
   History mine;
   bool ranges = false, scattered = false, use_key_shards = d.key_shards;
   if (f == Format::hdf5) {
@@ -86,11 +86,9 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
     });
     ranges = use_key_shards && P > 1;  // one rank holds everything anyway
-    if (ranges) {
-      collective([&] {
-        if (me == 0) h = load_history(file, f, &run.import);
-      });
-    } else {
+    // With key shards rank 0 reads the whole history only when it needs it:
+    // for the gather (a level fails) or, after the shards, for the report.
+    if (!ranges) {
       collective([&] {
         h = allgather_ranges(std::move(mine));
       });
@@ -130,6 +128,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   end_stage("read");
 
   KeyShardOutcome ks;  // when key shards ran: their outcome
+  // Rank 0 with per-rank HDF5 reads: the whole history, read once when needed
+  // (after the shards' data is freed, so never next to it).
+  bool whole_loaded = !ranges || scattered;
+  auto load_whole = [&] {
+    if (me != 0 || whole_loaded) return;
+    h = load_history(file, f, &run.import);
+    whole_loaded = true;
+    note_ops_held(h.op_count());
+  };
   auto write_times = [&](size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
     long rss = peak_rss_kib();
@@ -163,6 +170,10 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     KeyShardOptions ko;
     ko.history_budget = d.history_budget;
     ko.end_stage = [&](const char* name) { end_stage(name); };
+    ko.whole_on_demand = [&]() -> const History* {
+      load_whole();
+      return &h;
+    };
     ko.stop = [&] {
       // Test hook (tests/dist/key_shards_preempt.sh): hold after the shard
       // stage until a signal arrives, so a test can stop the job there.
@@ -173,7 +184,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       return stop != 0;
     };
     collective([&] {
-      ks = from_ranges ? check_key_sharded_ranges(mine, me == 0 ? &h : nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+      ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
     });
     if (ks.interrupted) {
       if (me == 0 && !d.quiet)
@@ -190,6 +201,9 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       return false;
     }
     run.key_sharded = true;
+    collective([&] {
+      if (from_ranges) load_whole();  // rank 0, for the report
+    });
     int code = me == 0 ? exit_code(ks.r) : 0;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     run.exit_code = code;

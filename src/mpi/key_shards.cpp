@@ -523,6 +523,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   // ---- witness (or solve): the dependency graph build_known_graph(h) gives,
   // rebuilt in its order, decided by the same code as check().
   if (me == 0) {
+    if (!whole && ko.whole_on_demand) whole = ko.whole_on_demand();
+    if (!whole) throw std::logic_error("key shards: rank 0 gathers without the history");
     const History& h = *whole;
     // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
     auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };

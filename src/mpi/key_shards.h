@@ -52,6 +52,9 @@ struct KeyShardOptions {
   // then returns `interrupted` (the gather and the general engine on rank 0
   // are not interrupted once started).
   std::function<bool()> stop;
+  // Rank 0, per-rank reads: when `whole` is nullptr, called for the whole
+  // history only if the gather needs it (a level fails or orders are unknown).
+  std::function<const History*()> whole_on_demand;
 };
 
 struct KeyShardOutcome {
