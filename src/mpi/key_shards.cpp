@@ -585,7 +585,7 @@ static_assert(sizeof(OpRec) == 32);
 
 }  // namespace
 
-KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
+KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko) {
   const int P = size(), me = rank();
   // Lists carry their observed values in another column: not exchanged here.
@@ -644,6 +644,9 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
                                                    static_cast<uint32_t>(o - mine.op_begin(t)),
                                                    static_cast<uint32_t>(mine.op_kind[o]), 0};
   }
+  // The range is packed: free it (its size first, for the budget).
+  const uint64_t bytes = mine.resident_bytes();
+  mine = History();
   MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::vector<OpRec> recv(displacements(recv_count, recv_disp, "operations for one rank"));
   MPI_Datatype rec = bytes_type(sizeof(OpRec));
@@ -651,7 +654,7 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
                 rec, MPI_COMM_WORLD);
   MPI_Type_free(&rec);
   const uint64_t whole_ops = whole ? whole->op_count() : 0;
-  note_ops_held(whole_ops + mine.op_count() + send.size() + recv.size());
+  note_ops_held(whole_ops + send.size() + recv.size());
   std::vector<OpRec>().swap(send);
   // Sources hold consecutive transaction ranges in rank order: the received
   // records are already in (transaction, position) order.
@@ -665,9 +668,9 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
     }
     shard.h.end_txn();
   }
-  note_ops_held(whole_ops + mine.op_count() + recv.size() + shard.h.op_count());
+  note_ops_held(whole_ops + recv.size() + shard.h.op_count());
   std::vector<OpRec>().swap(recv);
-  uint64_t bytes = mine.resident_bytes(), history_bytes = 0;
+  uint64_t history_bytes = 0;
   MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return decide_on_shards(meta, std::move(shard), whole, history_bytes, opt, ko);
 }

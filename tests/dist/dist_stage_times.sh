@@ -16,7 +16,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$GEN" many "$T/many.h5" --components 40 --txns 4000 --sessions-per 3 > /dev/null || fail "dist_gen many"
 
 # check FILE MODE: the per-rank arrays are there, four positive numbers each;
-# MODE replicated: every rank held >= ops; sharded: every rank held < ops.
+# MODE replicated: every rank held >= ops; sharded: every rank held < ops,
+# and at most 2.4 times its share ops/4.
 check() {
   python3 - "$1" "$2" <<'PY' || fail "$2 stage times: $(cat "$1")"
 import json, sys
@@ -31,6 +32,10 @@ if mode == "replicated":
 else:
     assert t["key_shards"] is True, t
     assert all(x < ops for x in t["ops_held"]), (ops, t["ops_held"])
+    # At the exchange a rank holds the records it sends and those it
+    # receives (its range freed once packed): about 2 x ops/4 each.
+    share = -(-ops // 4)
+    assert all(x <= 2.4 * share for x in t["ops_held"]), (share, t["ops_held"])
 PY
 }
 
