@@ -2,7 +2,7 @@
 # Corpus benchmark: the two large corpus histories, end to end (parse +
 # check + report) through the isocheck binary, as CPU seconds (user + sys; the
 # development machine is shared, so wall time is not a fair figure). Targets
-# (issue 4): Elle's huge-scc.edn for strict serializability < 1 s, Cobra's
+# set when the importers landed: Elle's huge-scc.edn for strict serializability < 1 s, Cobra's
 # yuga-G2-b (27k transactions) < 1 s. Also times `isocheck info` (parse only).
 #
 # Usage: bench/corpus_bench.sh [ISOCHECK_BINARY] [RUNS]     (defaults: build/isocheck, 5)

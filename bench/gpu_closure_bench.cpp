@@ -23,7 +23,7 @@
 
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
-#include "closure/gpu_testgraphs.h"
+#include "common/gpu_testgraphs.h"
 #include "common/gpu_plan_reference.h"
 
 using namespace isocheck;

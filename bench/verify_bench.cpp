@@ -14,7 +14,7 @@
 #include "solver/acyclic.h"
 #include "solver/check.h"
 #include "solver/serial_witness.h"
-#include "util/timer.h"
+#include "core/timer.h"
 
 using namespace isocheck;
 

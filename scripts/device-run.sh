@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Everything this project measures on a lent GPU machine, in one call:
-#   1. scripts/gpu-check.sh (GPU tests, memcheck, closure benchmark; #7),
+#   1. scripts/gpu-check.sh (GPU tests, memcheck, closure benchmark),
 #   2. bench/scaling/run.sh at 10^7 operations on 1..16 ranks, since that
-#      machine has 16 cores and the development VM has 2 (#5),
-#   3. bench/audit/run.sh on a 10^7-transaction RMW log (#8, per node).
+#      machine has 16 cores and the development VM has 2,
+#   3. bench/audit/run.sh on a 10^7-transaction RMW log (its per-node goal).
 #
 #   scripts/gpu-check.sh --pack build .gpu-carry        (here, after building)
 #   device run, carry [".gpu-carry"]:
@@ -38,7 +38,7 @@ echo "scaling exit $sc_rc"
 rm -rf "$S"/*.h5 "$S"/*.json
 fi
 
-# 3. The audit of a 10^7-transaction RMW day log on this node's cores (#8's
+# 3. The audit of a 10^7-transaction RMW day log on this node's cores (the audit's
 #    per-node goal is 10^6 txn/s), both rules.
 has audit || exit 0
 . scripts/carried-libs.sh

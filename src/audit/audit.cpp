@@ -26,12 +26,12 @@
 #include "audit/reader.h"
 #include "audit/state.h"
 #include "audit/written.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5_range.h"
 #include "report/report.h"
-#include "util/flat_hash.h"
-#include "util/radix_order.h"
-#include "util/timer.h"
+#include "core/flat_hash.h"
+#include "core/radix_order.h"
+#include "core/timer.h"
 
 namespace isocheck {
 
@@ -187,6 +187,11 @@ class Auditor {
     return round + 1 < suffix_begin_.size() ? suffix_begin_[round + 1] : kPosInf;
   }
   void compute_suffixes();
+  // The summary starts with its real-time marker (docs/audit.md, "The
+  // summary's real time"): an empty transaction, carry txn 0.
+  bool summary_marker() const {
+    return s_.has_summary && s_.summary_txns > 0 && s_.carry.txn_id[0] == kSummaryMarkerId;
+  }
   bool dup_check() const { return opt_.duplicate_check && s_.rule != ForgetRule::none; }
   // Duplicate writes (docs/audit.md): fingerprints on the read-ahead thread,
   // suspects settled on the main thread.
@@ -495,6 +500,13 @@ void Auditor::choose_rule() {
   std::string why_not_time = s_.times_ok ? (sser_only ? "" : "the time rule needs --level sser alone")
                                          : "the time rule needs begin/end on every transaction: " + s_.times_problem;
   std::string why_not_fence = s_.fence_ok ? "" : "the fence rule: " + s_.fence_problem;
+  // --time-order orders a later write by time before a frozen one when it
+  // ended first, an edge the fence rule's "certainly precedes" does not see
+  // (it would forget the frozen writer and miss the cycle). SSER alone has
+  // that order through real time.
+  if (why_not_fence.empty() && opt_.check.time_order && !sser_only)
+    why_not_fence = "the fence rule: with --time-order a later write can be ordered before a forgotten one, "
+                    "unless --level sser is checked alone";
   bool time_ok = why_not_time.empty(), fence_ok = why_not_fence.empty();
   auto& r = s_.result;
   if (opt_.rule == "time" && !time_ok) throw UsageError("--rule time: " + why_not_time);
@@ -595,7 +607,15 @@ void Auditor::append_round(const History& chunk) {
       Sym k = map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
       if (chunk.op_kind[o] == OpKind::read_list) {
         std::vector<Sym> vals;
-        for (Sym v : chunk.list(o)) vals.push_back(map_sym(chunk.values, c.values, vmap, v, false));
+        for (Sym v : chunk.list(o)) {
+          const bool was_named = c.values.named();
+          Sym m = map_sym(chunk.values, c.values, vmap, v, false);
+          // This element switched the carry's values to named symbols: the
+          // elements before it, not in the carry yet, were integer symbols.
+          if (!was_named && c.values.named())
+            for (Sym& x : vals) x = c.values.remap(x);
+          vals.push_back(m);
+        }
         c.add_list_read(k, vals);
       } else {
         Sym v = chunk.op_value[o];
@@ -700,13 +720,14 @@ void Auditor::note_appended() {
 void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t then_ops) {
   History& c = s_.carry;
   const uint32_t old_pieces = s_.summary_txns;
+  const uint32_t first = summary_marker() ? 1 : 0;  // the marker stays first, as it is
   struct Entry {
     Sym k, v;
     bool rmw;  // reads the initial state first (else a blind write: a kept txn read it)
   };
   std::vector<Entry> es;
   FlatMap64 have(256);
-  for (TxnIdx t = 0; t < old_pieces; ++t)
+  for (TxnIdx t = first; t < old_pieces; ++t)
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
       if (c.op_kind[o] == OpKind::write) {
         bool rmw = o > c.op_begin(t) && c.op_kind[o - 1] == OpKind::read && c.op_key[o - 1] == c.op_key[o];
@@ -735,16 +756,23 @@ void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t
   size_t pieces = std::max<size_t>(1, (es.size() + kPiece - 1) / kPiece);
   std::vector<int64_t> npf, nnf;
   std::vector<uint8_t> npend, nchecked;
+  if (first) {
+    nc.begin_txn(c.txn_id[0], c.txn_session[0], TxnStatus::committed, c.txn_begin[0], c.txn_end[0]);
+    nc.end_txn();
+    npf.push_back(s_.pf[0]);
+    nnf.push_back(s_.nf[0]);
+    npend.push_back(0);
+  }
   for (size_t p = 0; p < pieces; ++p) {
-    nc.begin_txn(kSummaryId + static_cast<int64_t>(p), c.txn_session[0], TxnStatus::committed, c.txn_begin[0],
-                 c.txn_end[0]);
+    nc.begin_txn(kSummaryId + static_cast<int64_t>(p), c.txn_session[first], TxnStatus::committed,
+                 c.txn_begin[first], c.txn_end[first]);
     for (size_t i = p * kPiece; i < std::min(es.size(), (p + 1) * kPiece); ++i) {
       if (es[i].rmw) nc.add_op(OpKind::read, es[i].k, kNullValue);
       nc.add_op(OpKind::write, es[i].k, es[i].v);
     }
     nc.end_txn();
-    npf.push_back(s_.pf[0]);
-    nnf.push_back(s_.nf[0]);
+    npf.push_back(s_.pf[first]);
+    nnf.push_back(s_.nf[first]);
     npend.push_back(0);
   }
   nchecked.assign(nc.op_count(), 0);
@@ -760,7 +788,7 @@ void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t
     nnf.push_back(s_.nf[t]);
     npend.push_back(s_.pending[t]);
   }
-  int64_t shift = static_cast<int64_t>(pieces) - static_cast<int64_t>(old_pieces);
+  int64_t shift = static_cast<int64_t>(first + pieces) - static_cast<int64_t>(old_pieces);
   for (auto& v : awaiting_nf_)
     for (uint32_t& t : v) t = static_cast<uint32_t>(t + shift);
   s_.carry = std::move(nc);
@@ -768,7 +796,7 @@ void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t
   s_.nf = std::move(nnf);
   s_.pending = std::move(npend);
   s_.checked_op = std::move(nchecked);
-  s_.summary_txns = static_cast<uint32_t>(pieces);
+  s_.summary_txns = static_cast<uint32_t>(first + pieces);
 }
 
 // The carry's key or value table switched from integer to named symbols:
@@ -1257,7 +1285,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   } else {
     int64_t B = future_min_begin(round);
     for (size_t t = 0; t < n; ++t)
-      cand[t] = c.has_times(static_cast<TxnIdx>(t)) && (B == kPosInf || c.txn_end[t] < B - skew);
+      // end + skew < B in 128 bits, as check() compares (B - skew overflows
+      // when B is near the smallest time)
+      cand[t] = c.has_times(static_cast<TxnIdx>(t)) &&
+                (B == kPosInf || static_cast<__int128>(c.txn_end[t]) + skew < static_cast<__int128>(B));
   }
   phase("touches");
   // Per transaction and key: versions read, the version installed, blindness.
@@ -1436,7 +1467,10 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   auto lim = [&](uint32_t u) -> int64_t {  // largest ord(t) with t before u
     if (fence) return s_.pf[u];
     if (!c.has_times(u)) return kNegInf;
-    return c.txn_begin[u] - skew - 1;
+    // begin - skew - 1 in 128 bits; below the smallest time nothing is
+    // before u (every end is above kNegInf, the "no time" marker)
+    const __int128 l = static_cast<__int128>(c.txn_begin[u]) - skew - 1;
+    return l < kNegInf ? kNegInf : static_cast<int64_t>(l);
   };
   const bool any_blind = key_blind.size() > 0;  // (read-modify-write logs: none)
   std::vector<uint32_t> slot_off, slot_done;           // slot s: slot_w[slot_off[s], slot_off[s+1])
@@ -1637,7 +1671,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         if (reads[i].second == kNullValue && u >= old_pieces) ask_writers(reads[i].first);
       }
       if (rt_edges && c.has_times(u)) {
-        int64_t e = c.txn_end[u] + skew;
+        // end + skew, saturated: past the largest time nothing begins after it
+        const __int128 e128 = static_cast<__int128>(c.txn_end[u]) + skew;
+        const int64_t e = e128 > kPosInf ? kPosInf : static_cast<int64_t>(e128);
         size_t lo = std::upper_bound(by_begin.begin(), by_begin.end(), e,
                                      [&](int64_t x, uint32_t t) { return x < c.txn_begin[t]; }) - by_begin.begin();
         for (size_t j = lo; j < rt_done; ++j) visit(by_begin[j], L, false);
@@ -1939,7 +1975,9 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   };
   bool summary = can;
   if (summary) {
-    int64_t b = kPosInf, e = kNegInf;
+    // b, e: the pieces' times (when every frozen transaction has times);
+    // latest_begin: the latest begin of a frozen one with times (the marker).
+    int64_t b = kPosInf, e = kNegInf, latest_begin = kNegInf;
     bool times = true;
     for (size_t t = 0; t < n; ++t)
       if (!unfrozen[t] && !aborted[t]) {
@@ -1947,8 +1985,21 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         else {
           b = std::min(b, c.txn_begin[t]);
           e = std::max(e, c.txn_end[t]);
+          latest_begin = std::max(latest_begin, c.txn_begin[t]);
         }
       }
+    // The real-time marker (fence rule, sser: docs/audit.md, "The summary's
+    // real time"). A later transaction that ended before a frozen one began
+    // has a real-time edge into it, while the fence chain orders the frozen
+    // one before it: a cycle. The pieces begin at the earliest begin, which
+    // keeps that edge only when the later one ended before every frozen one
+    // began (and they have no times when one frozen transaction has none). So
+    // an empty transaction first in the summary's session spans the latest
+    // begin to the latest end: a later transaction ending before it began
+    // ended before some frozen one began. (No kept transaction did: real-time
+    // successors of kept ones are kept.) It has no operations, so it orders no
+    // writes (--time-order) and reads nothing.
+    const bool marker = fence && rt_edges && latest_begin != kNegInf && (!times || latest_begin > b);
     // Pieces of at most kPiece keys in the summary session (check() is
     // quadratic in one transaction's operations); session order chains them
     // and the fence key goes last, so every piece precedes the chain's next fence.
@@ -2001,6 +2052,13 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
             bool ins;
             null_read.get_or_insert(reads[i].first, 1, ins);
           }
+    if (marker) {  // (carry txn 0: fence value as the pieces')
+      nc.begin_txn(kSummaryMarkerId, sess(kSummarySession), TxnStatus::committed, latest_begin, e);
+      nc.end_txn();
+      npf.push_back(fval);
+      nnf.push_back(fval);
+      npend.push_back(0);
+    }
     size_t pieces = std::max<size_t>(1, (kv.size() + kPiece - 1) / kPiece);
     for (size_t p = 0; p < pieces; ++p) {
       nc.begin_txn(kSummaryId + static_cast<int64_t>(p), sess(kSummarySession), TxnStatus::committed,
@@ -2017,7 +2075,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       nnf.push_back(fence ? fval : kPosInf);
       npend.push_back(0);
     }
-    s_.summary_txns = static_cast<uint32_t>(pieces);
+    s_.summary_txns = static_cast<uint32_t>(pieces + marker);
     st.frontier = frontier.size();
   }
   phase("copy");

@@ -1,15 +1,18 @@
-// Checkpoints with Boost.Serialization (binary archive, class-versioned);
-// written to a temporary file and renamed, so a kill never leaves half a one.
+// Checkpoints with Boost.Serialization (binary archive, class-versioned) in
+// the checksummed container of io/checkpoint_file.h, written to a temporary
+// file and renamed, so a kill never leaves half a one.
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
 #include <cstdio>
-#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "audit/state.h"
-#include "io/errors.h"
+#include "io/checkpoint_file.h"
+#include "core/errors.h"
 
 namespace boost::serialization {
 
@@ -93,37 +96,39 @@ namespace {
 constexpr const char* kMagic = "isocheck-audit-checkpoint";
 }
 
+// The archive goes into the checksummed container (io/checkpoint_file.h),
+// which is verified before the archive is decoded.
 void save_checkpoint(const AuditState& s, const std::string& path) {
-  std::string tmp = path + ".tmp";
+  std::ostringstream out(std::ios::binary);
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("--checkpoint-dir: cannot write " + tmp);
     boost::archive::binary_oarchive ar(out);
     std::string magic = kMagic;
     uint32_t version = AuditState::kVersion;
     ar << magic << version << s;
-    out.flush();
-    if (!out) throw UsageError("--checkpoint-dir: cannot write " + tmp + " (disk full?)");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw UsageError("--checkpoint-dir: cannot rename " + tmp);
+  write_checkpoint_file(path, "audit", out.str(), "--checkpoint-dir");
 }
 
 bool load_checkpoint(AuditState& s, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  const char* hint = "start without --requeue";
+  std::optional<std::string> payload = read_checkpoint_file(path, "audit", hint);
+  if (!payload) return false;
+  std::istringstream in(std::move(*payload), std::ios::binary);
+  std::string problem;
   try {
     boost::archive::binary_iarchive ar(in);
     std::string magic;
     uint32_t version = 0;
     ar >> magic >> version;
-    if (magic != kMagic) throw InputError(path, "not an isocheck audit checkpoint");
-    if (version != AuditState::kVersion)
-      throw InputError(path, "checkpoint format version " + std::to_string(version) + ", this isocheck reads " +
-                                 std::to_string(AuditState::kVersion));
-    ar >> s;
-  } catch (const boost::archive::archive_exception& e) {
-    throw InputError(path, std::string("unreadable checkpoint: ") + e.what());
+    if (magic != kMagic) problem = "not an isocheck audit checkpoint";
+    else if (version != AuditState::kVersion)
+      problem = "checkpoint format version " + std::to_string(version) + ", this isocheck reads " +
+                std::to_string(AuditState::kVersion);
+    else ar >> s;
+  } catch (const std::exception& e) {  // the checksum held: written by another build
+    problem = std::string("undecodable state (") + e.what() + ")";
   }
+  if (!problem.empty()) throw DamagedCheckpoint(damaged_checkpoint_message(path, problem, hint));
   return true;
 }
 

@@ -6,7 +6,7 @@
 
 #include "audit/audit.h"
 #include "audit/reader.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/import.h"
 #include "io/load.h"
 #include "io/sink.h"

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/history.h"
-#include "util/flat_hash.h"
+#include "core/history.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/radix_order.h"
+#include "core/radix_order.h"
 
 namespace isocheck {
 

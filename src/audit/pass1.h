@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "io/hdf5_range.h"
-#include "io/history.h"
-#include "util/flat_hash.h"
+#include "core/history.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 

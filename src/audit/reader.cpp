@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/import.h"
 #include "io/jsonl.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "io/hdf5_range.h"
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

@@ -7,7 +7,7 @@
 
 #include "audit/audit.h"
 #include "audit/reader.h"
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 
@@ -16,6 +16,9 @@ inline constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
 // The summary transaction of forgotten ones: reserved id and session.
 inline constexpr int64_t kSummaryId = std::numeric_limits<int64_t>::min() + 1;
 inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() + 1;
+// The summary's real-time marker (fence rule, sser; docs/audit.md): an empty
+// transaction before the pieces in their session, carry txn 0 when present.
+inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 
 struct AuditState {
   // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts
@@ -54,7 +57,8 @@ struct AuditState {
 bool sym_int(const SymbolTable& t, Sym s, int64_t& out);
 
 void save_checkpoint(const AuditState& s, const std::string& path);
-// False when the file is absent; throws InputError when it is unreadable.
+// False when the file is absent; throws DamagedCheckpoint (exit 2) when it is
+// damaged, truncated or not an audit checkpoint of this version.
 bool load_checkpoint(AuditState& s, const std::string& path);
 
 }  // namespace isocheck

@@ -5,7 +5,7 @@
 
 #include "audit/parallel.h"
 
-#include "util/flat_hash.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 

@@ -6,14 +6,17 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "audit/audit.h"
 #include "audit/parallel.h"
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "cli/limit_options.h"
+#include "core/errors.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "io/sink.h"
-#include "util/limits.h"
+#include "core/limits.h"
 
 namespace isocheck {
 namespace {
@@ -26,7 +29,8 @@ constexpr int kInterrupted = 75;
 
 struct AuditArgs {
   std::string log, format = "auto", rule = "auto", checkpoint_dir, out_dir, engine = "auto", solver = "own",
-                   fence_key = "__fence", write_fenced, memory_limit;
+                   fence_key = "__fence", write_fenced;
+  LimitArgs limits;
   std::vector<std::string> levels;
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
   int64_t clock_skew = 0;
@@ -42,8 +46,9 @@ Level audit_level(const std::string& s) {
 }
 
 int run_audit_command(const AuditArgs& a) {
-  if (!a.memory_limit.empty()) apply_memory_limit(parse_bytes(a.memory_limit, "--memory-limit"));
+  apply_limits(a.limits, "audit");
   if (!a.write_fenced.empty()) {
+    check_output_file(a.write_fenced, "--write-fenced", {a.log});
     // Streamed: read and written a million transactions at a time.
     const FencedCounts n = write_fenced(a.log, a.write_fenced, a.fence_every, a.fence_key);
     if (!a.quiet)
@@ -79,6 +84,15 @@ int run_audit_command(const AuditArgs& a) {
   opt.duplicate_check = !a.no_dup_check;
   opt.stop = &g_stop;
   if (!a.quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "isocheck audit: %s\n", s.c_str()); };
+  // Every output path is checked before the run (io/output_file.h).
+  std::string report_base;
+  if (!a.checkpoint_dir.empty()) check_output_dir(a.checkpoint_dir, "--checkpoint-dir");
+  if (!a.out_dir.empty()) {
+    check_output_dir(a.out_dir, "--out");
+    report_base = (std::filesystem::path(a.out_dir) / std::filesystem::path(a.log).filename()).string();
+    check_output_file(report_base + ".audit.txt", "--out", {a.log});
+    check_output_file(report_base + ".audit.json", "--out", {a.log});
+  }
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGINT, on_stop_signal);
   AuditResult r;
@@ -87,13 +101,14 @@ int run_audit_command(const AuditArgs& a) {
   } catch (const InputError& e) {
     throw InputError(a.log, e.what());
   }
+  // The report files before the verdict: a late write failure (a full disk)
+  // exits 2 or 3 without a verdict printed (as verify).
   if (!a.out_dir.empty()) {
-    std::filesystem::create_directories(a.out_dir);
-    std::string base = (std::filesystem::path(a.out_dir) / std::filesystem::path(a.log).filename()).string();
-    std::ofstream t(base + ".audit.txt"), j(base + ".audit.json");
-    if (!t || !j) throw UsageError("--out: cannot write reports in " + a.out_dir);
+    std::ostringstream t, j;
     write_audit_text(t, r);
     write_audit_json(j, r);
+    write_file_atomically(report_base + ".audit.txt", "--out", t.str());
+    write_file_atomically(report_base + ".audit.json", "--out", j.str());
   }
   if (a.json) write_audit_json(std::cout, r);
   else write_audit_text(std::cout, r);
@@ -127,7 +142,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
               "twice is then missed when its first writer was already forgotten");
   c->add_flag("--json", a->json, "Print the report as JSON");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
-  c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
+  add_limit_options(c, a->limits);
   c->add_option("--write-fenced", a->write_fenced,
                 "Instead of auditing: write LOG with fence transactions added to this file (.jsonl or .h5)");
   c->add_option("--fence-every", a->fence_every, "With --write-fenced: a fence after every N txns of a session (20)");

@@ -5,7 +5,8 @@
 
 #include "collect/collect.h"
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "cli/limit_options.h"
+#include "core/errors.h"
 
 namespace {
 
@@ -13,7 +14,23 @@ struct CollectArgs {
   isocheck::collect::Options opt;
   std::string workload = "mt", isolation = "serializable", dist = "uniform";
   bool quiet = false;
+  isocheck::LimitArgs limits;
 };
+
+// libpq's messages run over several lines ("...failed: ...\n\tIs the server
+// running...?\n"): one line, the parts joined by "; ".
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\n') {
+      out += s[i];
+      continue;
+    }
+    while (i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n')) ++i;
+    if (i + 1 < s.size()) out += "; ";
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -53,8 +70,10 @@ void add_collect_command(CLI::App& app, int& exit_code) {
   cmd->add_flag_callback("--no-final-read", [args] { args->opt.final_read = 0; },
                          "no final read, also for append");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
+  add_limit_options(cmd, args->limits);
   cmd->callback([args, &exit_code] {
     namespace c = isocheck::collect;
+    apply_limits(args->limits, "collect");
     try {
       args->opt.workload = c::parse_workload(args->workload);
       args->opt.isolation = c::parse_isolation(args->isolation);
@@ -62,14 +81,18 @@ void add_collect_command(CLI::App& app, int& exit_code) {
       args->opt.progress = !args->quiet;
       c::collect(args->opt, std::cerr);
       exit_code = 0;
+    } catch (const isocheck::ResourceError&) {
+      throw;  // exit 3 (main)
+    } catch (const std::bad_alloc&) {
+      throw;
     } catch (const isocheck::UsageError& e) {
       std::cerr << "isocheck collect: " << e.what() << "\n";
       exit_code = 2;
     } catch (const c::DatabaseError& e) {
-      std::cerr << "isocheck collect: " << e.what() << "\n";
+      std::cerr << "isocheck collect: " << one_line(e.what()) << "\n";
       exit_code = 2;
     } catch (const std::exception& e) {
-      std::cerr << "isocheck collect: " << e.what() << "\n";
+      std::cerr << "isocheck collect: " << one_line(e.what()) << "\n";
       exit_code = 2;
     }
   });

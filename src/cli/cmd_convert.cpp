@@ -1,27 +1,33 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "io/errors.h"
+#include "cli/limit_options.h"
+#include "core/errors.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "io/sink.h"
 
 namespace isocheck {
 
 void add_convert_command(CLI::App& app, int& exit_code) {
-  struct Args { std::string in, out, to = "auto", format = "auto"; };
+  struct Args { std::string in, out, to = "auto", format = "auto"; LimitArgs limits; };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("convert", "Convert a history between formats (lossless)");
   c->add_option("input", a->in, "History to read")->required();
   c->add_option("output", a->out, "File to write")->required();
   c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
+    apply_limits(a->limits, "convert");
     Format in = Format::unknown, out;
     if (a->format != "auto" && (in = parse_format_name(a->format)) == Format::unknown)
       throw UsageError("--format: unknown format \"" + a->format + "\"");
     out = a->to == "auto" ? format_from_extension(a->out) : parse_format_name(a->to);
     if (out != Format::jsonl && out != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
+    // Before anything is read or written: the output is never the input.
+    check_output_file(a->out, "convert output", {a->in});
     History h = load_history(a->in, in);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);

@@ -2,8 +2,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "gen/gen.h"
-#include "io/errors.h"
+#include "core/errors.h"
+#include "io/output_file.h"
 #include "io/sink.h"
 
 namespace isocheck {
@@ -13,6 +15,7 @@ void add_generate_command(CLI::App& app, int& exit_code) {
     GenOptions g;
     std::string out, to = "auto";
     bool quiet = false;
+    LimitArgs limits;
   };
   auto a = std::make_shared<Args>();
   std::string workloads, plants;
@@ -31,10 +34,13 @@ void add_generate_command(CLI::App& app, int& exit_code) {
   c->add_option("--out", a->out, "Output file (.jsonl or .h5)")->required();
   c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
   c->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
+    apply_limits(a->limits, "generate");
     Format f = a->to == "auto" ? format_from_extension(a->out) : (a->to == "hdf5" ? Format::hdf5 : a->to == "jsonl" ? Format::jsonl : Format::unknown);
     if (f != Format::jsonl && f != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
+    check_output_file(a->out, "--out");
     auto sink = open_sink(a->out, f, kGenTimeUnit);
     GenSummary s = generate(a->g, *sink);
     if (!a->quiet) {

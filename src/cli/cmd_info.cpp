@@ -3,16 +3,17 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "closure/gpu_closure.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
 #include "partition/partition.h"
-#include "util/flat_hash.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 
 void add_info_command(CLI::App& app, int& exit_code) {
-  struct Args { std::string file, format = "auto"; bool components = false, devices = false; };
+  struct Args { std::string file, format = "auto"; bool components = false, devices = false; LimitArgs limits; };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
   c->add_option("file", a->file, "History file (not needed with --devices)");
@@ -20,7 +21,9 @@ void add_info_command(CLI::App& app, int& exit_code) {
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->add_flag("--components", a->components,
               "Also print the biconnected components of the session communication graph (docs/dist.md)");
+  add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
+    apply_limits(a->limits, "info");
     if (a->devices) {
       std::string why;
       const auto devs = gpu_devices(&why);

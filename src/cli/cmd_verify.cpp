@@ -2,23 +2,26 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "mpi/driver.h"
 #include "mpi/mpi_env.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "report/report.h"
 #include "solver/check.h"
-#include "util/limits.h"
-#include "util/timer.h"
+#include "core/limits.h"
+#include "core/timer.h"
 
 namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, html, memory_limit, time_limit, engine = "auto", solver = "own", closure = "auto";
+  std::string file, format = "auto", dot, html, engine = "auto", solver = "own", closure = "auto";
   int threads = 1;
   bool time_order = false, no_serial_witness = false;
   std::vector<std::string> levels;
@@ -27,6 +30,7 @@ struct VerifyArgs {
   // Distributed driver (docs/dist.md).
   bool dist = false, all_violations = false, key_shards = false;
   std::string checkpoint_dir, history_budget, stage_times;
+  LimitArgs limits;
 };
 
 Level parse_level(const std::string& s) {
@@ -36,23 +40,37 @@ Level parse_level(const std::string& s) {
   throw UsageError("--level: unknown level \"" + s + "\" (expected ser, si or sser)");
 }
 
+// The report files are written (each whole, through a temporary file) before
+// the verdict is printed: a write that fails then (a full disk; the paths
+// were checked before the run) exits 2 or 3 with its message and no verdict,
+// so a printed verdict always comes with its own exit code.
 int write_reports(const VerifyArgs& a, const History& h, const CheckResult& r, const ImportStats& import_stats,
                   const Timer& timer) {
   ReportContext ctx{a.file, timer.seconds()};
   if (import_stats.skipped_total() > 0) ctx.import_note = import_stats.describe();
-  if (a.json) write_json(std::cout, h, r, ctx);
-  else write_text(std::cout, h, r, ctx);
   if (!a.dot.empty()) {
-    std::ofstream out(a.dot);
-    if (!out) throw UsageError("--dot: cannot write " + a.dot);
+    std::ostringstream out;
     write_dot(out, h, r);
+    write_file_atomically(a.dot, "--dot", out.str());
   }
   if (!a.html.empty()) {
-    std::ofstream out(a.html);
-    if (!out) throw UsageError("--html: cannot write " + a.html);
+    std::ostringstream out;
     write_html(out, h, r, ctx);
+    write_file_atomically(a.html, "--html", out.str());
   }
+  if (a.json) write_json(std::cout, h, r, ctx);
+  else write_text(std::cout, h, r, ctx);
   return exit_code(r);
+}
+
+// Every output path is checked before the run: a run must not end, after
+// all its work, on a file it cannot write, nor overwrite its input.
+void check_outputs(const VerifyArgs& a) {
+  const std::vector<std::string> inputs{a.file};
+  if (!a.dot.empty()) check_output_file(a.dot, "--dot", inputs);
+  if (!a.html.empty()) check_output_file(a.html, "--html", inputs);
+  if (!a.stage_times.empty()) check_output_file(a.stage_times, "--stage-times", inputs);
+  if (!a.checkpoint_dir.empty()) check_output_dir(a.checkpoint_dir, "--checkpoint-dir");
 }
 
 // The same job on every rank (mpiexec/srun, or one process with --dist or
@@ -79,8 +97,9 @@ int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format 
 }
 
 int run_verify(const VerifyArgs& a) {
-  if (!a.memory_limit.empty()) apply_memory_limit(parse_bytes(a.memory_limit, "--memory-limit"));
-  if (!a.time_limit.empty()) apply_time_limit(parse_seconds(a.time_limit, "--time-limit"));
+  // The distributed driver checks the limits on every rank together, once MPI runs.
+  const bool distributed = a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi();
+  apply_limits(a.limits, "start", !distributed);
   CheckOptions opt;
   opt.levels.clear();
   for (auto& l : a.levels) {
@@ -106,8 +125,9 @@ int run_verify(const VerifyArgs& a) {
     f = parse_format_name(a.format);
     if (f == Format::unknown) throw UsageError("--format: unknown format \"" + a.format + "\"");
   }
+  check_outputs(a);
   Timer timer;
-  if (a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi()) return run_verify_distributed(a, opt, f, timer);
+  if (distributed) return run_verify_distributed(a, opt, f, timer);
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
@@ -150,12 +170,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
-  c->add_flag("--json", a->json, "Print the report as JSON (schema in the README)");
+  c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");
   c->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
-  c->add_option("--memory-limit", a->memory_limit, "Give up (exit 3) past this much memory, e.g. 8G");
-  c->add_option("--time-limit", a->time_limit, "Give up (exit 3) after this long, e.g. 90s, 5m");
+  add_limit_options(c, a->limits);
   c->add_flag("--dist", a->dist,
               "Use the distributed driver even on one process (implied under mpiexec/srun and by --checkpoint-dir)");
   c->add_option("--checkpoint-dir", a->checkpoint_dir,

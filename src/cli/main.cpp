@@ -1,11 +1,14 @@
 // isocheck: a black-box checker of transactional isolation.
 #include <cstdio>
+#include <filesystem>
 #include <new>
+#include <string>
+#include <system_error>
 
 #include "cli/commands.h"
 #include "mpi/mpi_env.h"
-#include "io/errors.h"
-#include "util/limits.h"
+#include "core/errors.h"
+#include "core/limits.h"
 
 namespace {
 int run(int argc, char** argv);
@@ -14,6 +17,7 @@ int run(int argc, char** argv);
 // Under mpiexec/srun MPI is initialised before anything else; a plain run
 // never touches MPI unless `verify --dist/--checkpoint-dir` asks for it.
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--mpi-start-probe") return isocheck::dist::start_probe();
   if (isocheck::dist::launched_by_mpi()) isocheck::dist::init();
   int rc = run(argc, argv);
   std::fflush(stdout);
@@ -22,6 +26,17 @@ int main(int argc, char** argv) {
 }
 
 namespace {
+// One line per failure: in a job of several ranks an error every rank met
+// alike (the driver's collective steps, or a command line every rank parsed)
+// is said by rank 0 alone; one that a single rank met is said by that rank.
+bool quiet_rank(bool alike_everywhere) {
+  using namespace isocheck::dist;
+  return initialized() && size() > 1 && rank() != 0 && (alike_everywhere || g_error_agreed);
+}
+void say(const std::string& line, bool alike_everywhere = false) {
+  if (!quiet_rank(alike_everywhere)) std::fprintf(stderr, "isocheck: %s\n", line.c_str());
+}
+
 int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
@@ -37,24 +52,30 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (quiet_rank(true)) return e.get_exit_code() == 0 ? 0 : 2;
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "isocheck: input error: %s\n", e.what());
+    say(std::string("input error: ") + e.what());
     return 2;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "isocheck: %s\n", e.what());
+    say(e.what(), true);
     return 2;
   } catch (const ResourceError& e) {
-    std::fprintf(stderr, "isocheck: %s\n", e.what());
+    say(e.what());
     return 3;
+  } catch (const std::filesystem::filesystem_error& e) {  // a file operation not checked beforehand
+    say(e.what());
+    return e.code() == std::errc::no_space_on_device ? 3 : 2;
   } catch (const std::bad_alloc&) {
-    if (memory_limit())
-      std::fprintf(stderr, "isocheck: memory limit of %llu MiB reached during stage \"%s\"; raise --memory-limit\n",
-                   memory_limit() >> 20, current_stage());
-    else
-      std::fprintf(stderr, "isocheck: out of memory during stage \"%s\"; run on a machine with more memory\n",
-                   current_stage());
+    // An allocation the system refused (the limit itself is on resident memory).
+    say(std::string("out of memory during stage \"") + current_stage() + "\" (" +
+        format_mib(private_resident_bytes()) + " resident); run on a machine with more memory" +
+        (dist::initialized() ? " or on more nodes" : ""));
+    return 3;
+  } catch (const std::system_error& e) {
+    // No thread, file descriptor or mapping to be had: a resource ran out.
+    say(std::string("out of system resources during stage \"") + current_stage() + "\": " + e.what());
     return 3;
   }
   return code;

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "util/limits.h"
-#include "util/progress_counter.h"
+#include "core/limits.h"
+#include "core/progress_counter.h"
 
 namespace isocheck {
 
@@ -22,7 +22,7 @@ void Progress::stage(const char* name, uint64_t items) {
   items_ = items;
   stage_timer_.reset();
   work_begin(0);
-  set_stage(name);
+  check_limits(name);  // exit 3 here when a limit is already past
 }
 
 void Progress::end_stage() {

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "util/timer.h"
+#include "core/timer.h"
 
 namespace isocheck {
 

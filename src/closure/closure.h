@@ -1,5 +1,5 @@
 // Reachability among a set of endpoint vertices of a known graph, for pruning
-// (DESIGN.md closure/). Engines implement one interface and must agree bit for
+// (docs/architecture.md, closure/). Engines implement one interface and must agree bit for
 // bit: reach(u, v) is true iff there is a path u -> v of at least one edge
 // (so reach(u, u) iff u lies on a cycle).
 #pragma once
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

@@ -8,7 +8,7 @@
 
 #include "closure/graph_algos.h"
 #include "closure/parallel_ranges.h"
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

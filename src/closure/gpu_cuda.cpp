@@ -13,7 +13,7 @@
 
 #include "closure/gpu_closure.h"
 #include "closure/gpu_kernels.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 

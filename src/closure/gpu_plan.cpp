@@ -10,7 +10,7 @@
 #include "closure/condensation.h"
 #include "closure/counting_sort.h"
 #include "closure/parallel_ranges.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 

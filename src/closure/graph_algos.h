@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

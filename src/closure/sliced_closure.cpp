@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "closure/gpu_config.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 #if ISOCHECK_HAVE_NCCL
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
-// The windowed compact closure for timed graphs (Vbox §4; DESIGN.md
-// closure/): in a strict-serializability graph (realtime layout) real time
+// The windowed compact closure for timed graphs (Vbox §4):
+// in a strict-serializability graph (realtime layout) real time
 // already decides reachability between two transactions whose intervals do
 // not overlap — end(u) + δ < begin(v) puts a path u → time nodes → v in the
 // graph, and then v ⇝ u would be a cycle. Only pairs whose intervals overlap

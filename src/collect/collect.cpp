@@ -16,7 +16,7 @@
 
 #include "collect/pg.h"
 #include "collect/workload.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/sink.h"
 
 namespace isocheck::collect {

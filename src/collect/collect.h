@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck::collect {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck::collect {
 

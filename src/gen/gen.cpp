@@ -10,7 +10,7 @@
 #include <span>
 
 #include "gen/random.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck {
 namespace gen {

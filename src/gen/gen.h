@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "io/sink.h"
 
 namespace isocheck {
@@ -22,7 +22,7 @@ struct GenOptions {
   std::string workload = "rmw";  // see workload_names()
   uint64_t txns = 10000;         // workload transactions (plants and append's final reads add more)
   uint32_t sessions = 8;         // >= 1; >= 4 when anything is planted
-  uint64_t keys = 0;             // 0: the workload's default (README); tpcc: warehouses, twitter: users
+  uint64_t keys = 0;             // 0: the workload's default (docs/cli.md); tpcc: warehouses, twitter: users
   std::string dist = "uniform";  // uniform | zipf
   double zipf_s = 0.99;          // zipf exponent, > 0
   uint32_t ops = 0;              // 0: workload default. rmw: keys per txn (2); append: max

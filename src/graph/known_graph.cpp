@@ -5,9 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "io/errors.h"
-#include "util/flat_hash.h"
-#include "util/progress_counter.h"
+#include "core/errors.h"
+#include "core/flat_hash.h"
+#include "core/progress_counter.h"
 
 namespace isocheck {
 namespace {
@@ -122,6 +122,15 @@ class TxnKeys {
   size_t used_ = 0;
   std::unordered_map<Sym, size_t> big_;
 };
+
+// One included transaction's appends to one list key, in order: their
+// positions in the transaction are Builder::run_pos[begin, begin + count).
+struct AppendRun {
+  uint64_t begin;
+  TxnIdx t;
+  uint32_t count;
+};
+constexpr uint32_t kNoRun = ~0U;
 
 std::string txn_where(const History& h, TxnIdx t, uint64_t o) {
   return "transaction " + std::to_string(h.txn_id[t]) + ", operation " + std::to_string(o - h.op_begin(t));
@@ -461,21 +470,51 @@ struct Builder {
 
   void lists();
   void general_keys();
+
+  // Lists: each included transaction's run of appends to a key (the
+  // positions of its appends in order are run_pos[begin, begin + count));
+  // key_runs[k] lists k's runs by transaction. The marks say which runs and
+  // appends the list being scanned showed (scan number `mark`).
+  std::vector<AppendRun> runs;
+  std::vector<uint32_t> run_pos;
+  std::unordered_map<Sym, std::vector<uint32_t>> key_runs;
+  std::vector<uint32_t> run_mark, append_mark;
+  uint32_t mark = 0;
+  // A list element: its writer (kNoTxn: nobody) and, for an included writer,
+  // its run and place in it (kNoRun: none).
+  struct ListElem {
+    TxnIdx w = kNoTxn;
+    uint32_t run = kNoRun, idx = 0;
+  };
+  // What scan_runs found in a list, for every prefix of it: the first
+  // repeated append, the first element that starts a run wrongly (split,
+  // reordered, or without its first appends), the last element of the first
+  // run cut short before something else, and per element whether the run it
+  // belongs to is still incomplete there.
+  struct RunScan {
+    size_t dup = SIZE_MAX, incompat = SIZE_MAX, cut_end = SIZE_MAX;
+    std::vector<uint8_t> open;
+  };
+  ListElem resolve_elem(Sym k, Sym v, const std::vector<uint32_t>& kruns) const;
+  void scan_runs(const std::vector<ListElem>& el, TxnIdx reader, RunScan& s);
+  void report_runs(const RunScan& s, const std::vector<ListElem>& el, size_t p, TxnIdx t, OpIdx o, Sym k,
+                   const std::vector<Sym>& list);
 };
 
 // List-append keys: the longest observed list orders its elements; every other
-// observation must be a prefix of it.
+// observation must be a prefix of it, and each must show every writer's
+// appends whole (scan_runs).
 void Builder::lists() {
   if (!has_lists) return;
   struct Obs { TxnIdx t; uint32_t pos; std::vector<Sym> list; };
   std::unordered_map<Sym, std::vector<Obs>> obs;
-  std::unordered_map<Sym, std::vector<std::pair<TxnIdx, uint32_t>>> appenders;  // final append per txn
+  std::vector<std::pair<Sym, uint32_t>> txn_appends;  // one transaction's appends, grouped by key below
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (!g.included[t]) continue;
     ks.clear();
+    txn_appends.clear();
     uint64_t b = h.op_begin(t);
-    std::vector<std::pair<Sym, uint32_t>> own_last;  // key -> last append pos
     for (OpIdx o = b; o < h.op_end(t); ++o) {
       Sym k = h.op_key[o];
       if (!is_list_key(k)) continue;
@@ -490,9 +529,7 @@ void Builder::lists() {
         s.append_count++;
         ks.appends.push_back(k);
         ks.appends.push_back(h.op_value[o]);
-        bool found = false;
-        for (auto& p : own_last) if (p.first == k) p.second = static_cast<uint32_t>(o - b), found = true;
-        if (!found) own_last.push_back({k, static_cast<uint32_t>(o - b)});
+        txn_appends.push_back({k, static_cast<uint32_t>(o - b)});
         continue;
       }
       // A list read (or a null read = empty list).
@@ -517,16 +554,26 @@ void Builder::lists() {
       s.ext_list = seen;
       obs[k].push_back({t, static_cast<uint32_t>(o - b), std::move(seen)});
     }
-    for (auto& [k, pos] : own_last) appenders[k].push_back({t, pos});
+    // This transaction's run on each key it appended to.
+    std::stable_sort(txn_appends.begin(), txn_appends.end(),
+                     [](const std::pair<Sym, uint32_t>& x, const std::pair<Sym, uint32_t>& y) { return x.first < y.first; });
+    for (size_t i = 0; i < txn_appends.size();) {
+      size_t j = i;
+      while (j < txn_appends.size() && txn_appends[j].first == txn_appends[i].first) run_pos.push_back(txn_appends[j++].second);
+      key_runs[txn_appends[i].first].push_back(static_cast<uint32_t>(runs.size()));
+      runs.push_back({run_pos.size() - (j - i), t, static_cast<uint32_t>(j - i)});
+      i = j;
+    }
   }
+  run_mark.assign(runs.size(), 0);
+  append_mark.assign(run_pos.size(), 0);
   // Keys that are only appended to and never read still get their appenders.
   std::vector<Sym> keys;
-  for (auto& [k, v] : appenders) keys.push_back(k);
-  for (auto& [k, v] : obs) if (!appenders.count(k)) keys.push_back(k);
+  for (auto& [k, v] : key_runs) keys.push_back(k);
+  for (auto& [k, v] : obs) if (!key_runs.count(k)) keys.push_back(k);
   std::sort(keys.begin(), keys.end());
   for (Sym k : keys) {
     auto& ob = obs[k];
-    auto& app = appenders[k];
     // The longest observation; all others must be its prefixes.
     size_t longest = 0;
     for (size_t i = 1; i < ob.size(); ++i) if (ob[i].list.size() > ob[longest].list.size()) longest = i;
@@ -539,39 +586,51 @@ void Builder::lists() {
         consistent = false;
       }
     }
-    // Resolve elements to appending transactions; find each element's writer.
+    // Resolve elements to appending transactions: each element's writer and
+    // its place in the writer's run.
+    const std::vector<uint32_t>& kruns = key_runs[k];
+    std::vector<ListElem> elems(order.size());
     std::vector<TxnIdx> elem_txn(order.size(), kNoTxn);
-    std::vector<uint8_t> elem_final(order.size(), 0);  // last append of its txn to k
-    for (size_t i = 0; i < order.size(); ++i) {
-      uint64_t s = widx.find(k, order[i]);
-      if (s == kNone) continue;
-
-      elem_txn[i] = widx.txn(s);
-      elem_final[i] = (widx.flags(s) & WriteIndex::kFinal) != 0;
-    }
-    // Per observation: anomalies, WR from the writer of the last element.
+    for (size_t i = 0; i < order.size(); ++i) elems[i] = resolve_elem(k, order[i], kruns), elem_txn[i] = elems[i].w;
+    // Per observation: its elements' anomalies, then its runs. When the
+    // observations are prefixes of `order`, one scan of `order` answers for
+    // each of them (an observation holding its own reader's append, already
+    // an anomaly, is scanned alone: there that element breaks runs).
+    RunScan whole;
+    bool scanned = false;
+    std::vector<ListElem> own;
+    RunScan alone;
     for (auto& x : ob) {
       OpIdx o = h.op_begin(x.t) + x.pos;
       bool bad = false;
+      if (!consistent) {
+        own.resize(x.list.size());
+        for (size_t i = 0; i < x.list.size(); ++i) own[i] = resolve_elem(k, x.list[i], kruns);
+      }
+      const std::vector<ListElem>& el = consistent ? elems : own;
       for (size_t i = 0; i < x.list.size(); ++i) {
-        uint64_t s = widx.find(k, x.list[i]);
-        if (s == kNone) { anomaly(AnomalyKind::thin_air_read, x.t, x.t, o, k, x.list[i]); bad = true; continue; }
-        TxnIdx wt = widx.txn(s);
+        TxnIdx wt = el[i].w;
+        if (wt == kNoTxn) { anomaly(AnomalyKind::thin_air_read, x.t, x.t, o, k, x.list[i]); bad = true; continue; }
         if (wt == x.t) { anomaly(AnomalyKind::internal_read, x.t, x.t, o, k, x.list[i]); bad = true; }
         else if (!g.included[wt]) { anomaly(AnomalyKind::aborted_read, x.t, wt, o, k, x.list[i]); bad = true; }
       }
-      if (!x.list.empty() && consistent) {
-        size_t last = x.list.size() - 1;
-        if (elem_txn[last] != kNoTxn && !elem_final[last] && !bad && elem_txn[last] != x.t && g.included[elem_txn[last]])
-          anomaly(AnomalyKind::intermediate_read, x.t, elem_txn[last], o, k, x.list[last]);
+      if (x.list.empty()) continue;
+      if (consistent && !bad) {
+        if (!scanned) scan_runs(elems, kNoTxn, whole), scanned = true;
+        report_runs(whole, elems, x.list.size(), x.t, o, k, x.list);
+      } else {
+        if (consistent) own.assign(elems.begin(), elems.begin() + static_cast<ptrdiff_t>(x.list.size()));
+        scan_runs(own, x.t, alone);
+        report_runs(alone, own, own.size(), x.t, o, k, x.list);
       }
-      (void)bad;
     }
     if (!consistent) continue;
-    // WW between consecutive elements of different transactions.
+    // WW between consecutive elements of different transactions. A writer's
+    // edges carry the position of its last append to k.
+    auto last_pos = [&](uint32_t r) { return run_pos[runs[r].begin + runs[r].count - 1]; };
     auto pos_in = [&](TxnIdx t) -> uint32_t {
-      for (auto& p : app) if (p.first == t) return p.second;
-      return 0;
+      auto it = std::lower_bound(kruns.begin(), kruns.end(), t, [&](uint32_t r, TxnIdx x) { return runs[r].t < x; });
+      return it != kruns.end() && runs[*it].t == t ? last_pos(*it) : 0;
     };
     std::vector<TxnIdx> vtxn;  // distinct writer per maximal run, in order
     std::vector<size_t> run_end;  // index in `order` of the run's last element
@@ -597,9 +656,9 @@ void Builder::lists() {
     }
     // Appenders whose elements nobody observed: after the observed order.
     std::vector<std::pair<TxnIdx, uint32_t>> unobserved;
-    for (auto& [t, pos] : app) {
-      if (std::find(vtxn.begin(), vtxn.end(), t) != vtxn.end()) continue;
-      unobserved.push_back({t, pos});
+    for (uint32_t r : kruns) {
+      if (std::find(vtxn.begin(), vtxn.end(), runs[r].t) != vtxn.end()) continue;
+      unobserved.push_back({runs[r].t, last_pos(r)});
     }
     if (unobserved.empty()) continue;
     if (opt.for_si && unobserved.size() >= 2) {
@@ -628,6 +687,84 @@ void Builder::lists() {
         if (x.list.size() == order.size() && x.t != t) g.edges.add(x.t, t, EdgeKind::rw, x.pos);
     }
   }
+  // The runs are not needed past the graph: give their memory back now.
+  std::vector<AppendRun>().swap(runs);
+  std::vector<uint32_t>().swap(run_pos), std::vector<uint32_t>().swap(run_mark), std::vector<uint32_t>().swap(append_mark);
+  std::unordered_map<Sym, std::vector<uint32_t>>().swap(key_runs);
+}
+
+Builder::ListElem Builder::resolve_elem(Sym k, Sym v, const std::vector<uint32_t>& kruns) const {
+  ListElem e;
+  uint64_t s = widx.find(k, v);
+  if (s == kNone) return e;
+  e.w = widx.txn(s);
+  if (!g.included[e.w]) return e;
+  auto it = std::lower_bound(kruns.begin(), kruns.end(), e.w, [&](uint32_t r, TxnIdx x) { return runs[r].t < x; });
+  if (it == kruns.end() || runs[*it].t != e.w) return e;
+  const uint32_t pos = static_cast<uint32_t>(widx.op(s) - h.op_begin(e.w));
+  const uint32_t* b = run_pos.data() + runs[*it].begin;
+  const uint32_t* end = b + runs[*it].count;
+  const uint32_t* p = std::lower_bound(b, end, pos);
+  if (p != end && *p == pos) e.run = *it, e.idx = static_cast<uint32_t>(p - b);
+  return e;
+}
+
+// Every state of a list is the concatenation of whole append runs: a
+// transaction's appends to a key are one atomic step. So a read shows each
+// writer's run all or not at all, its elements adjacent and in the order
+// appended, and no element twice. Scans a list's elements (`reader`'s own
+// appends, and elements of no included writer, break runs: the caller
+// reports those) for what report_runs needs about every prefix.
+void Builder::scan_runs(const std::vector<ListElem>& el, TxnIdx reader, RunScan& s) {
+  s.dup = s.incompat = s.cut_end = SIZE_MAX;
+  s.open.assign(el.size(), 0);
+  auto usable = [&](size_t i) { return el[i].run != kNoRun && el[i].w != reader; };
+  if (++mark == 0) {  // wrapped: no list scanned so far may look current
+    std::fill(run_mark.begin(), run_mark.end(), 0);
+    std::fill(append_mark.begin(), append_mark.end(), 0);
+    mark = 1;
+  }
+  for (size_t i = 0; i < el.size() && s.dup == SIZE_MAX; ++i) {
+    if (!usable(i)) continue;
+    uint32_t& m = append_mark[runs[el[i].run].begin + el[i].idx];
+    if (m == mark) s.dup = i;
+    m = mark;
+  }
+  uint32_t cur = kNoRun, next = 0;  // the run being followed; the index its next element must have
+  auto leave = [&](size_t i) {      // the run being followed ends before element i
+    if (cur != kNoRun && next < runs[cur].count && s.cut_end == SIZE_MAX) s.cut_end = i - 1;
+    cur = kNoRun;
+  };
+  for (size_t i = 0; i < el.size(); ++i) {
+    if (!usable(i)) { leave(i); continue; }
+    const uint32_t r = el[i].run;
+    if (r == cur && el[i].idx == next) {
+      s.open[i] = ++next < runs[r].count;
+      continue;
+    }
+    leave(i);
+    if (run_mark[r] == mark || el[i].idx != 0) {
+      s.incompat = i;
+      return;
+    }
+    run_mark[r] = mark;
+    cur = r, next = 1;
+    s.open[i] = next < runs[r].count;
+  }
+}
+
+// Reports the first way the first p elements of a scanned list (the external
+// part of t's read at op o) break the writers' runs: duplicate elements; an
+// incompatible order (a run split by other elements, reordered, or without
+// its first appends); or G1b, an intermediate read (a run cut short after its
+// first appends: a state in the middle of the writer).
+void Builder::report_runs(const RunScan& s, const std::vector<ListElem>& el, size_t p, TxnIdx t, OpIdx o, Sym k,
+                          const std::vector<Sym>& list) {
+  if (p == 0) return;
+  if (s.dup < p) return anomaly(AnomalyKind::duplicate_elements, t, el[s.dup].w, o, k, list[s.dup]);
+  if (s.incompat < p) return anomaly(AnomalyKind::incompatible_order, t, el[s.incompat].w, o, k, list[s.incompat]);
+  if (s.cut_end < p) return anomaly(AnomalyKind::intermediate_read, t, el[s.cut_end].w, o, k, list[s.cut_end]);
+  if (s.open[p - 1]) anomaly(AnomalyKind::intermediate_read, t, el[p - 1].w, o, k, list[p - 1]);
 }
 
 // Register keys whose chains' order is unknown: collect their chains for the

@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
-#include "graph/edges.h"
-#include "io/history.h"
-#include "graph/anomaly.h"
+#include "core/edges.h"
+#include "core/history.h"
+#include "core/anomaly.h"
 
 namespace isocheck {
 

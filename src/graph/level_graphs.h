@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 #include "graph/known_graph.h"
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

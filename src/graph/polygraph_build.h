@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

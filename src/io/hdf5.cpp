@@ -16,7 +16,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5_range.h"
 #include "io/sink.h"
 #include "io/zlib_chunk.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

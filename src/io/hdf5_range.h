@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "io/sink.h"
 
 namespace isocheck {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <new>
 #include <sstream>
 #include <unordered_set>
 
@@ -38,6 +39,7 @@ std::string read_whole_file(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   if (f.bad()) throw InputError(path, "cannot read the file");
+  if (ss.fail() && f.peek() != std::char_traits<char>::eof()) throw std::bad_alloc();  // the copy ran out of memory
   return std::move(ss).str();
 }
 

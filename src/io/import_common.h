@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/errors.h"
-#include "io/history.h"
+#include "core/errors.h"
+#include "core/history.h"
 #include "io/import.h"
 
 namespace isocheck::imp {

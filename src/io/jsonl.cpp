@@ -5,11 +5,12 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <ostream>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/jsonl_stream.h"
 
 namespace isocheck {
@@ -35,6 +36,17 @@ struct LineReader {
     int64_t v;
     if (e.type() == element_type::UINT64) fail(std::string(what) + " is too large for a 64-bit integer");
     if (e.get_int64().get(v)) fail(std::string(what) + " must be an integer");
+    return v;
+  }
+
+  // A begin or end time. The smallest 64-bit integer is how a history says
+  // "no time" inside isocheck (and in the HDF5 columns): as a JSONL time it
+  // would silently drop the transaction's times, so it is refused.
+  int64_t need_time(element e, const char* what) const {
+    const int64_t v = need_int(e, what);
+    if (v == kNoTime)
+      fail(std::string(what) + " is -9223372036854775808, the smallest 64-bit integer, which isocheck reserves "
+           "for \"no time\": give times above it, or leave \"begin\" and \"end\" out");
     return v;
   }
 
@@ -136,9 +148,9 @@ struct LineReader {
         else fail("unknown status \"" + std::string(s) + "\" (expected committed, aborted or unknown)");
         has_status = true;
       } else if (k == "begin") {
-        if (!v.is_null()) begin = need_int(v, "\"begin\"");
+        if (!v.is_null()) begin = need_time(v, "\"begin\"");
       } else if (k == "end") {
-        if (!v.is_null()) end = need_int(v, "\"end\"");
+        if (!v.is_null()) end = need_time(v, "\"end\"");
       } else if (k == "ops") {
         if (v.get_array().get(ops)) fail("\"ops\" must be an array");
         has_ops = true;
@@ -210,7 +222,10 @@ History parse_jsonl(const std::string& text, const std::string& name) {
 
 History read_jsonl(const std::string& path) {
   simdjson::padded_string buf;
-  if (simdjson::padded_string::load(path).get(buf)) throw InputError(path, "cannot read the file");
+  if (const auto err = simdjson::padded_string::load(path).get(buf)) {
+    if (err == simdjson::MEMALLOC) throw std::bad_alloc();  // no memory for it: exit 3, not bad input
+    throw InputError(path, "cannot read the file");
+  }
   History h;
   LineReader r{path, h};
   r.parse_all(buf.data(), buf.size());

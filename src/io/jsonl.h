@@ -1,10 +1,10 @@
 // JSONL, the human format: one transaction per line, optional header line
-// {"isocheck":1,"time_unit":"ns"}. See README "History formats".
+// {"isocheck":1,"time_unit":"ns"}. See docs/formats.md.
 #pragma once
 #include <iosfwd>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

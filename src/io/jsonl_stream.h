@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

@@ -1,6 +1,6 @@
 #include "io/load.h"
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "io/import.h"
 #include "io/sink.h"
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl_stream.h"
+#include "io/output_file.h"
 
 namespace isocheck {
 namespace {
@@ -15,35 +17,77 @@ namespace {
 // tables, so named and integer chunks mix freely.
 class JsonlSink final : public HistorySink {
  public:
-  JsonlSink(const std::string& path, const std::string& time_unit) : path_(path) {
+  // Writes `path`; messages name `shown` (the destination of a temporary file).
+  JsonlSink(const std::string& path, const std::string& shown, const std::string& time_unit) : path_(shown) {
+    errno = 0;
     out_.open(path, std::ios::binary | std::ios::trunc);
-    if (!out_) throw InputError(path, "cannot open for writing");
+    if (!out_) throw_write_error("output", shown, errno ? errno : EIO);
     write_jsonl_header(time_unit, out_);
     check();
   }
   void append(const History& chunk) override {
+    errno = 0;
     write_jsonl_txns(chunk, out_, false);
     check();
   }
   void finish() override {
+    errno = 0;
     out_.close();
     check();
   }
 
  private:
   void check() {
-    if (out_.fail()) throw InputError(path_, "write failed (disk full?)");
+    // The stream keeps no error code; errno still holds the failed write's.
+    if (out_.fail()) throw_write_error("output", path_, errno ? errno : EIO);
   }
   std::string path_;
   std::ofstream out_;
+};
+
+// Every sink writes a temporary file beside its destination and renames it
+// into place in finish(): an output that fails or is abandoned halfway leaves
+// the destination as it was (io/output_file.h).
+class AtomicSink final : public HistorySink {
+ public:
+  AtomicSink(const std::string& path, Format f, const std::string& time_unit) : dest_(path), file_(path, "output") {
+    file_.close_fd();  // the format's writer opens the file by name
+    if (f == Format::jsonl) inner_ = std::make_unique<JsonlSink>(file_.path(), path, time_unit);
+    else inner_ = open_hdf5_sink(file_.path(), time_unit);
+  }
+  void append(const History& chunk) override {
+    named([&] { inner_->append(chunk); });
+  }
+  void finish() override {
+    named([&] {
+      inner_->finish();
+      inner_.reset();
+    });
+    file_.commit();
+  }
+
+ private:
+  // The format's errors name the file it writes: say the destination instead.
+  template <class F> void named(F&& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      std::string m = e.what(), tmp = file_.path() + ": ";
+      if (m.rfind(tmp, 0) != 0) throw;
+      throw InputError(dest_, m.substr(tmp.size()));
+    }
+  }
+  std::string dest_;
+  AtomicOutput file_;                  // destroyed last: removes an unfinished temporary file
+  std::unique_ptr<HistorySink> inner_;
 };
 
 }  // namespace
 
 std::unique_ptr<HistorySink> open_sink(const std::string& path, Format f, const std::string& time_unit) {
   switch (f) {
-    case Format::jsonl: return std::make_unique<JsonlSink>(path, time_unit);
-    case Format::hdf5: return open_hdf5_sink(path, time_unit);
+    case Format::jsonl:
+    case Format::hdf5: return std::make_unique<AtomicSink>(path, f, time_unit);
     default: throw UsageError(std::string("cannot write format ") + to_string(f) + " (isocheck writes jsonl and hdf5)");
   }
 }

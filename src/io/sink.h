@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 
@@ -21,6 +21,9 @@ class HistorySink {
 };
 
 // Format::jsonl or Format::hdf5; time_unit goes to the header/attribute.
+// The file is written beside `path` under a temporary name and renamed onto
+// it by finish(); a sink destroyed before finish() leaves `path` untouched.
+// Write errors: ResourceError when the disk is full, UsageError otherwise.
 std::unique_ptr<HistorySink> open_sink(const std::string& path, Format f, const std::string& time_unit);
 
 // By extension: .jsonl/.json → jsonl, .h5/.hdf5 → hdf5, else unknown.

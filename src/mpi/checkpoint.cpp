@@ -5,10 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
-#include "io/errors.h"
+#include "core/errors.h"
+#include "io/checkpoint_file.h"
+#include "io/output_file.h"
 #include "mpi/collectives.h"
 
 namespace isocheck::dist {
@@ -65,28 +68,22 @@ std::string header_line(const Fingerprint& fp, const std::string& options) {
   return std::string(kCheckpointMagic) + "\t" + kVersion + "\t" + fp.text() + "\t" + options + "\n";
 }
 
+// The checkpoint file (io/checkpoint_file.h: checksummed, written atomically)
+// holds the header line (version, input, options) and the state.
 void write_checkpoint(const std::string& dir, const std::string& header, const Checkpoint& c) {
-  std::filesystem::create_directories(dir);
-  std::string tmp = checkpoint_path(dir) + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("--checkpoint-dir: cannot write " + tmp);
-    std::string body = to_bytes(c);
-    out << header;
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    if (!out) throw ResourceError("--checkpoint-dir: writing " + tmp + " failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, checkpoint_path(dir));  // atomic: a reader sees the old or the new one
+  check_output_dir(dir, "--checkpoint-dir");
+  write_checkpoint_file(checkpoint_path(dir), "verify", header + to_bytes(c), "--checkpoint-dir");
 }
 
 bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::string& options, Checkpoint& c) {
   std::string path = checkpoint_path(dir);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string line;
-  std::getline(in, line);
+  const char* hint = "use another --checkpoint-dir";
+  std::optional<std::string> payload = read_checkpoint_file(path, "verify", hint);
+  if (!payload) return false;
+  size_t eol = payload->find('\n');
+  if (eol == std::string::npos) throw DamagedCheckpoint(damaged_checkpoint_message(path, "no header line", hint));
   std::vector<std::string> f;
-  std::stringstream ss(line);
+  std::stringstream ss(payload->substr(0, eol));
   for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
   if (f.size() >= 3 && f[0] != kCheckpointMagic && f[0].rfind("isocheck-checkpoint ", 0) == 0)
     throw UsageError("checkpoint " + path + " has format " + f[0] + ", this isocheck writes " + kCheckpointMagic +
@@ -103,11 +100,10 @@ bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::s
   if (opts != options)
     throw UsageError("checkpoint " + path + " was written with other options (" + opts + "; now " + options +
                      "); rerun with the same options or remove it");
-  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    from_bytes(body, c);
+    from_bytes(payload->substr(eol + 1), c);
   } catch (const std::exception& e) {
-    throw UsageError("checkpoint " + path + " is damaged (" + e.what() + "); remove it");
+    throw DamagedCheckpoint(damaged_checkpoint_message(path, std::string("undecodable state (") + e.what() + ")", hint));
   }
   return true;
 }

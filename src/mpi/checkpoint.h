@@ -19,10 +19,10 @@ struct Fingerprint {
 Fingerprint fingerprint_file(const std::string& path);
 std::string checkpoint_path(const std::string& dir);
 std::string header_line(const Fingerprint& fp, const std::string& options);
-// Written atomically (a temporary file renamed over the old one).
+// Checksummed and written atomically (io/checkpoint_file.h).
 void write_checkpoint(const std::string& dir, const std::string& header, const Checkpoint& c);
-// Loads the checkpoint if there is one; refuses (UsageError, exit 2) one made
-// for another input, another isocheck version or other options.
+// Loads the checkpoint if there is one; refuses (UsageError, exit 2) a damaged
+// one, and one made for another input, another isocheck version or other options.
 bool load_checkpoint(const std::string& dir, const Fingerprint& fp, const std::string& options, Checkpoint& c);
 
 }  // namespace isocheck::dist

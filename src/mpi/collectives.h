@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.h"
-#include "io/history.h"
+#include "core/errors.h"
+#include "core/limits.h"
+#include "core/history.h"
 #include "mpi/accounting.h"
 #include "mpi/mpi_env.h"
 
@@ -66,7 +67,9 @@ template <class F> void collective(F&& fn) {
   int code = 0;
   std::string msg;
   try {
+    check_limits(g_stage);
     fn();
+    check_limits(g_stage);
   } catch (const InputError& e) {
     code = 1, msg = e.what();
   } catch (const UsageError& e) {
@@ -74,7 +77,7 @@ template <class F> void collective(F&& fn) {
   } catch (const ResourceError& e) {
     code = 3, msg = e.what();
   } catch (const std::bad_alloc&) {
-    code = 3, msg = std::string("out of memory during stage \"") + g_stage + "\"; raise --memory-limit (or the machine's memory)";
+    code = 3, msg = std::string("out of memory during stage \"") + g_stage + "\"; run on more nodes or on machines with more memory";
   } catch (const std::exception& e) {
     code = 4, msg = e.what();
   }
@@ -83,6 +86,7 @@ template <class F> void collective(F&& fn) {
   if (first == size()) return;
   MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
   bcast_string(msg, first);
+  g_error_agreed = true;
   if (code == 1) throw InputError(msg.substr(0, msg.find(": ")), msg.find(": ") == std::string::npos ? msg : msg.substr(msg.find(": ") + 2));
   if (code == 2) throw UsageError(msg);
   if (code == 3) throw ResourceError(msg);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mpi/mpi_env.h"
-#include "io/errors.h"
+#include "core/errors.h"
 
 namespace isocheck::dist {
 

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
+#include "core/limits.h"
 #include "io/hdf5.h"
 #include "io/load.h"
+#include "io/output_file.h"
 #include "mpi/checkpoint.h"
 #include "mpi/collectives.h"
 #include "mpi/key_shards.h"
@@ -19,7 +22,7 @@
 #include "mpi/shard_partition.h"
 #include "partition/partition.h"
 #include "report/report.h"
-#include "util/timer.h"
+#include "core/timer.h"
 
 namespace isocheck::dist {
 
@@ -127,7 +130,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   uint64_t sizes[2] = {ranges ? mine.txn_count() : h.txn_count(), ranges ? mine.op_count() : h.op_count()};
   if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!ranges) check_history_budget();
-  if (!have_ck) save(stage_read);
+  if (!have_ck) collective([&] { save(stage_read); });
   end_stage("read");
 
   KeyShardOutcome ks;  // when key shards ran: their outcome
@@ -148,22 +151,25 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     uint64_t held = ops_held_peak();
     std::vector<uint64_t> all_held(P);
     MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    if (me != 0) return;
-    std::ofstream out(d.stage_times);
-    out << "{\"ranks\":" << P << ",\"txns\":" << sizes[0] << ",\"ops\":" << sizes[1]
-        << ",\"components\":" << components << ",\"pieces\":" << pieces
-        << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
-    if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
-      out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
-          << ",\"gathered\":" << (ks.gathered ? "true" : "false");
-    out << ",\"stages\":{";
-    for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
-    out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
-    for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
-    // The most operations each rank held at once (mpi/accounting.h).
-    out << "],\"ops_held\":[";
-    for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
-    out << "]}\n";
+    collective([&] {
+      if (me != 0) return;
+      std::ostringstream out;
+      out << "{\"ranks\":" << P << ",\"txns\":" << sizes[0] << ",\"ops\":" << sizes[1]
+          << ",\"components\":" << components << ",\"pieces\":" << pieces
+          << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
+      if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
+        out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
+            << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+      out << ",\"stages\":{";
+      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
+      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+      // The most operations each rank held at once (mpi/accounting.h).
+      out << "],\"ops_held\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
+      out << "]}\n";
+      write_file_atomically(d.stage_times, "--stage-times", out.str());
+    });
   };
   // Key shards (mpi/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
@@ -258,7 +264,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     collective([&] { part = sharded_partition(h); });
     ck.partition = PartitionMsg::from(part);
     ck.has_partition = true;
-    save(stage_partition);
+    collective([&] { save(stage_partition); });
   }
   end_stage("partition");
   std::vector<uint8_t> included = included_transactions(h);
@@ -278,7 +284,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
     ck.results.push_back(r);
     board.done[r.piece] = std::move(r);
-    if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) save(stage_solve), since_save.reset();
+    if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+      // On a worker thread: a failed save must not escape it; the next
+      // save (the final one, or the one on a signal) reports the failure.
+      try {
+        save(stage_solve);
+      } catch (const std::exception&) {
+      }
+      since_save.reset();
+    }
   });
   if (stop_all) {
     collective([&] { save(stage_solve); });

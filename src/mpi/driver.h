@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "io/import.h"
 #include "io/sink.h"
 #include "solver/check.h"

@@ -37,7 +37,7 @@
 #include <functional>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "solver/check.h"
 
 namespace isocheck::dist {

@@ -8,8 +8,9 @@
 #include <thread>
 #include <tuple>
 
-#include "graph/edges.h"
-#include "io/errors.h"
+#include "core/edges.h"
+#include "core/errors.h"
+#include "core/limits.h"
 #include "mpi/collectives.h"
 #include "mpi/mpi_env.h"
 #include "solver/witness.h"
@@ -70,6 +71,7 @@ PieceResult run_piece(const Job& job, uint32_t i) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
   try {
+    check_limits();
     note_ops_held(job.h.op_count());
     if ((job.whole_sser && i == 0) || job.whole_split) return to_result(check(job.h, o), static_cast<int32_t>(i), job.h, nullptr);
     uint32_t comp = i - (job.whole_sser ? 1 : 0);
@@ -86,7 +88,7 @@ PieceResult run_piece(const Job& job, uint32_t i) {
     return r;
   } catch (const std::bad_alloc&) {
     PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; raise --memory-limit";
+    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; run on machines with more memory";
     return r;
   }
 }

@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 #include "mpi/messages.h"
 #include "partition/partition.h"
 #include "solver/check.h"

@@ -3,7 +3,7 @@
 // (key, ops, s1, s2) rows; the rows are gathered everywhere and the same
 // Partition (partition/) comes out on every rank. Collective.
 #pragma once
-#include "io/history.h"
+#include "core/history.h"
 #include "partition/partition.h"
 
 namespace isocheck::dist {

@@ -1,4 +1,4 @@
-// partition/: independent pieces of a history (DESIGN.md partition/).
+// partition/: independent pieces of a history (docs/architecture.md, partition/).
 //
 // The communication graph has one vertex per session; two sessions are
 // adjacent when they touch a common key. There is no explicit initial-state
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 

@@ -99,7 +99,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       std::string sv = value_text(h, h.op_value[so]), dv = value_text(h, h.op_value[o]);
       std::string how = read_value_before(h, d, k, h.op_value[so], o)
                             ? " (" + D + " read " + K + "=" + sv + " first: read-modify-write)"
-                            : " (version order of " + K + ")";
+                            : h.has_times(s) && h.has_times(d) && h.txn_end[s] < h.txn_begin[d]
+                                ? " (version order of " + K + "; " + S + " ended before " + D + " began)"
+                                : " (version order of " + K + ")";
       return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
     }
     case EdgeKind::rw: {
@@ -212,6 +214,47 @@ std::string rules_out_text(Model weakest) {
   return s;
 }
 
+namespace {
+
+// The values t appended to k, in order.
+std::vector<Sym> appends_of(const History& h, TxnIdx t, Sym k) {
+  std::vector<Sym> v;
+  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+    if (h.op_kind[o] == OpKind::append && h.op_key[o] == k) v.push_back(h.op_value[o]);
+  return v;
+}
+
+// "1 then 2", "1, 2, 3", ... (at most 8 values named).
+std::string run_text(const History& h, const std::vector<Sym>& run) {
+  if (run.size() == 2) return value_text(h, run[0]) + " then " + value_text(h, run[1]);
+  std::string s;
+  for (size_t i = 0; i < run.size() && i < 8; ++i) s += (i ? ", " : "") + value_text(h, run[i]);
+  if (run.size() > 8) s += ", ... (" + std::to_string(run.size()) + " values)";
+  return s;
+}
+
+// How the list read at o breaks `run` (a writer's appends to its key, which
+// every state shows whole, adjacent and in order, or not at all); "" if not.
+std::string run_break_text(const History& h, OpIdx o, const std::vector<Sym>& run) {
+  if (h.op_kind[o] != OpKind::read_list || run.size() < 2) return "";
+  auto l = h.list(o);
+  constexpr size_t npos = ~size_t{0};
+  std::vector<size_t> pos(run.size(), npos);
+  for (size_t j = 0; j < run.size(); ++j)
+    for (size_t i = 0; i < l.size(); ++i)
+      if (l[i] == run[j]) { pos[j] = i; break; }
+  for (size_t j = 1; j < run.size(); ++j) {
+    if (pos[j] == npos) continue;
+    std::string x = value_text(h, run[j]), w = value_text(h, run[j - 1]);
+    if (pos[j - 1] == npos) return x + " without " + w + " right before it";
+    if (pos[j - 1] > pos[j]) return x + " before " + w;
+    if (pos[j] != pos[j - 1] + 1) return value_text(h, l[pos[j - 1] + 1]) + " between " + w + " and " + x;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string explain_anomaly(const History& h, const Anomaly& a) {
   std::string T = txn_name(h, a.txn), O = txn_name(h, a.other);
   OpIdx o = h.op_begin(a.txn) + a.op;
@@ -221,6 +264,15 @@ std::string explain_anomaly(const History& h, const Anomaly& a) {
       return T + " read " + k + "=" + v + " written by " + O + ", which " +
              (h.txn_status[a.other] == TxnStatus::aborted ? "aborted" : "did not commit");
     case AnomalyKind::intermediate_read:
+      if (h.op_kind[o] == OpKind::read_list) {
+        // A writer's appends cut short: the read shows a state in the middle of it.
+        std::vector<Sym> run = appends_of(h, a.other, a.key);
+        auto it = std::find(run.begin(), run.end(), a.value);
+        if (it != run.end() && it + 1 != run.end())
+          return T + " read " + read_text(h, o) + ": it holds " + O + "'s append of " + v + " but not " + O +
+                 "'s next append, " + value_text(h, *(it + 1)) + ", right after it: a state in the middle of " + O +
+                 ", whose appends to " + k + " (" + run_text(h, run) + ") are one atomic step";
+      }
       return T + " read " + k + "=" + v + ", an intermediate value: " + O + " overwrote it later in the same transaction";
     case AnomalyKind::thin_air_read:
       return T + " read " + k + "=" + v + ", a value no transaction wrote";
@@ -235,7 +287,18 @@ std::string explain_anomaly(const History& h, const Anomaly& a) {
     case AnomalyKind::lost_update:
       return T + " and " + O + " both read " + k + "=" + v + (a.value == kNullValue ? " (the initial state)" : "") +
              " and both wrote " + k + ": one update is lost";
-    case AnomalyKind::incompatible_order:
+    case AnomalyKind::duplicate_elements:
+      return T + " read " + read_text(h, o) + ": it holds " + v + " more than once, but " + O + " appended " + v +
+             " to " + k + " once (a list holds each appended element once)";
+    case AnomalyKind::incompatible_order: {
+      // Against the writer's own order: its appends are one atomic step.
+      std::vector<Sym> run = appends_of(h, a.other, a.key);
+      std::string how = run_break_text(h, o, run);
+      if (!how.empty())
+        return T + " read " + read_text(h, o) + ", but " + O + " appended " + run_text(h, run) + " to " + k +
+               " in one transaction: every state of " + k + " holds all of these or none, adjacent and in that " +
+               "order; this read has " + how;
+    }
       return T + " read " + read_text(h, o) + ", which is not a prefix of what " + O +
              " read: the two reads disagree on the order of " + k;
   }

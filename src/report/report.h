@@ -4,9 +4,8 @@
 #include <ostream>
 #include <string>
 
-#include "io/history.h"
-#include "solver/check.h"
-#include "solver/witness.h"
+#include "core/history.h"
+#include "core/verdict.h"
 
 namespace isocheck {
 

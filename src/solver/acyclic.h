@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "closure/closure.h"
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

@@ -1,4 +1,4 @@
-// Own CDCL solver modulo graph acyclicity (DESIGN.md solver/): two watched
+// Own CDCL solver modulo graph acyclicity (docs/architecture.md, solver/): two watched
 // literals, VSIDS with phase saving, Luby restarts, first-UIP learning with
 // clause minimisation, LBD-based clause deletion; the theory keeps known ∪
 // assigned sides acyclic with a Pearce–Kelly incremental topological order

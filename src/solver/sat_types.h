@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

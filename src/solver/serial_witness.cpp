@@ -5,20 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "util/flat_hash.h"
-#include "util/radix_order.h"
+#include "core/flat_hash.h"
+#include "core/radix_order.h"
 
 namespace isocheck {
 
-const char* to_string(WitnessOrder o) {
-  switch (o) {
-    case WitnessOrder::none: return "none";
-    case WitnessOrder::begin_time: return "begin-time order";
-    case WitnessOrder::end_time: return "end-time order";
-    case WitnessOrder::file: return "file order";
-  }
-  return "?";
-}
 
 namespace {
 

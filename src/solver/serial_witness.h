@@ -14,12 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
+#include "core/verdict.h"
 
 namespace isocheck {
 
-enum class WitnessOrder : uint8_t { none = 0, begin_time, end_time, file };
-const char* to_string(WitnessOrder o);
 
 struct SerialWitness {
   WitnessOrder order = WitnessOrder::none;  // none: not found

@@ -1,4 +1,4 @@
-// Splitting a polygraph into independent sub-problems (DESIGN.md solver/):
+// Splitting a polygraph into independent sub-problems (docs/architecture.md, solver/):
 // strongly connected components of known ∪ every edge of every constraint.
 // An edge between two components can never lie on a cycle, so
 //  - a constraint with a side whose edges all cross components takes that
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 #include "solver/sat_types.h"
 
 namespace isocheck {

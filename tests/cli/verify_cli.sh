@@ -80,13 +80,16 @@ expect_out info 'transactions: +2 \(committed 2'
 expect_out info 'write kinds: +2 read-modify-write, 0 blind'
 
 # Budgets: exhaustion is exit 3 with what to raise (a 300k-transaction
-# history needs far more than 100 MiB, and cannot be checked in 0 seconds).
+# history holds about 110 MiB resident, and cannot be checked in 1e-12 s);
+# a zero time limit is a usage error (tests/cli/limits_cli.sh has the rest).
 "$bin" generate -q --workload rmw --txns 300000 --out "$tmp/big.jsonl"
-check memlimit 3 "$bin" verify -q "$tmp/big.jsonl" --memory-limit 100M
-expect_err memlimit 'memory limit of 100 MiB reached during stage .*raise --memory-limit'
+check memlimit 3 "$bin" verify -q "$tmp/big.jsonl" --memory-limit 40M
+expect_err memlimit 'memory limit of 40 MiB reached during stage .*raise --memory-limit'
 no_verdict memlimit
-check timelimit 3 "$bin" verify -q "$tmp/big.jsonl" --time-limit 0
-expect_err timelimit 'time limit of 0s reached .*raise --time-limit'
+check timelimit 3 "$bin" verify -q "$tmp/big.jsonl" --time-limit 1e-12
+expect_err timelimit 'time limit of 1e-12s reached .*raise --time-limit'
+check timezero 2 "$bin" verify -q "$tmp/big.jsonl" --time-limit 0
+expect_err timezero 'time-limit: must be positive'
 check badlimit 2 "$bin" verify -q "$tmp/big.jsonl" --memory-limit 12Q
 expect_err badlimit 'unknown size suffix'
 

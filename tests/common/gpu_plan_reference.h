@@ -1,4 +1,4 @@
-// The GPU closure's host plan (and Tarjan) as first written, before issue 7's
+// The GPU closure's host plan (and Tarjan) as first written, before the
 // speed-up: several passes over the whole graph, per-component sorts, one
 // thread. Kept for the tests only (gpu_plan_test.cpp), as the reference the
 // fast plan (gpu_plan.cpp) must equal field for field.

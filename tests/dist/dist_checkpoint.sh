@@ -46,12 +46,27 @@ grep -q "another input" "$T/err4.txt" || fail "no clear message: $(cat "$T/err4.
 cp "$T/orig.h5" "$T/h.h5"
 "$BIN" verify "$T/h.h5" -l ser -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err5.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "other options" "$T/err5.txt" || fail "other options: exit $rc $(cat "$T/err5.txt")"
-# Another isocheck version: refused.
+# A damaged checkpoint (one byte changed): refused before it is used.
+cp "$T/ck/isocheck.ckpt" "$T/good.ckpt"
 python3 - "$T/ck/isocheck.ckpt" <<'PY'
 import sys
+p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x10
+open(p, 'wb').write(b)
+PY
+"$BIN" verify "$T/h.h5" -l ser,si -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err7.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "^isocheck: damaged checkpoint .*checksum mismatch" "$T/err7.txt" || fail "damaged: exit $rc $(cat "$T/err7.txt")"
+cp "$T/good.ckpt" "$T/ck/isocheck.ckpt"
+# Another isocheck version: refused. The header line is rewritten inside the
+# checksummed container (magic, version, kind, payload length, payload, CRC-32).
+python3 - "$T/ck/isocheck.ckpt" <<'PY'
+import struct, sys, zlib
 p = sys.argv[1]; b = open(p, 'rb').read()
-nl = b.index(b'\n'); head = b[:nl].split(b'\t'); head[1] = b'isocheck 0.0.9'
-open(p, 'wb').write(b'\t'.join(head) + b[nl:])
+k = struct.unpack_from('<I', b, 12)[0]; at = 16 + k + 8
+payload = b[at:-4]
+nl = payload.index(b'\n'); head = payload[:nl].split(b'\t'); head[1] = b'isocheck 0.0.9'
+payload = b'\t'.join(head) + payload[nl:]
+body = b[:16 + k] + struct.pack('<Q', len(payload)) + payload
+open(p, 'wb').write(body + struct.pack('<I', zlib.crc32(body)))
 PY
 "$BIN" verify "$T/h.h5" -l ser,si -q --checkpoint-dir "$T/ck" > /dev/null 2> "$T/err6.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "written by isocheck 0.0.9" "$T/err6.txt" || fail "other version: exit $rc $(cat "$T/err6.txt")"

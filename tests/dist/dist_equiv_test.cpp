@@ -24,7 +24,7 @@
 #include "mpi/driver.h"
 #include "dist/glue.h"
 #include "mpi/mpi_env.h"
-#include "graph/edges.h"
+#include "core/edges.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/load.h"
@@ -207,6 +207,17 @@ int main(int argc, char** argv) {
       std::string p = out + "/hist/blindglued_" + std::to_string(seed) + (seed % 4 == 0 ? ".h5" : ".jsonl");
       if (seed % 4 == 0) write_hdf5(g, p);
       else write_jsonl(g, p);
+      files.push_back(p);
+    }
+    // List reads that cut, split, reorder or repeat a writer's appends, alone and glued.
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      RandomHistoryOptions ro;
+      ro.max_keys = 2;
+      ro.run_mutation_percent = 100;
+      std::vector<History> parts;
+      for (uint64_t i = 0; i < 1 + seed % 3; ++i) parts.push_back(random_history(seed * 1000 + i, ro));
+      std::string p = out + "/hist/list_runs_" + std::to_string(seed) + ".jsonl";
+      write_jsonl(parts.size() == 1 ? parts[0] : testing_glue::glue(parts, seed % 2 == 0), p);
       files.push_back(p);
     }
   }

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck::testing_glue {
 

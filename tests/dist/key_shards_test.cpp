@@ -27,7 +27,7 @@
 #include "mpi/key_shards.h"
 #include "mpi/mpi_env.h"
 #include "graph/known_graph.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/load.h"
@@ -252,6 +252,13 @@ int main(int argc, char** argv) {
     ro.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
     if (seed % 7 == 0) ro.max_txns = 40, ro.max_keys = 6, ro.max_sessions = 6;
     run_one("random_" + std::to_string(seed), random_history(seed, ro), seed, false);
+  }
+  // List reads that cut, split, reorder or repeat a writer's appends.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    RandomHistoryOptions ro;
+    ro.max_keys = 3;
+    ro.run_mutation_percent = 100;
+    run_one("list_runs_" + std::to_string(seed), random_history(seed, ro), seed, false);
   }
   // One large component, read-modify-write.
   struct Case { const char* name; RmwOptions o; };

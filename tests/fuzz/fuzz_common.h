@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "io/errors.h"
-#include "io/history.h"
+#include "core/errors.h"
+#include "core/history.h"
 #include "io/import.h"
 
 namespace isocheck::fuzz {

@@ -43,6 +43,8 @@ class Gen {
   History run() {
     make_shape();
     simulate();
+    // (No draw when run mutations are off: the other options' seeds keep their histories.)
+    if (!o_.serial && o_.run_mutation_percent > 0 && pct(o_.run_mutation_percent) && mutate_run()) return build();
     if (!o_.serial && pct(o_.mutation_percent)) mutate();
     return build();
   }
@@ -269,6 +271,63 @@ class Gen {
     }
   }
 
+  // A list read that breaks a writer's run of appends (its appends to the
+  // key, one atomic step): without the run's first element, cut after a
+  // non-last element, two neighbours swapped, or an element repeated. Prefers
+  // elements of runs of two or more. False when no list read shows anything.
+  bool mutate_run() {
+    std::vector<std::pair<int, size_t>> rs;
+    for (auto [i, j] : reads())
+      if (t_[i].ops[j].kind == OpKind::read_list && !t_[i].ops[j].list.empty()) rs.emplace_back(i, j);
+    if (rs.empty()) return false;
+    auto [i, j] = pick(rs);
+    GOp& r = t_[i].ops[j];
+    Seq l = r.list;
+    // Each element's writer (values are unique per key) and its run's length.
+    std::map<int64_t, int> owner;
+    std::map<int, int> run_len;
+    for (auto [a, b] : writes())
+      if (t_[a].ops[b].key == r.key) owner[t_[a].ops[b].value] = a, ++run_len[a];
+    auto in_run = [&](size_t p) {
+      auto it = owner.find(l[p]);
+      return it != owner.end() && run_len[it->second] >= 2;
+    };
+    // Positions of elements that are first (or not last) in a long run, when any.
+    std::vector<size_t> firsts, not_lasts, any(l.size());
+    for (size_t p = 0; p < l.size(); ++p) {
+      any[p] = p;
+      if (!in_run(p)) continue;
+      if (p == 0 || owner.count(l[p - 1]) == 0 || owner[l[p - 1]] != owner[l[p]]) firsts.push_back(p);
+      if (p + 1 < l.size() && owner.count(l[p + 1]) && owner[l[p + 1]] == owner[l[p]]) not_lasts.push_back(p);
+    }
+    switch (uni(4)) {
+      case 0: {  // the run without its first append
+        size_t p = pick(firsts.empty() ? any : firsts);
+        l.erase(l.begin() + static_cast<ptrdiff_t>(p));
+        break;
+      }
+      case 1: {  // the run cut after a non-last append (what follows stays)
+        if (not_lasts.empty()) return false;
+        size_t p = pick(not_lasts) + 1;
+        l.erase(l.begin() + static_cast<ptrdiff_t>(p));
+        break;
+      }
+      case 2: {  // two neighbours swapped
+        if (l.size() < 2) return false;
+        size_t p = uni(l.size() - 1);
+        std::swap(l[p], l[p + 1]);
+        break;
+      }
+      default: {  // an element repeated somewhere
+        int64_t v = pick(l);
+        l.insert(l.begin() + static_cast<ptrdiff_t>(uni(l.size() + 1)), v);
+        break;
+      }
+    }
+    set_list(r, l);
+    return true;
+  }
+
   void mutate() {
     switch (uni(7)) {
       case 0: random_read_from(); return;
@@ -402,13 +461,28 @@ class Gen {
       return s;
     };
     if (times_) h.time_unit = "ms";
+    // (no draw at all when the option is off: the same seed, the same history)
+    std::vector<std::pair<int64_t, int64_t>> shown(n_);
+    for (int i = 0; i < n_; ++i) shown[i] = {t_[i].begin, t_[i].end};
+    if (o_.time_swap_percent > 0 && times_ && n_ >= 2 && pct(o_.time_swap_percent)) {
+      const int swaps = 1 + static_cast<int>(uni(2));
+      for (int s = 0; s < swaps; ++s) {
+        const int a = static_cast<int>(uni(static_cast<uint64_t>(n_)));
+        const int b = static_cast<int>(uni(static_cast<uint64_t>(n_)));
+        std::swap(shown[a], shown[b]);
+      }
+    }
+    std::vector<bool> untimed(n_, false);
+    if (o_.untimed_txn_percent > 0 && times_)
+      for (int i = 0; i < n_; ++i) untimed[i] = pct(o_.untimed_txn_percent);
     std::map<int, uint32_t> dense_session;
     int64_t id = 1;
     for (int i : file) {
       const GTxn& t = t_[i];
       auto [it, fresh] = dense_session.try_emplace(t.session, static_cast<uint32_t>(h.session_name.size()));
       if (fresh) h.session_name.push_back(t.session + 1);
-      h.begin_txn(id++, it->second, t.status, times_ ? t.begin : kNoTime, times_ ? t.end : kNoTime);
+      const bool timed = times_ && !untimed[i];
+      h.begin_txn(id++, it->second, t.status, timed ? shown[i].first : kNoTime, timed ? shown[i].second : kNoTime);
       for (const GOp& op : t.ops) {
         Sym k = key_sym[op.key];
         if (op.kind == OpKind::read_list) {

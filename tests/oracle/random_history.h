@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 
@@ -37,8 +37,16 @@ struct RandomHistoryOptions {
   int per_key_snapshot_percent = 30;  // of stale ones: each key its own snapshot
   int final_reader_percent = 40;      // known_order: a last txn reading every key
   int mutation_percent = 12;          // histories with one planted oddity
+  int run_mutation_percent = 0;       // histories whose list read shows some writer's run of
+                                      // appends cut, split, reordered or repeated (when one exists)
   int int_key_offset = 1;    // integer keys (a quarter of the histories) are k + this, k = 0, 1, ...
   int value_offset = 0;      // integer values (most histories) are v + this, v = 1, 2, ...
+  // Histories (with times) in which one or two pairs of transactions swap
+  // the [begin, end] they show, after the execution ran: times that need not
+  // agree with the order the writes took effect in (--time-order tests).
+  // File and session order stay the execution's.
+  int time_swap_percent = 0;
+  int untimed_txn_percent = 0;  // in histories with times: transactions shown without them
   bool serial = false;       // no staleness, no mutation, no aborted/unknown:
                              // always SER and SSER (oracle self-test)
 };

@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "audit/audit.h"
 #include "audit/key_versions.h"
@@ -68,9 +70,11 @@ struct TempDir {
 
 // Whole-log verdicts: "holds" / "violated" / "undecided" per level; `dup`:
 // check() found a duplicate write.
-std::vector<std::string> whole(const History& h, const std::vector<Level>& levels, bool* dup = nullptr) {
+std::vector<std::string> whole(const History& h, const std::vector<Level>& levels, bool* dup = nullptr,
+                               int64_t clock_skew = 0) {
   CheckOptions o;
   o.levels = levels;
+  o.clock_skew = clock_skew;
   CheckResult r = check(h, o);
   if (dup) {
     *dup = false;
@@ -88,11 +92,12 @@ std::vector<std::string> whole(const History& h, const std::vector<Level>& level
 // round forgets little, as on a large blind-write log).
 std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
                                  const std::string& rule, AuditResult* res = nullptr, uint64_t fingerprint_mask = ~0ULL,
-                                 uint64_t defer_min = AuditOptions{}.defer_min_txns) {
+                                 uint64_t defer_min = AuditOptions{}.defer_min_txns, int64_t clock_skew = 0) {
   AuditOptions o;
   o.fingerprint_mask = fingerprint_mask;
   o.defer_min_txns = defer_min;
   o.check.levels = levels;
+  o.check.clock_skew = clock_skew;
   o.round_txns = round;
   o.rule = rule;
   AuditResult r = run_audit(file, o);
@@ -141,10 +146,10 @@ struct Stats {
 
 // One history under one rule and level set, several round sizes.
 void compare(const History& h, const std::vector<Level>& levels, const std::string& rule, const fs::path& file,
-             const std::string& what, Stats& st, uint64_t fingerprint_mask = ~0ULL) {
+             const std::string& what, Stats& st, uint64_t fingerprint_mask = ~0ULL, int64_t clock_skew = 0) {
   write_jsonl(h, file.string());
   bool dup = false;
-  auto w = whole(h, levels, &dup);
+  auto w = whole(h, levels, &dup, clock_skew);
   st.dups += dup;
   bool undecided = false;
   for (auto& v : w) undecided |= v == "undecided";
@@ -156,14 +161,16 @@ void compare(const History& h, const std::vector<Level>& levels, const std::stri
     AuditResult r;
     // Rounds 2 and 5 with checks deferred when little is forgotten.
     const bool defer = round == 2 || round == 5;
-    auto a = audited(file.string(), levels, round, rule, &r, fingerprint_mask, defer ? 0 : AuditOptions{}.defer_min_txns);
+    auto a = audited(file.string(), levels, round, rule, &r, fingerprint_mask, defer ? 0 : AuditOptions{}.defer_min_txns,
+                     clock_skew);
     ++st.compared;
     for (auto& rs : r.round_stats) st.deferred += rs.deferred;
     if (r.forgotten) ++st.forgot;
     st.rereads += r.duplicate_rereads > 0;
     st.settled += r.settled_frontiers;
     st.unsettled += r.unsettled_checks;
-    ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " (" << to_string(r.rule) << ")\n"
+    ASSERT_EQ(a, w) << what << " rule=" << rule << " round=" << round << " skew=" << clock_skew << " ("
+                    << to_string(r.rule) << ")\n"
                     << history_jsonl(h);
   }
 }
@@ -1045,6 +1052,42 @@ TEST(Audit, DuplicateWriteOfForgottenWriterIsReported) {
   }
 }
 
+// List reads are checked against whole append runs in the audit as in
+// verify: a read showing a writer's appends cut, split, reordered or
+// repeated is a violation of every level, also when the writer appended
+// rounds before the read (list keys are never forgotten).
+TEST(Audit, ListReadsBreakingAppendRunsAreViolations) {
+  TempDir d;
+  struct Case {
+    std::string what, read, anomaly;
+  };
+  std::vector<Case> cases = {
+      {"run without its first append", "r l [2]", "incompatible order"},
+      {"run cut, another append after it", "r l [1,3]", "G1b (intermediate read)"},
+      {"run reordered", "r l [2,1,3]", "incompatible order"},
+      {"element repeated", "r l [1,2,1]", "duplicate elements"},
+  };
+  for (auto& c : cases) {
+    int next = 1;
+    History h = handmade(concat({{"append l 1 append l 2"}, filler(6, next), {"append l 3"}, filler(6, next), {c.read}}));
+    ASSERT_EQ(whole(h, {Level::ser, Level::si, Level::sser}),
+              (std::vector<std::string>{"violated", "violated", "violated"})) << c.what;
+    AuditResult r = audit_equals_whole(h, d.path / "runs.jsonl", c.what);
+    EXPECT_EQ(r.exit_code(), 1) << c.what;
+    for (auto& l : r.levels) {
+      EXPECT_EQ(l.verdict, "violated") << c.what;
+      EXPECT_EQ(l.anomaly, c.anomaly) << c.what;
+      EXPECT_FALSE(l.explanation.empty()) << c.what;
+    }
+  }
+  // The whole runs in order: holds.
+  int next = 1;
+  History ok = handmade(concat({{"append l 1 append l 2"}, filler(6, next), {"r l [1,2] append l 3"}, filler(6, next),
+                                {"r l [1,2,3]"}}));
+  AuditResult r = audit_equals_whole(ok, d.path / "runs.jsonl", "whole runs");
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
 // The same class of gap for other anomalies that need a forgotten writer:
 // the audit's verdict must equal the whole log's, violated or not.
 TEST(Audit, ReadsOfForgottenWritersEqualWholeCheck) {
@@ -1412,6 +1455,317 @@ TEST(Audit, ThreadsEqualOneThread) {
               violated);
   EXPECT_GT(forgot, 0);
   EXPECT_GT(violated, 0);
+}
+
+
+// Audits a JSONL text at round sizes 1-4 under `rule` and compares with
+// check() on the whole log; returns the whole log's verdicts.
+std::vector<std::string> audit_text_equals_whole(const std::string& text, const std::vector<Level>& levels,
+                                                 const std::string& rule, const fs::path& file,
+                                                 const std::string& what, int64_t clock_skew = 0) {
+  History h = parse_jsonl(text, what);
+  auto w = whole(h, levels, nullptr, clock_skew);
+  {
+    std::ofstream out(file);
+    out << text;
+  }
+  for (uint64_t round : {1, 2, 3, 4}) {
+    AuditResult r;
+    auto a = audited(file.string(), levels, round, rule, &r, ~0ULL, AuditOptions{}.defer_min_txns, clock_skew);
+    EXPECT_EQ(a, w) << what << " rule " << rule << " round " << round << " (" << to_string(r.rule) << ")";
+  }
+  return w;
+}
+
+// Regression: under the fence rule a forgotten fence transaction's real
+// time was lost. The chain orders it before every later transaction, so a
+// later one that ended before it began closes a cycle, which check() on the
+// whole log reports (G0-realtime); the summary had no times when one
+// forgotten transaction had none, else it began with the earliest of them.
+TEST(Audit, FencedSserKeepsTheRealTimeOfForgottenTransactions) {
+  TempDir d;
+  const std::vector<std::pair<std::string, std::string>> logs = {
+      {"a fence that overwrote a later-beginning one (no times on the first)",
+       R"({"id":6,"session":4,"status":"committed","ops":[["r","__fence",null],["w","__fence",1]]}
+{"id":7,"session":1,"status":"committed","begin":9,"end":9,"ops":[["r","__fence",1],["w","__fence",2]]}
+{"id":8,"session":0,"status":"committed","begin":6,"end":6,"ops":[["r","__fence",2],["w","__fence",3]]}
+)"},
+      {"session order in the cycle: T8 -ww-> T9 -so-> T4 -rt-> T8",
+       R"({"id":6,"session":4,"status":"committed","ops":[["r","__fence",null],["w","__fence",1]]}
+{"id":7,"session":1,"status":"committed","ops":[["r","__fence",1],["w","__fence",2]]}
+{"id":8,"session":0,"status":"committed","begin":10,"end":10,"ops":[["r","__fence",2],["w","__fence",3]]}
+{"id":9,"session":3,"status":"committed","ops":[["r","__fence",3],["w","__fence",4]]}
+{"id":4,"session":3,"status":"committed","begin":1,"end":1,"ops":[["w","x",1]]}
+)"},
+      {"every transaction timed: the later one ended after the earliest forgotten begin",
+       R"({"id":1,"session":1,"status":"committed","begin":0,"end":0,"ops":[["r","__fence",null],["w","__fence",1]]}
+{"id":2,"session":2,"status":"committed","begin":10,"end":10,"ops":[["r","__fence",1],["w","__fence",2]]}
+{"id":3,"session":3,"status":"committed","begin":5,"end":5,"ops":[["r","__fence",2],["w","__fence",3]]}
+{"id":4,"session":3,"status":"committed","begin":6,"end":7,"ops":[["r","__fence",3],["w","__fence",4]]}
+)"},
+  };
+  for (auto& [what, text] : logs)
+    for (const char* rule : {"fence", "auto"})
+      for (auto levels : {std::vector<Level>{Level::sser}, std::vector<Level>{Level::ser, Level::si, Level::sser}}) {
+        auto w = audit_text_equals_whole(text, levels, rule, d.path / "a.jsonl", what);
+        EXPECT_EQ(w.back(), "violated") << what;  // sser (last) is violated
+      }
+}
+
+// Regression: a list read whose elements mix integers and strings, in the
+// round where the carry's values switch to named symbols: the elements before
+// the first string were left as integer symbols ("unresolved read" at every
+// round size). Also with the largest and smallest 64-bit integer values.
+TEST(Audit, ListsMixingIntegersAndStringsEqualWholeCheck) {
+  TempDir d;
+  const std::vector<std::tuple<std::string, std::string, std::string>> logs = {
+      {"integers, then a string", "holds",
+       R"({"id":-3000,"session":1,"status":"committed","ops":[["append","y",2]]}
+{"id":-1000,"session":2,"status":"committed","ops":[["r","y",[2,-3,"6"]]]}
+{"id":-6000,"session":1,"status":"committed","ops":[["append","y",-3]]}
+{"id":-5000,"session":1,"status":"committed","ops":[["append","y","6"]]}
+)"},
+      {"64-bit extremes, then a string", "holds",
+       R"({"id":1,"session":1,"status":"committed","ops":[["append","y",9223372036854775807]]}
+{"id":2,"session":2,"status":"committed","ops":[["r","y",[9223372036854775807,-9223372036854775807,"6",6]]]}
+{"id":3,"session":1,"status":"committed","ops":[["append","y",-9223372036854775807]]}
+{"id":4,"session":1,"status":"committed","ops":[["append","y","6"],["append","y",6]]}
+)"},
+      {"64-bit extremes out of session order", "violated",
+       R"({"id":1,"session":1,"status":"committed","ops":[["append","y",9223372036854775807]]}
+{"id":2,"session":2,"status":"committed","ops":[["r","y",[-9223372036854775807,9223372036854775807,"6"]]]}
+{"id":3,"session":1,"status":"committed","ops":[["append","y",-9223372036854775807]]}
+{"id":4,"session":1,"status":"committed","ops":[["append","y","6"]]}
+)"},
+  };
+  for (auto& [what, verdict, text] : logs) {
+    auto w = audit_text_equals_whole(text, {Level::ser, Level::si, Level::sser}, "auto", d.path / "l.jsonl", what);
+    EXPECT_EQ(w[0], verdict) << what;
+  }
+}
+
+// Regression: the time rule's forgetting step computed end < begin - skew and
+// begin - skew - 1 in 64 bits; near the smallest time they wrapped around and
+// a transaction was forgotten before a session successor that began long
+// before it (a false "holds"). check() compares in 128 bits.
+TEST(Audit, TimeRuleClockSkewNearTheExtremesOfTime) {
+  TempDir d;
+  const std::vector<std::tuple<std::string, std::string, std::string>> logs = {
+      {"a session successor at the smallest time", "violated",
+       R"({"id":1,"session":1,"status":"committed","begin":100,"end":101,"ops":[["w","x",1]]}
+{"id":2,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775807,"ops":[["r","x",null]]}
+)"},
+      {"a stale read at the largest time", "violated",
+       R"({"id":1,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775800,"ops":[["w","x",1]]}
+{"id":2,"session":2,"status":"committed","begin":9223372036854775800,"end":9223372036854775807,"ops":[["r","x",null]]}
+{"id":3,"session":3,"status":"committed","begin":9223372036854775806,"end":9223372036854775807,"ops":[["r","x",1]]}
+)"},
+      {"the whole range, valid", "holds",
+       R"({"id":1,"session":1,"status":"committed","begin":-9223372036854775807,"end":-9223372036854775806,"ops":[["w","x",1]]}
+{"id":2,"session":2,"status":"committed","begin":0,"end":1,"ops":[["r","x",1],["w","x",2]]}
+{"id":3,"session":1,"status":"committed","begin":9223372036854775806,"end":9223372036854775807,"ops":[["r","x",2]]}
+)"},
+  };
+  for (auto& [what, verdict, text] : logs)
+    for (int64_t skew : {int64_t{0}, int64_t{5}, int64_t{1} << 62, std::numeric_limits<int64_t>::max()})
+      for (const char* rule : {"time", "auto"}) {
+        auto w = audit_text_equals_whole(text, {Level::sser}, rule, d.path / "s.jsonl", what, skew);
+        if (skew == 5) {
+          EXPECT_EQ(w[0], verdict) << what;
+        }
+      }
+}
+
+// The same transactions in another file order: sessions interleaved at
+// random, each session's own order kept (so the same history).
+History interleaved(const History& h, std::mt19937_64& rng) {
+  std::vector<std::vector<TxnIdx>> queue(h.session_count());
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) queue[h.txn_session[t]].push_back(t);
+  std::vector<size_t> at(queue.size(), 0);
+  History out;
+  out.keys = h.keys;
+  out.values = h.values;
+  out.session_name = h.session_name;
+  out.time_unit = h.time_unit;
+  for (size_t left = h.txn_count(); left > 0; --left) {
+    size_t s;
+    do s = rng() % queue.size();
+    while (at[s] == queue[s].size());
+    const TxnIdx t = queue[s][at[s]++];
+    out.begin_txn(h.txn_id[t], h.txn_session[t], h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if (h.op_kind[o] == OpKind::read_list) out.add_list_read(h.op_key[o], h.list(o));
+      else out.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+    out.end_txn();
+  }
+  return out;
+}
+
+// A fenced random log where only some transactions keep their times (15 or
+// 40 per cent, fences too) and one timed transaction (often a fence) is moved
+// earlier or later, so that a transaction the fence chain orders after
+// another may have ended before it began: a real-time cycle, perhaps through
+// a transaction the fence rule has already forgotten. (Before the summary
+// kept the latest begin, 11 of 600 such logs got a false "holds".)
+History fenced_with_some_times(uint64_t seed, int i) {
+  RandomHistoryOptions o = small_fenced_options(i);
+  o.times_percent = 100;
+  std::mt19937_64 rng(seed);
+  History h = add_fences(random_history(seed, o), 1 + i % 3);
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (h.has_times(t)) lo = std::min(lo, h.txn_begin[t]), hi = std::max(hi, h.txn_end[t]);
+  const uint64_t keep = i % 2 ? 15 : 40;
+  std::vector<TxnIdx> timed;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (!h.has_times(t)) continue;
+    if (rng() % 100 >= keep) h.txn_begin[t] = h.txn_end[t] = kNoTime;
+    else timed.push_back(t);
+  }
+  if (!timed.empty() && hi > lo) {
+    TxnIdx t = timed[rng() % timed.size()];
+    for (TxnIdx u : timed)  // prefer a fence
+      if (rng() % 2 && h.op_end(u) - h.op_begin(u) == 2 && !h.keys.is_int(h.op_key[h.op_begin(u)]) &&
+          h.keys.name(h.op_key[h.op_begin(u)]) == "__fence")
+        t = u;
+    const int64_t len = h.txn_end[t] - h.txn_begin[t];
+    if (rng() % 2) h.txn_begin[t] -= static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+    else h.txn_begin[t] += static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+    h.txn_end[t] = h.txn_begin[t] + len;
+  }
+  return h;
+}
+
+// Fenced random logs where only some transactions carry times: sser (alone
+// or with ser and si) under the fence rule (the time rule needs every time).
+TEST(Audit, RandomFencedHistoriesWithSomeTimesEqualWholeCheck) {
+  TempDir d;
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
+  for (int i = 0; i < iters; ++i) {
+    History h = fenced_with_some_times(21000 + i, i);
+    std::vector<Level> levels =
+        i % 4 < 2 ? std::vector<Level>{Level::sser} : std::vector<Level>{Level::ser, Level::si, Level::sser};
+    compare(h, levels, i % 2 ? "fence" : "auto", d.path / "p.jsonl", "seed " + std::to_string(21000 + i), st);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("fenced, some times: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", st.logs,
+              st.violated, st.forgot, st.compared);
+  EXPECT_GT(st.forgot, st.compared / 4);
+  EXPECT_GT(st.violated, 0);
+}
+
+// Random logs whose values are integers (some near the largest and smallest
+// 64-bit values) and strings with an integer's digits, mixed in the same
+// list reads. Half of them: a value is a string only where a list read
+// reveals it, after another element, before anything else in file order
+// mentions it (sessions interleaved at random), so the first string an audit
+// meets is often inside a list, after integers. The other half: by value.
+History mixed_values(uint64_t seed, int i, int& mixed_lists) {
+  RandomHistoryOptions o = small_fenced_options(i);
+  o.mode = i % 4 == 3 ? RandomMode::blind_writes : RandomMode::known_order;
+  std::mt19937_64 rng(seed);
+  History h = interleaved(random_history(seed, o), rng);
+  const bool first_seen_in_lists = i % 2 == 0;
+  // Values first seen (file order) at a list position after the first.
+  std::set<Sym> seen, in_list;
+  for (OpIdx op = 0; op < h.op_count(); ++op) {
+    if (h.op_kind[op] == OpKind::read_list) {
+      auto l = h.list(op);
+      for (size_t j = 0; j < l.size(); ++j)
+        if (seen.insert(l[j]).second && j > 0) in_list.insert(l[j]);
+    } else if (h.op_value[op] != kNullValue) {
+      seen.insert(h.op_value[op]);
+    }
+  }
+  std::vector<std::string> names;
+  std::vector<uint8_t> is_int;
+  std::map<std::pair<bool, std::string>, Sym> index;
+  auto sym_of = [&](bool integer, const std::string& name) {
+    auto [it, fresh] = index.try_emplace({integer, name}, names.size());
+    if (fresh) names.push_back(name), is_int.push_back(integer);
+    return it->second;
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  auto map_value = [&](Sym v) -> Sym {
+    if (!h.values.is_int(v)) return sym_of(false, h.values.name(v));
+    const int64_t x = h.values.named() ? std::stoll(h.values.name(v)) : SymbolTable::as_int(v);
+    const int64_t r = ((x % 4) + 4) % 4;
+    if (first_seen_in_lists ? in_list.count(v) > 0 : r == 1) return sym_of(false, std::to_string(x));
+    if (r == 2) return sym_of(true, std::to_string(kMax - x / 4));       // INT64_MAX for x = 2
+    if (r == 3) return sym_of(true, std::to_string(kMin + 1 + x / 4));   // INT64_MIN + 1 for x = 3
+    return sym_of(true, std::to_string(x));
+  };
+  for (OpIdx op = 0; op < h.op_count(); ++op)
+    if (h.op_kind[op] != OpKind::read_list && h.op_value[op] != kNullValue) h.op_value[op] = map_value(h.op_value[op]);
+  for (Sym& v : h.list_value) v = map_value(v);
+  h.values = SymbolTable{};
+  h.values.set_named(std::move(names), std::move(is_int));
+  for (OpIdx op = 0; op < h.op_count(); ++op) {
+    if (h.op_kind[op] != OpKind::read_list) continue;
+    bool ints = false, strings = false;
+    for (Sym v : h.list(op)) (h.values.is_int(v) ? ints : strings) = true;
+    mixed_lists += ints && strings;
+  }
+  return i % 3 ? add_fences(h, 1 + i % 2) : h;
+}
+
+TEST(Audit, RandomHistoriesMixingIntegerAndStringValuesEqualWholeCheck) {
+  TempDir d;
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
+  int mixed_lists = 0;
+  for (int i = 0; i < iters; ++i) {
+    History h = mixed_values(23000 + i, i, mixed_lists);
+    std::vector<Level> levels = i % 4 < 2 ? std::vector<Level>{Level::ser, Level::si, Level::sser}
+                                          : std::vector<Level>{Level::ser};
+    compare(h, levels, "auto", d.path / "v.jsonl", "seed " + std::to_string(23000 + i), st);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("mixed values: %d logs, %d list reads mixing integers and strings, %d violated level verdicts, %d of "
+              "%d audits forgot something\n",
+              st.logs, mixed_lists, st.violated, st.forgot, st.compared);
+  EXPECT_GT(mixed_lists, iters / 4);
+  EXPECT_GT(st.violated, 0);
+}
+
+// Timed random logs moved to the extremes of the 64-bit range (near the
+// smallest time, near the largest, or split between them), audited with a
+// clock skew from 0 to the largest: the time rule unfenced, the fence rule
+// fenced.
+TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
+  TempDir d;
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  const int64_t skews[] = {0, 1, 3, 10, int64_t{1} << 62, kMax};
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions o = small_fenced_options(i);
+    o.times_percent = 100;
+    History h = random_history(25000 + i, o);
+    int64_t lo = kMax, hi = kMin;
+    for (size_t t = 0; t < h.txn_count(); ++t) lo = std::min(lo, h.txn_begin[t]), hi = std::max(hi, h.txn_end[t]);
+    const int64_t mid = lo + (hi - lo) / 2;
+    for (std::vector<int64_t>* x : {&h.txn_begin, &h.txn_end})
+      for (size_t t = 0; t < h.txn_count(); ++t) {
+        int64_t& v = (*x)[t];
+        switch (i % 3) {
+          case 0: v = kMin + 1 + (v - lo); break;   // from the smallest time
+          case 1: v = kMax - (hi - v); break;        // to the largest
+          default: v = v <= mid ? kMin + 1 + (v - lo) : kMax - (hi - v);  // both ends
+        }
+      }
+    const int64_t skew = skews[(i / 3) % 6];
+    const bool fenced = i % 4 == 3;
+    History f = fenced ? add_fences(h, 1 + i % 3) : h;
+    std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::sser} : std::vector<Level>{Level::sser};
+    compare(f, levels, "auto", d.path / "e.jsonl", "seed " + std::to_string(25000 + i), st, ~0ULL, skew);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("extreme times: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", st.logs,
+              st.violated, st.forgot, st.compared);
+  EXPECT_GT(st.forgot, st.compared / 4);
+  EXPECT_GT(st.violated, 0);
 }
 
 }  // namespace

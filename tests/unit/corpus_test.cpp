@@ -59,7 +59,7 @@ const std::vector<Entry>& corpus() {
       {"elle-cli", "elle-cli/histories/elle/list-append-gh-30.edn", Format::elle_edn, 5, 5,
        {{Level::ser, Expect::fails}}, "elle-cli test.sh: run_test 1 --consistency-models serializable"},
       // Elle accepts these; isocheck reports the read of x=3, a value no
-      // transaction wrote (DESIGN.md: a thin-air read is evidence that makes
+      // transaction wrote (docs/architecture.md: a thin-air read is evidence that makes
       // every level fail).
       {"elle-cli", "elle-cli/histories/elle/rw-register.edn", Format::elle_edn, 3, 3,
        {{Level::sser, Expect::holds}}, "elle-cli test.sh: run_test 0", AnomalyKind::thin_air_read,

@@ -15,7 +15,7 @@
 
 #include "gen/gen.h"
 #include "gen/random.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "solver/check.h"

@@ -1,4 +1,4 @@
-// GPU closure (issue 7, docs/gpu.md). Host-side parts (level plan, host slice
+// GPU closure (docs/gpu.md). Host-side parts (level plan, host slice
 // backend, memory plan, incremental rounds, MPI slices on CPU ranks) run
 // everywhere; the device tests are skipped visibly without a CUDA device.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
-#include "closure/gpu_testgraphs.h"
-#include "io/errors.h"
+#include "common/gpu_testgraphs.h"
+#include "core/errors.h"
 
 using namespace isocheck;
 using namespace isocheck::gputest;

@@ -1,4 +1,4 @@
-// The GPU closure's host plan (issue 7, docs/gpu.md "Host plan"): the fast
+// The GPU closure's host plan (docs/gpu.md "Host plan"): the fast
 // plan must equal the first, straightforward one (tests/common/
 // gpu_plan_reference.h) field for field, for every thread count, and its
 // pieces (Tarjan, Kahn numbering, condensation) must keep their contracts.
@@ -12,7 +12,7 @@
 #include "closure/counting_sort.h"
 #include "closure/gpu_closure.h"
 #include "closure/gpu_plan.h"
-#include "closure/gpu_testgraphs.h"
+#include "common/gpu_testgraphs.h"
 #include "closure/graph_algos.h"
 #include "closure/parallel_ranges.h"
 #include "common/gpu_plan_reference.h"

@@ -12,7 +12,7 @@
 #include <random>
 
 #include "common/history_fixtures.h"
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 
 namespace isocheck {

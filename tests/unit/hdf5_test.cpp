@@ -13,7 +13,7 @@
 #include <random>
 #include <sstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/jsonl.h"
 #include "io/sink.h"
 

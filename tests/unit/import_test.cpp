@@ -1,13 +1,16 @@
 // Importers: each format's mapping to the History model, its statistics, and
 // its errors (line or byte offset, never a crash). Fuzzer finds are at the end.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/import.h"
+#include "solver/check.h"
 
 using namespace isocheck;
 namespace fs = std::filesystem;
@@ -202,6 +205,38 @@ TEST(ImportEdn, MissingProcessIsOneFreshSession) {
   EXPECT_EQ(session_of(h, 1), 4);
 }
 
+// Elle list-append histories go through the same list checks as JSONL: a
+// read of [2] after one transaction appended 1 then 2 shows half of that
+// transaction, and [1 1] shows one append twice; each violates every level.
+TEST(ImportEdn, ListReadsBreakingAppendRunsAreViolations) {
+  const std::string writer =
+      "{:type :invoke :process 0 :value [[:append :l 1] [:append :l 2]] :index 0}\n"
+      "{:type :ok :process 0 :value [[:append :l 1] [:append :l 2]] :index 1}\n";
+  auto reader = [](const std::string& list) {
+    return "{:type :invoke :process 1 :value [[:r :l nil]] :index 2}\n"
+           "{:type :ok :process 1 :value [[:r :l " + list + "]] :index 3}\n";
+  };
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  // The whole run: every level holds.
+  CheckResult whole = check(parse_elle_edn(writer + reader("[1 2]"), "t.edn"), o);
+  EXPECT_TRUE(whole.anomalies.empty());
+  EXPECT_TRUE(whole.all_hold());
+  struct Case {
+    std::string list;
+    AnomalyKind kind;
+  };
+  for (const Case& c : {Case{"[2]", AnomalyKind::incompatible_order}, Case{"[2 1]", AnomalyKind::incompatible_order},
+                        Case{"[1]", AnomalyKind::intermediate_read}, Case{"[1 2 1]", AnomalyKind::duplicate_elements}}) {
+    History h = parse_elle_edn(writer + reader(c.list), "t.edn");
+    ASSERT_EQ(h.txn_count(), 2u);
+    CheckResult r = check(h, o);
+    ASSERT_EQ(r.anomalies.size(), 1u) << c.list;
+    EXPECT_EQ(r.anomalies[0].kind, c.kind) << c.list << ": " << to_string(r.anomalies[0].kind);
+    for (const LevelResult& lr : r.levels) EXPECT_FALSE(lr.holds) << c.list;
+  }
+}
+
 TEST(ImportEdn, Errors) {
   auto edn = [](const std::string& s) { return [s] { parse_elle_edn(s, "x.edn"); }; };
   expect_input_error(edn("{:type :invoke :process 0 :value [[:append 1 1]]}\n{:type :ok :process 0 :value [[:append 1"),
@@ -309,6 +344,38 @@ TEST(ImportCobra, Timestamps) {
   EXPECT_EQ(h.txn_begin[0], 1000);
   EXPECT_EQ(h.txn_end[0], 1500);
   EXPECT_EQ(st.format, "cobra (with timestamps)");
+}
+
+// The smallest 64-bit integer means "no time" inside a history: as a
+// timestamp it would silently drop the transaction's times. Refused.
+TEST(ImportCobra, SmallestTimestampIsRefused) {
+  auto parse = [](std::string bytes) {
+    return [bytes] {
+      std::vector<CobraLog> logs = {{0, "T0.log", bytes}};
+      parse_cobra_logs(logs);
+    };
+  };
+  const int64_t smallest = std::numeric_limits<int64_t>::min();
+  std::string at_start = S(1);
+  be64(at_start, smallest);
+  at_start += W(5, 1, 1) + C(1);
+  be64(at_start, 1500);
+  expect_input_error(parse(at_start), "T0.log: byte 0", "reserved for \"no time\"");
+  std::string at_commit = S(1);
+  be64(at_commit, 1000);
+  at_commit += W(5, 1, 1) + C(1);
+  be64(at_commit, smallest);
+  expect_input_error(parse(at_commit), "T0.log: byte 42", "reserved for \"no time\"");
+  // One above it is a time like any other.
+  std::string lowest = S(1);
+  be64(lowest, smallest + 1);
+  lowest += W(5, 1, 1) + C(1);
+  be64(lowest, smallest + 1);
+  std::vector<CobraLog> logs = {{0, "T0.log", lowest}};
+  History h = parse_cobra_logs(logs);
+  ASSERT_EQ(h.txn_count(), 1u);
+  EXPECT_TRUE(h.has_times(0));
+  EXPECT_EQ(h.txn_begin[0], smallest + 1);
 }
 
 TEST(ImportCobra, Errors) {

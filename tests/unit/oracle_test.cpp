@@ -111,6 +111,30 @@ TEST(Oracle, IntermediateListReadFailsAll) {
          false, false, false, "intermediate_read");
 }
 
+// A list's state is the concatenation of whole runs of appends (each
+// transaction's appends to the key, in order): a read showing a run without
+// its first element, cut before another writer's element, reordered, or an
+// element twice is no state at all.
+TEST(Oracle, ListReadsMustShowWholeAppendRuns) {
+  const std::string w12 = R"({"id":1,"session":1,"status":"committed","ops":[["append","l",1],["append","l",2]]})" "\n";
+  const std::string w3 = R"({"id":3,"session":3,"status":"committed","ops":[["append","l",3]]})" "\n";
+  auto r = [](const std::string& list) {
+    return R"({"id":2,"session":2,"status":"committed","ops":[["r","l",)" + list + "]]}\n";
+  };
+  expect(V(w12 + r("[2]")), false, false, false);
+  expect(V(w12 + r("[1,3]") + w3), false, false, false, "intermediate_read");
+  expect(V(w12 + r("[3,1]") + w3), false, false, false, "intermediate_read");
+  expect(V(w12 + r("[2,1,3]") + w3), false, false, false);
+  expect(V(w12 + r("[1,3,2]") + w3), false, false, false);
+  expect(V(R"({"id":1,"session":1,"status":"committed","ops":[["append","l",1]]})" "\n" + r("[1,1]")), false, false,
+         false);
+  // Whole runs in either order, and a transaction's own partial run, hold.
+  expect(V(w12 + r("[1,2,3]") + w3), true, true, true);
+  expect(V(w12 + r("[3,1,2]") + w3), true, true, true);
+  expect(V(R"({"id":1,"session":1,"status":"committed","ops":[["append","l",1],["r","l",[1]],["append","l",2]]})"),
+         true, true, true);
+}
+
 TEST(Oracle, ThinAirFailsAll) {
   expect(V(R"({"id":1,"session":1,"status":"committed","ops":[["r","x",null],["w","x",1]]}
 {"id":2,"session":2,"status":"committed","ops":[["r","x",7]]})"),

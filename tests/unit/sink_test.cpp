@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "io/errors.h"
+#include "core/errors.h"
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "io/jsonl_stream.h"
@@ -173,9 +173,44 @@ TEST(Sink, OtherFormatsAreUsageErrors) {
   EXPECT_THROW(open_sink(tmp("x"), Format::unknown, ""), UsageError);
 }
 
+// An output that cannot be written is a usage error (exit 2); a full disk a
+// resource error (exit 3).
 TEST(Sink, UnwritablePathIsAnError) {
-  EXPECT_THROW(open_sink("/nonexistent-dir/x.jsonl", Format::jsonl, ""), InputError);
-  EXPECT_THROW(open_sink("/nonexistent-dir/x.h5", Format::hdf5, ""), InputError);
+  EXPECT_THROW(open_sink("/nonexistent-dir/x.jsonl", Format::jsonl, ""), UsageError);
+  EXPECT_THROW(open_sink("/nonexistent-dir/x.h5", Format::hdf5, ""), UsageError);
+  EXPECT_THROW(
+      {
+        auto s = open_sink("/dev/full", Format::jsonl, "");
+        s->append(random_history(3, false, 1));
+        s->finish();
+      },
+      ResourceError);
+}
+
+// A sink writes beside its destination and renames in finish(): one abandoned
+// halfway (an error, a kill) leaves the old file whole and no temporary file.
+TEST(Sink, DestinationReplacedOnlyByFinish) {
+  for (Format f : {Format::jsonl, Format::hdf5}) {
+    std::string path = tmp(f == Format::jsonl ? "atomic.jsonl" : "atomic.h5");
+    auto dir = std::filesystem::path(path).parent_path();
+    std::filesystem::remove(path);
+    {
+      std::ofstream(path) << "old\n";
+    }
+    size_t files = std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+    {
+      auto s = open_sink(path, f, "ns");
+      s->append(random_history(5, false, 2));
+      EXPECT_EQ(slurp(path), "old\n");
+    }  // destroyed without finish()
+    EXPECT_EQ(slurp(path), "old\n");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), files);
+    auto s = open_sink(path, f, "ns");
+    s->append(random_history(5, false, 2));
+    s->finish();
+    EXPECT_NE(slurp(path), "old\n");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), files);
+  }
 }
 
 TEST(Sink, FormatFromExtension) {

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <random>
 
-#include "util/radix_order.h"
+#include "core/radix_order.h"
 
 namespace isocheck {
 namespace {

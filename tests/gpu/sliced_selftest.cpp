@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "closure/gpu_testgraphs.h"
+#include "common/gpu_testgraphs.h"
 #include "closure/sliced_closure.h"
 
 using namespace isocheck;

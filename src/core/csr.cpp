@@ -2,7 +2,7 @@
 #include <cstddef>  // edges.h uses size_t without including it
 #include <stdexcept>
 
-#include "graph/edges.h"
+#include "core/edges.h"
 
 namespace isocheck {
 

@@ -1,4 +1,4 @@
-#include "io/history.h"
+#include "core/history.h"
 
 #include <algorithm>
 #include <charconv>

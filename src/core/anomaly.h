@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "io/history.h"
+#include "core/history.h"
 
 namespace isocheck {
 
@@ -16,7 +16,9 @@ enum class AnomalyKind : uint8_t {
   nonrepeatable_read,  // two reads of one key in one txn saw different values
   duplicate_write,     // a value written twice to one key
   lost_update,         // two txns read one version and both wrote the key
-  incompatible_order,  // list reads that are not prefixes of one another
+  incompatible_order,  // list reads that are not prefixes of one another, or a list read
+                       // that shows a writer's appends split, reordered or without its first ones
+  duplicate_elements,  // a list read that holds one appended element twice
 };
 const char* to_string(AnomalyKind k);
 

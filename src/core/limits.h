@@ -1,0 +1,104 @@
+// --memory-limit and --time-limit: exhaustion becomes exit 3 with what to raise.
+//
+// The memory limit is on resident memory, the way a batch system's cgroup
+// limit is: the pages of RAM the process itself allocated (/proc/self/statm's
+// resident less its shared pages, i.e. without the libraries' code and MPI's
+// shared-memory segments). It is checked where the program can stop cleanly
+// (check_limits(): every stage boundary, every collective step of the
+// distributed driver, every piece it checks), and in between by a watchdog
+// that samples the resident size; the time limit likewise. Both watchdogs
+// wait for the first check that passes, so a limit already exceeded at the
+// start is reported by the check, which under MPI every rank agrees on.
+// The state is header-only so that the stage libraries can check too.
+#pragma once
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/errors.h"
+
+namespace isocheck {
+
+namespace limits_detail {
+inline std::atomic<const char*> stage{"start"};
+inline std::atomic<uint64_t> memory_limit{0};  // bytes; 0: none
+inline std::atomic<int64_t> deadline_ns{0};    // steady-clock nanoseconds; 0: none
+inline std::atomic<double> time_limit_s{0};
+inline std::atomic<bool> armed{false};  // a check passed: the watchdogs may act
+
+inline int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace limits_detail
+
+// "512M", "8G", "1073741824" -> bytes (positive, without overflow); throws UsageError.
+unsigned long long parse_bytes(const std::string& s, const char* option);
+// "90", "90s", "5m", "2h" -> seconds (positive; a huge value means no limit);
+// throws UsageError.
+double parse_seconds(const std::string& s, const char* option);
+
+// The process's private resident memory in bytes (0 when /proc is missing).
+inline uint64_t private_resident_bytes() {
+  static const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  static const long page = ::sysconf(_SC_PAGESIZE);
+  if (fd < 0) return 0;
+  char buf[160];
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  unsigned long long size = 0, resident = 0, shared = 0;
+  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3) return 0;
+  return resident > shared ? (resident - shared) * static_cast<uint64_t>(page) : 0;
+}
+
+// "100 MiB", "77.4 MiB", "512 KiB".
+inline std::string format_mib(uint64_t bytes) {
+  char s[48];
+  if (bytes % (uint64_t{1} << 20) == 0) std::snprintf(s, sizeof s, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
+  else if (bytes < (uint64_t{1} << 20)) std::snprintf(s, sizeof s, "%llu KiB", static_cast<unsigned long long>((bytes + 1023) >> 10));
+  else std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return s;
+}
+
+inline const char* current_stage() { return limits_detail::stage.load(); }
+inline void set_stage(const char* s) { limits_detail::stage.store(s); }
+inline unsigned long long memory_limit() { return limits_detail::memory_limit.load(); }  // 0 = none set
+
+// The one-line messages (without the "isocheck: " prefix).
+inline std::string memory_limit_message(uint64_t resident) {
+  return "memory limit of " + format_mib(memory_limit()) + " reached during stage \"" + current_stage() + "\" (" +
+         format_mib(resident) + " resident); raise --memory-limit";
+}
+inline std::string time_limit_message() {
+  char s[64];
+  std::snprintf(s, sizeof s, "%g", limits_detail::time_limit_s.load());
+  return std::string("time limit of ") + s + "s reached during stage \"" + current_stage() + "\"; raise --time-limit";
+}
+
+// Enters `stage` (when given) and throws ResourceError when the resident
+// memory is past --memory-limit or --time-limit has run out.
+inline void check_limits(const char* stage = nullptr) {
+  if (stage) set_stage(stage);
+  if (const uint64_t lim = limits_detail::memory_limit.load(std::memory_order_relaxed)) {
+    const uint64_t r = private_resident_bytes();
+    if (r > lim) throw ResourceError(memory_limit_message(r));
+  }
+  if (const int64_t d = limits_detail::deadline_ns.load(std::memory_order_relaxed); d && limits_detail::now_ns() >= d)
+    throw ResourceError(time_limit_message());
+  limits_detail::armed.store(true);
+}
+
+// Set a limit and start the watchdog; it acts only after the first
+// check_limits() that passes.
+void apply_memory_limit(unsigned long long bytes);
+void apply_time_limit(double seconds);
+// In a job of several ranks a limit's message names this process's rank.
+void set_limit_rank(int rank, int ranks);
+
+}  // namespace isocheck

@@ -1,0 +1,101 @@
+// The verdict vocabulary every stage after the solver shares: the levels, a
+// violation's witness, the result of checking a history. The solver produces
+// these; report/, audit/ and mpi/ read them without depending on the solver.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/anomaly.h"
+#include "core/edges.h"
+#include "core/history.h"
+
+namespace isocheck {
+
+enum class Level : uint8_t { ser = 0, si = 1, sser = 2 };
+const char* to_string(Level l);
+
+// How a serial witness was found (solver/serial_witness.h), or none.
+enum class WitnessOrder : uint8_t { none = 0, begin_time, end_time, file };
+const char* to_string(WitnessOrder o);
+
+// A violation's proof: a cycle of edges, in order (dst of one = src of next).
+// A constraint of the general engine, for explanations: the order of two
+// chains of writes to `key` (each named by its first transaction).
+struct ConstraintRef {
+  Sym key;
+  TxnIdx first_head, second_head;
+};
+
+struct Witness {
+  std::string anomaly;  // G0, G1c, G-single, G2-item, lost update, ... (+ -realtime etc.)
+  EdgeList cycle;       // over transaction indices; aux/time-node hops collapsed into rt
+  // Refutations by the general engine: constraints that together with the
+  // known edges admit no acyclic choice (the unsatisfiable core).
+  std::vector<ConstraintRef> core;
+  bool core_minimal = false;
+};
+
+struct LevelResult {
+  Level level;
+  bool holds = true;
+  bool decided = true;              // false: cannot decide (reason says why)
+  std::string reason;               // e.g. "12 unordered write pairs on 3 keys"
+  std::optional<Witness> witness;   // when !holds and the violation is a cycle
+};
+
+struct CheckStats {
+  size_t txns = 0, committed = 0, edges = 0;
+  // General engine (the largest level polygraph): constraints built, chain
+  // pairs real time ordered without a constraint, pairs the known graph forced
+  // while building (never constraints), constraints pruning
+  // decided, constraints left to the SAT solver, independent sub-problems.
+  size_t constraints = 0, ordered_by_time = 0, decided_at_build = 0, pruned = 0, to_solver = 0, subproblems = 0;
+  size_t unordered_write_pairs = 0;
+  // Set when a serial witness decided every level (no graph was built).
+  WitnessOrder witness = WitnessOrder::none;
+};
+
+struct CheckResult {
+  std::vector<Anomaly> anomalies;  // make every level fail
+  std::vector<LevelResult> levels;
+  CheckStats stats;
+  bool all_hold() const;
+};
+
+// Isolation levels from weakest to strongest, for "rules out" lists. The weak
+// levels are Biswas–Enea's session-based axioms (read committed, read atomic,
+// causal, prefix); SI is strong-session SI (Cerone–Gotsman's (SO∪WR∪WW);RW?).
+enum class Model : uint8_t {
+  read_committed = 0, read_atomic, causal, prefix, snapshot_isolation, serializable, strict_serializable
+};
+inline constexpr int kModelCount = 7;
+// "read-committed", "read-atomic", "causal", "prefix", "snapshot-isolation",
+// "serializable", "strict-serializable".
+const char* model_name(Model m);
+// Short forms for text: RC, RA, CC, PC, SI, SER, SSER.
+const char* model_short(Model m);
+
+// The weakest level a cycle of *certain* edges rules out; every stronger level
+// is ruled out too (the list is upward closed). Derived from the edge kinds:
+//   any rt edge                      -> strict-serializable only
+//   no rw (G0, G1c, also -process)   -> read-committed (co ⊇ so ∪ wr ∪ ww)
+//   wr then rw between two txns, the wr-read before the stale read
+//                                    -> read-committed (RC axiom)
+//   so/wr then rw between two txns   -> read-atomic (fractured read)
+//   one rw, every other edge so/wr   -> causal (T ->hb T' -rw-> T)
+//   every rw right after an so/wr    -> prefix (each such pair is in co)
+//   no two adjacent rw               -> snapshot-isolation
+//   otherwise                        -> serializable
+Model weakest_ruled_out(const EdgeList& cycle);
+// The same for the per-transaction anomalies: G1a, G1b, thin-air, internal,
+// duplicate write, incompatible order -> read-committed; non-repeatable read
+// -> read-atomic (RC allows it); lost update -> snapshot-isolation (PC allows it).
+Model weakest_ruled_out(AnomalyKind k);
+// The weakest level by the anomaly name alone (what docs/report.md tabulates):
+// G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
+// G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER.
+Model weakest_ruled_out(const std::string& anomaly_name);
+
+}  // namespace isocheck

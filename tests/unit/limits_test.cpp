@@ -1,0 +1,102 @@
+// Resource limits: check_limits() reports resident memory and time past the
+// limits as ResourceError (exit 3), and a reader that runs out of memory says
+// so (std::bad_alloc, exit 3) instead of calling the file unreadable (exit 2).
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "core/errors.h"
+#include "io/import_common.h"
+#include "io/jsonl.h"
+#include "core/limits.h"
+
+namespace isocheck {
+namespace {
+
+TEST(Limits, ResidentMemoryIsMeasured) {
+  const uint64_t r = private_resident_bytes();
+  EXPECT_GT(r, 64u << 10);  // a running C++ program holds more than 64 KiB of its own
+  std::string big(64u << 20, 'x');  // 64 MiB touched
+  EXPECT_GE(private_resident_bytes(), r + (60u << 20));
+}
+
+TEST(Limits, CheckThrowsPastTheMemoryLimit) {
+  limits_detail::memory_limit.store(1);
+  try {
+    check_limits("read");
+    ADD_FAILURE() << "no ResourceError";
+  } catch (const ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory limit of 1 KiB reached during stage \"read\""), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("raise --memory-limit"), std::string::npos);
+  }
+  limits_detail::memory_limit.store(uint64_t{1} << 50);
+  EXPECT_NO_THROW(check_limits("check"));
+  limits_detail::memory_limit.store(0);
+}
+
+TEST(Limits, CheckThrowsPastTheDeadline) {
+  limits_detail::time_limit_s.store(0.5);
+  limits_detail::deadline_ns.store(limits_detail::now_ns() - 1);
+  try {
+    check_limits("solve");
+    ADD_FAILURE() << "no ResourceError";
+  } catch (const ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("time limit of 0.5s reached during stage \"solve\"; raise --time-limit"),
+              std::string::npos)
+        << e.what();
+  }
+  limits_detail::deadline_ns.store(0);
+  EXPECT_NO_THROW(check_limits());
+}
+
+// In a child whose address space leaves 4 MiB beyond what it has mapped, a
+// 16 MiB file cannot be held: the readers must throw std::bad_alloc (exit 3),
+// not InputError "cannot read the file" (exit 2, as if the input were bad).
+// Exit code of the child: 0 bad_alloc, 1 InputError, 2 read it, 3 other.
+int read_under_tight_address_space(bool whole_file, const std::string& path) {
+  long pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  rlimit rl{};
+  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (4u << 20);
+  if (pages == 0 || setrlimit(RLIMIT_AS, &rl) != 0) return 4;
+  try {
+    if (whole_file) (void)imp::read_whole_file(path);
+    else (void)read_jsonl(path);
+    return 2;
+  } catch (const std::bad_alloc&) {
+    return 0;
+  } catch (const InputError&) {
+    return 1;
+  } catch (...) {
+    return 3;
+  }
+}
+
+std::string big_jsonl() {
+  const std::string path = ::testing::TempDir() + "/limits_big.jsonl";
+  std::ofstream out(path);
+  const std::string line = R"({"id":1,"session":1,"status":"committed","ops":[["w","x",1]]})";
+  for (size_t n = 0; n < (16u << 20); n += line.size() + 1) out << line << "\n";
+  return path;
+}
+
+TEST(Limits, JsonlReaderOutOfMemoryIsNotBadInput) {
+  const std::string path = big_jsonl();
+  EXPECT_EXIT(std::exit(read_under_tight_address_space(false, path)), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Limits, WholeFileReaderOutOfMemoryIsNotBadInput) {
+  const std::string path = big_jsonl();
+  EXPECT_EXIT(std::exit(read_under_tight_address_space(true, path)), ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace isocheck
