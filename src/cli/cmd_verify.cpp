@@ -7,8 +7,8 @@
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
-#include "dist/driver.h"
-#include "dist/mpi_env.h"
+#include "mpi/driver.h"
+#include "mpi/mpi_env.h"
 #include "core/errors.h"
 #include "io/load.h"
 #include "io/output_file.h"
@@ -186,7 +186,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_flag("--key-shards", a->key_shards,
               "Distributed: decide the whole history on key shards (hash(key) % ranks; implies --dist); "
               "histories with blind writes fall back to the usual path with a note");
-  c->add_option("--stage-times", a->stage_times, "Distributed: write per-stage seconds and peak memory per rank (JSON)");
+  c->add_option("--stage-times", a->stage_times, "Distributed: write per-stage seconds, peak memory and the most operations held, per rank (JSON)");
   c->callback([a, &exit_code] { exit_code = run_verify(*a); });
 }
 

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "cli/commands.h"
-#include "dist/mpi_env.h"
+#include "mpi/mpi_env.h"
 #include "core/errors.h"
 #include "core/limits.h"
 

@@ -32,7 +32,7 @@ struct SerialWitness {
 // committed transaction has begin/end) are tried.
 SerialWitness find_serial_witness(const History& h, bool need_realtime);
 
-// The pieces, for callers that split a history by key (dist/key_shards):
+// The pieces, for callers that split a history by key (mpi/key_shards):
 // reads only ever see writes to their own key, so a candidate replays
 // cleanly on the whole history iff it does on every key shard, and a repeated
 // (key, value) lies inside one shard. Every shard keeps all transactions, so

@@ -1,4 +1,4 @@
-// Key shards (src/dist/key_shards.h), run under mpiexec with 1, 2 and 4 ranks:
+// Key shards (src/mpi/key_shards.h), run under mpiexec with 1, 2 and 4 ranks:
 // every examples/*.jsonl, 400 oracle random histories (known order; some
 // blind-write ones, which must be refused) and generated read-modify-write
 // histories with one large component (valid, with stale reads that close
@@ -22,10 +22,10 @@
 #include <random>
 #include <sstream>
 
-#include "dist/dist_acyclic.h"
-#include "dist/driver.h"
-#include "dist/key_shards.h"
-#include "dist/mpi_env.h"
+#include "mpi/dist_acyclic.h"
+#include "mpi/driver.h"
+#include "mpi/key_shards.h"
+#include "mpi/mpi_env.h"
 #include "graph/known_graph.h"
 #include "core/errors.h"
 #include "io/hdf5.h"
@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
       ++failures, std::fprintf(stderr, "FAIL budget: no ResourceError naming --history-budget (got \"%s\")\n", msg.c_str());
   }
 
-  // The distributed peel (dist/dist_acyclic.h) against the one-process cycle
+  // The distributed peel (mpi/dist_acyclic.h) against the one-process cycle
   // search on random graphs: DAGs numbered in topological order, DAGs with
   // shuffled numbering (edges cross blocks both ways), planted cycles
   // (self-loops, two-cycles, long cycles through the second segment), and

@@ -1,10 +1,10 @@
-#include "dist/dist_acyclic.h"
+#include "mpi/dist_acyclic.h"
 
 #include <mpi.h>
 
 #include <string>
 
-#include "dist/mpi_env.h"
+#include "mpi/mpi_env.h"
 #include "core/errors.h"
 
 namespace isocheck::dist {

@@ -42,12 +42,12 @@ struct PieceResult {
   std::vector<AnomalyRec> anomalies;
   std::vector<LevelOutcome> levels;
   uint64_t edges = 0, constraints = 0, ordered_by_time = 0, pruned = 0, to_solver = 0, subproblems = 0,
-           unordered_write_pairs = 0;
+           unordered_write_pairs = 0, decided_at_build = 0;
   int error_code = 0;  // 0 ok; 2 input/usage error; 3 resources
   std::string error;
   template <class A> void serialize(A& a, unsigned) {
     a & piece & anomalies & levels & edges & constraints & ordered_by_time & pruned & to_solver & subproblems &
-        unordered_write_pairs & error_code & error;
+        unordered_write_pairs & decided_at_build & error_code & error;
   }
 };
 

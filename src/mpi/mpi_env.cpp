@@ -1,4 +1,4 @@
-#include "dist/mpi_env.h"
+#include "mpi/mpi_env.h"
 
 #include <fcntl.h>
 #include <mpi.h>

@@ -1,4 +1,4 @@
-#include "dist/key_shards.h"
+#include "mpi/key_shards.h"
 
 #include <mpi.h>
 
@@ -9,8 +9,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dist/dist_acyclic.h"
-#include "dist/mpi_env.h"
+#include "mpi/accounting.h"
+#include "mpi/dist_acyclic.h"
+#include "mpi/mpi_env.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
 #include "core/errors.h"
@@ -522,6 +523,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   // ---- witness (or solve): the dependency graph build_known_graph(h) gives,
   // rebuilt in its order, decided by the same code as check().
   if (me == 0) {
+    if (!whole && ko.whole_on_demand) whole = ko.whole_on_demand();
+    if (!whole) throw std::logic_error("key shards: rank 0 gathers without the history");
     const History& h = *whole;
     // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
     auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
@@ -562,7 +565,9 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  return decide_on_shards(h, select_keys(h, size(), rank()), &h, h.resident_bytes(), opt, ko);
+  Shard shard = select_keys(h, size(), rank());
+  note_ops_held(h.op_count() + shard.h.op_count());
+  return decide_on_shards(h, std::move(shard), &h, h.resident_bytes(), opt, ko);
 }
 
 namespace {
@@ -591,7 +596,7 @@ static_assert(sizeof(OpRec) == 32);
 
 }  // namespace
 
-KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
+KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
   const int P = size(), me = rank();
@@ -651,12 +656,17 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
                                                    static_cast<uint32_t>(o - mine.op_begin(t)),
                                                    static_cast<uint32_t>(mine.op_kind[o]), 0};
   }
+  // The range is packed: free it (its size first, for the budget).
+  const uint64_t bytes = mine.resident_bytes();
+  mine = History();
   MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::vector<OpRec> recv(displacements(recv_count, recv_disp, "operations for one rank"));
   MPI_Datatype rec = bytes_type(sizeof(OpRec));
   MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), rec, recv.data(), recv_count.data(), recv_disp.data(),
                 rec, MPI_COMM_WORLD);
   MPI_Type_free(&rec);
+  const uint64_t whole_ops = whole ? whole->op_count() : 0;
+  note_ops_held(whole_ops + send.size() + recv.size());
   std::vector<OpRec>().swap(send);
   // Sources hold consecutive transaction ranges in rank order: the received
   // records are already in (transaction, position) order.
@@ -670,8 +680,9 @@ KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* who
     }
     shard.h.end_txn();
   }
+  note_ops_held(whole_ops + recv.size() + shard.h.op_count());
   std::vector<OpRec>().swap(recv);
-  uint64_t bytes = mine.resident_bytes(), history_bytes = 0;
+  uint64_t history_bytes = 0;
   MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return decide_on_shards(meta, std::move(shard), whole, history_bytes, opt, ko);
 }

@@ -1,4 +1,4 @@
-#include "dist/messages.h"
+#include "mpi/messages.h"
 
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>

@@ -52,6 +52,9 @@ struct KeyShardOptions {
   // then returns `interrupted` (the gather and the general engine on rank 0
   // are not interrupted once started).
   std::function<bool()> stop;
+  // Rank 0, per-rank reads: when `whole` is nullptr, called for the whole
+  // history only if the gather needs it (a level fails or orders are unknown).
+  std::function<const History*()> whole_on_demand;
 };
 
 struct KeyShardOutcome {
@@ -74,9 +77,13 @@ KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, con
 // transactions (ranks in file order), the transaction columns are
 // all-gathered (about 40 bytes a transaction), and every operation travels to
 // the rank owning its key with MPI_Alltoallv. `whole` is the whole history on
-// rank 0 (its final level graphs and the report need it), nullptr elsewhere.
-// Refused for histories with list operations.
-KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
+// rank 0 (its final level graphs and the report need it), nullptr elsewhere
+// (then KeyShardOptions::whole_on_demand). Refused for histories with list
+// operations (then `mine` is untouched); otherwise `mine`'s operations are
+// freed once they are packed for the exchange, so that a rank never holds
+// its range, the records in flight and its shard at once (a caller that falls
+// back after a refusal reads its range again).
+KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko);
 
 // The rank owning a key (the same hash as the partition stage's key shards).

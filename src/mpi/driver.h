@@ -33,7 +33,7 @@ struct DistOptions {
   bool all_violations = false;   // run every piece even after a violation
   uint64_t history_budget = 0;   // bytes of history a rank may hold (0 = no limit)
   std::string stage_times;       // write per-stage times / peak memory (JSON) here
-  // Key shards (dist/key_shards.h): decide the whole history on key shards
+  // Key shards (mpi/key_shards.h): decide the whole history on key shards
   // (--key-shards; never chosen automatically: docs/dist.md says why).
   bool key_shards = false;
   std::string options_text;      // the options that decide the result (checkpoint fingerprint)

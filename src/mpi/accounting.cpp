@@ -1,0 +1,27 @@
+#include "mpi/accounting.h"
+
+#include <sys/resource.h>
+
+#include <atomic>
+
+namespace isocheck::dist {
+
+namespace {
+std::atomic<uint64_t> g_ops_peak{0};
+}  // namespace
+
+void note_ops_held(uint64_t ops) {
+  uint64_t seen = g_ops_peak.load(std::memory_order_relaxed);
+  while (ops > seen && !g_ops_peak.compare_exchange_weak(seen, ops, std::memory_order_relaxed)) {
+  }
+}
+
+uint64_t ops_held_peak() { return g_ops_peak.load(std::memory_order_relaxed); }
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace isocheck::dist

@@ -1,0 +1,290 @@
+#include "mpi/collectives.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <unordered_map>
+
+namespace isocheck::dist {
+
+const char* g_stage = "start";
+
+
+void bcast_string(std::string& s, int root) {
+  std::vector<char> v(s.begin(), s.end());
+  bcast_vec(v, root);
+  s.assign(v.begin(), v.end());
+}
+
+void send_string(const std::string& s, int dest, int tag) {
+  MPI_Send(s.data(), static_cast<int>(s.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD);
+}
+
+MPI_Status wait_probe(int source, int tag) {
+  int flag = 0;
+  MPI_Status st;
+  for (int spins = 0;; ++spins) {
+    MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st);
+    if (flag) return st;
+    if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+}
+
+std::string recv_string(MPI_Status st) {
+  int count = 0;
+  MPI_Get_count(&st, MPI_CHAR, &count);
+  std::string s(static_cast<size_t>(count), '\0');
+  MPI_Recv(s.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return s;
+}
+
+void test_hold(const char* env) {
+  const char* hold = std::getenv(env);
+  if (!hold || *hold != '1') return;
+  if (const char* fifo = std::getenv("ISOCHECK_TEST_READY_FIFO"); fifo && rank() == 0)
+    if (std::FILE* f = std::fopen(fifo, "w")) std::fputs("held\n", f), std::fclose(f);
+  while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+namespace {
+
+void bcast_symbols(SymbolTable& t, int root) {
+  // Names through one Boost-free flat encoding: count, then (is_int, len, bytes).
+  std::string buf;
+  if (rank() == root && t.named()) {
+    for (size_t i = 0; i < t.names().size(); ++i) {
+      const std::string& n = t.names()[i];
+      uint64_t len = n.size();
+      buf.push_back(static_cast<char>(t.int_flags()[i]));
+      buf.append(reinterpret_cast<const char*>(&len), 8);
+      buf.append(n);
+    }
+  }
+  int named = rank() == root ? t.named() : 0;
+  uint64_t count = rank() == root ? t.size() : 0;
+  MPI_Bcast(&named, 1, MPI_INT, root, MPI_COMM_WORLD);
+  MPI_Bcast(&count, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  if (!named) {
+    if (rank() != root) t.note_int_count(count);
+    return;
+  }
+  bcast_string(buf, root);
+  if (rank() == root) return;
+  std::vector<std::string> names;
+  std::vector<uint8_t> is_int;
+  for (size_t p = 0; p < buf.size();) {
+    is_int.push_back(static_cast<uint8_t>(buf[p]));
+    uint64_t len;
+    std::memcpy(&len, buf.data() + p + 1, 8);
+    names.emplace_back(buf.data() + p + 9, len);
+    p += 9 + len;
+  }
+  t.set_named(std::move(names), std::move(is_int));
+}
+
+// One column gathered from every rank into place (MPI_Allgatherv): rank r's
+// elements land after those of ranks < r. False, with `all` untouched, when a
+// count or displacement exceeds an int (the caller then broadcasts in chunks).
+template <class T> bool allgather_column(const std::vector<T>& mine, std::vector<T>& all, size_t skip = 0) {
+  const int P = size();
+  const uint64_t n = mine.size() - std::min(skip, mine.size());
+  std::vector<uint64_t> counts(P);
+  MPI_Allgather(&n, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::vector<int> c(P), d(P);
+  uint64_t total = 0;
+  for (int r = 0; r < P; ++r) {
+    if (counts[r] > INT32_MAX || total > INT32_MAX) return false;
+    c[r] = static_cast<int>(counts[r]), d[r] = static_cast<int>(total);
+    total += counts[r];
+  }
+  const size_t base = all.size();
+  all.resize(base + total);
+  MPI_Allgatherv(mine.data() + (mine.size() - n), c[rank()], mpi_type<T>(), all.data() + base, c.data(), d.data(),
+                 mpi_type<T>(), MPI_COMM_WORLD);
+  return true;
+}
+
+// The old way, for columns past an int count: every rank broadcasts its
+// range in turn and the others append it.
+History allgather_ranges_by_bcast(History&& mine) {
+  History all;
+  all.keys = std::move(mine.keys);
+  all.values = std::move(mine.values);
+  all.time_unit = mine.time_unit;
+  std::unordered_map<int64_t, uint32_t> dense;
+  for (int r = 0; r < size(); ++r) {
+    History part;
+    if (r == rank()) {
+      part.txn_id = mine.txn_id, part.txn_session = mine.txn_session, part.txn_status = mine.txn_status;
+      part.txn_begin = mine.txn_begin, part.txn_end = mine.txn_end, part.txn_op_offset = mine.txn_op_offset;
+      part.op_kind = mine.op_kind, part.op_key = mine.op_key, part.op_value = mine.op_value;
+      part.op_list_offset = mine.op_list_offset, part.list_value = mine.list_value, part.session_name = mine.session_name;
+    }
+    bcast_vec(part.txn_id, r);
+    bcast_vec(part.txn_session, r);
+    bcast_vec(part.txn_status, r);
+    bcast_vec(part.txn_begin, r);
+    bcast_vec(part.txn_end, r);
+    bcast_vec(part.txn_op_offset, r);
+    bcast_vec(part.op_kind, r);
+    bcast_vec(part.op_key, r);
+    bcast_vec(part.op_value, r);
+    bcast_vec(part.op_list_offset, r);
+    bcast_vec(part.list_value, r);
+    bcast_vec(part.session_name, r);
+    uint64_t op_base = all.op_kind.size(), list_base = all.list_value.size();
+    for (size_t t = 0; t < part.txn_id.size(); ++t) {
+      int64_t name = part.session_name[part.txn_session[t]];
+      auto [it, fresh] = dense.try_emplace(name, static_cast<uint32_t>(all.session_name.size()));
+      if (fresh) all.session_name.push_back(name);
+      all.txn_id.push_back(part.txn_id[t]);
+      all.txn_session.push_back(it->second);
+      all.txn_status.push_back(part.txn_status[t]);
+      all.txn_begin.push_back(part.txn_begin[t]);
+      all.txn_end.push_back(part.txn_end[t]);
+      all.txn_op_offset.push_back(op_base + part.txn_op_offset[t + 1]);
+    }
+    all.op_kind.insert(all.op_kind.end(), part.op_kind.begin(), part.op_kind.end());
+    all.op_key.insert(all.op_key.end(), part.op_key.begin(), part.op_key.end());
+    all.op_value.insert(all.op_value.end(), part.op_value.begin(), part.op_value.end());
+    for (size_t o = 1; o < part.op_list_offset.size(); ++o) all.op_list_offset.push_back(list_base + part.op_list_offset[o]);
+    all.list_value.insert(all.list_value.end(), part.list_value.begin(), part.list_value.end());
+  }
+  note_ops_held(mine.op_count() + all.op_count());
+  return all;
+}
+
+// One column scattered from the root: rank r receives elements
+// [first[r], first[r + 1]) (MPI_Scatterv; counts are int, hence the check).
+template <class T> std::vector<T> scatter_column(const std::vector<T>& all, const std::vector<uint64_t>& first, int root) {
+  const int P = size(), me = rank();
+  std::vector<int> counts(P), disp(P);
+  for (int r = 0; r < P; ++r) {
+    if (first[r + 1] - first[r] > INT32_MAX || first[r] > INT32_MAX)
+      throw ResourceError("scattering the history: more than 2^31 elements; run on more ranks");
+    counts[r] = static_cast<int>(first[r + 1] - first[r]), disp[r] = static_cast<int>(first[r]);
+  }
+  std::vector<T> mine(counts[me]);
+  MPI_Scatterv(me == root ? all.data() : nullptr, counts.data(), disp.data(), mpi_type<T>(), mine.data(), counts[me],
+               mpi_type<T>(), root, MPI_COMM_WORLD);
+  return mine;
+}
+
+}  // namespace
+
+void bcast_history(History& h, int root) {
+  bcast_vec(h.txn_id, root);
+  bcast_vec(h.txn_session, root);
+  bcast_vec(h.txn_status, root);
+  bcast_vec(h.txn_begin, root);
+  bcast_vec(h.txn_end, root);
+  bcast_vec(h.txn_op_offset, root);
+  bcast_vec(h.op_kind, root);
+  bcast_vec(h.op_key, root);
+  bcast_vec(h.op_value, root);
+  bcast_vec(h.op_list_offset, root);
+  bcast_vec(h.list_value, root);
+  bcast_vec(h.session_name, root);
+  bcast_string(h.time_unit, root);
+  bcast_symbols(h.keys, root);
+  bcast_symbols(h.values, root);
+}
+
+// Every rank's transaction range (read_hdf5_range) joined on every rank, in
+// rank order: one MPI_Allgatherv per column, then the per-range offsets and
+// session numbers fixed up. Sessions are numbered by first appearance in
+// transaction order, as when one process reads the file.
+History allgather_ranges(History&& mine) {
+  const int P = size();
+  // MPI counts and displacements are ints: past that, in whole or in any
+  // column, the chunked broadcasts (every column is at most this long).
+  uint64_t total[4] = {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size(), mine.session_name.size()};
+  MPI_Allreduce(MPI_IN_PLACE, total, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (mine.op_list_offset.size() != mine.op_kind.size() + 1) {  // freed: no list values in this range
+    if (!mine.list_value.empty()) throw std::logic_error("allgather_ranges: list values without offsets");
+    mine.op_list_offset.assign(mine.op_kind.size() + 1, 0);
+  }
+  // (Test hook, tests/dist/dist_cli.sh: the broadcasts at any size.)
+  if (std::max({total[0], total[1], total[2], total[3]}) + 1 > INT32_MAX || std::getenv("ISOCHECK_TEST_ALLGATHER_BY_BCAST"))
+    return allgather_ranges_by_bcast(std::move(mine));
+  History all;
+  all.keys = std::move(mine.keys);
+  all.values = std::move(mine.values);
+  all.time_unit = mine.time_unit;
+  // Per-rank counts: transactions, operations, list values, session names.
+  const uint64_t here[4] = {mine.txn_id.size(), mine.op_kind.size(), mine.list_value.size(), mine.session_name.size()};
+  std::vector<uint64_t> cnt(4 * P);
+  MPI_Allgather(here, 4, MPI_UINT64_T, cnt.data(), 4, MPI_UINT64_T, MPI_COMM_WORLD);
+  bool ok = allgather_column(mine.txn_id, all.txn_id) && allgather_column(mine.txn_session, all.txn_session) &&
+            allgather_column(mine.txn_status, all.txn_status) && allgather_column(mine.txn_begin, all.txn_begin) &&
+            allgather_column(mine.txn_end, all.txn_end) && allgather_column(mine.txn_op_offset, all.txn_op_offset, 1) &&
+            allgather_column(mine.op_kind, all.op_kind) && allgather_column(mine.op_key, all.op_key) &&
+            allgather_column(mine.op_value, all.op_value) &&
+            allgather_column(mine.op_list_offset, all.op_list_offset, 1) &&
+            allgather_column(mine.list_value, all.list_value);
+  std::vector<int64_t> names;
+  ok = ok && allgather_column(mine.session_name, names);
+  if (!ok) throw std::logic_error("allgather_ranges: counts checked above");
+  // Offsets: each range's are relative to its own first operation / list value.
+  uint64_t t0 = 0, op_base = 0, list_base = 0, name0 = 0;
+  std::unordered_map<int64_t, uint32_t> dense;
+  std::vector<uint32_t> local_to_all;
+  for (int r = 0; r < P; ++r) {
+    const uint64_t nt = cnt[4 * r], nop = cnt[4 * r + 1], nl = cnt[4 * r + 2], ns = cnt[4 * r + 3];
+    for (uint64_t t = t0; t < t0 + nt; ++t) all.txn_op_offset[t + 1] += op_base;
+    // op_list_offset has one entry per operation after the leading 0.
+    for (uint64_t o = op_base; o < op_base + nop; ++o) all.op_list_offset[o + 1] += list_base;
+    local_to_all.assign(ns, UINT32_MAX);
+    for (uint64_t t = t0; t < t0 + nt; ++t) {
+      uint32_t& g = local_to_all[all.txn_session[t]];
+      if (g == UINT32_MAX) {
+        auto [it, fresh] = dense.try_emplace(names[name0 + all.txn_session[t]], static_cast<uint32_t>(all.session_name.size()));
+        if (fresh) all.session_name.push_back(it->first);
+        g = it->second;
+      }
+      all.txn_session[t] = g;
+    }
+    t0 += nt, op_base += nop, list_base += nl, name0 += ns;
+  }
+  note_ops_held(mine.op_count() + all.op_count());
+  return all;
+}
+
+// The root's history (registers only) cut into P consecutive transaction
+// ranges, rank r getting [n*r/P, n*(r+1)/P): what per-rank reads of an HDF5
+// file give, for a JSONL or imported history read on one rank. Symbol tables
+// stay on the root (the shards need only the symbols' ids).
+History scatter_ranges(const History& h, int root) {
+  const int P = size(), me = rank();
+  uint64_t n = me == root ? h.txn_count() : 0;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<uint64_t> txn_first(P + 1), op_first(P + 1);
+  for (int r = 0; r <= P; ++r) txn_first[r] = n * r / P;
+  if (me == root)
+    for (int r = 0; r <= P; ++r) op_first[r] = h.txn_op_offset[txn_first[r]];
+  MPI_Bcast(op_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  History mine;
+  mine.txn_id = scatter_column(h.txn_id, txn_first, root);
+  mine.txn_session = scatter_column(h.txn_session, txn_first, root);
+  mine.txn_status = scatter_column(h.txn_status, txn_first, root);
+  mine.txn_begin = scatter_column(h.txn_begin, txn_first, root);
+  mine.txn_end = scatter_column(h.txn_end, txn_first, root);
+  // Offsets: each rank's part of the column, made relative to its first op.
+  std::vector<uint64_t> ends = scatter_column(
+      me == root ? std::vector<uint64_t>(h.txn_op_offset.begin() + 1, h.txn_op_offset.end()) : std::vector<uint64_t>{},
+      txn_first, root);
+  mine.txn_op_offset.assign(1, 0);
+  for (uint64_t e : ends) mine.txn_op_offset.push_back(e - op_first[me]);
+  mine.op_kind = scatter_column(h.op_kind, op_first, root);
+  mine.op_key = scatter_column(h.op_key, op_first, root);
+  mine.op_value = scatter_column(h.op_value, op_first, root);
+  if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
+  bcast_vec(mine.session_name, root);
+  bcast_string(mine.time_unit, root);
+  note_ops_held(h.op_count() + mine.op_count());
+  return mine;
+}
+
+}  // namespace isocheck::dist

@@ -1,0 +1,333 @@
+#include "mpi/driver.h"
+
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/limits.h"
+#include "io/hdf5.h"
+#include "io/load.h"
+#include "io/output_file.h"
+#include "mpi/checkpoint.h"
+#include "mpi/collectives.h"
+#include "mpi/key_shards.h"
+#include "mpi/messages.h"
+#include "mpi/mpi_env.h"
+#include "mpi/scheduler.h"
+#include "mpi/shard_partition.h"
+#include "partition/partition.h"
+#include "report/report.h"
+#include "core/timer.h"
+
+namespace isocheck::dist {
+
+DistRun run_distributed(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d) {
+  init();
+  install_term_handler();
+  DistRun run;
+  const int P = size(), me = rank();
+  run.root = me == 0;
+  std::vector<std::pair<std::string, double>> times;
+  Timer stage_timer, total;
+  auto end_stage = [&](const char* name) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    times.push_back({name, stage_timer.seconds()});
+    stage_timer.reset();
+    // Like the one-process progress: a line per stage once the run has taken a second.
+    if (!d.quiet && me == 0 && total.seconds() > 1.0)
+      std::fprintf(stderr, "isocheck: [%d ranks] %s done (%.2f s)\n", P, name, times.back().second);
+  };
+
+  // Checkpoint: fingerprint of the input (rank 0 hashes the bytes).
+  std::string header;
+  Checkpoint ck;
+  bool have_ck = false;
+  collective([&] {
+    if (d.checkpoint_dir.empty() || me != 0) return;
+    Fingerprint fp = fingerprint_file(file);
+    header = header_line(fp, d.options_text);
+    have_ck = load_checkpoint(d.checkpoint_dir, fp, d.options_text, ck);
+  });
+  {
+    int flag = have_ck;
+    MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    have_ck = flag;
+    std::string bytes = me == 0 && have_ck ? to_bytes(ck) : std::string();
+    if (have_ck) {
+      bcast_string(bytes, 0);
+      if (me != 0) from_bytes(bytes, ck);
+    }
+  }
+  run.resumed = have_ck;
+  if (have_ck && !d.quiet && me == 0)
+    std::fprintf(stderr, "isocheck: resuming from checkpoint %s (stage %d, %zu pieces done)\n",
+                 checkpoint_path(d.checkpoint_dir).c_str(), ck.stage, ck.results.size());
+  auto save = [&](int32_t stage) {
+    if (d.checkpoint_dir.empty() || me != 0) return;
+    ck.stage = std::max(ck.stage, stage);
+    write_checkpoint(d.checkpoint_dir, header, ck);
+  };
+
+  // ---- read
+  g_stage = ("read");
+  History h;
+  collective([&] {
+    if (f == Format::unknown) f = sniff_format(file);
+  });
+  // With key shards on HDF5 every rank keeps only its own range until key
+  // shards refuse the history (rank 0 reads the whole one when it needs it).
+  History mine;
+  bool ranges = false, scattered = false, use_key_shards = d.key_shards;
+  if (f == Format::hdf5) {
+    collective([&] {
+      uint64_t n = hdf5_txn_count(file);
+      mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+    });
+    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
+    // With key shards rank 0 reads the whole history only when it needs it:
+    // for the gather (a level fails) or, after the shards, for the report.
+    if (!ranges) {
+      collective([&] {
+        h = allgather_ranges(std::move(mine));
+      });
+    }
+  } else {
+    collective([&] {
+      if (me == 0) h = load_history(file, f, &run.import);
+    });
+    // Key shards: the history read on rank 0 is scattered in transaction
+    // ranges, as if each rank had read its own (lists are exchanged only
+    // replicated: broadcast them).
+    int lists = 0;
+    if (me == 0)
+      for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
+    MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    scattered = use_key_shards && P > 1 && !lists;
+    if (scattered) {
+      collective([&] { mine = scatter_ranges(h, 0); });
+      ranges = true;
+    } else {
+      bcast_history(h, 0);
+    }
+  }
+  // Every rank holds the whole history from here on (except with per-rank
+  // key shards, until they refuse): within --history-budget or exit 3.
+  auto check_history_budget = [&] {
+    collective([&] {
+      if (d.history_budget && h.resident_bytes() > d.history_budget)
+        throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
+                            " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
+                            " MiB; raise --history-budget or run fewer ranks per node");
+    });
+  };
+  note_ops_held(h.op_count() + mine.op_count());
+  // The history's size, for --stage-times (rank 0 may not hold it).
+  uint64_t sizes[2] = {ranges ? mine.txn_count() : h.txn_count(), ranges ? mine.op_count() : h.op_count()};
+  if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (!ranges) check_history_budget();
+  if (!have_ck) collective([&] { save(stage_read); });
+  end_stage("read");
+
+  KeyShardOutcome ks;  // when key shards ran: their outcome
+  // Rank 0 with per-rank HDF5 reads: the whole history, read once when needed
+  // (after the shards' data is freed, so never next to it).
+  bool whole_loaded = !ranges || scattered;
+  auto load_whole = [&] {
+    if (me != 0 || whole_loaded) return;
+    h = load_history(file, f, &run.import);
+    whole_loaded = true;
+    note_ops_held(h.op_count());
+  };
+  auto write_times = [&](size_t components, uint32_t pieces) {
+    if (d.stage_times.empty()) return;
+    long rss = peak_rss_kib();
+    std::vector<long> all(P);
+    MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    uint64_t held = ops_held_peak();
+    std::vector<uint64_t> all_held(P);
+    MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    collective([&] {
+      if (me != 0) return;
+      std::ostringstream out;
+      out << "{\"ranks\":" << P << ",\"txns\":" << sizes[0] << ",\"ops\":" << sizes[1]
+          << ",\"components\":" << components << ",\"pieces\":" << pieces
+          << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
+      if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
+        out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
+            << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+      out << ",\"stages\":{";
+      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
+      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+      // The most operations each rank held at once (mpi/accounting.h).
+      out << "],\"ops_held\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
+      out << "]}\n";
+      write_file_atomically(d.stage_times, "--stage-times", out.str());
+    });
+  };
+  // Key shards (mpi/key_shards.h): the whole history decided on key shards,
+  // from the replicated history or (`ranges`) from the per-rank reads. True
+  // when they decided; refused: a note says why (`note`), the caller goes on.
+  auto run_key_shards = [&](bool from_ranges, bool note) -> bool {
+    g_stage = "key shards";
+    KeyShardOptions ko;
+    ko.history_budget = d.history_budget;
+    ko.end_stage = [&](const char* name) { end_stage(name); };
+    ko.whole_on_demand = [&]() -> const History* {
+      load_whole();
+      return &h;
+    };
+    ko.stop = [&] {
+      // Test hook (tests/dist/key_shards_preempt.sh): hold after the shard
+      // stage until a signal arrives, so a test can stop the job there.
+      static bool held = false;
+      if (!held) held = true, test_hold("ISOCHECK_TEST_HOLD_AFTER_SHARD");
+      int stop = g_terminate ? 1 : 0;
+      MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      return stop != 0;
+    };
+    collective([&] {
+      ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+    });
+    if (ks.interrupted) {
+      if (me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: stopped by a signal during key shards; %s; run the same command again to rerun them\n",
+                     d.checkpoint_dir.empty() ? "no --checkpoint-dir" : ("checkpoint " + checkpoint_path(d.checkpoint_dir) + " (read stage) kept").c_str());
+      run.key_sharded = true;
+      run.interrupted = true;
+      run.exit_code = kExitInterrupted;
+      return true;
+    }
+    if (ks.refused) {
+      if (note && me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
+      return false;
+    }
+    run.key_sharded = true;
+    // Rank 0, for the report: only a witness or an anomaly names operations
+    // (a report of levels that hold needs the counts alone, in ks.r.stats);
+    // those come with the gather, which read it already.
+    bool names_ops = !ks.r.anomalies.empty();
+    for (const LevelResult& lr : ks.r.levels) names_ops |= lr.witness.has_value();
+    collective([&] {
+      if (from_ranges && names_ops) load_whole();
+    });
+    int code = me == 0 ? exit_code(ks.r) : 0;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.exit_code = code;
+    if (me == 0) run.r = std::move(ks.r);
+    write_times(1, 1);
+    if (me == 0) run.h = std::move(h);
+    return true;
+  };
+
+  if (ranges) {
+    // Key shards from the per-rank reads: operations exchanged by key. Lists
+    // are refused there but can run on the replicated history (no note yet).
+    if (run_key_shards(true, false)) return run;
+    const bool lists = ks.why.rfind("list operations", 0) == 0;
+    if (!lists && me == 0 && !d.quiet)
+      std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
+    if (!lists) use_key_shards = false;
+    // Every rank takes the whole history, as without key shards.
+    if (scattered) {
+      mine = History();
+      bcast_history(h, 0);
+    } else {
+      collective([&] {
+        if (mine.txn_count() == 0) {  // the key shards freed the range (or it is empty): read it again
+          uint64_t n = hdf5_txn_count(file);
+          mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+        }
+        h = allgather_ranges(std::move(mine));
+      });
+    }
+    check_history_budget();
+  }
+  if (use_key_shards && run_key_shards(false, true)) return run;
+
+  // ---- partition
+  g_stage = ("partition");
+  std::vector<Level> split;
+  bool wants_sser = false;
+  for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
+  Partition part;
+  if (have_ck && ck.has_partition) {
+    part = ck.partition.to();
+  } else {
+    collective([&] { part = sharded_partition(h); });
+    ck.partition = PartitionMsg::from(part);
+    ck.has_partition = true;
+    collective([&] { save(stage_partition); });
+  }
+  end_stage("partition");
+  std::vector<uint8_t> included = included_transactions(h);
+  SessionTxns index = session_txns(h);
+
+  // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
+  // checkpoint until a signal arrives, so that a test can kill the job at a
+  // known point without sleeping.
+  test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
+
+  // ---- solve
+  g_stage = ("solve");
+  Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
+  Board board{job, d.all_violations, {}, 0};
+  for (auto& r : ck.results) board.done[r.piece] = r;
+  Timer since_save;
+  const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
+    ck.results.push_back(r);
+    board.done[r.piece] = std::move(r);
+    if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+      // On a worker thread: a failed save must not escape it; the next
+      // save (the final one, or the one on a signal) reports the failure.
+      try {
+        save(stage_solve);
+      } catch (const std::exception&) {
+      }
+      since_save.reset();
+    }
+  });
+  if (stop_all) {
+    collective([&] { save(stage_solve); });
+    if (me == 0 && !d.quiet)
+      std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
+                   d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
+                   ck.results.size(), job.pieces());
+    run.interrupted = true;
+    run.exit_code = kExitInterrupted;
+    return run;
+  }
+  end_stage("solve");
+
+  // ---- merge and report
+  g_stage = ("report");
+  int code = 0;
+  collective([&] {
+    if (me != 0) return;
+    uint32_t cutoff = board.cutoff();
+    for (auto& [i, r] : board.done)
+      if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
+        if (r.error_code == 2) throw InputError(file, r.error);
+        throw ResourceError(r.error);
+      }
+    run.r = merge(job, board.done, cutoff, h, included);
+    ck.stage = stage_done;
+    save(stage_done);
+    code = exit_code(run.r);
+  });
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  run.exit_code = code;
+  end_stage("merge");
+  write_times(part.comp_sessions.size(), job.pieces());
+  if (me == 0) run.h = std::move(h);
+  return run;
+}
+
+}  // namespace isocheck::dist

@@ -1,0 +1,93 @@
+// The solve stage of the MPI driver: pieces (piece 0 = the whole history when
+// SSER is asked, then one piece per block for SER/SI, the largest first), the
+// work queue that hands them out (rank 0 answers requests; a local worker
+// thread on rank 0 computes too), and the merge of the pieces' results into
+// one report with the tie-break of docs/dist.md.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "core/history.h"
+#include "mpi/messages.h"
+#include "partition/partition.h"
+#include "solver/check.h"
+
+namespace isocheck::dist {
+
+struct Job {
+  const History& h;
+  const Partition& p;
+  const std::vector<uint8_t>& included;
+  const SessionTxns& index;
+  const CheckOptions& opt;
+  bool whole_sser;                 // piece 0 is the whole history for SSER
+  std::vector<Level> split_levels;  // SER / SI, decided per block
+  bool whole_split;                // one block: check SER/SI on the whole history (same as one process)
+  uint32_t pieces() const {
+    uint32_t n = whole_sser ? 1 : 0;
+    if (!split_levels.empty()) n += whole_split ? 1 : static_cast<uint32_t>(p.comp_sessions.size());
+    return n;
+  }
+  // Levels piece i decides.
+  std::vector<Level> levels_of(uint32_t i) const {
+    if (whole_sser && i == 0) return {Level::sser};
+    return split_levels;
+  }
+};
+
+// One piece checked (check() on its projection, or on the whole history),
+// mapped back to the whole history's transactions and operation positions.
+// Input and resource errors become the result's error_code.
+PieceResult run_piece(const Job& job, uint32_t i);
+
+// Which pieces still matter: without --all-violations, once every level has a
+// violating piece, pieces above the highest of those lowest violators cannot
+// change the report (each level reports its lowest violating piece).
+struct Board {
+  const Job& job;
+  bool all_violations;
+  std::map<int32_t, PieceResult> done;
+  uint32_t next = 0;
+  uint32_t cutoff() const {
+    if (all_violations) return job.pieces();
+    std::map<Level, uint32_t> lowest;
+    std::vector<Level> all;
+    if (job.whole_sser) all.push_back(Level::sser);
+    for (Level l : job.split_levels) all.push_back(l);
+    for (auto& [i, r] : done) {
+      if (r.error_code) return std::min<uint32_t>(job.pieces(), static_cast<uint32_t>(i) + 0);  // an error ends the run
+      for (Level l : job.levels_of(static_cast<uint32_t>(i))) {
+        bool bad = !r.anomalies.empty();
+        for (auto& o : r.levels) if (static_cast<Level>(o.level) == l && !o.holds && o.decided) bad = true;
+        if (bad && !lowest.count(l)) lowest[l] = static_cast<uint32_t>(i);  // map iterates in piece order
+      }
+    }
+    uint32_t c = 0;
+    for (Level l : all) {
+      if (!lowest.count(l)) return job.pieces();
+      c = std::max(c, lowest[l]);
+    }
+    return c + 1;  // pieces [0, c] matter
+  }
+  // Next piece to run, or -1.
+  int take() {
+    uint32_t c = cutoff();
+    while (next < job.pieces() && done.count(static_cast<int32_t>(next))) ++next;
+    if (next >= c) return -1;
+    return static_cast<int>(next++);
+  }
+};
+
+// The work queue. Collective. Rank 0 hands pieces out on request (a local
+// worker thread computes too) and passes each finished result to `record`
+// (called under a lock, on rank 0 only); the other ranks ask, compute and send
+// results back. Returns true on every rank when a signal stopped the queue.
+bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record);
+
+// The report from the pieces below `cutoff` (rank 0).
+CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, const History& h,
+                  const std::vector<uint8_t>& included);
+
+}  // namespace isocheck::dist

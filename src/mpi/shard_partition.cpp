@@ -1,0 +1,118 @@
+#include "mpi/shard_partition.h"
+
+#include <algorithm>
+#include <array>
+
+#include "mpi/collectives.h"
+
+namespace isocheck::dist {
+namespace {
+
+struct KeyTriple {
+  uint64_t key, session, ops;
+};
+
+}  // namespace
+
+Partition sharded_partition(const History& h) {
+  int P = size(), me = rank();
+  uint64_t n = h.txn_count();
+  TxnIdx first = static_cast<TxnIdx>(n * me / P), last = static_cast<TxnIdx>(n * (me + 1) / P);
+  // Local (key, session) -> ops, deduplicated.
+  std::vector<KeyTriple> local;
+  {
+    std::vector<std::pair<uint64_t, uint64_t>> ks;
+    for (TxnIdx t = first; t < last; ++t)
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) ks.push_back({h.op_key[o], h.txn_session[t]});
+    std::sort(ks.begin(), ks.end());
+    for (size_t i = 0; i < ks.size();) {
+      size_t j = i;
+      while (j < ks.size() && ks[j] == ks[i]) ++j;
+      local.push_back({ks[i].first, ks[i].second, j - i});
+      i = j;
+    }
+  }
+  MPI_Datatype triple;
+  MPI_Type_contiguous(3, MPI_UINT64_T, &triple);
+  MPI_Type_commit(&triple);
+  std::vector<int> scount(P, 0), rcount(P, 0), sdisp(P, 0), rdisp(P, 0);
+  std::vector<std::vector<KeyTriple>> out(P);
+  for (auto& k : local) out[mix(k.key) % P].push_back(k);
+  std::vector<KeyTriple> send;
+  for (int r = 0; r < P; ++r) {
+    if (out[r].size() > INT32_MAX) throw ResourceError("key shard exchange: more than 2^31 (key, session) pairs for one rank; run on more ranks");
+    scount[r] = static_cast<int>(out[r].size());
+    sdisp[r] = static_cast<int>(send.size());
+    send.insert(send.end(), out[r].begin(), out[r].end());
+  }
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  uint64_t total = 0;
+  for (int r = 0; r < P; ++r) rdisp[r] = static_cast<int>(total), total += rcount[r];
+  std::vector<KeyTriple> mine(total);
+  MPI_Alltoallv(send.data(), scount.data(), sdisp.data(), triple, mine.data(), rcount.data(), rdisp.data(), triple,
+                MPI_COMM_WORLD);
+  MPI_Type_free(&triple);
+  // My keys: sessions sorted, ops summed; cycle edges and per-key rows.
+  std::sort(mine.begin(), mine.end(), [](const KeyTriple& a, const KeyTriple& b) {
+    return a.key != b.key ? a.key < b.key : a.session < b.session;
+  });
+  std::vector<uint64_t> edges;  // pairs flattened
+  std::vector<uint64_t> rows;   // key, ops, s1, s2 (s2 = ~0 when single-session)
+  for (size_t i = 0; i < mine.size();) {
+    size_t j = i;
+    uint64_t ops = 0;
+    std::vector<uint64_t> ss;
+    while (j < mine.size() && mine[j].key == mine[i].key) {
+      ops += mine[j].ops;
+      if (ss.empty() || ss.back() != mine[j].session) ss.push_back(mine[j].session);
+      ++j;
+    }
+    rows.insert(rows.end(), {mine[i].key, ops, ss[0], ss.size() > 1 ? ss[1] : ~uint64_t{0}});
+    for (size_t a = 0; a + 1 < ss.size(); ++a) edges.insert(edges.end(), {ss[a], ss[a + 1]});
+    if (ss.size() >= 3) edges.insert(edges.end(), {ss.front(), ss.back()});
+    i = j;
+  }
+  // Gather every shard's rows and edges on every rank.
+  std::vector<uint64_t> all_edges, all_rows;
+  for (int r = 0; r < P; ++r) {
+    std::vector<uint64_t> e = r == me ? edges : std::vector<uint64_t>{}, w = r == me ? rows : std::vector<uint64_t>{};
+    bcast_vec(e, r);
+    bcast_vec(w, r);
+    all_edges.insert(all_edges.end(), e.begin(), e.end());
+    all_rows.insert(all_rows.end(), w.begin(), w.end());
+  }
+  CommGraph g;
+  g.sessions = static_cast<uint32_t>(h.session_count());
+  for (size_t i = 0; i < all_edges.size(); i += 2)
+    g.edges.push_back({static_cast<uint32_t>(all_edges[i]), static_cast<uint32_t>(all_edges[i + 1])});
+  std::sort(g.edges.begin(), g.edges.end());
+  g.edges.erase(std::unique(g.edges.begin(), g.edges.end()), g.edges.end());
+  std::vector<std::array<uint64_t, 4>> krows;
+  for (size_t i = 0; i < all_rows.size(); i += 4) krows.push_back({all_rows[i], all_rows[i + 1], all_rows[i + 2], all_rows[i + 3]});
+  std::sort(krows.begin(), krows.end());
+  std::vector<uint64_t> key_ops;
+  for (auto& k : krows) {
+    g.keys.push_back(k[0]);
+    key_ops.push_back(k[1]);
+    g.key_session.push_back(static_cast<uint32_t>(k[2]));
+    if (k[3] == ~uint64_t{0}) {
+      g.key_edge.push_back(~0u);
+    } else {
+      UEdge e{static_cast<uint32_t>(k[2]), static_cast<uint32_t>(k[3])};
+      g.key_edge.push_back(static_cast<uint32_t>(std::lower_bound(g.edges.begin(), g.edges.end(), e) - g.edges.begin()));
+    }
+  }
+  Partition p = partition_from_graph(g, key_ops);
+  // Transactions per block (informational; `info --components`).
+  std::vector<uint64_t> txns(p.comp_sessions.size(), 0);
+  std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
+  for (TxnIdx t = first; t < last; ++t)
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      uint32_t c = p.component_of_key(h.op_key[o]);
+      if (seen[c] != t) seen[c] = t, txns[c]++;
+    }
+  MPI_Allreduce(txns.data(), p.comp_txns.data(), static_cast<int>(txns.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return p;
+}
+
+}  // namespace isocheck::dist
