@@ -10,6 +10,7 @@
 
 #include "audit/audit.h"
 #include "audit/parallel.h"
+#include "cli/check_options.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "core/errors.h"
@@ -28,22 +29,16 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 constexpr int kInterrupted = 75;
 
 struct AuditArgs {
-  std::string log, format = "auto", rule = "auto", checkpoint_dir, out_dir, engine = "auto", solver = "own",
-                   fence_key = "__fence", write_fenced;
+  std::string log, format = "auto", rule = "auto", checkpoint_dir, out_dir, fence_key = "__fence", write_fenced;
   LimitArgs limits;
-  std::vector<std::string> levels;
+  CheckArgs check = [] {  // shared with verify (cli/check_options.h)
+    CheckArgs c;
+    c.threads = 0;  // the hardware threads
+    return c;
+  }();
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
-  int64_t clock_skew = 0;
-  int threads = 0;  // 0: the hardware threads
-  bool requeue = false, json = false, quiet = false, time_order = false, no_dup_check = false;
+  bool requeue = false, json = false, quiet = false, no_dup_check = false;
 };
-
-Level audit_level(const std::string& s) {
-  if (s == "ser" || s == "serializable") return Level::ser;
-  if (s == "si" || s == "snapshot-isolation") return Level::si;
-  if (s == "sser" || s == "strict-serializable") return Level::sser;
-  throw UsageError("--level: unknown level \"" + s + "\" (expected ser, si or sser)");
-}
 
 int run_audit_command(const AuditArgs& a) {
   apply_limits(a.limits, "audit");
@@ -57,23 +52,8 @@ int run_audit_command(const AuditArgs& a) {
     return 0;
   }
   AuditOptions opt;
-  opt.check.levels.clear();
-  for (auto& l : a.levels) {
-    Level lv = audit_level(l);
-    if (std::find(opt.check.levels.begin(), opt.check.levels.end(), lv) == opt.check.levels.end())
-      opt.check.levels.push_back(lv);
-  }
-  if (opt.check.levels.empty()) opt.check.levels.push_back(Level::ser);
-  if (a.clock_skew < 0) throw UsageError("--clock-skew must not be negative");
-  opt.check.clock_skew = a.clock_skew;
-  if (a.engine != "auto" && a.engine != "linear") throw UsageError("--engine: expected auto or linear");
-  opt.check.linear_only = a.engine == "linear";
-  if (a.solver != "own" && a.solver != "cadical") throw UsageError("--solver: expected own or cadical");
-  opt.check.cadical = a.solver == "cadical";
-  if (a.threads < 0) throw UsageError("--threads must be at least 1 (or 0 for the hardware threads)");
-  opt.threads = a.threads > 0 ? static_cast<unsigned>(a.threads) : hardware_threads();
-  opt.check.threads = static_cast<int>(opt.threads);
-  opt.check.time_order = a.time_order;
+  opt.check = check_options(a.check);
+  opt.threads = static_cast<unsigned>(opt.check.threads);
   opt.round_txns = a.round;
   opt.rule = a.rule;
   opt.format = a.format;
@@ -123,20 +103,15 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   CLI::App* c = app.add_subcommand("audit", "Check a long log in rounds with bounded memory (docs/audit.md)");
   c->add_option("log", a->log, "Log file (JSONL, streamed; or HDF5, read by ranges)")->required();
   c->add_option("--round", a->round, "Transactions read and checked per round (default 100000)");
-  c->add_option("-l,--level", a->levels, "Levels: ser, si, sser (comma-separated; default ser)")->delimiter(',');
+  add_check_options(c, a->check, "pass 1, the forgetting step and each round's check (default 0)", false);
   c->add_option("--rule", a->rule,
-                "Forgetting rule: auto (default), fence, time (sser only, begin/end on every txn), none");
+                "Forgetting rule: auto (default), fence, time (sser only, begin/end on every txn), none")
+      ->check(CLI::IsMember({"auto", "fence", "time", "none"}));
   c->add_option("--checkpoint-dir", a->checkpoint_dir, "Write a checkpoint after every round here");
   c->add_flag("--requeue,--resume", a->requeue, "Resume from the checkpoint in --checkpoint-dir when it matches");
   c->add_option("--out", a->out_dir, "Write LOG.audit.txt and LOG.audit.json here");
-  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5");
+  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5")->check(CLI::IsMember({"auto", "jsonl", "hdf5"}));
   c->add_option("--fence-key", a->fence_key, "The reserved key of fence transactions (default __fence)");
-  c->add_option("--clock-skew", a->clock_skew, "Real-time margin δ for sser (file's time unit)");
-  c->add_option("--engine", a->engine, "auto or linear (as for verify)");
-  c->add_option("--solver", a->solver, "own or cadical (as for verify)");
-  c->add_option("--threads", a->threads,
-                "Threads for pass 1, forget's split steps and each round's check (default: the hardware threads)");
-  c->add_flag("--time-order", a->time_order, "As for verify");
   c->add_flag("--no-duplicate-check", a->no_dup_check,
               "Do not keep a fingerprint of every written (key, value) (about 11 bytes per write); a value written "
               "twice is then missed when its first writer was already forgotten");

@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/check_options.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
@@ -21,24 +22,15 @@ namespace isocheck {
 namespace {
 
 struct VerifyArgs {
-  std::string file, format = "auto", dot, html, engine = "auto", solver = "own", closure = "auto";
-  int threads = 1;
-  bool time_order = false, no_serial_witness = false;
-  std::vector<std::string> levels;
-  int64_t clock_skew = 0;
+  std::string file, format = "auto", dot, html;
+  CheckArgs check;  // shared with audit (cli/check_options.h)
+  bool no_serial_witness = false;
   bool json = false, quiet = false;
   // Distributed driver (docs/dist.md).
   bool dist = false, all_violations = false, key_shards = false;
   std::string checkpoint_dir, history_budget, stage_times;
   LimitArgs limits;
 };
-
-Level parse_level(const std::string& s) {
-  if (s == "ser" || s == "serializable") return Level::ser;
-  if (s == "si" || s == "snapshot-isolation") return Level::si;
-  if (s == "sser" || s == "strict-serializable") return Level::sser;
-  throw UsageError("--level: unknown level \"" + s + "\" (expected ser, si or sser)");
-}
 
 // The report files are written (each whole, through a temporary file) before
 // the verdict is printed: a write that fails then (a full disk; the paths
@@ -83,11 +75,8 @@ int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format 
   d.quiet = a.quiet;
   d.key_shards = a.key_shards;
   if (!a.history_budget.empty()) d.history_budget = parse_bytes(a.history_budget, "--history-budget");
-  std::string levels;
-  for (Level l : opt.levels) levels += std::string(levels.empty() ? "" : ",") + to_string(l);
-  d.options_text = "levels=" + levels + " clock-skew=" + std::to_string(opt.clock_skew) + " engine=" + a.engine +
-                   " solver=" + a.solver + " time-order=" + std::to_string(opt.time_order) +
-                   " all-violations=" + std::to_string(a.all_violations) + " format=" + a.format +
+  d.options_text = check_options_text(a.check) + " all-violations=" + std::to_string(a.all_violations) +
+                   " format=" + a.format +
                    " key-shards=" + std::to_string(a.key_shards);
   dist::DistRun run = dist::run_distributed(a.file, f, opt, d);
   if (run.interrupted || !run.root) return run.exit_code;
@@ -100,25 +89,7 @@ int run_verify(const VerifyArgs& a) {
   // The distributed driver checks the limits on every rank together, once MPI runs.
   const bool distributed = a.dist || a.key_shards || !a.checkpoint_dir.empty() || dist::launched_by_mpi();
   apply_limits(a.limits, "start", !distributed);
-  CheckOptions opt;
-  opt.levels.clear();
-  for (auto& l : a.levels) {
-    Level lv = parse_level(l);
-    if (std::find(opt.levels.begin(), opt.levels.end(), lv) == opt.levels.end()) opt.levels.push_back(lv);
-  }
-  if (opt.levels.empty()) opt.levels.push_back(Level::ser);
-  if (a.clock_skew < 0) throw UsageError("--clock-skew must not be negative");
-  opt.clock_skew = a.clock_skew;
-  if (a.engine != "auto" && a.engine != "linear") throw UsageError("--engine: expected auto or linear, got \"" + a.engine + "\"");
-  opt.linear_only = a.engine == "linear";
-  if (a.solver != "own" && a.solver != "cadical") throw UsageError("--solver: expected own or cadical, got \"" + a.solver + "\"");
-  opt.cadical = a.solver == "cadical";
-  if (a.closure != "auto" && a.closure != "cpu" && a.closure != "gpu")
-    throw UsageError("--closure: expected auto, cpu or gpu, got \"" + a.closure + "\"");
-  opt.closure = a.closure;
-  if (a.threads < 1) throw UsageError("--threads must be at least 1");
-  opt.threads = a.threads;
-  opt.time_order = a.time_order;
+  CheckOptions opt = check_options(a.check);
   opt.serial_witness = !a.no_serial_witness;
   Format f = Format::unknown;
   if (a.format != "auto") {
@@ -153,21 +124,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<VerifyArgs>();
   CLI::App* c = app.add_subcommand("verify", "Check a history against isolation levels");
   c->add_option("file", a->file, "History file (JSONL or HDF5)")->required();
-  c->add_option("-l,--level", a->levels, "Level to check: ser, si, sser (repeatable or comma-separated; default ser)")
-      ->delimiter(',');
-  c->add_option("--clock-skew", a->clock_skew,
-                "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");
+  add_check_options(c, a->check, "independent sub-problems and closure chunks (default 1)", true);
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
-  c->add_option("--engine", a->engine,
-                 "auto: linear engine when the version order is known, general engine otherwise; "
-                 "linear: never the general engine (exit 3 when blind writes leave the order unknown)");
-  c->add_option("--solver", a->solver, "SAT backend of the general engine: own (CDCL modulo acyclicity) or cadical");
-  c->add_option("--closure", a->closure,
-                "Reachability engine for pruning: auto (GPU when present and the problem is large), cpu, gpu");
-  c->add_option("--threads", a->threads, "Threads for independent sub-problems and closure chunks");
-  c->add_flag("--time-order", a->time_order,
-              "Assume the database orders conflicting writes by real time (valid only for such databases): "
-              "writes whose [begin, end] intervals do not overlap are ordered directly, even for ser and si");
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "cli/commands.h"
+#include "core/version.h"
 #include "mpi/mpi_env.h"
 #include "core/errors.h"
 #include "core/limits.h"
@@ -41,7 +42,7 @@ int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "isocheck 0.1.0");
+  app.set_version_flag("--version", kVersionText);
   int code = 0;
   add_verify_command(app, code);
   add_convert_command(app, code);

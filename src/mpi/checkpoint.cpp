@@ -12,12 +12,13 @@
 #include "core/errors.h"
 #include "io/checkpoint_file.h"
 #include "io/output_file.h"
+#include "core/version.h"
 #include "mpi/collectives.h"
 
 namespace isocheck::dist {
 namespace {
 
-constexpr const char* kVersion = "isocheck 0.1.0";
+constexpr const char* kVersion = kVersionText;
 // 2: piece results carry the pairs forced while building (stats).
 constexpr const char* kCheckpointMagic = "isocheck-checkpoint 2";
 

@@ -17,6 +17,16 @@
 
 namespace isocheck {
 
+const char* to_string(ClosureChoice c) {
+  switch (c) {
+    case ClosureChoice::automatic: return "auto";
+    case ClosureChoice::cpu: return "cpu";
+    case ClosureChoice::gpu: return "gpu";
+  }
+  return "?";
+}
+
+
 namespace {
 
 std::optional<Witness> cycle_witness(const LevelGraph& lg, const DependencyGraph& g, const History& h) {
@@ -91,7 +101,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   std::unique_ptr<ClosureEngine> engine;
   if (chosen_engine) {
     so.closure = chosen_engine;
-  } else if (opt.closure == "auto") {
+  } else if (opt.closure == ClosureChoice::automatic) {
     // A GPU pays for its transfers only on large problems.
     if (lp.pg.constraints.size() >= kGpuAutoConstraints) engine = make_closure_engine("gpu", opt.threads);
     so.closure = engine.get();
@@ -142,9 +152,10 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
 // An engine named by the user must exist even when no graph is needed.
 std::unique_ptr<ClosureEngine> chosen_closure(const CheckOptions& opt) {
   std::unique_ptr<ClosureEngine> chosen_engine;
-  if (opt.closure != "auto" && opt.closure != "cpu") {
-    chosen_engine = make_closure_engine(opt.closure.c_str(), opt.threads);
-    if (!chosen_engine) throw UsageError("--closure " + opt.closure + ": no such engine in this build or no device present");
+  if (opt.closure == ClosureChoice::gpu) {
+    chosen_engine = make_closure_engine(to_string(opt.closure), opt.threads);
+    if (!chosen_engine)
+      throw UsageError(std::string("--closure ") + to_string(opt.closure) + ": no such engine in this build or no device present");
   }
   return chosen_engine;
 }

@@ -13,13 +13,18 @@
 namespace isocheck {
 
 
+// Pruning's reachability engine: a GPU when the build and the machine have
+// one and the problem is large (automatic), or the one named.
+enum class ClosureChoice : uint8_t { automatic, cpu, gpu };
+const char* to_string(ClosureChoice c);  // "auto", "cpu", "gpu"
+
 struct CheckOptions {
   std::vector<Level> levels{Level::ser};
   int64_t clock_skew = 0;      // δ: RT edge when end(T1) + δ < begin(T2)
   bool time_order = false;     // assume conflicting writes ordered by real time
   bool linear_only = false;    // never run the general (blind-write) engine
   bool cadical = false;        // SAT backend: CaDiCaL instead of the own CDCL solver
-  std::string closure = "auto";  // pruning's reachability engine: auto, cpu, gpu
+  ClosureChoice closure = ClosureChoice::automatic;
   int threads = 1;
   // Try a serial witness (solver/serial_witness.h) before building any graph.
   bool serial_witness = true;

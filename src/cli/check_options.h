@@ -1,0 +1,43 @@
+// The options `verify` and `audit` share, declared once: which levels, the
+// real-time margin, the engine, the SAT backend, the closure engine, threads
+// and the time order. Values are parsed by CLI11 into enums (a wrong name is a
+// usage error naming the option and the names it takes).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solver/check.h"
+
+namespace isocheck {
+
+enum class EngineChoice : uint8_t { automatic, linear };
+enum class SolverChoice : uint8_t { own, cadical };
+
+struct CheckArgs {
+  std::vector<Level> levels;  // empty: ser
+  int64_t clock_skew = 0;
+  EngineChoice engine = EngineChoice::automatic;
+  SolverChoice solver = SolverChoice::own;
+  ClosureChoice closure = ClosureChoice::automatic;
+  // Worker threads of this process; 0: one per hardware thread. The default
+  // differs by command (verify 1, one rank per core under MPI; audit 0).
+  int threads = 1;
+  bool time_order = false;
+};
+
+// Registers the shared options on `c`. `threads_help` says what the command
+// runs on its threads and what its default is; `with_closure`: --closure.
+void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_help, bool with_closure);
+// The solver's options from the parsed arguments (UsageError for values the
+// parser cannot refuse on its own, such as a negative clock skew).
+CheckOptions check_options(const CheckArgs& a);
+// "levels=... clock-skew=... engine=... solver=... time-order=...": the
+// verdict-deciding options as text, for a checkpoint to be matched against.
+std::string check_options_text(const CheckArgs& a);
+
+const char* to_string(EngineChoice e);  // "auto", "linear"
+const char* to_string(SolverChoice s);  // "own", "cadical"
+
+}  // namespace isocheck
