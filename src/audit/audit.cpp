@@ -500,6 +500,13 @@ void Auditor::choose_rule() {
   std::string why_not_time = s_.times_ok ? (sser_only ? "" : "the time rule needs --level sser alone")
                                          : "the time rule needs begin/end on every transaction: " + s_.times_problem;
   std::string why_not_fence = s_.fence_ok ? "" : "the fence rule: " + s_.fence_problem;
+  // --time-order orders a later write by time before a frozen one when it
+  // ended first, an edge the fence rule's "certainly precedes" does not see
+  // (it would forget the frozen writer and miss the cycle). SSER alone has
+  // that order through real time.
+  if (why_not_fence.empty() && opt_.check.time_order && !sser_only)
+    why_not_fence = "the fence rule: with --time-order a later write can be ordered before a forgotten one, "
+                    "unless --level sser is checked alone";
   bool time_ok = why_not_time.empty(), fence_ok = why_not_fence.empty();
   auto& r = s_.result;
   if (opt_.rule == "time" && !time_ok) throw UsageError("--rule time: " + why_not_time);

@@ -550,7 +550,18 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
 
 }  // namespace
 
+// --time-order adds write-order edges between the writers of each key (the
+// level polygraph's, polygraph_build.cpp) that the distributed acyclicity
+// test does not build: such runs take the normal path.
+static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
+  if (!opt.time_order) return false;
+  out.refused = true;
+  out.why = "--time-order (the key-shard graphs carry no write order by time)";
+  return true;
+}
+
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
+  if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
   return decide_on_shards(h, select_keys(h, size(), rank()), &h, h.resident_bytes(), opt, ko);
 }
 
@@ -582,6 +593,7 @@ static_assert(sizeof(OpRec) == 32);
 
 KeyShardOutcome check_key_sharded_ranges(const History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko) {
+  if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
   const int P = size(), me = rank();
   // Lists carry their observed values in another column: not exchanged here.
   int lists = 0;

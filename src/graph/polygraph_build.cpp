@@ -326,6 +326,100 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   else for (const PairRef& p : open) emit(p);
 }
 
+// A write of a key by a transaction with times (--time-order), at op `pos`.
+struct TimedWrite {
+  Sym key;
+  TxnIdx t;
+  uint32_t pos;
+};
+
+// Per key, its timed included writers, each once with its last write of the
+// key (the version), grouped by key; none for the keys in `skip` (sorted).
+std::vector<TimedWrite> timed_versions(const History& h, const std::vector<uint8_t>& included,
+                                       const std::vector<Sym>& skip) {
+  using W = TimedWrite;
+  std::vector<W> w;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (!included[t] || !h.has_times(t)) continue;
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) &&
+          (skip.empty() || !std::binary_search(skip.begin(), skip.end(), h.op_key[o])))
+        w.push_back({h.op_key[o], t, static_cast<uint32_t>(o - h.op_begin(t))});
+  }
+  // One record per (key, writer): its last write of the key (the version).
+  std::sort(w.begin(), w.end(), [](const W& a, const W& b) {
+    return a.key != b.key ? a.key < b.key : a.t != b.t ? a.t < b.t : a.pos < b.pos;
+  });
+  size_t m = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (m > 0 && w[m - 1].key == w[i].key && w[m - 1].t == w[i].t) w[m - 1] = w[i];
+    else w[m++] = w[i];
+  }
+  w.resize(m);
+  return w;
+}
+
+// add_time_order_edges adds at most this many known edges (a node per writer at worst).
+uint64_t time_order_edge_bound(const std::vector<TimedWrite>& w) { return 3 * uint64_t{w.size()}; }
+
+// --time-order for SER and SI: every key's versions in the order of their
+// writers' times, whether anybody read them or not. Two included transactions
+// that write a common key (their last write or append of it), both with
+// times, with end(T1) + δ < begin(T2): T1's version precedes T2's, a WW edge.
+// This orders unread blind writes, whose order SER otherwise leaves free (and
+// SI leaves to constraints), and checks known orders (read-modify-write
+// chains, list order) against the times: a contradiction closes a cycle.
+// (SSER's real-time edges already order every such pair.) Per key, as for
+// real time: T → node(end(T)), nodes chained by time, and the last node with
+// end + δ < begin(T2) → T2 (T2* in the split layout, where WW edges enter the
+// starred copy): O(writes) edges, never one per pair.
+// `w`: timed_versions(); each key's records are sorted here by end time.
+void add_time_order_edges(const History& h, std::vector<TimedWrite>& w, int64_t skew, LevelPolygraph& lp) {
+  using W = TimedWrite;
+  const uint32_t star = lp.layout == GraphLayout::split ? lp.txn_count : 0;
+  Polygraph& pg = lp.pg;
+  std::vector<int64_t> node_end;
+  std::vector<uint32_t> node;
+  for (size_t a = 0; a < w.size();) {
+    size_t b = a;
+    int64_t min_end = std::numeric_limits<int64_t>::max();
+    int64_t max_begin = std::numeric_limits<int64_t>::min();
+    for (; b < w.size() && w[b].key == w[a].key; ++b) {
+      min_end = std::min(min_end, h.txn_end[w[b].t]);
+      max_begin = std::max(max_begin, h.txn_begin[w[b].t]);
+    }
+    // Keys whose writers real time leaves all concurrent need nothing.
+    if (b - a < 2 || !(static_cast<__int128>(min_end) + skew < static_cast<__int128>(max_begin))) {
+      a = b;
+      continue;
+    }
+    std::sort(w.begin() + static_cast<ptrdiff_t>(a), w.begin() + static_cast<ptrdiff_t>(b),
+              [&](const W& x, const W& y) {
+                return h.txn_end[x.t] != h.txn_end[y.t] ? h.txn_end[x.t] < h.txn_end[y.t] : x.t < y.t;
+              });
+    node_end.clear(), node.clear();
+    for (size_t i = a; i < b; ++i) {
+      const int64_t e = h.txn_end[w[i].t];
+      if (node_end.empty() || node_end.back() != e) {
+        node_end.push_back(e);
+        node.push_back(pg.vertex_count++);
+        if (node.size() > 1) pg.known.add(node[node.size() - 2], node.back(), EdgeKind::aux);
+      }
+      pg.known.add(w[i].t, node.back(), EdgeKind::ww);
+    }
+    for (size_t i = a; i < b; ++i) {
+      auto it = std::lower_bound(node_end.begin(), node_end.end(), h.txn_begin[w[i].t],
+                                 [&](int64_t e, int64_t bg) {
+                                   return static_cast<__int128>(e) + skew < static_cast<__int128>(bg);
+                                 });
+      if (it == node_end.begin()) continue;
+      const uint32_t before = node[static_cast<size_t>(it - node_end.begin()) - 1];
+      pg.known.add(before, star + w[i].t, EdgeKind::ww, w[i].pos);
+    }
+    a = b;
+  }
+}
+
 }  // namespace
 
 LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o,
@@ -336,6 +430,27 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   const uint32_t n = g.n;
   Emitter emit{o.layout, n};
   Polygraph& pg = lp.pg;
+  // --time-order's write order (SER and SI; SSER's real time has it).
+  std::vector<TimedWrite> time_writes;
+  if (o.time_order && o.layout != GraphLayout::realtime) {
+    // Keys of unknown order whose chains (every version of the key: not an
+    // SI-only key, whose chains are only its unread tails) are single
+    // writers, all timed, none after the initial state: their chains' time
+    // order (below) is already the writers' own, and a second set of time
+    // nodes would only grow the graph (blind-write logs are mostly such keys).
+    std::vector<Sym> skip;
+    for (const UnorderedKey& uk : g.unordered) {
+      if (uk.si_only) continue;
+      bool single = true;
+      for (uint32_t c = uk.first_chain; c < uk.end_chain && single; ++c) {
+        const VersionChain vc = g.chains.chain(c);
+        single = vc.from_init ? vc.txns.empty() : vc.txns.size() == 1 && h.has_times(vc.txns.front());
+      }
+      if (single) skip.push_back(uk.key);
+    }
+    std::sort(skip.begin(), skip.end());
+    time_writes = timed_versions(h, g.included, skip);
+  }
   // Known edges of the level. Reserve what the per-key edges will need (a
   // chain: its tail, its readers, an init chain's edges, a node chain and its
   // head edge) so the big arrays grow once, not by doubling copies.
@@ -349,7 +464,8 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
       for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c)
         extra += init_out + (timed_layout ? 4 + 2 * g.chains.chain(c).readers_of_tail.size() : 0);
     }
-    const uint64_t want = g.edges.size() + 3 * uint64_t{n} + extra;
+    const uint64_t want =
+        g.edges.size() + 3 * uint64_t{n} + extra + time_order_edge_bound(time_writes);
     if (donated && donated == &g.edges && o.layout != GraphLayout::split) {
       pg.known = std::move(*donated);  // the edges are the level's known edges as they are
       donated->clear();
@@ -371,6 +487,8 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   } else {
     pg.vertex_count = n;
   }
+  if (!time_writes.empty()) add_time_order_edges(h, time_writes, o.clock_skew, lp);
+  std::vector<TimedWrite>().swap(time_writes);
   const bool by_time = o.layout == GraphLayout::realtime || o.time_order;
   auto times_of = [&](const VersionChain& c) {
     ChainTimes t;

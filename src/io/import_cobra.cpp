@@ -17,6 +17,9 @@ constexpr uint64_t kInitMarker = 0xbebeebeeULL;  // the initial write / transact
 constexpr uint64_t kNullMarker = 0xdeadbeefULL;  // a read of a key that does not exist
 constexpr uint64_t kGcTrue = 0x23332333ULL;      // reads Cobra's garbage collection adds
 constexpr uint64_t kGcFalse = 0x66666666ULL;
+// The smallest 64-bit integer stands for "no time" in a history: refused as a timestamp.
+constexpr const char* kReservedTimestamp =
+    "the timestamp -9223372036854775808 (the smallest 64-bit integer) is reserved for \"no time\"";
 
 // The markers as written by Java, with or without sign extension of the int literal.
 bool is_marker(int64_t v, uint64_t m) {
@@ -112,6 +115,7 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
         case 'S': {
           int64_t id = c.i64(at, "the transaction id");
           int64_t t = ts ? c.i64(at, "the timestamp") : kNoTime;
+          if (ts && t == kNoTime) fail_byte(l->name, at, kReservedTimestamp);
           if (ts) max_ts = std::max(max_ts, t);
           if (open)
             fail_byte(l->name, at, "transaction " + std::to_string(id) + " starts before transaction " +
@@ -127,6 +131,7 @@ History parse_cobra_logs(std::span<const CobraLog> logs_in, ImportStats* stats) 
         case 'C': {
           int64_t id = c.i64(at, "the transaction id");
           int64_t t = ts ? c.i64(at, "the timestamp") : kNoTime;
+          if (ts && t == kNoTime) fail_byte(l->name, at, kReservedTimestamp);
           if (ts) max_ts = std::max(max_ts, t);
           if (!open) fail_byte(l->name, at, "commit of transaction " + std::to_string(id) + ", which did not start");
           if (id != open_id)

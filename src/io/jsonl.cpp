@@ -38,6 +38,17 @@ struct LineReader {
     return v;
   }
 
+  // A begin or end time. The smallest 64-bit integer is how a history says
+  // "no time" inside isocheck (and in the HDF5 columns): as a JSONL time it
+  // would silently drop the transaction's times, so it is refused.
+  int64_t need_time(element e, const char* what) const {
+    const int64_t v = need_int(e, what);
+    if (v == kNoTime)
+      fail(std::string(what) + " is -9223372036854775808, the smallest 64-bit integer, which isocheck reserves "
+           "for \"no time\": give times above it, or leave \"begin\" and \"end\" out");
+    return v;
+  }
+
   Sym key_sym(element e) {
     Sym s;
     switch (e.type()) {
@@ -136,9 +147,9 @@ struct LineReader {
         else fail("unknown status \"" + std::string(s) + "\" (expected committed, aborted or unknown)");
         has_status = true;
       } else if (k == "begin") {
-        if (!v.is_null()) begin = need_int(v, "\"begin\"");
+        if (!v.is_null()) begin = need_time(v, "\"begin\"");
       } else if (k == "end") {
-        if (!v.is_null()) end = need_int(v, "\"end\"");
+        if (!v.is_null()) end = need_time(v, "\"end\"");
       } else if (k == "ops") {
         if (v.get_array().get(ops)) fail("\"ops\" must be an array");
         has_ops = true;

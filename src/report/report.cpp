@@ -99,7 +99,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       std::string sv = value_text(h, h.op_value[so]), dv = value_text(h, h.op_value[o]);
       std::string how = read_value_before(h, d, k, h.op_value[so], o)
                             ? " (" + D + " read " + K + "=" + sv + " first: read-modify-write)"
-                            : " (version order of " + K + ")";
+                            : h.has_times(s) && h.has_times(d) && h.txn_end[s] < h.txn_begin[d]
+                                ? " (version order of " + K + "; " + S + " ended before " + D + " began)"
+                                : " (version order of " + K + ")";
       return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
     }
     case EdgeKind::rw: {

@@ -100,7 +100,11 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   bool relevant_unknown = false;
   for (auto& uk : g.unordered) relevant_unknown |= (!uk.si_only || level == Level::si);
   GraphLayout layout = level == Level::si ? GraphLayout::split : level == Level::sser ? GraphLayout::realtime : GraphLayout::plain;
-  if (!relevant_unknown) {
+  // --time-order orders every key's writes by time, read or not (SSER's
+  // real-time edges already do): the level polygraph carries those edges, so
+  // SER and SI take it even when no version order is unknown.
+  const bool time_edges = opt.time_order && layout != GraphLayout::realtime;
+  if (!relevant_unknown && !time_edges) {
     LevelGraph lg = layout == GraphLayout::split ? si_graph(g)
                     : layout == GraphLayout::realtime ? sser_graph(g, h, opt.clock_skew)
                                                       : ser_graph(g);
@@ -108,7 +112,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
     out.holds = !out.witness;
     return out;
   }
-  if (opt.linear_only) {
+  if (opt.linear_only && relevant_unknown) {
     out.decided = false;
     out.reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
                  std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
@@ -195,7 +199,9 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   if (opt.serial_witness) {
     // A replay that succeeds proves every requested level; one that fails
     // proves nothing, and the graph engines below decide.
-    SerialWitness sw = find_serial_witness(h, wants(Level::sser));
+    // Under --time-order only the begin- and end-time orders (every
+    // transaction timed) respect the write order it assumes; file order need not.
+    SerialWitness sw = find_serial_witness(h, wants(Level::sser) || opt.time_order);
     if (sw.found()) {
       CheckResult r;
       r.stats.txns = h.txn_count();

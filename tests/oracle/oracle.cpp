@@ -35,6 +35,11 @@
 // equals the state of k after the transactions before T.
 // SSER: SER whose order also puts T1 before T2 when both have times and
 // end(T1) + clock_skew < begin(T2).
+// --time-order: when two transactions write (or append to) a common key, both
+// have times and end(T1) + clock_skew < begin(T2), T1's version of that key
+// precedes T2's. Versions are ordered as their writers are (in the serial
+// order; for SI, in the commit order), so this is "T1 before T2" in the
+// orders below, for SER, SI and SSER alike (SSER already has it).
 // SI: some commit order extending session order and, per T, a snapshot point
 // sp(T) in [0, pos(T)] (T sees exactly the first sp(T) committed transactions)
 // such that T's external observations equal the state after those, a session
@@ -134,6 +139,7 @@ struct Model {
   std::vector<std::vector<std::pair<uint32_t, Effect>>> eff;
   std::vector<std::vector<uint32_t>> wkeys;             // keys written, sorted
   std::vector<uint32_t> so_before, rt_before;           // bitmasks over model indices
+  std::vector<uint32_t> to_before;                      // --time-order: writers of a common key
   size_t keys = 0;
 
   bool sees(const State& s, size_t i) const {
@@ -180,7 +186,7 @@ bool si_search(const Model& m, uint32_t placed, size_t p, std::vector<State>& pr
   if (p == m.n) return true;
   for (size_t i = 0; i < m.n; ++i) {
     if (placed >> i & 1) continue;
-    if (m.so_before[i] & ~placed) continue;
+    if ((m.so_before[i] | m.to_before[i]) & ~placed) continue;
     size_t lo = 0;
     for (size_t j = 0; j < m.n; ++j) {
       if (!(placed >> j & 1)) continue;
@@ -207,7 +213,7 @@ std::string OracleVerdict::describe() const {
   return s;
 }
 
-OracleVerdict oracle_check(const History& h, int64_t clock_skew) {
+OracleVerdict oracle_check(const History& h, int64_t clock_skew, bool time_order) {
   const size_t n = h.txn_count();
 
   // Who wrote what (every status).
@@ -299,6 +305,7 @@ OracleVerdict oracle_check(const History& h, int64_t clock_skew) {
   m.wkeys.resize(m.n);
   m.so_before.assign(m.n, 0);
   m.rt_before.assign(m.n, 0);
+  m.to_before.assign(m.n, 0);
   for (size_t i = 0; i < m.n; ++i) {
     for (auto& [k, obs] : views[i].ext) m.ext[i].emplace_back(key(k), obs);
     for (auto& [k, e] : views[i].eff) {
@@ -318,11 +325,17 @@ OracleVerdict oracle_check(const History& h, int64_t clock_skew) {
     }
   }
   m.keys = dense.size();
+  if (time_order)
+    for (size_t i = 0; i < m.n; ++i)
+      for (size_t j = 0; j < m.n; ++j)
+        if ((m.rt_before[i] >> j & 1) && m.write_conflict(i, j)) m.to_before[i] |= 1u << j;
 
   State init(m.keys);
-  r.ser = serial_search(m, m.so_before, 0, init);
+  std::vector<uint32_t> ordered(m.n);
+  for (size_t i = 0; i < m.n; ++i) ordered[i] = m.so_before[i] | m.to_before[i];
+  r.ser = serial_search(m, ordered, 0, init);
   std::vector<uint32_t> strict(m.n);
-  for (size_t i = 0; i < m.n; ++i) strict[i] = m.so_before[i] | m.rt_before[i];
+  for (size_t i = 0; i < m.n; ++i) strict[i] = m.so_before[i] | m.rt_before[i] | m.to_before[i];
   r.sser = r.ser && serial_search(m, strict, 0, init);
   std::vector<State> prefix(m.n + 1, init);
   std::vector<size_t> pos(m.n, 0);

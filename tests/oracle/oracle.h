@@ -26,6 +26,9 @@ struct OracleVerdict {
 };
 
 // Throws std::invalid_argument when more than kOracleMaxTxns transactions are included.
-OracleVerdict oracle_check(const History& h, int64_t clock_skew = 0);
+// `time_order` (verify --time-order): two transactions writing a common key,
+// both with times, with end(T1) + clock_skew < begin(T2), write it in that
+// order — T1's version of the key precedes T2's at every level.
+OracleVerdict oracle_check(const History& h, int64_t clock_skew = 0, bool time_order = false);
 
 }  // namespace isocheck

@@ -402,13 +402,28 @@ class Gen {
       return s;
     };
     if (times_) h.time_unit = "ms";
+    // (no draw at all when the option is off: the same seed, the same history)
+    std::vector<std::pair<int64_t, int64_t>> shown(n_);
+    for (int i = 0; i < n_; ++i) shown[i] = {t_[i].begin, t_[i].end};
+    if (o_.time_swap_percent > 0 && times_ && n_ >= 2 && pct(o_.time_swap_percent)) {
+      const int swaps = 1 + static_cast<int>(uni(2));
+      for (int s = 0; s < swaps; ++s) {
+        const int a = static_cast<int>(uni(static_cast<uint64_t>(n_)));
+        const int b = static_cast<int>(uni(static_cast<uint64_t>(n_)));
+        std::swap(shown[a], shown[b]);
+      }
+    }
+    std::vector<bool> untimed(n_, false);
+    if (o_.untimed_txn_percent > 0 && times_)
+      for (int i = 0; i < n_; ++i) untimed[i] = pct(o_.untimed_txn_percent);
     std::map<int, uint32_t> dense_session;
     int64_t id = 1;
     for (int i : file) {
       const GTxn& t = t_[i];
       auto [it, fresh] = dense_session.try_emplace(t.session, static_cast<uint32_t>(h.session_name.size()));
       if (fresh) h.session_name.push_back(t.session + 1);
-      h.begin_txn(id++, it->second, t.status, times_ ? t.begin : kNoTime, times_ ? t.end : kNoTime);
+      const bool timed = times_ && !untimed[i];
+      h.begin_txn(id++, it->second, t.status, timed ? shown[i].first : kNoTime, timed ? shown[i].second : kNoTime);
       for (const GOp& op : t.ops) {
         Sym k = key_sym[op.key];
         if (op.kind == OpKind::read_list) {

@@ -39,6 +39,12 @@ struct RandomHistoryOptions {
   int mutation_percent = 12;          // histories with one planted oddity
   int int_key_offset = 1;    // integer keys (a quarter of the histories) are k + this, k = 0, 1, ...
   int value_offset = 0;      // integer values (most histories) are v + this, v = 1, 2, ...
+  // Histories (with times) in which one or two pairs of transactions swap
+  // the [begin, end] they show, after the execution ran: times that need not
+  // agree with the order the writes took effect in (--time-order tests).
+  // File and session order stay the execution's.
+  int time_swap_percent = 0;
+  int untimed_txn_percent = 0;  // in histories with times: transactions shown without them
   bool serial = false;       // no staleness, no mutation, no aborted/unknown:
                              // always SER and SSER (oracle self-test)
 };

@@ -1,10 +1,12 @@
 // Importers: each format's mapping to the History model, its statistics, and
 // its errors (line or byte offset, never a crash). Fuzzer finds are at the end.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "io/errors.h"
 #include "io/import.h"
@@ -309,6 +311,38 @@ TEST(ImportCobra, Timestamps) {
   EXPECT_EQ(h.txn_begin[0], 1000);
   EXPECT_EQ(h.txn_end[0], 1500);
   EXPECT_EQ(st.format, "cobra (with timestamps)");
+}
+
+// The smallest 64-bit integer means "no time" inside a history: as a
+// timestamp it would silently drop the transaction's times. Refused.
+TEST(ImportCobra, SmallestTimestampIsRefused) {
+  auto parse = [](std::string bytes) {
+    return [bytes] {
+      std::vector<CobraLog> logs = {{0, "T0.log", bytes}};
+      parse_cobra_logs(logs);
+    };
+  };
+  const int64_t smallest = std::numeric_limits<int64_t>::min();
+  std::string at_start = S(1);
+  be64(at_start, smallest);
+  at_start += W(5, 1, 1) + C(1);
+  be64(at_start, 1500);
+  expect_input_error(parse(at_start), "T0.log: byte 0", "reserved for \"no time\"");
+  std::string at_commit = S(1);
+  be64(at_commit, 1000);
+  at_commit += W(5, 1, 1) + C(1);
+  be64(at_commit, smallest);
+  expect_input_error(parse(at_commit), "T0.log: byte 42", "reserved for \"no time\"");
+  // One above it is a time like any other.
+  std::string lowest = S(1);
+  be64(lowest, smallest + 1);
+  lowest += W(5, 1, 1) + C(1);
+  be64(lowest, smallest + 1);
+  std::vector<CobraLog> logs = {{0, "T0.log", lowest}};
+  History h = parse_cobra_logs(logs);
+  ASSERT_EQ(h.txn_count(), 1u);
+  EXPECT_TRUE(h.has_times(0));
+  EXPECT_EQ(h.txn_begin[0], smallest + 1);
 }
 
 TEST(ImportCobra, Errors) {
