@@ -186,6 +186,22 @@ class Auditor {
   int64_t future_min_begin(uint64_t round) const {
     return round + 1 < suffix_begin_.size() ? suffix_begin_[round + 1] : kPosInf;
   }
+  // The least end of a later writer with times (kNegInf: not known).
+  int64_t future_min_write_end(uint64_t round) const {
+    return round + 1 < suffix_write_end_.size() ? suffix_write_end_[round + 1] : kPosInf;
+  }
+  // --time-order orders two writes of a key by real time when their
+  // intervals do not overlap, for every level; a level other than sser
+  // checks it through write-order edges only, so under the fence rule a
+  // later write that ended before a forgotten one began would close a cycle
+  // the summary does not show (docs/audit.md, "The fence rule with
+  // --time-order"). sser alone has it through real time and the marker.
+  bool fence_time_order() const {
+    if (!opt_.check.time_order) return false;
+    for (Level l : opt_.check.levels)
+      if (l != Level::sser) return true;
+    return false;
+  }
   void compute_suffixes();
   // The summary starts with its real-time marker (docs/audit.md, "The
   // summary's real time"): an empty transaction, carry txn 0.
@@ -210,7 +226,7 @@ class Auditor {
   LogReader reader_;
   AuditState s_;
   Sym fence_sym_ = ~0ULL;       // the fence key in carry's table (~0: absent)
-  std::vector<int64_t> suffix_pf_, suffix_begin_;
+  std::vector<int64_t> suffix_pf_, suffix_begin_, suffix_write_end_;
   std::unordered_map<int64_t, uint32_t> session_index_;   // carry session name -> dense index
   std::unordered_map<int64_t, int64_t> last_fence_;
   std::vector<std::vector<uint32_t>> awaiting_nf_;        // per dense session: carry txns without nf yet
@@ -323,6 +339,9 @@ void Auditor::prescan() {
   const auto& levels = opt_.check.levels;
   const bool need_times = levels.size() == 1 && levels[0] == Level::sser && opt_.rule != "fence" && opt_.rule != "none";
   const bool need_fences = opt_.rule != "time" && opt_.rule != "none";
+  // --time-order under the fence rule: per round, the least end of a timed
+  // writer (docs/audit.md, "The fence rule with --time-order").
+  const bool need_write_ends = need_fences && fence_time_order();
   // The fence key's symbol in a table (~0: absent).
   auto fence_key_in = [&](const SymbolTable& t) {
     Sym fk = ~0ULL;
@@ -348,12 +367,12 @@ void Auditor::prescan() {
     using C = Hdf5RangeReader;
     ColumnsPool pool;
     // (op kinds for the duplicate check: its set is sized for the log's writes)
-    const unsigned which = C::kSession | C::kStatus | (need_times ? C::kTimes : 0u) |
+    const unsigned which = C::kSession | C::kStatus | (need_times || need_write_ends ? C::kTimes : 0u) |
                            (need_fences ? C::kOps : dup_check_possible() ? C::kOpKinds : 0u);
     parallel_pieces(n_pieces, threads, [&](uint64_t i) {
       Pass1Piece& p = pieces[i];
       p.first_round = i * piece_rounds;
-      Pass1Scanner scan(p, R, fk, need_times);
+      Pass1Scanner scan(p, R, fk, need_times, need_write_ends);
       const uint64_t row = i * piece_rows, last_row = std::min(total, row + piece_rows);
       ColumnsPool::Lease cols(pool);
       file.columns(row, last_row, which, *cols);
@@ -362,7 +381,7 @@ void Auditor::prescan() {
     });
   } else {
     pieces.resize(1);
-    Pass1Scanner scan(pieces[0], R, ~0ULL, need_times);
+    Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
     uint64_t row = 0;
     while (true) {
       History h = reader_.next(chunk_rows);
@@ -387,6 +406,7 @@ void Auditor::prescan() {
   Pass1Result r = merge_pass1(pieces, R);
   s_.round_min_pf = std::move(r.round_min_pf);
   s_.round_min_begin = std::move(r.round_min_begin);
+  s_.round_min_write_end = std::move(r.round_min_write_end);
   s_.total_txns = r.txns;
   log_writes_ = r.writes;
   auto id_of = [&](uint64_t row, bool known, int64_t id) {
@@ -488,9 +508,13 @@ void Auditor::compute_suffixes() {
   size_t n = s_.round_min_pf.size();
   suffix_pf_.assign(n + 1, kPosInf);
   suffix_begin_.assign(n + 1, kPosInf);
+  suffix_write_end_.assign(n + 1, kPosInf);
+  const bool write_ends = s_.round_min_write_end.size() == n;
   for (size_t i = n; i-- > 0;) {
     suffix_pf_[i] = std::min(suffix_pf_[i + 1], s_.round_min_pf[i]);
     suffix_begin_[i] = std::min(suffix_begin_[i + 1], s_.round_min_begin[i]);
+    // (not recorded: every later writer may have ended at any time)
+    suffix_write_end_[i] = write_ends ? std::min(suffix_write_end_[i + 1], s_.round_min_write_end[i]) : kNegInf;
   }
 }
 
@@ -500,13 +524,6 @@ void Auditor::choose_rule() {
   std::string why_not_time = s_.times_ok ? (sser_only ? "" : "the time rule needs --level sser alone")
                                          : "the time rule needs begin/end on every transaction: " + s_.times_problem;
   std::string why_not_fence = s_.fence_ok ? "" : "the fence rule: " + s_.fence_problem;
-  // --time-order orders a later write by time before a frozen one when it
-  // ended first, an edge the fence rule's "certainly precedes" does not see
-  // (it would forget the frozen writer and miss the cycle). SSER alone has
-  // that order through real time.
-  if (why_not_fence.empty() && opt_.check.time_order && !sser_only)
-    why_not_fence = "the fence rule: with --time-order a later write can be ordered before a forgotten one, "
-                    "unless --level sser is checked alone";
   bool time_ok = why_not_time.empty(), fence_ok = why_not_fence.empty();
   auto& r = s_.result;
   if (opt_.rule == "time" && !time_ok) throw UsageError("--rule time: " + why_not_time);
@@ -522,6 +539,9 @@ void Auditor::choose_rule() {
   } else if (fence_ok) {
     s_.rule = ForgetRule::fence;
     r.rule_reason = "fence transactions on " + opt_.fence_key + " order everything two fences back before the rest";
+    // (--time-order: a later write can be ordered before an earlier one by time)
+    if (fence_time_order())
+      r.rule_reason += "; with --time-order, writers that began after a later writer ended are kept";
   } else {
     s_.rule = ForgetRule::none;
     r.rule_reason = "no forgetting rule applies (" + why_not_fence + "; " + why_not_time + ")";
@@ -1282,6 +1302,23 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
         m = std::max(m, s_.nf[t]);  // fences (and the summary) have pf == nf
     if (m == kNegInf) return;
     for (size_t t = 0; t < n; ++t) cand[t] = s_.nf[t] <= m;
+    // --time-order (a level other than sser): a later writer that ended
+    // before a candidate writer began precedes it in every key they share,
+    // and the fence chain puts the candidate first: the summary would lose
+    // that cycle. A writer that began after the least end of a later writer
+    // (+ skew, in 128 bits) is therefore no candidate (docs/audit.md, "The
+    // fence rule with --time-order").
+    if (fence_time_order()) {
+      const __int128 E = static_cast<__int128>(future_min_write_end(round)) + skew;
+      for (size_t t = 0; t < n; ++t) {
+        if (!cand[t] || !c.has_times(static_cast<TxnIdx>(t)) || !(E < c.txn_begin[t])) continue;
+        for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o)
+          if (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append) {
+            cand[t] = 0;
+            break;
+          }
+      }
+    }
   } else {
     int64_t B = future_min_begin(round);
     for (size_t t = 0; t < n; ++t)
@@ -1531,6 +1568,37 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (auto& p : bt) by_begin.push_back(p.second);
     rt_done = by_begin.size();
   }
+  // --time-order without sser's real time (which has these edges and more):
+  // a timed writer u precedes every timed writer t of a key u writes with
+  // end(u) + skew < begin(t), a certain edge. Per key, its timed writers by
+  // begin (t >= old_pieces: the summary's pieces, like every frozen
+  // transaction, began no later than any kept or later writer ended plus
+  // the skew, docs/audit.md); each is visited once, from the top.
+  const bool tw_edges = opt_.check.time_order && !rt_edges;
+  FlatMap64 tw_slot(tw_edges ? 1024 : 0);
+  std::vector<uint32_t> tw_off, tw_done;             // slot k: tw_w[tw_off[k], tw_done[k]) not visited yet
+  std::vector<std::pair<int64_t, uint32_t>> tw_w;    // (begin, writer), ascending per slot
+  if (tw_edges) {
+    auto timed_writes = [&](auto&& f) {
+      for (size_t t = std::max<size_t>(old_pieces, unindexed); t < n; ++t)
+        if (!aborted[t] && c.has_times(static_cast<TxnIdx>(t)))
+          for (uint64_t i = touch_off[t]; i < touch_off[t + 1]; ++i)
+            if (touches[i].has_write) f(static_cast<uint32_t>(t), touches[i].key);
+    };
+    std::vector<uint32_t> count;
+    timed_writes([&](uint32_t, Sym k) {
+      bool ins;
+      uint64_t& slot = tw_slot.get_or_insert(k, count.size(), ins);
+      if (ins) count.push_back(0);
+      ++count[slot];
+    });
+    tw_off.assign(count.size() + 1, 0);
+    for (size_t k = 0; k < count.size(); ++k) tw_off[k + 1] = tw_off[k] + count[k];
+    tw_done.assign(tw_off.begin(), tw_off.end() - 1);  // (fill position first)
+    tw_w.resize(tw_off.back());
+    timed_writes([&](uint32_t t, Sym k) { tw_w[tw_done[*tw_slot.find(k)]++] = {c.txn_begin[t], t}; });
+    for (size_t k = 0; k < count.size(); ++k) std::sort(tw_w.begin() + tw_off[k], tw_w.begin() + tw_off[k + 1]);
+  }
   phase("session");
   // Session successors.
   std::vector<uint32_t> next_in_session(n, ~0u), last_in(c.session_count(), ~0u);
@@ -1678,6 +1746,22 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
                                      [&](int64_t x, uint32_t t) { return x < c.txn_begin[t]; }) - by_begin.begin();
         for (size_t j = lo; j < rt_done; ++j) visit(by_begin[j], L, false);
         rt_done = std::min(rt_done, lo);
+      }
+      if (tw_edges && u >= old_pieces && c.has_times(u)) {
+        const __int128 e128 = static_cast<__int128>(c.txn_end[u]) + skew;
+        const int64_t e = e128 > kPosInf ? kPosInf : static_cast<int64_t>(e128);
+        for (uint64_t i = touch_off[u]; i < touch_off[u + 1]; ++i) {
+          if (!touches[i].has_write) continue;
+          const uint64_t* slot = tw_slot.find(touches[i].key);
+          if (!slot) continue;
+          uint32_t& done = tw_done[*slot];
+          const uint32_t lo = static_cast<uint32_t>(
+              std::upper_bound(tw_w.begin() + tw_off[*slot], tw_w.begin() + done, e,
+                               [](int64_t x, const std::pair<int64_t, uint32_t>& w) { return x < w.first; }) -
+              tw_w.begin());
+          for (uint32_t j = lo; j < done; ++j) visit(tw_w[j].second, L, false);
+          done = std::min(done, lo);
+        }
       }
     }
   };

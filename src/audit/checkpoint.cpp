@@ -80,13 +80,13 @@ template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
   uint8_t rule = static_cast<uint8_t>(s.rule);
   a & s.fingerprint & s.round_min_pf & s.round_min_begin & s.fence_ok & s.times_ok & s.fence_problem &
       s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf & s.pending & s.checked_op &
-      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until;
+      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until & s.round_min_write_end;
   s.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 
 }  // namespace boost::serialization
 
-BOOST_CLASS_VERSION(isocheck::AuditState, 5)
+BOOST_CLASS_VERSION(isocheck::AuditState, 6)
 BOOST_CLASS_VERSION(isocheck::AuditResult, 4)
 BOOST_CLASS_VERSION(isocheck::History, 1)
 

@@ -35,14 +35,22 @@ bool fence_ops(const OpKind* kind, const Sym* key, const Sym* val, size_t n, Txn
   return status == TxnStatus::committed;
 }
 
-Pass1Scanner::Pass1Scanner(Pass1Piece& out, uint64_t round_txns, Sym fk, bool need_times)
-    : p_(out), R_(round_txns), fk_(fk), need_times_(need_times), min_pf_(kPosInf), min_begin_(kPosInf) {}
+Pass1Scanner::Pass1Scanner(Pass1Piece& out, uint64_t round_txns, Sym fk, bool need_times, bool need_write_ends)
+    : p_(out),
+      R_(round_txns),
+      fk_(fk),
+      need_times_(need_times),
+      need_write_ends_(need_write_ends),
+      min_pf_(kPosInf),
+      min_begin_(kPosInf),
+      min_write_end_(kPosInf) {}
 
 void Pass1Scanner::close_round() {
   p_.min_pf.push_back(min_pf_);
   p_.min_begin.push_back(min_begin_);
+  if (need_write_ends_) p_.min_write_end.push_back(min_write_end_);
   p_.open_offset.push_back(p_.open_sessions.size());
-  min_pf_ = min_begin_ = kPosInf;
+  min_pf_ = min_begin_ = min_write_end_ = kPosInf;
   row_in_round_ = 0;
 }
 
@@ -60,6 +68,13 @@ void Pass1Scanner::scan(const Hdf5Columns& cols, const SymbolTable& values, uint
       } else {
         min_begin_ = std::min(min_begin_, cols.begin[t]);
       }
+    }
+    if (need_write_ends_ && cols.begin[t] != kNoTime && cols.end[t] != kNoTime && cols.status[t] != TxnStatus::aborted &&
+        cols.end[t] < min_write_end_) {
+      bool writes = false;
+      for (uint64_t o = cols.op_offset[t]; o < cols.op_offset[t + 1] && !writes; ++o)
+        writes = cols.op_kind[o] == OpKind::write || cols.op_kind[o] == OpKind::append;
+      if (writes) min_write_end_ = cols.end[t];
     }
     int64_t value = 0;
     bool ok = true, fence = false;
@@ -119,6 +134,7 @@ Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_tx
       }
       r.round_min_pf.push_back(v);
       r.round_min_begin.push_back(p.min_begin[i]);
+      if (i < p.min_write_end.size()) r.round_min_write_end.push_back(p.min_write_end[i]);
     }
     for (auto& [s, v] : p.last_fence) {
       bool ins;

@@ -33,6 +33,9 @@ struct Pass1Piece {
   // sessions whose transactions came before their first fence in the piece
   // (flat: sessions of round i are open_sessions[open_offset[i], open_offset[i+1])).
   std::vector<int64_t> min_pf, min_begin;
+  // Per round (when asked for): the least end of a transaction with times,
+  // not aborted, that writes or appends (--time-order, docs/audit.md).
+  std::vector<int64_t> min_write_end;
   std::vector<uint64_t> open_offset{0};
   std::vector<int64_t> open_sessions;
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session -> value of its last fence in the piece
@@ -52,7 +55,8 @@ struct Pass1Piece {
 // ids: transaction ids of the rows (messages), or null.
 class Pass1Scanner {
  public:
-  Pass1Scanner(Pass1Piece& out, uint64_t round_txns, Sym fk, bool need_times);
+  // need_write_ends: record min_write_end (the columns then hold times and op kinds).
+  Pass1Scanner(Pass1Piece& out, uint64_t round_txns, Sym fk, bool need_times, bool need_write_ends = false);
   void scan(const Hdf5Columns& cols, const SymbolTable& values, uint64_t first_row, const int64_t* ids);
   void finish();  // closes the last round, records the last fences
   void set_fence_key(Sym fk) { fk_ = fk; }  // JSONL: every chunk has its own tables
@@ -62,9 +66,9 @@ class Pass1Scanner {
   Pass1Piece& p_;
   uint64_t R_;
   Sym fk_;
-  bool need_times_;
+  bool need_times_, need_write_ends_;
   uint64_t row_in_round_ = 0;
-  int64_t min_pf_, min_begin_;
+  int64_t min_pf_, min_begin_, min_write_end_;
   // Per session seen in the piece (dense index by first appearance): its
   // name, whether it had a fence in the piece and the last one's value, and
   // the last round (+1) it was recorded open in.
@@ -80,6 +84,7 @@ class Pass1Scanner {
 // round_txns: the rounds' size (every piece but the last is whole rounds).
 struct Pass1Result {
   std::vector<int64_t> round_min_pf, round_min_begin;
+  std::vector<int64_t> round_min_write_end;  // (empty unless asked for)
   bool any_fence = false;
   uint64_t writes = 0;  // (0 when no op kinds were scanned)
   uint64_t bad_fence_row = kNoRow, bad_time_row = kNoRow;

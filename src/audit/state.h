@@ -21,12 +21,16 @@ inline constexpr int64_t kSummarySession = std::numeric_limits<int64_t>::min() +
 inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 
 struct AuditState {
-  // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts
-  static constexpr uint32_t kVersion = 5;
+  // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts;
+  // 6: round_min_write_end
+  static constexpr uint32_t kVersion = 6;
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
   std::vector<int64_t> round_min_pf, round_min_begin;
+  // --time-order under the fence rule (else empty): per round, the least end
+  // of a transaction with times that writes (not aborted).
+  std::vector<int64_t> round_min_write_end;
   bool fence_ok = false, times_ok = false;
   std::string fence_problem, times_problem;
   uint64_t total_txns = 0;
