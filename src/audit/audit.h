@@ -62,17 +62,36 @@ struct AuditOptions {
   bool later_reads = true;
 };
 
+// The audit's statistics are declared once, in the tables below, and every
+// use expands them: the structs' members, the checkpoint's serializer
+// (src/audit/checkpoint.cpp, table order) and the JSON report
+// (src/audit/report.cpp, table order, the row's key). A row is
+//   F(type, member, "json key", default)  a member, or
+//   D("json key", expression of r)        a value the JSON report derives
+//                                         (no member, not checkpointed).
+// Adding, removing or reordering a member row changes the checkpoint's
+// bytes: bump AuditState::kVersion (src/audit/state.h).
+
+// One round (file rows [first_txn, first_txn + txns)).
+#define ISOCHECK_ROUND_STAT_FIELDS(F)                                                                \
+  F(uint64_t, round, "round", 0)                                                                     \
+  F(uint64_t, first_txn, "first_txn", 0)                                                             \
+  F(uint64_t, txns, "txns", 0)                                                                       \
+  F(uint64_t, checked, "checked", 0)     /* transactions in the check (summary + retained + new) */  \
+  F(uint64_t, kept, "kept", 0)           /* carried to the next round (summary included) */          \
+  F(uint64_t, forgotten, "forgotten", 0) /* forgotten at the end of this round */                    \
+  F(uint64_t, pending, "pending", 0)     /* with a read whose writer is not (yet) present */         \
+  F(uint64_t, frontier, "frontier", 0)   /* (key, version) pairs in the summary */                   \
+  F(uint64_t, peak_rss, "peak_rss", 0)   /* bytes, peak during the round */                          \
+  F(double, seconds, "seconds", 0)                                                                   \
+  F(uint32_t, run, "run", 0)             /* which run (0 = first, 1 = first resumption, ...) */      \
+  F(bool, deferred, "deferred", false)   /* not checked, nothing forgotten (docs/audit.md) */
+
+#define ISOCHECK_STAT_MEMBER(type, member, key, init) type member = init;
+#define ISOCHECK_STAT_NO_MEMBER(key, expr)
+
 struct RoundStat {
-  uint64_t round = 0, first_txn = 0, txns = 0;  // file rows [first_txn, first_txn + txns)
-  uint64_t checked = 0;     // transactions in this round's check (summary + retained + new)
-  uint64_t kept = 0;        // transactions carried to the next round (summary included)
-  uint64_t forgotten = 0;   // forgotten at the end of this round
-  uint64_t pending = 0;     // transactions with a read whose writer is not (yet) present
-  uint64_t frontier = 0;    // (key, version) pairs in the summary
-  uint64_t peak_rss = 0;    // bytes, peak during the round
-  double seconds = 0;
-  uint32_t run = 0;         // which run (0 = first, 1 = first resumption, ...)
-  bool deferred = false;    // not checked, nothing forgotten: checks deferred (docs/audit.md)
+  ISOCHECK_ROUND_STAT_FIELDS(ISOCHECK_STAT_MEMBER)
 };
 
 struct AuditLevel {
@@ -83,30 +102,44 @@ struct AuditLevel {
   std::vector<std::string> explanation;  // witness edges / anomaly lines, in words
 };
 
+// The whole audit. Duplicate writes across rounds (docs/audit.md): whether
+// checked, how many fingerprints are held and their bytes, re-reads of the
+// log to confirm fingerprint matches. The later-reads index (docs/audit.md,
+// "Ambiguous frontiers"): whether it was built, its (key, value) pairs and
+// bytes; ambiguous frontiers it settled, and the checks that found a later
+// read impossible (writers kept).
+#define ISOCHECK_AUDIT_RESULT_FIELDS(F, D)                                                                  \
+  F(std::string, log, "log", {})                                                                            \
+  F(uint64_t, txns, "transactions", 0)                                                                      \
+  F(uint64_t, rounds, "rounds", 0)                                                                          \
+  F(uint32_t, resumptions, "resumptions", 0)                                                                \
+  F(bool, complete, "complete", false)     /* false: stopped (signal) with a checkpoint written */          \
+  F(ForgetRule, rule, "rule", ForgetRule::none)                                                             \
+  F(std::string, rule_reason, "rule_reason", {}) /* why this rule (or why no rule) */                       \
+  F(uint64_t, max_kept, "max_kept", 0)                                                                      \
+  F(uint64_t, final_kept, "final_kept", 0)                                                                  \
+  F(uint64_t, max_checked, "max_checked", 0)                                                                \
+  F(uint64_t, forgotten, "forgotten", 0)                                                                    \
+  F(uint64_t, anomalies, "anomalies", 0)   /* no level allows (incl. unresolved reads at the end) */        \
+  F(double, seconds, "seconds", 0)         /* over all runs */                                              \
+  D("txn_per_s", (r.seconds > 0 ? r.txns / r.seconds : 0.0))                                                \
+  F(uint64_t, peak_rss, "peak_rss", 0)                                                                      \
+  F(bool, duplicate_check, "duplicate_check", true)                                                         \
+  F(uint64_t, fingerprints, "fingerprints", 0)                                                              \
+  F(uint64_t, fingerprint_bytes, "fingerprint_bytes", 0)                                                    \
+  F(uint64_t, duplicate_rereads, "duplicate_rereads", 0)                                                    \
+  F(bool, later_reads, "later_reads", false)                                                                \
+  F(uint64_t, later_read_pairs, "later_read_pairs", 0)                                                      \
+  F(uint64_t, later_read_bytes, "later_read_bytes", 0)                                                      \
+  F(uint64_t, settled_frontiers, "settled_frontiers", 0)                                                    \
+  F(uint64_t, unsettled_checks, "unsettled_checks", 0)                                                      \
+  D("exit_code", r.exit_code())                                                                             \
+  F(std::vector<std::string>, warnings, "warnings", {})                                                     \
+  F(std::vector<AuditLevel>, levels, "levels", {})                                                          \
+  F(std::vector<RoundStat>, round_stats, "round_stats", {})
+
 struct AuditResult {
-  std::string log;
-  uint64_t txns = 0, rounds = 0;
-  uint32_t resumptions = 0;
-  ForgetRule rule = ForgetRule::none;
-  std::string rule_reason;         // why this rule (or why no rule)
-  std::vector<std::string> warnings;
-  std::vector<AuditLevel> levels;
-  uint64_t anomalies = 0;          // anomalies no level allows (incl. unresolved reads at the end)
-  uint64_t max_kept = 0, final_kept = 0, forgotten = 0, max_checked = 0;
-  uint64_t peak_rss = 0;
-  // Duplicate writes across rounds (docs/audit.md): whether checked, how many
-  // fingerprints are held and their bytes, re-reads of the log to confirm
-  // fingerprint matches.
-  bool duplicate_check = true;
-  uint64_t fingerprints = 0, fingerprint_bytes = 0, duplicate_rereads = 0;
-  // The later-reads index (docs/audit.md, "Ambiguous frontiers"): whether it
-  // was built, its (key, value) pairs and bytes; ambiguous frontiers it
-  // settled, and the checks that found a later read impossible (writers kept).
-  bool later_reads = false;
-  uint64_t later_read_pairs = 0, later_read_bytes = 0, settled_frontiers = 0, unsettled_checks = 0;
-  double seconds = 0;              // over all runs
-  bool complete = false;           // false: stopped (signal) with a checkpoint written
-  std::vector<RoundStat> round_stats;
+  ISOCHECK_AUDIT_RESULT_FIELDS(ISOCHECK_STAT_MEMBER, ISOCHECK_STAT_NO_MEMBER)
   // 0 every level holds, 1 a violation, 3 undecided.
   int exit_code() const;
 };

@@ -18,9 +18,17 @@ namespace boost::serialization {
 
 template <class A> void serialize(A& a, isocheck::LogPosition& p, unsigned) { a & p.txn & p.byte & p.line; }
 
+// The statistics tables (audit/audit.h), member rows in table order.
+template <class A, class T> void stat_field(A& a, T& v) { a & v; }
+template <class A> void stat_field(A& a, isocheck::ForgetRule& v) {
+  uint8_t b = static_cast<uint8_t>(v);
+  a & b;
+  v = static_cast<isocheck::ForgetRule>(b);
+}
+#define ISOCHECK_STAT_SERIALIZE(type, member, key, init) stat_field(a, r.member);
+
 template <class A> void serialize(A& a, isocheck::RoundStat& r, unsigned) {
-  a & r.round & r.first_txn & r.txns & r.checked & r.kept & r.forgotten & r.pending & r.frontier & r.peak_rss &
-      r.seconds & r.run & r.deferred;
+  ISOCHECK_ROUND_STAT_FIELDS(ISOCHECK_STAT_SERIALIZE)
 }
 
 template <class A> void serialize(A& a, isocheck::AuditLevel& l, unsigned) {
@@ -31,13 +39,9 @@ template <class A> void serialize(A& a, isocheck::AuditLevel& l, unsigned) {
 }
 
 template <class A> void serialize(A& a, isocheck::AuditResult& r, unsigned) {
-  uint8_t rule = static_cast<uint8_t>(r.rule);
-  a & r.log & r.txns & r.rounds & r.resumptions & rule & r.rule_reason & r.warnings & r.levels & r.anomalies &
-      r.max_kept & r.final_kept & r.forgotten & r.max_checked & r.peak_rss & r.seconds & r.complete & r.round_stats &
-      r.duplicate_check & r.fingerprints & r.fingerprint_bytes & r.duplicate_rereads & r.later_reads &
-      r.later_read_pairs & r.later_read_bytes & r.settled_frontiers & r.unsettled_checks;
-  r.rule = static_cast<isocheck::ForgetRule>(rule);
+  ISOCHECK_AUDIT_RESULT_FIELDS(ISOCHECK_STAT_SERIALIZE, ISOCHECK_STAT_NO_MEMBER)
 }
+#undef ISOCHECK_STAT_SERIALIZE
 
 template <class A> void save_symbols(A& a, const isocheck::SymbolTable& t) {
   bool named = t.named();
@@ -87,7 +91,7 @@ template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
 }  // namespace boost::serialization
 
 BOOST_CLASS_VERSION(isocheck::AuditState, 6)
-BOOST_CLASS_VERSION(isocheck::AuditResult, 4)
+BOOST_CLASS_VERSION(isocheck::AuditResult, 5)
 BOOST_CLASS_VERSION(isocheck::History, 1)
 
 namespace isocheck {

@@ -1,6 +1,7 @@
 // The per-log audit report (text and JSON).
 #include <cstdio>
 #include <ostream>
+#include <type_traits>
 #include <unordered_map>
 
 #include "audit/audit.h"
@@ -36,8 +37,56 @@ std::string mib(uint64_t b) {
   return buf;
 }
 
+// JSON values of the statistics tables' types (audit/audit.h).
+template <class T>
+  requires std::is_arithmetic_v<T>
+void json_value(std::ostream& out, T v) {
+  out << v;
+}
+void json_value(std::ostream& out, bool v) { out << (v ? "true" : "false"); }
+void json_value(std::ostream& out, const std::string& s) { out << json_str(s); }
+void json_value(std::ostream& out, ForgetRule v) { out << json_str(to_string(v)); }
+void json_value(std::ostream& out, const std::vector<std::string>& v) {
+  out << "[";
+  for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << json_str(v[i]);
+  out << "]";
+}
+// Levels: an object by level name; the decision's round, anomaly and
+// explanation only when a level does not hold.
+void json_value(std::ostream& out, const std::vector<AuditLevel>& levels) {
+  out << "{";
+  for (size_t i = 0; i < levels.size(); ++i) {
+    auto& l = levels[i];
+    out << (i ? "," : "") << json_str(to_string(l.level)) << ":{\"verdict\":" << json_str(l.verdict);
+    if (l.verdict != "holds") {
+      out << ",\"round\":" << l.round << ",\"anomaly\":" << json_str(l.anomaly) << ",\"explanation\":";
+      json_value(out, l.explanation);
+    }
+    out << "}";
+  }
+  out << "}";
+}
+void json_value(std::ostream& out, const std::vector<RoundStat>& stats) {
+  out << "[";
+  for (size_t i = 0; i < stats.size(); ++i) {
+    auto& s = stats[i];
+    const char* sep = "";
+    out << (i ? "," : "") << "{";
+#define ISOCHECK_STAT_JSON(type, member, key, init) \
+  out << sep << "\"" key "\":";                    \
+  json_value(out, s.member);                       \
+  sep = ",";
+    ISOCHECK_ROUND_STAT_FIELDS(ISOCHECK_STAT_JSON)
+#undef ISOCHECK_STAT_JSON
+    out << "}";
+  }
+  out << "]";
+}
+
 }  // namespace
 
+// Prose: the statistics appear inside sentences, so the text report names
+// its fields itself (the JSON report and the checkpoint follow the tables).
 void write_audit_text(std::ostream& out, const AuditResult& r) {
   out << "audit of " << r.log << "\n";
   out << "  transactions: " << r.txns << " in " << r.rounds << " round(s)";
@@ -77,40 +126,20 @@ void write_audit_text(std::ostream& out, const AuditResult& r) {
 }
 
 void write_audit_json(std::ostream& out, const AuditResult& r) {
-  out << "{\"log\":" << json_str(r.log) << ",\"transactions\":" << r.txns << ",\"rounds\":" << r.rounds
-      << ",\"resumptions\":" << r.resumptions << ",\"complete\":" << (r.complete ? "true" : "false")
-      << ",\"rule\":" << json_str(to_string(r.rule)) << ",\"rule_reason\":" << json_str(r.rule_reason)
-      << ",\"max_kept\":" << r.max_kept << ",\"final_kept\":" << r.final_kept << ",\"max_checked\":" << r.max_checked
-      << ",\"forgotten\":" << r.forgotten << ",\"anomalies\":" << r.anomalies << ",\"seconds\":" << r.seconds
-      << ",\"txn_per_s\":" << (r.seconds > 0 ? r.txns / r.seconds : 0.0) << ",\"peak_rss\":" << r.peak_rss
-      << ",\"duplicate_check\":" << (r.duplicate_check ? "true" : "false") << ",\"fingerprints\":" << r.fingerprints
-      << ",\"fingerprint_bytes\":" << r.fingerprint_bytes << ",\"duplicate_rereads\":" << r.duplicate_rereads
-      << ",\"later_reads\":" << (r.later_reads ? "true" : "false") << ",\"later_read_pairs\":" << r.later_read_pairs
-      << ",\"later_read_bytes\":" << r.later_read_bytes << ",\"settled_frontiers\":" << r.settled_frontiers
-      << ",\"unsettled_checks\":" << r.unsettled_checks
-      << ",\"exit_code\":" << r.exit_code() << ",\"warnings\":[";
-  for (size_t i = 0; i < r.warnings.size(); ++i) out << (i ? "," : "") << json_str(r.warnings[i]);
-  out << "],\"levels\":{";
-  for (size_t i = 0; i < r.levels.size(); ++i) {
-    auto& l = r.levels[i];
-    out << (i ? "," : "") << json_str(to_string(l.level)) << ":{\"verdict\":" << json_str(l.verdict);
-    if (l.verdict != "holds") {
-      out << ",\"round\":" << l.round << ",\"anomaly\":" << json_str(l.anomaly) << ",\"explanation\":[";
-      for (size_t j = 0; j < l.explanation.size(); ++j) out << (j ? "," : "") << json_str(l.explanation[j]);
-      out << "]";
-    }
-    out << "}";
-  }
-  out << "},\"round_stats\":[";
-  for (size_t i = 0; i < r.round_stats.size(); ++i) {
-    auto& s = r.round_stats[i];
-    out << (i ? "," : "") << "{\"round\":" << s.round << ",\"first_txn\":" << s.first_txn << ",\"txns\":" << s.txns
-        << ",\"checked\":" << s.checked << ",\"kept\":" << s.kept << ",\"forgotten\":" << s.forgotten
-        << ",\"pending\":" << s.pending << ",\"frontier\":" << s.frontier << ",\"peak_rss\":" << s.peak_rss
-        << ",\"seconds\":" << s.seconds << ",\"run\":" << s.run << ",\"deferred\":" << (s.deferred ? "true" : "false")
-        << "}";
-  }
-  out << "]}\n";
+  const char* sep = "";
+#define ISOCHECK_STAT_JSON(type, member, key, init) \
+  out << sep << "\"" key "\":";                    \
+  json_value(out, r.member);                       \
+  sep = ",";
+#define ISOCHECK_STAT_JSON_DERIVED(key, expr) \
+  out << sep << "\"" key "\":";              \
+  json_value(out, expr);                     \
+  sep = ",";
+  out << "{";
+  ISOCHECK_AUDIT_RESULT_FIELDS(ISOCHECK_STAT_JSON, ISOCHECK_STAT_JSON_DERIVED)
+#undef ISOCHECK_STAT_JSON
+#undef ISOCHECK_STAT_JSON_DERIVED
+  out << "}\n";
 }
 
 }  // namespace isocheck

@@ -22,8 +22,9 @@ inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 
 struct AuditState {
   // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts;
-  // 6: round_min_write_end
-  static constexpr uint32_t kVersion = 6;
+  // 6: round_min_write_end; 7: AuditResult's fields in its statistics table's
+  // order (audit/audit.h)
+  static constexpr uint32_t kVersion = 7;
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
