@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -186,9 +184,6 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
     }
     const uint64_t k = idx.cover(p.relevant, p.succ_off, p.succ, hint.empty() ? nullptr : &hint,
                                  static_cast<uint32_t>(targets.size() / 128));
-    if (std::getenv("ISOCHECK_DEBUG_CLOSURE"))
-      std::fprintf(stderr, "closure: %zu queries, %zu targets, %u components, path cover %lu\n", q.size(), targets.size(),
-                   p.relevant, static_cast<unsigned long>(k));
     if (k * 128 <= targets.size() && k * p.relevant * 4 <= opt_.memory_budget) {
       idx.build(p.succ_off, p.succ);
       for (uint32_t i : order) ans[i] = idx.reaches(p.dense[comp[q[i].from]], p.dense[comp[q[i].to]]);

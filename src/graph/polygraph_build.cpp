@@ -1,13 +1,9 @@
 #include "graph/polygraph_build.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 #include <unistd.h>
-
-#include "core/timer.h"
 
 // The chain index's per-path minimum loops vectorize at -O3 (a third faster).
 #pragma GCC optimize("O3")
@@ -221,7 +217,6 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   // rather than from a cycle of inferred orders.)
   const size_t worth_another_round = compact ? size_t{1} << 20 : 1;
   for (int round = 0; round < 16 && (first || open.size() >= worth_another_round); ++round) {
-    Timer build_timer;
     std::vector<uint32_t> next;
     if (first) {  // the cover is chosen once: follow session order and node chains
       next.assign(pg.vertex_count, kInf);
@@ -233,9 +228,6 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
       }
     }
     const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, narrow_index, first ? &next : nullptr);
-    if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
-      std::fprintf(stderr, "decide_pairs round %d: %zu open, %u paths, index %s in %.3f s\n", round, open.size(),
-                   idx.paths(), built ? "built" : "over budget", build_timer.seconds());
     if (!built) break;
     first = false;
     auto impossible = [&](const EdgeList& e) {
@@ -316,9 +308,6 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
       for (const PairRef& p : open) decide(p);
     }
     lp.decided_at_build += decided;
-    if (std::getenv("ISOCHECK_DEBUG_PAIRS"))
-      std::fprintf(stderr, "decide_pairs round %d: %zu decided, %zu still open, %.3f s\n", round, decided, still.size(),
-                   build_timer.seconds());
     open.swap(still);
     if (decided == 0) break;
   }
