@@ -655,7 +655,7 @@ void Auditor::append_round(const History& chunk) {
 // they are, no symbol is looked up.
 void Auditor::append_same_symbols(const History& chunk) {
   History& c = s_.carry;
-  Timer dbg_t;
+  Timer append_timer;
   if (s_.has_summary && rest_.size() > 0) {
     std::vector<Sym> want;
     FlatMap64 asked(64);
@@ -666,11 +666,11 @@ void Auditor::append_same_symbols(const History& chunk) {
       if (rest_.take_first(keys[i], asked)) want.push_back(keys[i]);
     }
     for (Sym k : want) rest_.unmark(k);
-    const double t_scan = dbg_t.seconds();
+    const double t_scan = append_timer.seconds();
     if (!want.empty()) materialize(want, chunk.txn_count(), chunk.op_count());
-    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+    if (opt_.debug_timing)
       std::fprintf(stderr, "append: %zu waiting keys found in %.3f s, into the pieces by %.3f s\n", want.size(), t_scan,
-                   dbg_t.seconds());
+                   append_timer.seconds());
   }
   std::vector<uint32_t> sess(chunk.session_count());
   for (size_t i = 0; i < sess.size(); ++i) {
@@ -888,7 +888,7 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
     return std::make_shared<std::future<CheckResult>>(std::async(std::launch::async, [this, co] {
       Timer ct;
       CheckResult r = check(s_.carry, co);
-      if (getenv("ISOCHECK_AUDIT_DEBUG"))
+      if (opt_.debug_timing)
         std::fprintf(stderr, "check beside forget: %.3f s, %zu txns, %zu ops\n", ct.seconds(),
                      static_cast<size_t>(s_.carry.txn_count()), static_cast<size_t>(s_.carry.op_count()));
       return r;
@@ -1233,7 +1233,7 @@ bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen
   // (fence rule: a frozen transaction whose next fence is past the largest
   // frozen one would not be certainly before the readers)
   if (fence && (fence_value == kNegInf || latest_next_fence > fence_value)) {
-    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+    if (opt_.debug_timing)
       std::fprintf(stderr, "later-read check: not run (largest frozen fence %lld, a frozen next fence %lld)\n",
                    (long long)fence_value, (long long)latest_next_fence);
     return false;
@@ -1256,7 +1256,7 @@ bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen
   CheckResult r = check(h, co);
   bool holds = r.anomalies.empty();
   for (auto& lr : r.levels) holds = holds && lr.decided && lr.holds;
-  if (getenv("ISOCHECK_AUDIT_DEBUG"))
+  if (opt_.debug_timing)
     std::fprintf(stderr, "later-read check: %zu frozen, %zu readers, %.3f s, %s\n", static_cast<size_t>(h.txn_count()),
                  chosen.size(), ct.seconds(), holds ? "possible" : "not possible: writers kept");
   return holds;
@@ -1267,7 +1267,7 @@ bool Auditor::later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen
 void Auditor::forget(uint64_t round, RoundStat& st) {
   Timer ph_timer;
   std::string ph_log;
-  auto phase = [&](const char* name) { if (getenv("ISOCHECK_AUDIT_DEBUG")) { char b[64]; std::snprintf(b, sizeof b, " %s=%.3f", name, ph_timer.seconds()); ph_log += b; } };
+  auto phase = [&](const char* name) { if (opt_.debug_timing) { char b[64]; std::snprintf(b, sizeof b, " %s=%.3f", name, ph_timer.seconds()); ph_log += b; } };
   History& c = s_.carry;
   const size_t n = c.txn_count();
   const uint32_t old_pieces = s_.has_summary ? s_.summary_txns : 0;  // the summary: carry txns [0, old_pieces)
@@ -1780,8 +1780,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   phase("propagate");
   propagate();
   too_little();
-  size_t dbg_roots = std::count(root.begin(), root.end(), 1), dbg_cand = std::count(cand.begin(), cand.end(), 1),
-         dbg_unf = std::count(unfrozen.begin(), unfrozen.end(), 1), dbg_amb = 0, dbg_iters = 0;
   // Frontier: per key, the frozen final writes not certainly overwritten by
   // another frozen write (certain order, or a frozen read-modify-write
   // successor). Two or more: ambiguous -> keep them (and what they reach), repeat.
@@ -1947,7 +1945,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     for (KeyPart& part : kp) {
       frontier.insert(frontier.end(), part.frontier.begin(), part.frontier.end());
       for (uint32_t t : part.ambiguous) extra_root[t] = 1;
-      dbg_amb += part.ambiguous.size();
       changed |= !part.ambiguous.empty();
       one_read.insert(one_read.end(), part.one_read.begin(), part.one_read.end());
       one_read_tops.insert(one_read_tops.end(), part.one_read_tops.begin(), part.one_read_tops.end());
@@ -2005,7 +2002,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
       }
     }
     if (!changed) break;
-    ++dbg_iters;
     propagate();
     if (too_little()) break;
   }
@@ -2022,16 +2018,6 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
   size_t n_aborted = std::count(aborted.begin(), aborted.end(), 1);
   bool summary_unfrozen = false;
   for (size_t t = 0; t < old_pieces; ++t) summary_unfrozen |= unfrozen[t] != 0;
-  if (getenv("ISOCHECK_AUDIT_DEBUG"))
-    std::fprintf(stderr, "forget r%llu: iters=%zu n=%zu m=%lld cand=%zu roots=%zu unfrozen=%zu amb=%zu frozen=%zu fence=%d S=%d\n",
-                 (unsigned long long)round, dbg_iters, n, (long long)m, dbg_cand, dbg_roots, dbg_unf, dbg_amb, frozen, frozen_fence,
-                 s_.has_summary ? (int)summary_unfrozen : -1);
-  if (getenv("ISOCHECK_AUDIT_DEBUG") && atoi(getenv("ISOCHECK_AUDIT_DEBUG")) > 1) {
-    for (size_t t = 0; t < n; ++t)
-      std::fprintf(stderr, "  T%lld %s%s%s pf=%lld nf=%lld\n", (long long)c.txn_id[t], unfrozen[t] ? "kept" : "FROZEN",
-                   root[t] ? " root" : "", aborted[t] ? " aborted" : "", (long long)s_.pf[t], (long long)s_.nf[t]);
-    for (auto& f : frontier) std::fprintf(stderr, "  frontier from T%lld\n", (long long)c.txn_id[f.txn]);
-  }
   bool can = !gave_up && frozen > 0 && !summary_unfrozen && (!fence || frozen_fence);
   if (can) s_.result.settled_frontiers += settled;
   if (!can && n_aborted == 0) return;
@@ -2183,7 +2169,7 @@ void Auditor::forget(uint64_t round, RoundStat& st) {
     npend.push_back(s_.pending[t]);
   }
   phase("end");
-  if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
+  if (opt_.debug_timing) std::fprintf(stderr, "forget phases (cumulative s):%s\n", ph_log.c_str());
   awaiting_nf_.assign(nc.session_count(), {});
   for (size_t t = summary ? s_.summary_txns : old_pieces; t < nc.txn_count(); ++t)
     if (nnf[t] == kPosInf) awaiting_nf_[nc.txn_session[t]].push_back(static_cast<uint32_t>(t));
@@ -2296,7 +2282,7 @@ AuditResult Auditor::run() {
     say("pass 1: scanning " + path_ + " for fences and times");
     Timer pass1;
     prescan();
-    if (getenv("ISOCHECK_AUDIT_DEBUG")) std::fprintf(stderr, "pass 1: %.3f s\n", pass1.seconds());
+    if (opt_.debug_timing) std::fprintf(stderr, "pass 1: %.3f s\n", pass1.seconds());
     if (reader_.hdf5()) {
       // The carry uses the file's symbols: rounds are appended without
       // looking a symbol up (append_same_symbols).
@@ -2311,7 +2297,7 @@ AuditResult Auditor::run() {
       say("later reads: indexing every read of " + path_ + " (the log has blind writes)");
       Timer lr;
       build_later_reads(0);
-      if (getenv("ISOCHECK_AUDIT_DEBUG"))
+      if (opt_.debug_timing)
         std::fprintf(stderr, "later reads: %.3f s, %llu pairs\n", lr.seconds(), (unsigned long long)later_reads_.entries());
     }
     s_.result.duplicate_check = dup_check();
@@ -2410,7 +2396,7 @@ AuditResult Auditor::run() {
         s_.defer_until = 0;
       }
     }
-    if (getenv("ISOCHECK_AUDIT_DEBUG"))
+    if (opt_.debug_timing)
       std::fprintf(stderr, "round %llu: read %.3f s, duplicates %.3f s, append %.3f s, check %.3f s, forget %.3f s\n",
                    (unsigned long long)round, t_read, t_dup - t_read, rt.seconds() - tc.seconds() - t_dup, t_check,
                    tc.seconds() - t_check);

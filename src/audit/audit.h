@@ -33,6 +33,9 @@ struct AuditOptions {
   bool resume = false;             // --requeue: resume from a matching checkpoint
   // Tests: stop (as if SIGTERM arrived) after this many rounds of this run.
   uint64_t stop_after_rounds = 0;
+  // Profiling (hidden --debug-timing): per-round stage times, forget's
+  // phases, pass 1 and the later-reads index on stderr.
+  bool debug_timing = false;
   // Set by a signal handler: finish the round, write its checkpoint, stop.
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> log;  // progress lines ("" = none)

@@ -37,7 +37,7 @@ struct AuditArgs {
     return c;
   }();
   uint64_t round = 100000, fence_every = 20, stop_after = 0;
-  bool requeue = false, json = false, quiet = false, no_dup_check = false;
+  bool requeue = false, json = false, quiet = false, no_dup_check = false, debug_timing = false;
 };
 
 int run_audit_command(const AuditArgs& a) {
@@ -61,6 +61,7 @@ int run_audit_command(const AuditArgs& a) {
   opt.checkpoint_dir = a.checkpoint_dir;
   opt.resume = a.requeue;
   opt.stop_after_rounds = a.stop_after;
+  opt.debug_timing = a.debug_timing;
   opt.duplicate_check = !a.no_dup_check;
   opt.stop = &g_stop;
   if (!a.quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "isocheck audit: %s\n", s.c_str()); };
@@ -122,6 +123,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                 "Instead of auditing: write LOG with fence transactions added to this file (.jsonl or .h5)");
   c->add_option("--fence-every", a->fence_every, "With --write-fenced: a fence after every N txns of a session (20)");
   c->add_option("--stop-after-rounds", a->stop_after, "Testing: stop as if SIGTERM came after N rounds")
+      ->group("");
+  c->add_flag("--debug-timing", a->debug_timing,
+              "Profiling: print each round's stage times, forget's phases, pass 1's and the later-reads index's "
+              "times on stderr")
       ->group("");
   c->callback([a, &exit_code] { exit_code = run_audit_command(*a); });
 }
