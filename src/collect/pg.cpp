@@ -75,7 +75,7 @@ Result Connection::classify(PGresult* r) {
 Result Connection::exec(const char* sql) { return classify(PQexec(c_, sql)); }
 
 namespace {
-// Test hook: ISOCHECK_TEST_KILL_AT_PREPARE="2,4" has the server terminate this
+// Test hook (docs/testing.md): ISOCHECK_TEST_KILL_AT_PREPARE="2,4" has the server terminate this
 // backend (pg_terminate_backend on itself: a real loss, the server's own
 // FATAL) just before the 2nd and 4th statement preparations of the process,
 // re-preparations after a reconnect counted too. It lets a test hit the short

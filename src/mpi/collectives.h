@@ -56,7 +56,8 @@ std::string recv_string(MPI_Status st);
 // Test hook (tests/dist/held_job.sh): when the variable `env` is 1, every rank
 // holds here until a signal arrives, so that a test stops the job at a known
 // point without sleeping; rank 0 first says "held" into the FIFO named by
-// ISOCHECK_TEST_READY_FIFO, which the test is blocked reading.
+// ISOCHECK_TEST_READY_FIFO, which the test is blocked reading. Every test hook
+// is listed in docs/testing.md, "Test hooks".
 void test_hold(const char* env);
 
 // ---- errors agreed by every rank --------------------------------------------
