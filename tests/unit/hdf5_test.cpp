@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/history_fixtures.h"
+#include "common/temp_files.h"
 #include <hdf5.h>
 
 #include <cstdio>
@@ -22,11 +23,7 @@ namespace {
 
 using namespace testkit;
 
-std::string tmp(const std::string& name) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_hdf5_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string tmp(const std::string& name) { return temp_path("isocheck_hdf5_test", name); }
 
 const char* kIntHistory =
     "{\"isocheck\":1,\"time_unit\":\"ns\"}\n"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 
+#include "common/temp_files.h"
 #include "core/errors.h"
 #include "io/import.h"
 #include "solver/check.h"
@@ -53,19 +54,8 @@ void expect_input_error(F&& f, const std::string& where, const std::string& what
   }
 }
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    p = fs::temp_directory_path() / ("isocheck-import-" + std::to_string(getpid()) + "-" +
-                                     std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(p);
-  }
-  ~TempDir() { fs::remove_all(p); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::ofstream f(p / name, std::ios::binary);
-    f << bytes;
-    return (p / name).string();
-  }
+struct TempDir : testkit::ScopedTempDir {
+  TempDir() : ScopedTempDir("isocheck-import-") {}
 };
 
 // ---- Cobra log bytes
@@ -400,9 +390,9 @@ TEST(ImportCobra, FolderOfLogs) {
   d.write("T3.log", S(1) + W(5, 1, 1) + C(1));
   d.write("T10.log", S(2) + R(1, 5, 1, 1) + C(2));
   d.write("T3.debug", "human-readable");
-  EXPECT_EQ(sniff_format(d.p.string()), Format::cobra);
+  EXPECT_EQ(sniff_format(d.path.string()), Format::cobra);
   ImportStats st;
-  History h = import_history(d.p.string(), Format::cobra, &st);
+  History h = import_history(d.path.string(), Format::cobra, &st);
   ASSERT_EQ(h.txn_count(), 2u);
   EXPECT_EQ(session_of(h, 0), 3);
   EXPECT_EQ(session_of(h, 1), 10);
@@ -623,7 +613,7 @@ TEST(ImportSniff, ByExtensionThenContent) {
   b.header(0);
   EXPECT_EQ(sniff_format(d.write("noext7", b.b)), Format::dbcop);
   EXPECT_EQ(sniff_format(d.write("noext8", std::string("\x89HDF\r\n\x1a\n", 8))), Format::hdf5);
-  EXPECT_THROW(sniff_format((d.p / "missing").string()), InputError);
+  EXPECT_THROW(sniff_format((d.path / "missing").string()), InputError);
   EXPECT_TRUE(is_import_format(Format::polysi));
   EXPECT_FALSE(is_import_format(Format::jsonl));
   EXPECT_EQ(import_format_from_name("isovista"), Format::polysi);

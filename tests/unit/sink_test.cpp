@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/history_fixtures.h"
+#include "common/temp_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -22,11 +23,7 @@ namespace {
 
 using namespace testkit;
 
-std::string tmp(const std::string& name) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_sink_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string tmp(const std::string& name) { return temp_path("isocheck_sink_test", name); }
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
