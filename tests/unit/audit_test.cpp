@@ -143,6 +143,15 @@ struct Stats {
   uint64_t settled = 0, unsettled = 0;  // ambiguous frontiers settled by later reads / checks that kept them
 };
 
+// Prints what a run of random logs covered, and asserts that it exercised
+// the audit: a quarter of the audits forgot something, some level was violated.
+void expect_exercised(const char* what, const Stats& st) {
+  std::printf("%s: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", what, st.logs,
+              st.violated, st.forgot, st.compared);
+  EXPECT_GT(st.forgot, st.compared / 4) << what;
+  EXPECT_GT(st.violated, 0) << what;
+}
+
 // One history under one rule and level set, several round sizes.
 void compare(const History& h, const std::vector<Level>& levels, const std::string& rule, const fs::path& file,
              const std::string& what, Stats& st, uint64_t fingerprint_mask = ~0ULL, int64_t clock_skew = 0,
@@ -1707,10 +1716,7 @@ TEST(Audit, RandomFencedHistoriesWithSomeTimesEqualWholeCheck) {
     compare(h, levels, i % 2 ? "fence" : "auto", d.path / "p.jsonl", "seed " + std::to_string(21000 + i), st);
     if (HasFatalFailure()) return;
   }
-  std::printf("fenced, some times: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", st.logs,
-              st.violated, st.forgot, st.compared);
-  EXPECT_GT(st.forgot, st.compared / 4);
-  EXPECT_GT(st.violated, 0);
+  expect_exercised("fenced, some times", st);
 }
 
 // Fenced random logs under --time-order: blind writes to a few keys (a
@@ -1758,10 +1764,7 @@ TEST(Audit, RandomFencedBlindWritesUnderTimeOrderEqualWholeCheck) {
             "seed " + std::to_string(seed), st, ~0ULL, i % 7 == 6 ? 3 : 0, true);
     if (HasFatalFailure()) return;
   }
-  std::printf("fenced, --time-order: %d logs, %d violated level verdicts, %d of %d audits forgot something\n",
-              st.logs, st.violated, st.forgot, st.compared);
-  EXPECT_GT(st.forgot, st.compared / 4);
-  EXPECT_GT(st.violated, 0);
+  expect_exercised("fenced, --time-order", st);
 }
 
 // Random logs whose values are integers (some near the largest and smallest
@@ -1871,10 +1874,7 @@ TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
     compare(f, levels, "auto", d.path / "e.jsonl", "seed " + std::to_string(25000 + i), st, ~0ULL, skew);
     if (HasFatalFailure()) return;
   }
-  std::printf("extreme times: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", st.logs,
-              st.violated, st.forgot, st.compared);
-  EXPECT_GT(st.forgot, st.compared / 4);
-  EXPECT_GT(st.violated, 0);
+  expect_exercised("extreme times", st);
 }
 
 }  // namespace
