@@ -5,9 +5,9 @@
 #   bash tests/cli/audit_fenced_cli.sh <isocheck-binary> <source-dir>
 set -u
 BIN=$(readlink -f "$1")
-T=$(mktemp -d /tmp/isocheck-fenced.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 
 "$BIN" generate --workload rmw --txns 3000 --sessions 6 --seed 3 --out "$T/raw.jsonl" -q || fail generate
 "$BIN" convert "$T/raw.jsonl" "$T/raw.h5" || fail convert

@@ -7,8 +7,9 @@
 set -u
 BIN=$1; SRC=$2; GEN=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' -e 's/"file":"[^"]*"//' "$1"; }
 
 "$GEN" many "$T/m.jsonl" --components 40 --txns 4000 --sessions-per 3 --violate || fail gen

@@ -9,8 +9,9 @@
 set -u
 BIN=$1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 strip() { sed -e 's/"stats":{[^}]*}//' "$1"; }  # stats are per piece (docs/dist.md)
 
 cat > "$T/h.jsonl" <<'H'

@@ -9,8 +9,9 @@
 set -u
 BIN=$1; GEN=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 
 "$BIN" generate --workload rmw --txns 20000 --sessions 8 --out "$T/rmw.h5" -q || fail "generate rmw"
 "$GEN" many "$T/many.h5" --components 40 --txns 4000 --sessions-per 3 > /dev/null || fail "dist_gen many"

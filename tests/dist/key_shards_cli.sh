@@ -10,8 +10,9 @@
 set -u
 BIN=$1; SRC=$2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 upto_stats() { sed -e 's/"file":"[^"]*"//' -e 's/"stats".*//' "$1"; }
 
 "$BIN" generate --workload rmw --txns 6000 --sessions 16 --out "$T/ok.jsonl" -q || fail gen

@@ -8,8 +8,9 @@ set -u
 BIN=$1
 . "$(dirname "$0")/held_job.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
+T=$tmp
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' -e 's/"stats".*//' "$1"; }
 MPI="mpiexec --oversubscribe -n 4"
 FLAGS="-l ser,si --json -q --key-shards --no-serial-witness"

@@ -6,7 +6,8 @@
 # Gives the script:
 #   $tmp                      a fresh temporary folder, removed on exit
 #   pass / fail NAME...       count one passed / failed assertion (fail prints
-#                             "FAIL NAME...")
+#                             "FAIL NAME..."); with fail_fast=1, fail ends the
+#                             script (exit 1) instead
 #   check NAME RC CMD...      runs CMD with stdout in $tmp/out and stderr in
 #                             $tmp/err; passes iff it exits RC. With
 #                             check_messages=1, an RC of 2 or 3 also needs
@@ -29,9 +30,15 @@ trap 'rm -rf "$tmp"' EXIT
 passes=0
 fails=0
 check_messages=0
+fail_fast=0
 
 pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+fail() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+  [ "$fail_fast" = 1 ] && exit 1
+  return 0
+}
 
 check() {
   local name="$1" want="$2"; shift 2
