@@ -9,10 +9,9 @@
 # process holds at its start), the time limit is 1e-12 s; nothing sleeps.
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 cd "$tmp" || exit 1
-fails=0; passes=0
-mpiexec=$(command -v mpiexec || command -v mpirun) || { echo "no mpiexec"; exit 77; }
+find_mpiexec
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpi4() { "$mpiexec" --oversubscribe -n 4 "$@"; }
 
@@ -38,8 +37,8 @@ fails_with() {
   [ "$before" = "$after" ] || why+=" the input $input changed;"
   if compgen -G 'core*' >/dev/null; then why+=" a core file was left;"; fi
   if [ -n "$why" ]; then
-    echo "FAIL $name:$why"; echo "  command: $*"; sed 's/^/  stderr: /' err | head -20; fails=$((fails+1))
-  else passes=$((passes+1)); fi
+    fail "$name:$why"; echo "  command: $*"; sed 's/^/  stderr: /' err | head -20
+  else pass; fi
 }
 
 # Inputs of known size: 100,000 read-modify-write transactions hold about
@@ -132,5 +131,4 @@ output_cases() {
 }
 output_cases
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

@@ -7,17 +7,7 @@
 set -u
 bin="$1"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-fail() { echo "FAIL $*"; fails=$((fails+1)); }
-run() {  # name expected_rc command...
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then fail "$name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; else passes=$((passes+1)); fi
-}
-expect_out() {  # name pattern
-  if ! grep -qE -- "$2" "$tmp/out"; then fail "$1: stdout lacks /$2/:"; cat "$tmp/out"; else passes=$((passes+1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 
 txn() { printf '{"id":%s,"session":%s,"status":"committed","ops":[%s]}\n' "$1" "$2" "$3"; }
 w12=$(txn 1 1 '["append","l",1],["append","l",2]')
@@ -37,29 +27,28 @@ for c in "${cases[@]}"; do
   : > "$tmp/$name.jsonl"
   for ((i = 1; i < n - 2; i++)); do printf '%s\n' "${f[$i]}" >> "$tmp/$name.jsonl"; done
   for engine in auto linear; do
-    run "$name verify --engine $engine" 1 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser --engine "$engine"
+    check "$name verify --engine $engine" 1 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser --engine "$engine"
     expect_out "$name verify" "^  $kind: T2 read l="
     expect_out "$name verify" "$words"
     expect_out "$name verify" "strict-serializable: VIOLATED"
   done
-  run "$name verify --json" 1 "$bin" verify "$tmp/$name.jsonl" --level ser --json -q
+  check "$name verify --json" 1 "$bin" verify "$tmp/$name.jsonl" --level ser --json -q
   expect_out "$name json" "\"anomalies\":\[\{\"kind\":\"$kind\""
   for round in 1 2; do
-    run "$name audit --round $round" 1 "$bin" audit "$tmp/$name.jsonl" --level ser --round "$round"
+    check "$name audit --round $round" 1 "$bin" audit "$tmp/$name.jsonl" --level ser --round "$round"
     expect_out "$name audit" "serializable: VIOLATED \(round [0-9]+, $kind\)"
   done
-  run "$name verify --dist" 1 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser --dist
+  check "$name verify --dist" 1 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser --dist
   expect_out "$name --dist" "^  $kind: T2 read l="
   if [ "$have_mpi" = 1 ]; then
-    run "$name mpiexec -n 2" 1 mpiexec --oversubscribe -n 2 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser
+    check "$name mpiexec -n 2" 1 mpiexec --oversubscribe -n 2 "$bin" verify "$tmp/$name.jsonl" --level ser,si,sser
     expect_out "$name mpiexec" "^  $kind: T2 read l="
   fi
 done
 # The whole runs, in order, and a transaction reading its own partial run: holds.
 { txn 1 1 '["append","l",1],["r","l",[1]],["append","l",2]'; txn 2 2 '["r","l",[1,2]],["append","l",3]'
   txn 3 3 '["r","l",[1,2,3]]'; } > "$tmp/ok.jsonl"
-run "whole runs verify" 0 "$bin" verify "$tmp/ok.jsonl" --level ser,si,sser
-run "whole runs audit" 0 "$bin" audit "$tmp/ok.jsonl" --level ser --round 1
-run "whole runs --dist" 0 "$bin" verify "$tmp/ok.jsonl" --level ser,si,sser --dist
-echo "list_runs_cli: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+check "whole runs verify" 0 "$bin" verify "$tmp/ok.jsonl" --level ser,si,sser
+check "whole runs audit" 0 "$bin" audit "$tmp/ok.jsonl" --level ser --round 1
+check "whole runs --dist" 0 "$bin" verify "$tmp/ok.jsonl" --level ser,si,sser --dist
+summary

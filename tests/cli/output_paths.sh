@@ -7,27 +7,9 @@
 # or truncated checkpoint is refused (exit 2, one line) instead of being used.
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+check_messages=1  # an exit of 2 or 3 also needs one message line and no verdict
 ex="$src/examples/g2_item_write_skew.jsonl"
-check() {  # name expected_rc command...: also one stderr line, no verdict unless rc is 0 or 1
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); return
-  fi
-  if [ "$want" -eq 2 ] || [ "$want" -eq 3 ]; then
-    if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then echo "FAIL $name: wanted one message line:"; cat "$tmp/err"; fails=$((fails+1)); return; fi
-    if grep -qE "holds|VIOLATED" "$tmp/out"; then echo "FAIL $name: a verdict came with exit $rc"; fails=$((fails+1)); return; fi
-  fi
-  passes=$((passes+1))
-}
-expect_err() {
-  if ! grep -qE -- "$2" "$tmp/err"; then echo "FAIL $1: stderr lacks /$2/:"; cat "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-same() {  # name file copy: the file is unchanged
-  if ! cmp -s "$2" "$3"; then echo "FAIL $1: $2 was changed"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
 
 # ---- an output that is the input
 printf '%s\n' '{:type :invoke, :f :txn, :value [[:append 1 10] [:r 2 nil]], :process 0, :time 5, :index 0}' \
@@ -66,7 +48,7 @@ check stage_times_under_file 2 "$bin" verify "$ex" --stage-times "$tmp/e.edn/t.j
 check stage_times_full 3 "$bin" verify "$ex" --stage-times /dev/full --dist -q
 expect_err stage_times_full "^isocheck: --stage-times: cannot write /dev/full"
 check stage_times_ok 1 "$bin" verify "$ex" --stage-times "$tmp/t.json" --dist -q
-grep -q '"stages"' "$tmp/t.json" && passes=$((passes+1)) || { echo "FAIL stage_times_ok: no stage times"; fails=$((fails+1)); }
+grep -q '"stages"' "$tmp/t.json" && pass || { fail "stage_times_ok: no stage times"; }
 check generate_missing_dir 2 "$bin" generate --workload rmw --txns 10 --out /nonexistent-isocheck/g.jsonl -q
 expect_err generate_missing_dir "directory /nonexistent-isocheck does not exist"
 check generate_full 3 "$bin" generate --workload rmw --txns 10 --out /dev/full --to jsonl -q
@@ -80,12 +62,12 @@ check audit_ckpt_is_file 2 "$bin" audit "$ex" --checkpoint-dir "$tmp/afile" -q
 check audit_out_is_file 2 "$bin" audit "$ex" --out "$tmp/afile" -q
 check audit_out_under_file 2 "$bin" audit "$ex" --out "$tmp/afile/rep" -q
 check audit_out_ok 1 "$bin" audit "$ex" --out "$tmp/rep2" -q
-[ -s "$tmp/rep2/g2_item_write_skew.jsonl.audit.json" ] && passes=$((passes+1)) || { echo "FAIL audit_out_ok: no report"; fails=$((fails+1)); }
+[ -s "$tmp/rep2/g2_item_write_skew.jsonl.audit.json" ] && pass || { fail "audit_out_ok: no report"; }
 
 # A report written beside an existing one replaces it whole; nothing else is left in the folder.
 mkdir "$tmp/dots"; echo old > "$tmp/dots/w.dot"
 check dot_replaced 1 "$bin" verify "$ex" --dot "$tmp/dots/w.dot" -q
-grep -q digraph "$tmp/dots/w.dot" && [ "$(ls -A "$tmp/dots")" = w.dot ] && passes=$((passes+1)) || { echo "FAIL dot_replaced"; ls -A "$tmp/dots"; fails=$((fails+1)); }
+grep -q digraph "$tmp/dots/w.dot" && [ "$(ls -A "$tmp/dots")" = w.dot ] && pass || { fail "dot_replaced"; ls -A "$tmp/dots"; }
 
 # ---- damaged checkpoints: refused before use, one line, exit 2
 flip() {  # file offset: one byte changed
@@ -121,5 +103,4 @@ check audit_ckpt_truncated 2 "$bin" audit "$ex" --round 1 --requeue --checkpoint
 cp "$tmp/a.good" "$ack"
 check audit_ckpt_good 1 "$bin" audit "$ex" --round 1 --requeue --checkpoint-dir "$tmp/ack" -q
 
-echo "output_paths: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

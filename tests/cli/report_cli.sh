@@ -3,19 +3,7 @@
 # JSON ("rules_out", "core"), DOT, and the self-contained --html report.
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() {  # name expected_rc command...
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-has() {  # name file pattern (fixed string)
-  if ! grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 lacks '$3':"; head -c 3000 "$2"; echo; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-lacks() {
-  if grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 has '$3'"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 ex="$src/examples"
 
 check skew 1 "$bin" verify -q "$ex/g2_item_write_skew.jsonl" --level ser,si,sser --html "$tmp/skew.html" --dot "$tmp/skew.dot"
@@ -31,7 +19,7 @@ has skew-html "$tmp/skew.html" "r x null; r y null; w x 1"
 lacks skew-html "$tmp/skew.html" "<script"
 # The only URL is the SVG namespace name: nothing is fetched.
 urls=$(grep -o 'https\?://[^"]*' "$tmp/skew.html" | sort -u | tr '\n' ' ')
-if [ "$urls" != "http://www.w3.org/2000/svg " ]; then echo "FAIL skew-html: URLs: $urls"; fails=$((fails+1)); else passes=$((passes+1)); fi
+if [ "$urls" != "http://www.w3.org/2000/svg " ]; then fail "skew-html: URLs: $urls"; else pass; fi
 lacks skew-html "$tmp/skew.html" 'src="'
 has skew-dot "$tmp/skew.dot" "rules out SER, SSER"
 has skew-dot "$tmp/skew.dot" "style=dashed"
@@ -61,5 +49,4 @@ lacks holds "$tmp/ok.html" "<svg"
 check badhtml 2 "$bin" verify -q "$ex/serializable.jsonl" --html "$tmp/no/such/dir/x.html"
 has badhtml "$tmp/err" "--html: cannot write"
 
-echo "report_cli: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

@@ -5,22 +5,7 @@
 # JSONL — never taken as "no time". One above it is a time like any other.
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() {  # name expected_rc command...
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_out() {
-  if ! grep -qE -- "$2" "$tmp/out"; then echo "FAIL $1: stdout lacks /$2/:"; cat "$tmp/out"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_err() {
-  if ! grep -qE -- "$2" "$tmp/err"; then echo "FAIL $1: stderr lacks /$2/:"; cat "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-no_verdict() {
-  if grep -qE "holds|HOLDS|VIOLATED" "$tmp/out"; then echo "FAIL $1: a verdict was printed"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 
 min=-9223372036854775808
 reader='{"id":2,"session":2,"status":"committed","begin":0,"end":0,"ops":[["r","x",null]]}'
@@ -36,7 +21,7 @@ while read -r name b e field; do
     no_verdict "$name $cmd"
     expect_err "$name $cmd" "$name\.jsonl:1: \"$field\" is -9223372036854775808, the smallest 64-bit integer, which isocheck reserves for \"no time\""
   done
-  [ ! -e "$tmp/$name.h5" ] && passes=$((passes+1)) || { echo "FAIL $name: convert wrote an output"; fails=$((fails+1)); }
+  [ ! -e "$tmp/$name.h5" ] && pass || { fail "$name: convert wrote an output"; }
 done <<LIST
 both $min $min begin
 end-5 $min 5 begin
@@ -54,8 +39,8 @@ check "lowest ser" 0 "$bin" verify -q "$tmp/lowest.jsonl" --level ser
 check "lowest to hdf5" 0 "$bin" convert "$tmp/lowest.jsonl" "$tmp/lowest.h5"
 check "lowest hdf5 sser" 1 "$bin" verify -q "$tmp/lowest.h5" --level sser
 check "lowest back" 0 "$bin" convert "$tmp/lowest.h5" "$tmp/back.jsonl"
-grep -q "\"begin\":$lowest,\"end\":$lowest" "$tmp/back.jsonl" && passes=$((passes+1)) \
-  || { echo "FAIL lowest back: times lost"; cat "$tmp/back.jsonl"; fails=$((fails+1)); }
+grep -q "\"begin\":$lowest,\"end\":$lowest" "$tmp/back.jsonl" && pass \
+  || { fail "lowest back: times lost"; cat "$tmp/back.jsonl"; }
 check "lowest audit" 1 "$bin" audit -q "$tmp/lowest.jsonl" --level sser --round 1
 
 # Transactions without times stay without them through HDF5 (the column's
@@ -63,8 +48,7 @@ check "lowest audit" 1 "$bin" audit -q "$tmp/lowest.jsonl" --level sser --round 
 printf '%s\n%s\n' '{"id":1,"session":1,"status":"committed","ops":[["w","x",1]]}' "$reader" > "$tmp/untimed.jsonl"
 check "untimed to hdf5" 0 "$bin" convert "$tmp/untimed.jsonl" "$tmp/untimed.h5"
 check "untimed back" 0 "$bin" convert "$tmp/untimed.h5" "$tmp/untimed-back.jsonl"
-head -1 "$tmp/untimed-back.jsonl" | grep -q '"begin"' && { echo "FAIL untimed back: times appeared"; fails=$((fails+1)); } || passes=$((passes+1))
+head -1 "$tmp/untimed-back.jsonl" | grep -q '"begin"' && { fail "untimed back: times appeared"; } || pass
 check "untimed sser" 0 "$bin" verify -q "$tmp/untimed.h5" --level sser
 
-echo "reserved_time_cli: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

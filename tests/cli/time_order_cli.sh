@@ -4,19 +4,7 @@
 # fence rule, which cannot see that order across rounds, is not used with it).
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() {  # name expected_rc command...
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_out() {
-  if ! grep -qE -- "$2" "$tmp/out"; then echo "FAIL $1: stdout lacks /$2/:"; cat "$tmp/out"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_err() {
-  if ! grep -qE -- "$2" "$tmp/err"; then echo "FAIL $1: stderr lacks /$2/:"; cat "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 
 # T2's write of y ended before T1's began: T2 precedes T1; T1 read x's initial
 # state, so T1 precedes T2. Nobody read y.
@@ -64,5 +52,4 @@ for round in 1 2 3 4 5; do
 done
 check "fenced audit free" 0 "$bin" audit -q "$tmp/fenced.jsonl" --level ser --round 1
 
-echo "time_order_cli: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

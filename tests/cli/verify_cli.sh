@@ -3,22 +3,7 @@
 # file and line, JSON report fields, DOT output, convert/info round trips.
 set -u
 bin="$1"; src="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() {  # name expected_rc command...
-  local name="$1" want="$2"; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_err() {  # name pattern: stderr of the last check must match
-  if ! grep -qE -- "$2" "$tmp/err"; then echo "FAIL $1: stderr lacks /$2/:"; cat "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-expect_out() {
-  if ! grep -qE -- "$2" "$tmp/out"; then echo "FAIL $1: stdout lacks /$2/:"; cat "$tmp/out"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
-no_verdict() {
-  if grep -qE "holds|VIOLATED" "$tmp/out"; then echo "FAIL $1: a verdict was printed for bad input"; fails=$((fails+1)); else passes=$((passes+1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 
 ok='{"id":1,"session":1,"status":"committed","begin":0,"end":1,"ops":[["r","x",null],["w","x",1]]}'
 printf '%s\n' "$ok" '{"id":2,"session":2,"status":"committed","begin":2,"end":3,"ops":[["r","x",1],["w","x",2]]}' > "$tmp/good.jsonl"
@@ -59,7 +44,7 @@ expect_out skew '"level":"serializable","decided":true,"holds":false'
 expect_out skew '"anomaly":"G2-item \(write skew\)"'
 expect_out skew '"level":"snapshot-isolation","decided":true,"holds":true'
 expect_out skew '"exit_code":1'
-if grep -q 'T1 -> T2' "$tmp/ws.dot"; then passes=$((passes+1)); else echo "FAIL dot"; fails=$((fails+1)); fi
+if grep -q 'T1 -> T2' "$tmp/ws.dot"; then pass; else fail "dot"; fi
 
 # Blind writes that somebody read: the order is unknown, never guessed (exit 3)
 # until the general engine decides them.
@@ -67,13 +52,13 @@ printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["w","x",1]]}' \
   '{"id":2,"session":2,"status":"committed","ops":[["w","x",2]]}' \
   '{"id":3,"session":3,"status":"committed","ops":[["r","x",1]]}' > "$tmp/blind.jsonl"
 "$bin" verify -q "$tmp/blind.jsonl" --engine linear >"$tmp/out" 2>"$tmp/err"; rc=$?
-if [ "$rc" -eq 3 ] && grep -q "1 unordered write pairs" "$tmp/out"; then passes=$((passes+1)); else echo "FAIL blind: rc=$rc"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); fi
+if [ "$rc" -eq 3 ] && grep -q "1 unordered write pairs" "$tmp/out"; then pass; else fail "blind: rc=$rc"; cat "$tmp/out" "$tmp/err"; fi
 
 # convert round trip JSONL -> HDF5 -> JSONL is lossless; info reports counts.
 check conv1 0 "$bin" convert "$tmp/ws.jsonl" "$tmp/ws.h5"
 check conv2 0 "$bin" convert "$tmp/ws.h5" "$tmp/back.jsonl"
 check conv3 0 "$bin" convert "$tmp/back.jsonl" "$tmp/back2.jsonl"
-if cmp -s "$tmp/back.jsonl" "$tmp/back2.jsonl"; then passes=$((passes+1)); else echo "FAIL roundtrip"; fails=$((fails+1)); fi
+if cmp -s "$tmp/back.jsonl" "$tmp/back2.jsonl"; then pass; else fail "roundtrip"; fi
 check skewh5 1 "$bin" verify -q "$tmp/ws.h5" --level ser
 check info 0 "$bin" info "$tmp/ws.h5"
 expect_out info 'transactions: +2 \(committed 2'
@@ -93,5 +78,4 @@ expect_err timezero 'time-limit: must be positive'
 check badlimit 2 "$bin" verify -q "$tmp/big.jsonl" --memory-limit 12Q
 expect_err badlimit 'unknown size suffix'
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

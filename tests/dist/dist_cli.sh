@@ -7,37 +7,37 @@
 set -u
 BIN=$1; SRC=$2; GEN=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' -e 's/"file":"[^"]*"//' "$1"; }
 
-"$GEN" many "$T/m.jsonl" --components 40 --txns 4000 --sessions-per 3 --violate || fail gen
-"$BIN" convert "$T/m.jsonl" "$T/m.h5" || fail convert
-"$BIN" info "$T/m.jsonl" --components > "$T/info.txt" || fail info
-grep -q "^components:    40 " "$T/info.txt" || fail "info --components: $(grep components "$T/info.txt")"
+"$GEN" many "$tmp/m.jsonl" --components 40 --txns 4000 --sessions-per 3 --violate || fail gen
+"$BIN" convert "$tmp/m.jsonl" "$tmp/m.h5" || fail convert
+"$BIN" info "$tmp/m.jsonl" --components > "$tmp/info.txt" || fail info
+grep -q "^components:    40 " "$tmp/info.txt" || fail "info --components: $(grep components "$tmp/info.txt")"
 
-"$BIN" verify "$T/m.jsonl" -l ser,si,sser --json -q > "$T/plain.json"; prc=$?
+"$BIN" verify "$tmp/m.jsonl" -l ser,si,sser --json -q > "$tmp/plain.json"; prc=$?
 [ "$prc" = 1 ] || fail "plain run exit $prc"
-"$BIN" verify "$T/m.jsonl" -l ser,si,sser --json -q --dist > "$T/d1.json"; rc=$?
+"$BIN" verify "$tmp/m.jsonl" -l ser,si,sser --json -q --dist > "$tmp/d1.json"; rc=$?
 [ "$rc" = "$prc" ] || fail "--dist exit $rc"
 for p in 1 2 4; do
   for f in m.jsonl m.h5; do
-    mpiexec --oversubscribe -n $p "$BIN" verify "$T/$f" -l ser,si,sser --json -q > "$T/p$p.$f.json"; rc=$?
+    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/$f" -l ser,si,sser --json -q > "$tmp/p$p.$f.json"; rc=$?
     [ "$rc" = "$prc" ] || fail "mpiexec -n $p $f: exit $rc, want $prc"
-    diff <(strip "$T/d1.json") <(strip "$T/p$p.$f.json") > /dev/null || fail "-n $p $f differs from --dist on one process"
+    diff <(strip "$tmp/d1.json") <(strip "$tmp/p$p.$f.json") > /dev/null || fail "-n $p $f differs from --dist on one process"
   done
 done
 # The join of the ranks' HDF5 ranges past MPI's int counts (broadcasts in
 # chunks), forced by a test hook: the same report.
 ISOCHECK_TEST_ALLGATHER_BY_BCAST=1 mpiexec --oversubscribe -n 2 -x ISOCHECK_TEST_ALLGATHER_BY_BCAST \
-  "$BIN" verify "$T/m.h5" -l ser,si,sser --json -q > "$T/bcast.json"; rc=$?
+  "$BIN" verify "$tmp/m.h5" -l ser,si,sser --json -q > "$tmp/bcast.json"; rc=$?
 [ "$rc" = "$prc" ] || fail "broadcast join: exit $rc, want $prc"
-diff <(strip "$T/d1.json") <(strip "$T/bcast.json") > /dev/null || fail "broadcast join differs from one process"
+diff <(strip "$tmp/d1.json") <(strip "$tmp/bcast.json") > /dev/null || fail "broadcast join differs from one process"
 # A valid history: exit 0 everywhere.
-"$GEN" many "$T/ok.h5" --components 10 --txns 2000 || fail gen
-mpiexec --oversubscribe -n 2 "$BIN" verify "$T/ok.h5" -l ser,si,sser -q > /dev/null || fail "valid history not accepted on 2 ranks"
+"$GEN" many "$tmp/ok.h5" --components 10 --txns 2000 || fail gen
+mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/ok.h5" -l ser,si,sser -q > /dev/null || fail "valid history not accepted on 2 ranks"
 # An input error is exit 2 on every rank, reported once.
-echo '{"id":1,"session":1,"ops":[["x"]]}' > "$T/bad.jsonl"
-mpiexec --oversubscribe -n 2 "$BIN" verify "$T/bad.jsonl" -q > /dev/null 2> "$T/bad.err"; rc=$?
+echo '{"id":1,"session":1,"ops":[["x"]]}' > "$tmp/bad.jsonl"
+mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/bad.jsonl" -q > /dev/null 2> "$tmp/bad.err"; rc=$?
 [ "$rc" = 2 ] || fail "input error exit $rc"
 echo "dist_cli: ok"

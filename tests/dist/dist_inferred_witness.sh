@@ -9,11 +9,11 @@
 set -u
 BIN=$1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
 strip() { sed -e 's/"stats":{[^}]*}//' "$1"; }  # stats are per piece (docs/dist.md)
 
-cat > "$T/h.jsonl" <<'H'
+cat > "$tmp/h.jsonl" <<'H'
 {"id":5,"session":0,"status":"committed","ops":[["r","k2",6]]}
 {"id":6,"session":0,"status":"committed","ops":[["w","k2",8]]}
 {"id":8,"session":2,"status":"committed","ops":[["w","k2",6]]}
@@ -23,7 +23,7 @@ H
 # A second shape: two blocks, the larger one (piece 0) valid, the second
 # violating through an inferred write order of x (either order of T4's and
 # T5's writes closes a cycle; the witness shows the one the engine inferred).
-cat > "$T/g.jsonl" <<'H'
+cat > "$tmp/g.jsonl" <<'H'
 {"id":1,"session":1,"status":"committed","ops":[["w","a",1]]}
 {"id":2,"session":1,"status":"committed","ops":[["r","a",1],["w","a",2],["r","a",2],["w","a",3],["r","a",3]]}
 {"id":3,"session":2,"status":"committed","ops":[["r","x",6]]}
@@ -32,17 +32,17 @@ cat > "$T/g.jsonl" <<'H'
 {"id":6,"session":2,"status":"committed","ops":[["r","x",6]]}
 H
 for f in h g; do
-  "$BIN" verify "$T/$f.jsonl" -l ser,si --json -q > "$T/$f.one.json"; want=$?
+  "$BIN" verify "$tmp/$f.jsonl" -l ser,si --json -q > "$tmp/$f.one.json"; want=$?
   [ "$want" = 1 ] || fail "$f: one process exit $want, want 1 (a violation)"
-  grep -q 'the checker inferred' "$T/$f.one.json" || fail "$f: the one-process witness has no inferred edge: $(cat "$T/$f.one.json")"
-  "$BIN" verify "$T/$f.jsonl" -l ser,si > "$T/$f.one.txt"
-  "$BIN" verify "$T/$f.jsonl" -l ser,si --dist --json -q > "$T/$f.d1.json"; rc=$?
+  grep -q 'the checker inferred' "$tmp/$f.one.json" || fail "$f: the one-process witness has no inferred edge: $(cat "$tmp/$f.one.json")"
+  "$BIN" verify "$tmp/$f.jsonl" -l ser,si > "$tmp/$f.one.txt"
+  "$BIN" verify "$tmp/$f.jsonl" -l ser,si --dist --json -q > "$tmp/$f.d1.json"; rc=$?
   [ "$rc" = "$want" ] || fail "$f: --dist exit $rc, want $want"
-  diff <(strip "$T/$f.one.json") <(strip "$T/$f.d1.json") || fail "$f: --dist report differs from one process"
-  "$BIN" verify "$T/$f.jsonl" -l ser,si --dist > "$T/$f.d1.txt"
-  diff "$T/$f.one.txt" "$T/$f.d1.txt" || fail "$f: --dist text differs from one process"
-  mpiexec --oversubscribe -n 2 "$BIN" verify "$T/$f.jsonl" -l ser,si --json -q > "$T/$f.d2.json"; rc=$?
+  diff <(strip "$tmp/$f.one.json") <(strip "$tmp/$f.d1.json") || fail "$f: --dist report differs from one process"
+  "$BIN" verify "$tmp/$f.jsonl" -l ser,si --dist > "$tmp/$f.d1.txt"
+  diff "$tmp/$f.one.txt" "$tmp/$f.d1.txt" || fail "$f: --dist text differs from one process"
+  mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/$f.jsonl" -l ser,si --json -q > "$tmp/$f.d2.json"; rc=$?
   [ "$rc" = "$want" ] || fail "$f: mpiexec -n 2 exit $rc, want $want"
-  diff <(strip "$T/$f.one.json") <(strip "$T/$f.d2.json") || fail "$f: mpiexec -n 2 report differs from one process"
+  diff <(strip "$tmp/$f.one.json") <(strip "$tmp/$f.d2.json") || fail "$f: mpiexec -n 2 report differs from one process"
 done
 echo "dist_inferred_witness: ok"

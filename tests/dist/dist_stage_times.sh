@@ -9,11 +9,11 @@
 set -u
 BIN=$1; GEN=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+fail_fast=1
 
-"$BIN" generate --workload rmw --txns 20000 --sessions 8 --out "$T/rmw.h5" -q || fail "generate rmw"
-"$GEN" many "$T/many.h5" --components 40 --txns 4000 --sessions-per 3 > /dev/null || fail "dist_gen many"
+"$BIN" generate --workload rmw --txns 20000 --sessions 8 --out "$tmp/rmw.h5" -q || fail "generate rmw"
+"$GEN" many "$tmp/many.h5" --components 40 --txns 4000 --sessions-per 3 > /dev/null || fail "dist_gen many"
 
 # check FILE MODE: the per-rank arrays are there, four positive numbers each;
 # MODE replicated: every rank held >= ops; sharded: every rank held < ops,
@@ -39,11 +39,11 @@ else:
 PY
 }
 
-mpiexec --oversubscribe -n 4 "$BIN" verify "$T/rmw.h5" -q --stage-times "$T/a.json" > /dev/null || fail "rmw run"
-check "$T/a.json" replicated
-mpiexec --oversubscribe -n 4 "$BIN" verify "$T/many.h5" -q --stage-times "$T/b.json" > /dev/null || fail "many run"
-check "$T/b.json" replicated
-mpiexec --oversubscribe -n 4 "$BIN" verify "$T/rmw.h5" -q --key-shards --no-serial-witness --stage-times "$T/c.json" \
+mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/rmw.h5" -q --stage-times "$tmp/a.json" > /dev/null || fail "rmw run"
+check "$tmp/a.json" replicated
+mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/many.h5" -q --stage-times "$tmp/b.json" > /dev/null || fail "many run"
+check "$tmp/b.json" replicated
+mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/rmw.h5" -q --key-shards --no-serial-witness --stage-times "$tmp/c.json" \
   > /dev/null || fail "rmw key shards run"
-check "$T/c.json" sharded
+check "$tmp/c.json" sharded
 echo "dist_stage_times: ok"

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "common/history_fixtures.h"
+#include "common/temp_files.h"
 #include "core/errors.h"
 #include "io/hdf5.h"
 
@@ -20,11 +21,7 @@ namespace {
 
 using namespace testkit;
 
-std::string tmp(const std::string& name) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_hdf5_range_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string tmp(const std::string& name) { return temp_path("isocheck_hdf5_range_test", name); }
 
 // r's columns equal one's, and r's symbols name what one's name.
 void expect_range_equal(const History& one, History r, Hdf5RangeReader& reader) {

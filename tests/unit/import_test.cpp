@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 
+#include "common/temp_files.h"
 #include "core/errors.h"
 #include "io/import.h"
 #include "solver/check.h"
@@ -38,6 +39,14 @@ std::string ops(const History& h, TxnIdx t) {
 
 int64_t session_of(const History& h, TxnIdx t) { return h.session_name[h.txn_session[t]]; }
 
+// Transaction t's id, status and operations (as ops() writes them).
+void expect_txn(const History& h, TxnIdx t, int64_t id, TxnStatus status, const std::string& operations) {
+  SCOPED_TRACE("transaction " + std::to_string(t));
+  EXPECT_EQ(h.txn_id[t], id);
+  EXPECT_EQ(h.txn_status[t], status);
+  EXPECT_EQ(ops(h, t), operations);
+}
+
 // Expects an InputError whose message contains `where` (e.g. "x.edn:3").
 template <class F>
 void expect_input_error(F&& f, const std::string& where, const std::string& what = "") {
@@ -53,19 +62,8 @@ void expect_input_error(F&& f, const std::string& where, const std::string& what
   }
 }
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    p = fs::temp_directory_path() / ("isocheck-import-" + std::to_string(getpid()) + "-" +
-                                     std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(p);
-  }
-  ~TempDir() { fs::remove_all(p); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::ofstream f(p / name, std::ios::binary);
-    f << bytes;
-    return (p / name).string();
-  }
+struct TempDir : testkit::ScopedTempDir {
+  TempDir() : ScopedTempDir("isocheck-import-") {}
 };
 
 // ---- Cobra log bytes
@@ -116,25 +114,17 @@ TEST(ImportEdn, ListAppendPairsTimesSessionsAndCounts) {
   History h = parse_elle_edn(edn, "t.edn", &st);
   ASSERT_EQ(h.txn_count(), 5u);
   // Order of completion; ids are the invocations' :index.
-  EXPECT_EQ(h.txn_id[0], 0);
-  EXPECT_EQ(h.txn_status[0], TxnStatus::committed);
-  EXPECT_EQ(ops(h, 0), "append 1 10 | r 2 [7 8]");
+  expect_txn(h, 0, 0, TxnStatus::committed, "append 1 10 | r 2 [7 8]");
   EXPECT_EQ(h.txn_begin[0], 0);  // position of the invocation
   EXPECT_EQ(h.txn_end[0], 2);    // position of the completion
-  EXPECT_EQ(h.txn_id[1], 1);
-  EXPECT_EQ(h.txn_status[1], TxnStatus::aborted);
-  EXPECT_EQ(ops(h, 1), "");  // the read of an aborted txn has no value
-  EXPECT_EQ(h.txn_id[2], 7);
-  EXPECT_EQ(h.txn_status[2], TxnStatus::unknown);
-  EXPECT_EQ(ops(h, 2), "append 2 9");
+  expect_txn(h, 1, 1, TxnStatus::aborted, "");  // the read of an aborted txn has no value
+  expect_txn(h, 2, 7, TxnStatus::unknown, "append 2 9");
   EXPECT_EQ(h.txn_begin[2], 7);
   EXPECT_EQ(h.txn_end[2], 12);  // :info may take effect any time later: end of history
-  EXPECT_EQ(h.txn_id[3], 9);
-  EXPECT_EQ(ops(h, 3), "r 1 [10]");
+  expect_txn(h, 3, 9, TxnStatus::committed, "r 1 [10]");
   EXPECT_EQ(session_of(h, 3), 6);  // the crashed client continues as process 6: its own session
   // Never completed: unknown, up to the end of the history.
-  EXPECT_EQ(h.txn_id[4], 11);
-  EXPECT_EQ(h.txn_status[4], TxnStatus::unknown);
+  expect_txn(h, 4, 11, TxnStatus::unknown, "append 3 1");
   EXPECT_EQ(h.txn_end[4], 12);
   EXPECT_EQ(session_of(h, 0), 0);
   EXPECT_EQ(session_of(h, 1), 1);
@@ -400,9 +390,9 @@ TEST(ImportCobra, FolderOfLogs) {
   d.write("T3.log", S(1) + W(5, 1, 1) + C(1));
   d.write("T10.log", S(2) + R(1, 5, 1, 1) + C(2));
   d.write("T3.debug", "human-readable");
-  EXPECT_EQ(sniff_format(d.p.string()), Format::cobra);
+  EXPECT_EQ(sniff_format(d.path.string()), Format::cobra);
   ImportStats st;
-  History h = import_history(d.p.string(), Format::cobra, &st);
+  History h = import_history(d.path.string(), Format::cobra, &st);
   ASSERT_EQ(h.txn_count(), 2u);
   EXPECT_EQ(session_of(h, 0), 3);
   EXPECT_EQ(session_of(h, 1), 10);
@@ -562,22 +552,17 @@ TEST(ImportPolysi, InterleavedSessionsInitialTxnAndAbortedWrites) {
   ImportStats st;
   History h = parse_polysi_text(txt, "p.txt", &st);
   ASSERT_EQ(h.txn_count(), 5u);
-  EXPECT_EQ(h.txn_id[0], 1);
-  EXPECT_EQ(ops(h, 0), "w 1 5 | r 2 null");
-  EXPECT_EQ(h.txn_id[1], -1);
-  EXPECT_EQ(h.txn_status[1], TxnStatus::aborted);
-  EXPECT_EQ(ops(h, 1), "w 1 9 | w 2 8");
+  expect_txn(h, 0, 1, TxnStatus::committed, "w 1 5 | r 2 null");
+  expect_txn(h, 1, -1, TxnStatus::aborted, "w 1 9 | w 2 8");
   EXPECT_EQ(session_of(h, 1), 1);
-  EXPECT_EQ(h.txn_id[2], 3);
-  EXPECT_EQ(ops(h, 2), "r 1 5");
+  expect_txn(h, 2, 3, TxnStatus::committed, "r 1 5");
   // Flushed at the end, in order of the sessions' first lines.
-  EXPECT_EQ(h.txn_id[3], 2);
-  EXPECT_EQ(ops(h, 3), "r 2 null | w 2 7");
+  expect_txn(h, 3, 2, TxnStatus::committed, "r 2 null | w 2 7");
   EXPECT_EQ(st.records, 11u);
   EXPECT_EQ(st.skipped.at("transactions that only write value 0 (the initial state)"), 1u);
   EXPECT_EQ(st.skipped.at("reads with transaction id -1 (aborted)"), 1u);
   EXPECT_EQ(st.notes.at("reads of value 0 taken as reads of the initial state"), 2u);
-  EXPECT_EQ(h.txn_id[4], 4);
+  expect_txn(h, 4, 4, TxnStatus::committed, "w 2 6");
   EXPECT_EQ(session_of(h, 4), 3);
   EXPECT_EQ(h.session_count(), 4u);
 }
@@ -623,7 +608,7 @@ TEST(ImportSniff, ByExtensionThenContent) {
   b.header(0);
   EXPECT_EQ(sniff_format(d.write("noext7", b.b)), Format::dbcop);
   EXPECT_EQ(sniff_format(d.write("noext8", std::string("\x89HDF\r\n\x1a\n", 8))), Format::hdf5);
-  EXPECT_THROW(sniff_format((d.p / "missing").string()), InputError);
+  EXPECT_THROW(sniff_format((d.path / "missing").string()), InputError);
   EXPECT_TRUE(is_import_format(Format::polysi));
   EXPECT_FALSE(is_import_format(Format::jsonl));
   EXPECT_EQ(import_format_from_name("isovista"), Format::polysi);

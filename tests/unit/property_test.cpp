@@ -219,15 +219,22 @@ TEST(Property, BlindWritesAgreeWithOracle) {
   for (int i = 0; i < 3; ++i) EXPECT_GE(t.decided[i] * 100, t.histories * min_pct) << kLevelName[i];
 }
 
+// Histories with times on every transaction, swapped between transactions
+// in a third of them (so that they contradict the order writes took effect in).
+RandomHistoryOptions swapped_times(RandomMode mode) {
+  RandomHistoryOptions o;
+  o.mode = mode;
+  o.times_percent = 100;
+  o.time_swap_percent = 35;
+  return o;
+}
+
 // --time-order: every key's versions follow their writers' times, also for
 // writes nobody read (whose order SER otherwise leaves free) and for orders
 // the reads reveal. A third of the histories show times swapped between
 // transactions, so that they contradict the order the writes took effect in.
 TEST(Property, BlindWritesTimeOrderAgreeWithOracle) {
-  RandomHistoryOptions o;
-  o.mode = RandomMode::blind_writes;
-  o.times_percent = 100;
-  o.time_swap_percent = 35;
+  RandomHistoryOptions o = swapped_times(RandomMode::blind_writes);
   Tally t = run("BlindWritesTimeOrderAgreeWithOracle", o, kBlindIters / 2, true);
   EXPECT_EQ(t.disagreements, 0);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(t.decided[i], t.histories) << kLevelName[i];
@@ -239,10 +246,7 @@ TEST(Property, BlindWritesTimeOrderAgreeWithOracle) {
 // The same on read-modify-write registers and lists, and on blind writes where
 // only some transactions have times (a fifth shown without) and more are unknown.
 TEST(Property, KnownOrderTimeOrderAgreeWithOracle) {
-  RandomHistoryOptions o;
-  o.mode = RandomMode::known_order;
-  o.times_percent = 100;
-  o.time_swap_percent = 35;
+  RandomHistoryOptions o = swapped_times(RandomMode::known_order);
   Tally t = run("KnownOrderTimeOrderAgreeWithOracle", o, kKnownOrderIters / 4, true);
   EXPECT_EQ(t.disagreements, 0);
   o.mode = RandomMode::blind_writes;

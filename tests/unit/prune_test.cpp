@@ -18,12 +18,18 @@ void constrain(Polygraph& pg, std::pair<uint32_t, uint32_t> a, std::pair<uint32_
   c.b_end = pg.choice_edges.size();
   pg.constraints.push_back(c);
 }
-}  // namespace
 
-TEST(Prune, ForcesTheOnlyPossibleSide) {
+// Four vertices, with the known path 0 -> 1 -> 2.
+Polygraph path_0_1_2() {
   Polygraph pg;
   pg.vertex_count = 4;
   pg.known.add(0, 1, EdgeKind::wr), pg.known.add(1, 2, EdgeKind::wr);
+  return pg;
+}
+}  // namespace
+
+TEST(Prune, ForcesTheOnlyPossibleSide) {
+  Polygraph pg = path_0_1_2();
   constrain(pg, {2, 0}, {0, 2});  // A closes 0->1->2->0: B forced
   constrain(pg, {3, 1}, {1, 3});  // free
   const PruneResult r = prune(pg);
@@ -37,9 +43,7 @@ TEST(Prune, ForcesTheOnlyPossibleSide) {
 
 TEST(Prune, ChainsToAFixpoint) {
   // Forcing c0's side B adds 2 -> 3, which then forces c1 in the next round.
-  Polygraph pg;
-  pg.vertex_count = 4;
-  pg.known.add(0, 1, EdgeKind::wr), pg.known.add(1, 2, EdgeKind::wr);
+  Polygraph pg = path_0_1_2();
   constrain(pg, {2, 0}, {2, 3});
   constrain(pg, {3, 0}, {0, 3});  // A: 3->0 closes 0->1->2->3->0 once 2->3 known
   const PruneResult r = prune(pg);

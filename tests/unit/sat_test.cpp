@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 #include "solver/cadical_backend.h"
@@ -115,16 +116,51 @@ TEST(Sat, OwnVsCadicalVsBruteForce) {
 }
 
 TEST(Sat, LimitsGiveUnknown) {
+  // A random 3-SAT polygraph at the hard ratio: the own solver needs far more
+  // conflicts than the 256 it runs between budget checks.
   std::mt19937_64 rng(5);
-  RandomPolygraphSpec s;
-  s.vertices = 400, s.known_edges = 400, s.constraints = 3000, s.extra_per_side = 2, s.backward = 0;
-  const Polygraph pg = random_polygraph(rng, s);
+  const Polygraph pg = random_3sat_polygraph(rng, 160, 681);
+  const SatResult full = solve_own(pg);
+  ASSERT_NE(full.status, SatStatus::unknown);
+  ASSERT_GT(full.stats.conflicts, 2000u) << "the instance is too easy to show a limit";
+  const SatResult ref = solve_cadical(pg);
+  ASSERT_NE(ref.status, SatStatus::unknown);
+  ASSERT_EQ(full.status, ref.status) << "own and CaDiCaL disagree";
+  // The answer is checked as far as this size allows: a sat side is acyclic;
+  // an unsat core is unsat for CaDiCaL and the cycle is one of the graph.
+  auto check_answer = [&](const SatResult& r, const char* who) {
+    if (r.status == SatStatus::sat) {
+      EXPECT_TRUE(assignment_acyclic(pg, r.side)) << who;
+    } else {
+      EXPECT_EQ(solve_cadical(restrict_constraints(pg, r.core)).status, SatStatus::unsat) << who;
+      if (!r.cycle.empty()) EXPECT_TRUE(is_witness_cycle(pg, r.side, r.cycle)) << who;
+    }
+  };
+  check_answer(full, "own");
+
+  // A conflict budget far too small: undecided, and it stopped early.
+  SatLimits few;
+  few.conflicts = 1;
+  const SatResult r1 = solve_own(pg, few);
+  EXPECT_EQ(r1.status, SatStatus::unknown);
+  EXPECT_LT(r1.stats.conflicts, full.stats.conflicts);
+
+  // The stop flag raised: undecided, for both backends.
   std::atomic<bool> stop{true};
-  SatLimits lim;
-  lim.stop = &stop;
-  lim.conflicts = 0;
-  const SatResult r = solve_own(pg, lim);
-  // Either decided before the first budget check or gave up.
-  if (r.status == SatStatus::sat) EXPECT_TRUE(assignment_acyclic(pg, r.side));
-  SUCCEED();
+  SatLimits stopped;
+  stopped.stop = &stop;
+  const SatResult r2 = solve_own(pg, stopped);
+  EXPECT_EQ(r2.status, SatStatus::unknown);
+  EXPECT_LT(r2.stats.conflicts, full.stats.conflicts);
+  EXPECT_EQ(solve_cadical(pg, stopped).status, SatStatus::unknown);
+
+  // A generous budget (and a lowered flag): decided, with the same answer.
+  stop = false;
+  SatLimits generous = stopped;
+  generous.conflicts = 2 * full.stats.conflicts + 1000;
+  generous.time_s = 1e6;
+  const SatResult r3 = solve_own(pg, generous);
+  EXPECT_EQ(r3.status, ref.status);
+  check_answer(r3, "own, generous limits");
+  EXPECT_EQ(solve_cadical(pg, generous).status, ref.status);
 }

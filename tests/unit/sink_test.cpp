@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/history_fixtures.h"
+#include "common/temp_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -22,11 +23,7 @@ namespace {
 
 using namespace testkit;
 
-std::string tmp(const std::string& name) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_sink_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string tmp(const std::string& name) { return temp_path("isocheck_sink_test", name); }
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -48,14 +45,20 @@ std::vector<std::pair<size_t, size_t>> cuts(size_t n, uint32_t seed) {
 // Re-reads a slice through JSONL so that it gets its own compact symbol tables.
 History own_tables(const History& h) { return parse_jsonl(jsonl_text(h), "chunk.jsonl"); }
 
+// Writes h to `sink` in the chunks cuts(n, seed) gives, each given its own
+// symbol tables when `own` is set, and finishes it.
+template <class Sink>
+void write_in_chunks(Sink&& sink, const History& h, uint32_t seed, bool own = false) {
+  for (auto [a, b] : cuts(h.txn_count(), seed)) sink->append(own ? own_tables(slice(h, a, b)) : slice(h, a, b));
+  sink->finish();
+}
+
 TEST(Hdf5Sink, ManyIntegerChunksEqualOneWrite) {
   for (size_t elems : {size_t{1} << 18, size_t{7}, size_t{1}}) {
     SCOPED_TRACE("chunk elements " + std::to_string(elems));
     History h = random_history(400, false, 3);
     std::string p = tmp("int_chunks.h5");
-    auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, elems});
-    for (auto [a, b] : cuts(h.txn_count(), 1)) sink->append(slice(h, a, b));
-    sink->finish();
+    write_in_chunks(open_hdf5_sink(p, h.time_unit, Hdf5Options{1, elems}), h, 1);
     expect_same(h, read_hdf5(p));
   }
 }
@@ -63,18 +66,14 @@ TEST(Hdf5Sink, ManyIntegerChunksEqualOneWrite) {
 TEST(Hdf5Sink, SharedNamedTableKeepsTheNumbering) {
   History h = random_history(400, true, 4);
   std::string p = tmp("named_chunks.h5");
-  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{1, 13});
-  for (auto [a, b] : cuts(h.txn_count(), 2)) sink->append(slice(h, a, b));
-  sink->finish();
+  write_in_chunks(open_hdf5_sink(p, h.time_unit, Hdf5Options{1, 13}), h, 2);
   expect_same(h, read_hdf5(p));
 }
 
 TEST(Hdf5Sink, PerChunkTablesAreRemapped) {
   History h = random_history(400, true, 5);
   std::string p = tmp("own_tables.h5");
-  auto sink = open_hdf5_sink(p, h.time_unit, Hdf5Options{0, 11});
-  for (auto [a, b] : cuts(h.txn_count(), 3)) sink->append(own_tables(slice(h, a, b)));
-  sink->finish();
+  write_in_chunks(open_hdf5_sink(p, h.time_unit, Hdf5Options{0, 11}), h, 3, true);
   History back = read_hdf5(p);
   EXPECT_EQ(jsonl_text(h), jsonl_text(back));
   EXPECT_LE(back.keys.size(), h.keys.size());
@@ -145,9 +144,7 @@ TEST(JsonlSink, ManyChunksEqualWriteJsonl) {
   for (bool named : {false, true}) {
     History h = random_history(300, named, 6);
     std::string p = tmp("chunks.jsonl");
-    auto sink = open_sink(p, Format::jsonl, h.time_unit);
-    for (auto [a, b] : cuts(h.txn_count(), 5)) sink->append(named ? own_tables(slice(h, a, b)) : slice(h, a, b));
-    sink->finish();
+    write_in_chunks(open_sink(p, Format::jsonl, h.time_unit), h, 5, named);
     EXPECT_EQ(slurp(p), jsonl_text(h));
     expect_same(parse_jsonl(jsonl_text(h), "h.jsonl"), read_jsonl(p));
   }
