@@ -29,13 +29,13 @@ done
 
 # The hidden --debug-timing (docs/testing.md): stage times on stderr, the
 # report unchanged (less its time line), nothing of it without the flag.
-"$BIN" audit "$T/f.jsonl" --round 500 -q --debug-timing > "$T/dt.txt" 2> "$T/dt.err" || fail "--debug-timing: exit $?"
-"$BIN" audit "$T/f.jsonl" --round 500 -q > "$T/nodt.txt" 2> "$T/nodt.err" || fail "audit: exit $?"
-grep -q "^round 0: read .* s, forget .* s$" "$T/dt.err" || fail "--debug-timing: no round times: $(cat "$T/dt.err")"
-grep -q "^forget phases (cumulative s):" "$T/dt.err" || fail "--debug-timing: no forget phases"
-grep -q "^pass 1: .* s$" "$T/dt.err" || fail "--debug-timing: no pass 1 time"
-[ -s "$T/nodt.err" ] && fail "without --debug-timing: stderr: $(cat "$T/nodt.err")"
-cmp -s <(grep -v "^  time:" "$T/dt.txt") <(grep -v "^  time:" "$T/nodt.txt") || fail "--debug-timing changed the report"
+"$BIN" audit "$tmp/f.jsonl" --round 500 -q --debug-timing > "$tmp/dt.txt" 2> "$tmp/dt.err" || fail "--debug-timing: exit $?"
+"$BIN" audit "$tmp/f.jsonl" --round 500 -q > "$tmp/nodt.txt" 2> "$tmp/nodt.err" || fail "audit: exit $?"
+grep -q "^round 0: read .* s, forget .* s$" "$tmp/dt.err" || fail "--debug-timing: no round times: $(cat "$tmp/dt.err")"
+grep -q "^forget phases (cumulative s):" "$tmp/dt.err" || fail "--debug-timing: no forget phases"
+grep -q "^pass 1: .* s$" "$tmp/dt.err" || fail "--debug-timing: no pass 1 time"
+[ -s "$tmp/nodt.err" ] && fail "without --debug-timing: stderr: $(cat "$tmp/nodt.err")"
+cmp -s <(grep -v "^  time:" "$tmp/dt.txt") <(grep -v "^  time:" "$tmp/nodt.txt") || fail "--debug-timing changed the report"
 
 expect2() {  # expect2 WHAT PATTERN CMD...: exit 2 and PATTERN on stderr
   local what=$1 pat=$2; shift 2
