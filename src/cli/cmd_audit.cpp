@@ -81,12 +81,10 @@ int run_audit_command(const AuditArgs& a) {
   if (!a.quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "isocheck audit: %s\n", s.c_str()); };
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGINT, on_stop_signal);
-  AuditResult r;
-  try {
-    r = run_audit(a.log, opt);
-  } catch (const InputError& e) {
-    throw InputError(a.log, e.what());
-  }
+  opt.stage = set_stage;
+  set_stage("audit (opening the log)");
+  // Input errors name their file (the log or a checkpoint) and line already.
+  AuditResult r = run_audit(a.log, opt);
   if (!a.out_dir.empty()) {
     std::filesystem::create_directories(a.out_dir);
     std::string base = (std::filesystem::path(a.out_dir) / std::filesystem::path(a.log).filename()).string();

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Hostile and careless inputs: repeated fields, where errors point, resource
+# messages that name the stage, user strings that try to forge output lines,
+# and the importers' notes that convert and info must not drop.
+set -u
+bin="$1"; src="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # name expected_rc command...
+  local name="$1" want="$2"; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+has() {  # name file pattern (fixed string)
+  if ! grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 lacks '$3':"; head -c 3000 "$2"; echo; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+lacks() {
+  if grep -qF -- "$3" "$2"; then echo "FAIL $1: $2 has '$3'"; head -c 3000 "$2"; echo; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+count() {  # name file pattern expected_count
+  local n; n=$(grep -oF -- "$3" "$2" | wc -l)
+  if [ "$n" -ne "$4" ]; then echo "FAIL $1: '$3' appears $n times in $2, wanted $4"; cat "$2"; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+
+# A repeated field: the second "ops" would discard the thin-air read.
+printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["w","x",1],["r","x",2]],"ops":[]}' > "$tmp/dup.jsonl"
+check dup-verify 2 "$bin" verify "$tmp/dup.jsonl"
+has dup-verify "$tmp/err" 'dup.jsonl:1: field "ops" is given more than once'
+check dup-audit 2 "$bin" audit -q "$tmp/dup.jsonl"
+has dup-audit "$tmp/err" 'field "ops" is given more than once'
+
+# Audit errors: the file named once, the file's own line number.
+"$bin" generate --workload rmw --txns 40 --sessions 2 --out "$tmp/log.jsonl" -q
+sed -i '31s/"committed"/"commited"/' "$tmp/log.jsonl"
+check audit-line 2 "$bin" audit -q --round 10 "$tmp/log.jsonl"
+has audit-line "$tmp/err" "log.jsonl:31: unknown status"
+count audit-line "$tmp/err" "log.jsonl" 1
+
+# An audit that runs out of memory names the audit's step, not "start".
+"$bin" generate --workload rmw --txns 200000 --sessions 8 --out "$tmp/big.jsonl" -q
+check audit-memory 3 "$bin" audit -q "$tmp/big.jsonl" --memory-limit 40M
+has audit-memory "$tmp/err" 'during stage "audit'
+lacks audit-memory "$tmp/err" 'stage "start"'
+
+# --zipf is the option's name.
+check zipf 2 "$bin" generate --workload rmw --txns 10 --dist zipf --zipf 0 --out "$tmp/z.jsonl"
+has zipf "$tmp/err" "--zipf must be in (0, 100]"
+lacks zipf "$tmp/err" "--zipf-s"
+
+echo "hostile_inputs: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
