@@ -22,7 +22,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     out = a->to == "auto" ? format_from_extension(a->out) : parse_format_name(a->to);
     if (out != Format::jsonl && out != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
-    History h = load_history(a->in, in);
+    ImportStats st;
+    History h = load_history(a->in, in, &st);
+    print_import_notes(st);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);
     sink->finish();

@@ -47,5 +47,17 @@ check zipf 2 "$bin" generate --workload rmw --txns 10 --dist zipf --zipf 0 --out
 has zipf "$tmp/err" "--zipf must be in (0, 100]"
 lacks zipf "$tmp/err" "--zipf-s"
 
+# The importers' notes: convert and info say what was skipped, one line each.
+cat > "$tmp/e.edn" <<'EDN'
+{:type :invoke, :f :txn, :value [[:append 1 1]], :process 0, :index 0}
+{:type :info, :f :start, :value nil, :process :nemesis, :index 1}
+{:type :ok, :f :txn, :value [[:append 1 1]], :process 0, :index 2}
+EDN
+check info-notes 0 "$bin" info "$tmp/e.edn"
+has info-notes "$tmp/err" "isocheck: skipped 1: operations of a process that is not a client (:nemesis)"
+count info-notes "$tmp/err" "isocheck:" 1
+check convert-notes 0 "$bin" convert "$tmp/e.edn" "$tmp/e.jsonl"
+has convert-notes "$tmp/err" "isocheck: skipped 1: operations of a process that is not a client (:nemesis)"
+
 echo "hostile_inputs: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
