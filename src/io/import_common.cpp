@@ -5,6 +5,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "util/text_escape.h"
+
 namespace isocheck {
 
 uint64_t ImportStats::skipped_total() const {
@@ -15,8 +17,9 @@ uint64_t ImportStats::skipped_total() const {
 
 std::string ImportStats::describe() const {
   std::string out;
-  for (const auto& [k, v] : skipped) out += "skipped " + std::to_string(v) + ": " + k + "\n";
-  for (const auto& [k, v] : notes) out += "note " + std::to_string(v) + ": " + k + "\n";
+  // Reasons may quote the input: escaped, so that each stays one line.
+  for (const auto& [k, v] : skipped) out += "skipped " + std::to_string(v) + ": " + printable(k) + "\n";
+  for (const auto& [k, v] : notes) out += "note " + std::to_string(v) + ": " + printable(k) + "\n";
   return out;
 }
 

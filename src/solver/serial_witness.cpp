@@ -7,6 +7,7 @@
 
 #include "util/flat_hash.h"
 #include "util/radix_order.h"
+#include "util/text_escape.h"
 
 namespace isocheck {
 
@@ -204,7 +205,7 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
       if (kind_o == OpKind::write) {
         cur = v;
       } else if (cur != v) {
-        return txn_text(h, t) + " reads " + h.keys.text(h.op_key[o]) + " = " + value_text(h, v) +
+        return txn_text(h, t) + " reads " + printable(h.keys.text(h.op_key[o])) + " = " + value_text(h, v) +
                " but the latest write in " + to_string(kind) + " is " + value_text(h, cur);
       }
     }
