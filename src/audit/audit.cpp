@@ -2123,6 +2123,7 @@ AuditResult Auditor::run() {
   bool resumed = false;
   if (!opt_.checkpoint_dir.empty()) std::filesystem::create_directories(opt_.checkpoint_dir);
   if (opt_.resume && !opt_.checkpoint_dir.empty()) {
+    stage("audit (loading the checkpoint)");
     AuditState loaded;
     if (load_checkpoint(loaded, checkpoint_path())) {
       if (loaded.fingerprint == fp) {

@@ -7,6 +7,7 @@
 #include <boost/serialization/vector.hpp>
 #include <cstdio>
 #include <fstream>
+#include <stdexcept>
 
 #include "audit/state.h"
 #include "io/errors.h"
@@ -123,6 +124,8 @@ bool load_checkpoint(AuditState& s, const std::string& path) {
     ar >> s;
   } catch (const boost::archive::archive_exception& e) {
     throw InputError(path, std::string("unreadable checkpoint: ") + e.what());
+  } catch (const std::length_error& e) {  // a damaged length: more than any string or vector holds
+    throw InputError(path, std::string("unreadable checkpoint: a length past any size (") + e.what() + ")");
   }
   return true;
 }

@@ -72,5 +72,15 @@ for cmd in "info" "verify" "convert:$tmp/heap-out.jsonl" "audit:-q"; do
   has "heap-$name" "$tmp/err" "heap.h5: cannot read root attribute time_unit (damaged file: global heap collection at byte $gcol"
 done
 
+# A damaged audit checkpoint whose first string claims 2^64-1 bytes (the
+# checkpoint fuzzer's first find): std::length_error escaped and aborted.
+ck="$tmp/ck"
+"$bin" audit -q --round 1 --checkpoint-dir "$ck" "$src/examples/g2_item_write_skew.jsonl" >/dev/null 2>&1
+f="$ck/g2_item_write_skew.jsonl.ckpt"
+if [ -f "$f" ]; then passes=$((passes+1)); else echo "FAIL ckpt: no checkpoint written"; fails=$((fails+1)); fi
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$f" bs=1 seek=40 conv=notrunc status=none
+check ckpt-length 2 "$bin" audit -q --requeue --checkpoint-dir "$ck" "$src/examples/g2_item_write_skew.jsonl"
+has ckpt-length "$tmp/err" "g2_item_write_skew.jsonl.ckpt"
+
 echo "hostile_inputs: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
