@@ -93,6 +93,10 @@ struct File {
   dev_t dev = 0;
   ino_t ino = 0;
   unsigned length_size = 0;  // the superblock's "size of lengths"; 0 = unknown (nothing is checked)
+  unsigned offset_size = 0;  // its "size of offsets"
+  // Object header bytes as read (bounded), where attributes' raw data lies.
+  std::vector<std::pair<haddr_t, std::string>> headers;
+  size_t header_bytes = 0;
   std::mutex mu;
   std::map<haddr_t, haddr_t> collections;  // checked: start -> end
 };
@@ -122,21 +126,25 @@ uint64_t le(const unsigned char* p, unsigned n) {
 }
 
 // The superblock's size of lengths (superblock at 0 or a power of two >= 512).
-unsigned length_size(int fd, haddr_t eof) {
+void superblock_sizes(File& f) {
+  const int fd = f.fd;
+  const haddr_t eof = f.eof;
   static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   for (haddr_t at = 0; at + 16 <= eof; at = at ? at * 2 : 512) {
     unsigned char b[16];
-    if (!pread_all(fd, b, sizeof b, at)) return 0;
+    if (!pread_all(fd, b, sizeof b, at)) return;
     if (std::memcmp(b, sig, 8) != 0) continue;
-    unsigned n = b[8] <= 1 ? b[14] : b[10];  // versions 0, 1: byte 14; 2, 3: byte 10
-    return n == 2 || n == 4 || n == 8 ? n : 0;
+    unsigned o = b[8] <= 1 ? b[13] : b[9], n = b[8] <= 1 ? b[14] : b[10];  // versions 0, 1: bytes 13, 14; 2, 3: 9, 10
+    if ((n == 2 || n == 4 || n == 8) && (o == 2 || o == 4 || o == 8)) f.length_size = n, f.offset_size = o;
+    return;
   }
-  return 0;
 }
 
 // Walks the collection at `at`, whose first `have` bytes are in `head`.
 // Returns "" when sound, else what is wrong.
-std::string check_collection(File& f, haddr_t at, const unsigned char* head, size_t have) {
+// `lengths` (if given) receives each object's length by index (-1: none).
+std::string check_collection(File& f, haddr_t at, const unsigned char* head, size_t have,
+                             std::vector<int64_t>* lengths = nullptr) {
   const unsigned L = f.length_size;
   const uint64_t hdr = 8 + L, objhdr = 8 + L;
   std::string where = "global heap collection at byte " + std::to_string(at);
@@ -178,6 +186,10 @@ std::string check_collection(File& f, haddr_t at, const unsigned char* head, siz
       if (seen.size() <= idx) seen.resize(idx + 1);
       if (seen[idx]) return obj + ": index used twice";
       seen[idx] = true;
+      if (lengths) {
+        if (lengths->size() <= idx) lengths->resize(idx + 1, -1);
+        (*lengths)[idx] = static_cast<int64_t>(len);
+      }
     }
     off += need;
   }
@@ -211,7 +223,7 @@ int cmp(const H5FD_t* a, const H5FD_t* b) {
 herr_t query(const H5FD_t*, unsigned long* flags) {
   // Not H5FD_FEAT_ACCUMULATE_METADATA: each heap read reaches read() as the
   // library asked for it.
-  if (flags) *flags = H5FD_FEAT_DATA_SIEVE | H5FD_FEAT_POSIX_COMPAT_HANDLE | H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
+  if (flags) *flags = H5FD_FEAT_DATA_SIEVE | H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
   return 0;
 }
 
@@ -224,14 +236,19 @@ haddr_t get_eof(const H5FD_t* file, H5FD_mem_t) { return reinterpret_cast<const 
 
 herr_t get_handle(H5FD_t* file, hid_t, void** handle) {
   if (!handle) return -1;
-  *handle = &reinterpret_cast<File*>(file)->fd;
+  *handle = file;  // (not a POSIX handle: check_vlen_attribute finds its File by it)
   return 0;
 }
 
-herr_t read(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t addr, size_t size, void* buf) {
+herr_t read(H5FD_t* file, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, void* buf) {
   auto* f = reinterpret_cast<File*>(file);
   if (addr == HADDR_UNDEF || addr > f->eoa || size > f->eoa - addr) return fail_read("read past the end of the file");
   if (!pread_all(f->fd, buf, size, addr)) return fail_read("read error");
+  if (type == H5FD_MEM_OHDR && f->header_bytes + size <= (1 << 20)) {
+    std::lock_guard<std::mutex> lock(f->mu);
+    f->headers.emplace_back(addr, std::string(static_cast<const char*>(buf), size));
+    f->header_bytes += size;
+  }
   // The library reads global heap collections as raw data: recognise one by
   // its signature and version, and check it unless it was checked before or
   // this read is the rest of one being loaded.
@@ -283,7 +300,7 @@ H5FD_t* open(const char* name, unsigned flags, hid_t, haddr_t maxaddr) {
   f->fd = fd;
   f->eof = static_cast<haddr_t>(st.st_size);
   f->dev = st.st_dev, f->ino = st.st_ino;
-  f->length_size = length_size(fd, f->eof);
+  superblock_sizes(*f);
   return &f->pub;
 }
 
@@ -292,6 +309,61 @@ hid_t driver() {
   static const H5FD_class_t cls = make_class();
   static const hid_t id = H5FDregister(&cls);
   return id;
+}
+
+// A root attribute holding one variable-length string: the library follows
+// its heap id (collection address, object index) without bounds, so an index
+// past the collection's objects reads outside them. Finds the attribute's raw
+// data in the object headers read so far and checks the id against its
+// collection: "" when sound or not found (then the library decides).
+std::string check_vlen_attribute(hid_t file_id, const std::string& name) {
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) < 0 || !handle) return "";
+  File& f = *static_cast<File*>(handle);
+  if (!f.length_size || !f.offset_size) return "";
+  const std::string key = name + '\0';
+  const unsigned O = f.offset_size;
+  std::vector<std::pair<haddr_t, std::string>> headers;
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    headers = f.headers;
+  }
+  for (const auto& entry : headers) {
+    const std::string& h = entry.second;
+    for (size_t q = h.find(key); q != std::string::npos; q = h.find(key, q + 1)) {
+      auto u8 = [&](size_t i) { return static_cast<unsigned char>(h[i]); };
+      auto u16 = [&](size_t i) { return static_cast<uint64_t>(u8(i) | u8(i + 1) << 8); };
+      auto pad = [](uint64_t n) { return (n + 7) / 8 * 8; };
+      uint64_t data;  // where the raw value starts (attribute message versions 1, 2, 3)
+      if (q >= 8 && u8(q - 8) == 1 && u16(q - 6) == key.size())
+        data = q + pad(key.size()) + pad(u16(q - 4)) + pad(u16(q - 2));
+      else if (q >= 8 && u8(q - 8) == 2 && u16(q - 6) == key.size())
+        data = q + key.size() + u16(q - 4) + u16(q - 2);
+      else if (q >= 9 && u8(q - 9) == 3 && u16(q - 7) == key.size())
+        data = q + key.size() + u16(q - 5) + u16(q - 3);
+      else
+        continue;
+      if (data + 8 + O > h.size()) return "attribute " + name + ": its value lies past its object header";
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(h.data()) + data;
+      uint64_t len = le(p, 4), addr = le(p + 4, O), idx = le(p + 4 + O, 4);
+      if (addr == 0 && len == 0) return "";  // an empty string: no heap object
+      std::string where = "attribute " + name + " names heap object " + std::to_string(idx) + " of the collection at byte " +
+                          std::to_string(addr);
+      if (addr >= f.eof || f.eof - addr < 8 + f.length_size) return where + ", past the end of the file";
+      std::vector<unsigned char> head(static_cast<size_t>(std::min<uint64_t>(f.eof - addr, 4096)));
+      if (!pread_all(f.fd, head.data(), head.size(), addr)) return where + ": cannot read it";
+      if (std::memcmp(head.data(), "GCOL\1\0\0\0", 8) != 0) return where + ", which is not a global heap collection";
+      std::vector<int64_t> lens;
+      std::string bad = check_collection(f, addr, head.data(), head.size(), &lens);
+      if (!bad.empty()) return bad;
+      if (idx == 0 || idx >= lens.size() || lens[idx] < 0) return where + ", which has no such object";
+      if (static_cast<uint64_t>(lens[idx]) != len)
+        return where + ": the attribute says " + std::to_string(len) + " bytes, the object holds " +
+               std::to_string(lens[idx]);
+      return "";
+    }
+  }
+  return "";
 }
 
 // Takes the damage the driver found (for the message), "" if none.
@@ -579,6 +651,8 @@ class Reader {
     if (H5Tget_class(t) != H5T_STRING)
       throw InputError(path_, "root attribute time_unit must be a string, found " + describe_type(t));
     if (H5Tis_variable_str(t) > 0) {
+      if (std::string bad = checked::check_vlen_attribute(file_, "time_unit"); !bad.empty())
+        throw InputError(path_, "cannot read root attribute time_unit (damaged file: " + bad + ")");
       Hid mt = vlen_string_type();
       char* p = nullptr;
       if (H5Aread(a, mt, &p) < 0) throw InputError(path_, "cannot read root attribute time_unit" + damage());

@@ -531,6 +531,24 @@ TEST(Hdf5Damaged, GlobalHeapLengthsAreCheckedBeforeTheLibraryTrustsThem) {
     }
   }
   EXPECT_GT(refused, 0);
+  // The attribute's heap id: its 4-byte index past the collection's objects
+  // made the library read outside them; its length must match the object's.
+  {
+    const uint64_t len = le(lengths[0]);  // the first object is time_unit ("ms")
+    std::string id(4, '\0');
+    id[0] = static_cast<char>(len);
+    for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>((gcol >> (8 * i)) & 0xff));
+    id += std::string("\1\0\0\0", 4);
+    size_t at = good.find(id);
+    ASSERT_NE(at, std::string::npos) << "the time_unit attribute's heap id";
+    for (auto [byte, v] : std::vector<std::pair<int, int>>{{12, 5}, {13, 1}, {14, 1}, {15, 0x80}, {0, 0xff}, {3, 0x7f}}) {
+      std::string bad = good;
+      bad[at + byte] = static_cast<char>(v);
+      spill(p, bad);
+      std::string err = read_damaged(p);
+      EXPECT_NE(err.find("attribute time_unit names heap object"), std::string::npos) << byte << ": " << err;
+    }
+  }
   // The collection's own size: past the end of the file, or below its header.
   for (int byte : {2, 3, 7}) {
     std::string bad = good;
