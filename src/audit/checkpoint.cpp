@@ -11,6 +11,7 @@
 
 #include "audit/state.h"
 #include "io/errors.h"
+#include "util/serial_bool.h"
 
 namespace boost::serialization {
 
@@ -18,7 +19,8 @@ template <class A> void serialize(A& a, isocheck::LogPosition& p, unsigned) { a 
 
 template <class A> void serialize(A& a, isocheck::RoundStat& r, unsigned) {
   a & r.round & r.first_txn & r.txns & r.checked & r.kept & r.forgotten & r.pending & r.frontier & r.peak_rss &
-      r.seconds & r.run & r.deferred;
+      r.seconds & r.run;
+  isocheck::serialize_bool(a, r.deferred);
 }
 
 template <class A> void serialize(A& a, isocheck::AuditLevel& l, unsigned) {
@@ -31,9 +33,13 @@ template <class A> void serialize(A& a, isocheck::AuditLevel& l, unsigned) {
 template <class A> void serialize(A& a, isocheck::AuditResult& r, unsigned) {
   uint8_t rule = static_cast<uint8_t>(r.rule);
   a & r.log & r.txns & r.rounds & r.resumptions & rule & r.rule_reason & r.warnings & r.levels & r.anomalies &
-      r.max_kept & r.final_kept & r.forgotten & r.max_checked & r.peak_rss & r.seconds & r.complete & r.round_stats &
-      r.duplicate_check & r.fingerprints & r.fingerprint_bytes & r.duplicate_rereads & r.later_reads &
-      r.later_read_pairs & r.later_read_bytes & r.settled_frontiers & r.unsettled_checks;
+      r.max_kept & r.final_kept & r.forgotten & r.max_checked & r.peak_rss & r.seconds;
+  isocheck::serialize_bool(a, r.complete);
+  a & r.round_stats;
+  isocheck::serialize_bool(a, r.duplicate_check);
+  a & r.fingerprints & r.fingerprint_bytes & r.duplicate_rereads;
+  isocheck::serialize_bool(a, r.later_reads);
+  a & r.later_read_pairs & r.later_read_bytes & r.settled_frontiers & r.unsettled_checks;
   r.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 
@@ -41,13 +47,15 @@ template <class A> void save_symbols(A& a, const isocheck::SymbolTable& t) {
   bool named = t.named();
   std::vector<std::string> names = t.names();
   std::vector<uint8_t> flags = t.int_flags();
-  a << named << names << flags;
+  isocheck::serialize_bool(a, named);
+  a << names << flags;
 }
 template <class A> void load_symbols(A& a, isocheck::SymbolTable& t) {
-  bool named;
+  bool named = false;
   std::vector<std::string> names;
   std::vector<uint8_t> flags;
-  a >> named >> names >> flags;
+  isocheck::serialize_bool(a, named);
+  a >> names >> flags;
   t = isocheck::SymbolTable{};
   if (named) t.set_named(std::move(names), std::move(flags));
 }
@@ -76,9 +84,12 @@ template <class A> void serialize(A& a, isocheck::History& h, unsigned v) { spli
 
 template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
   uint8_t rule = static_cast<uint8_t>(s.rule);
-  a & s.fingerprint & s.round_min_pf & s.round_min_begin & s.fence_ok & s.times_ok & s.fence_problem &
-      s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf & s.pending & s.checked_op &
-      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until;
+  a & s.fingerprint & s.round_min_pf & s.round_min_begin;
+  isocheck::serialize_bool(a, s.fence_ok), isocheck::serialize_bool(a, s.times_ok);
+  a & s.fence_problem & s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf &
+      s.pending & s.checked_op;
+  isocheck::serialize_bool(a, s.has_summary);
+  a & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until;
   s.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 
