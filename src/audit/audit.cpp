@@ -123,6 +123,10 @@ class Auditor {
   AuditResult run();
 
  private:
+  void stage(const char* name) {
+    if (opt_.stage) opt_.stage(name);
+  }
+
   void say(const std::string& s) {
     if (opt_.log) opt_.log(s);
   }
@@ -2247,6 +2251,7 @@ AuditResult Auditor::run() {
   bool resumed = false;
   if (!opt_.checkpoint_dir.empty()) std::filesystem::create_directories(opt_.checkpoint_dir);
   if (opt_.resume && !opt_.checkpoint_dir.empty()) {
+    stage("audit (loading the checkpoint)");
     AuditState loaded;
     if (load_checkpoint(loaded, checkpoint_path())) {
       if (loaded.fingerprint == fp) {
@@ -2279,6 +2284,7 @@ AuditResult Auditor::run() {
     s_.fingerprint = fp;
     s_.result.log = path_;
     for (Level l : opt_.check.levels) s_.result.levels.push_back(AuditLevel{l});
+    stage("audit pass 1 (scanning for fences and times)");
     say("pass 1: scanning " + path_ + " for fences and times");
     Timer pass1;
     prescan();
@@ -2294,6 +2300,7 @@ AuditResult Auditor::run() {
     choose_rule();
     s_.result.rule = s_.rule;
     if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes()) {
+      stage("audit pass 1 (indexing later reads)");
       say("later reads: indexing every read of " + path_ + " (the log has blind writes)");
       Timer lr;
       build_later_reads(0);
@@ -2325,6 +2332,7 @@ AuditResult Auditor::run() {
       break;
     }
     Timer rt;
+    stage("audit round (reading)");
     reset_peak_rss();
     uint64_t first = consumed.txn;
     // The round read ahead while the last one was checked, or read now.
@@ -2373,12 +2381,14 @@ AuditResult Auditor::run() {
     st.deferred = deferred;
     st.checked = deferred ? 0 : s_.carry.txn_count();
     Timer tc;
+    stage("audit round (checking)");
     const bool will_forget = s_.rule != ForgetRule::none && !last && !deferred;
     if ((s_.rule != ForgetRule::none && !deferred) || last) check_round(round, will_forget && audit_threads() > 1);
     double t_check = tc.seconds();
     for (uint8_t p : s_.pending) st.pending += p;
     if (will_forget) {
       const uint64_t held = s_.carry.txn_count();
+      stage("audit round (forgetting)");
       forget(round, st);
       join_check();  // (forget may have returned before replacing the carry)
       later_reads_.drop_through(round);  // (later rounds are never asked about this one)
@@ -2422,13 +2432,17 @@ AuditResult Auditor::run() {
         std::to_string(st.peak_rss >> 20) + " MiB");
     ++rounds_this_run;
     bool stop = (opt_.stop && opt_.stop->load()) || (opt_.stop_after_rounds && rounds_this_run >= opt_.stop_after_rounds);
-    if (!opt_.checkpoint_dir.empty() && (stop || !last)) save_state();
+    if (!opt_.checkpoint_dir.empty() && (stop || !last)) {
+      stage("audit checkpoint");
+      save_state();
+    }
     if (stop && !last) {
       res.complete = false;
       say("stopping after round " + std::to_string(round) + "; rerun with --requeue to resume");
       return res;
     }
   }
+  stage("audit final check");
   finish();
   s_.result.seconds = base_seconds + timer.seconds();
   if (!opt_.checkpoint_dir.empty()) save_state();

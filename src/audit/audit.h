@@ -39,6 +39,7 @@ struct AuditOptions {
   // Set by a signal handler: finish the round, write its checkpoint, stop.
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> log;  // progress lines ("" = none)
+  std::function<void(const char*)> stage;       // names the step now running (resource-limit messages)
   // Duplicate writes across rounds: a fingerprint of every (key, value)
   // written (docs/audit.md, "Duplicate writes"); off = not detected when the
   // first writer was already forgotten (saves ~16 bytes per write).

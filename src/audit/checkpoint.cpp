@@ -13,6 +13,7 @@
 #include "audit/state.h"
 #include "io/checkpoint_file.h"
 #include "core/errors.h"
+#include "core/serial_bool.h"
 
 namespace boost::serialization {
 
@@ -20,6 +21,7 @@ template <class A> void serialize(A& a, isocheck::LogPosition& p, unsigned) { a 
 
 // The statistics tables (audit/audit.h), member rows in table order.
 template <class A, class T> void stat_field(A& a, T& v) { a & v; }
+template <class A> void stat_field(A& a, bool& v) { isocheck::serialize_bool(a, v); }
 template <class A> void stat_field(A& a, isocheck::ForgetRule& v) {
   uint8_t b = static_cast<uint8_t>(v);
   a & b;
@@ -47,13 +49,15 @@ template <class A> void save_symbols(A& a, const isocheck::SymbolTable& t) {
   bool named = t.named();
   std::vector<std::string> names = t.names();
   std::vector<uint8_t> flags = t.int_flags();
-  a << named << names << flags;
+  isocheck::serialize_bool(a, named);
+  a << names << flags;
 }
 template <class A> void load_symbols(A& a, isocheck::SymbolTable& t) {
-  bool named;
+  bool named = false;
   std::vector<std::string> names;
   std::vector<uint8_t> flags;
-  a >> named >> names >> flags;
+  isocheck::serialize_bool(a, named);
+  a >> names >> flags;
   t = isocheck::SymbolTable{};
   if (named) t.set_named(std::move(names), std::move(flags));
 }
@@ -82,9 +86,12 @@ template <class A> void serialize(A& a, isocheck::History& h, unsigned v) { spli
 
 template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
   uint8_t rule = static_cast<uint8_t>(s.rule);
-  a & s.fingerprint & s.round_min_pf & s.round_min_begin & s.fence_ok & s.times_ok & s.fence_problem &
-      s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf & s.pending & s.checked_op &
-      s.has_summary & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until & s.round_min_write_end;
+  a & s.fingerprint & s.round_min_pf & s.round_min_begin;
+  isocheck::serialize_bool(a, s.fence_ok), isocheck::serialize_bool(a, s.times_ok);
+  a & s.fence_problem & s.times_problem & s.total_txns & rule & s.pos & s.next_round & s.carry & s.pf & s.nf &
+      s.pending & s.checked_op;
+  isocheck::serialize_bool(a, s.has_summary);
+  a & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until & s.round_min_write_end;
   s.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 

@@ -62,14 +62,8 @@ History LogReader::next(uint64_t n) {
   }
   if (got == 0) return History{};
   pos_.txn += got;
-  try {
-    History h = parse_jsonl(text, path_);
-    return h;
-  } catch (const InputError& e) {
-    // Line numbers are relative to the round; say where the round starts.
-    throw InputError(path_, std::string(e.what()) + " (in the round starting at line " + std::to_string(first_line + 1) +
-                                ", line numbers counted from there" + (header_.empty() ? "" : " after the header") + ")");
-  }
+  // Errors name the file's own line numbers.
+  return parse_jsonl(text, path_, !header_.empty(), first_line + 1);
 }
 
 void LogReader::seek(const LogPosition& p) {

@@ -5,31 +5,13 @@
 #include <unordered_map>
 
 #include "audit/audit.h"
+#include "core/text_escape.h"
 
 namespace isocheck {
 
 namespace {
 
-std::string json_str(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          out += b;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_str(const std::string& s) { return json_quoted(s); }
 
 std::string mib(uint64_t b) {
   char buf[32];

@@ -76,12 +76,10 @@ int run_audit_command(const AuditArgs& a) {
   }
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGINT, on_stop_signal);
-  AuditResult r;
-  try {
-    r = run_audit(a.log, opt);
-  } catch (const InputError& e) {
-    throw InputError(a.log, e.what());
-  }
+  opt.stage = set_stage;
+  set_stage("audit (opening the log)");
+  // Input errors name their file (the log or a checkpoint) and line already.
+  AuditResult r = run_audit(a.log, opt);
   // The report files before the verdict: a late write failure (a full disk)
   // exits 2 or 3 without a verdict printed (as verify).
   if (!a.out_dir.empty()) {

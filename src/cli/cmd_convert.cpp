@@ -28,7 +28,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
     // Before anything is read or written: the output is never the input.
     check_output_file(a->out, "convert output", {a->in});
-    History h = load_history(a->in, in);
+    ImportStats st;
+    History h = load_history(a->in, in, &st);
+    print_import_notes(st);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);
     sink->finish();

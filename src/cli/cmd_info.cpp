@@ -41,7 +41,9 @@ void add_info_command(CLI::App& app, int& exit_code) {
     Format f = Format::unknown;
     if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)
       throw UsageError("--format: unknown format \"" + a->format + "\"");
-    History h = load_history(a->file, f);
+    ImportStats st;
+    History h = load_history(a->file, f, &st);
+    print_import_notes(st);
     size_t status[3] = {0, 0, 0}, kinds[4] = {0, 0, 0, 0}, rmw = 0, blind = 0, list_elems = h.list_value.size();
     for (auto s : h.txn_status) status[static_cast<int>(s)]++;
     for (auto k : h.op_kind) kinds[static_cast<int>(k)]++;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/text_escape.h"
+
 namespace isocheck {
 
 const char* to_string(TxnStatus s) {
@@ -155,7 +157,7 @@ size_t History::resident_bytes() const {
 
 std::string value_text(const History& h, Sym v) {
   if (v == kNullValue) return "null";
-  if (h.values.named() && !h.values.is_int(v)) return "\"" + h.values.text(v) + "\"";
+  if (h.values.named() && !h.values.is_int(v)) return json_quoted(h.values.text(v));  // escaped: one line
   return h.values.text(v);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <queue>
 #include <span>
@@ -693,8 +694,11 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
                      (o.workload == "tpcc" ? " (tpcc: warehouses)" : ""));
   if (o.dist != "uniform" && o.dist != "zipf")
     throw UsageError("unknown key distribution '" + o.dist + "' (uniform or zipf)");
-  if (!(o.zipf_s > 0.0) || !(o.zipf_s <= 100.0))
-    throw UsageError("--zipf-s must be in (0, 100]");
+  if (!(o.zipf_s > 0.0) || !(o.zipf_s <= 100.0)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", o.zipf_s);
+    throw UsageError(std::string("--zipf must be in (0, 100], got ") + got);
+  }
   if (o.ops != 0) {
     if (wl->default_ops == 0) throw UsageError("--ops does not apply to workload " + o.workload);
     if (o.ops > 64) throw UsageError("--ops must be between 1 and 64");

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/flat_hash.h"
 #include "core/progress_counter.h"
+#include "core/text_escape.h"
 
 namespace isocheck {
 namespace {
@@ -200,10 +201,10 @@ struct Builder {
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (!is_list_key(h.op_key[o])) continue;
       if (h.op_kind[o] == OpKind::write)
-        throw InputError(txn_where(h, txn_of(o), o), "key " + h.keys.text(h.op_key[o]) +
+        throw InputError(txn_where(h, txn_of(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
                                                          " is written with w but is a list elsewhere (appended to or read as a list)");
       if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-        throw InputError(txn_where(h, txn_of(o), o), "key " + h.keys.text(h.op_key[o]) +
+        throw InputError(txn_where(h, txn_of(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
                                                          " is a list elsewhere but this read returned a single value");
     }
   }

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "core/text_escape.h"
+
 namespace isocheck {
 
 uint64_t ImportStats::skipped_total() const {
@@ -16,8 +18,9 @@ uint64_t ImportStats::skipped_total() const {
 
 std::string ImportStats::describe() const {
   std::string out;
-  for (const auto& [k, v] : skipped) out += "skipped " + std::to_string(v) + ": " + k + "\n";
-  for (const auto& [k, v] : notes) out += "note " + std::to_string(v) + ": " + k + "\n";
+  // Reasons may quote the input: escaped, so that each stays one line.
+  for (const auto& [k, v] : skipped) out += "skipped " + std::to_string(v) + ": " + printable(k) + "\n";
+  for (const auto& [k, v] : notes) out += "note " + std::to_string(v) + ": " + printable(k) + "\n";
   return out;
 }
 
@@ -32,6 +35,35 @@ void fail_line(const std::string& name, uint32_t line, const std::string& what) 
 void fail_byte(const std::string& name, uint64_t offset, const std::string& what) {
   throw InputError(name + ": byte " + std::to_string(offset), what);
 }
+
+namespace {
+
+bool same_scalar(const Node& a, const Node& b) {
+  return a.t == b.t && a.t < Node::T::vector && a.s == b.s && a.i == b.i && a.b == b.b;
+}
+
+// The second occurrence of a scalar key in map items (k0 v0 k1 v1 ...), or
+// nullptr: a repeated key would let one value silently replace the other.
+const Node* repeated_key(const std::vector<Node>& items) {
+  size_t n = items.size() / 2;
+  if (n < 2) return nullptr;
+  if (n <= 32) {
+    for (size_t i = 1; i < n; ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (same_scalar(items[2 * i], items[2 * j])) return &items[2 * i];
+    return nullptr;
+  }
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const Node& k = items[2 * i];
+    if (k.t >= Node::T::vector) continue;
+    std::string id = std::to_string(static_cast<int>(k.t)) + ":" + std::to_string(k.i) + ":" + (k.b ? "1" : "0") + k.s;
+    if (!seen.insert(std::move(id)).second) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::string read_whole_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -263,6 +295,8 @@ struct EdnParser {
     }
     if (kind == Node::T::map && out.items.size() % 2 != 0)
       fail_at(start, "a map needs an even number of forms (key value pairs)");
+    if (kind == Node::T::map)
+      if (const Node* k = repeated_key(out.items)) fail_at(k->line, "key " + k->brief() + " is given more than once in a map");
   }
 
   // Parses one value; the caller has skipped whitespace.
@@ -472,6 +506,9 @@ struct JsonParser {
         }
         if (peek() == close) {
           ++st.pos_;
+          if (obj)
+            if (const Node* k = repeated_key(out.items))
+              fail_line(st.name_, k->line, "field \"" + k->s + "\" is given more than once in an object");
           return;
         }
         fail(std::string("expected ',' or '") + close + "'");

@@ -23,6 +23,11 @@ struct LineReader {
   const std::string& file;
   History& h;
   size_t line = 0;
+  // A piece of a file (the audit's rounds): its first line is the file's
+  // header when has_header, and the lines after it are file lines
+  // first_line, first_line + 1, ...
+  bool has_header = false;
+  uint64_t first_line = 1;
   bool header_allowed = true;
   std::unordered_set<int64_t> ids;
   std::unordered_map<int64_t, uint32_t> session_index;
@@ -50,29 +55,30 @@ struct LineReader {
     return v;
   }
 
-  Sym key_sym(element e) {
+  Sym key_sym(element e, const std::string& at) {
     Sym s;
     switch (e.type()) {
       case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
       case element_type::STRING: s = h.keys.intern_string(e.get_string().value_unsafe()); break;
-      default: fail("a key must be a string or an integer");
+      default: fail(at + "a key must be a string or an integer");
     }
     if (h.keys.take_switch()) h.remap_keys();
     return s;
   }
 
-  Sym value_sym(element e) {
+  // `at` names the operation ("operation 3: "), `what` the value's role.
+  Sym value_sym(element e, const std::string& at, const char* what) {
     Sym s;
     switch (e.type()) {
       case element_type::INT64: {
         int64_t v = e.get_int64().value_unsafe();
-        if (static_cast<Sym>(v) == kNullValue) fail("the value -9223372036854775808 is reserved");
+        if (static_cast<Sym>(v) == kNullValue) fail(at + "the value -9223372036854775808 is reserved");
         s = h.values.intern_int(v);
         break;
       }
       case element_type::STRING: s = h.values.intern_string(e.get_string().value_unsafe()); break;
-      case element_type::UINT64: fail("a value is too large for a 64-bit integer");
-      default: fail("a written value must be an integer or a string");
+      case element_type::UINT64: fail(at + what + " is too large for a 64-bit integer");
+      default: fail(at + what + " must be an integer or a string");
     }
     if (h.values.take_switch()) {
       h.remap_values();
@@ -82,12 +88,21 @@ struct LineReader {
     return s;
   }
 
+  // A field given twice would let the later one silently replace the first.
+  void once(bool& seen, std::string_view field) const {
+    if (seen) fail("field \"" + std::string(field) + "\" is given more than once");
+    seen = true;
+  }
+
   void header(simdjson::dom::object obj) {
+    bool has_version = false, has_unit = false;
     for (auto [k, v] : obj) {
       if (k == "isocheck") {
+        once(has_version, k);
         int64_t ver = need_int(v, "\"isocheck\"");
         if (ver != 1) fail("unsupported format version " + std::to_string(ver) + " (this isocheck reads version 1)");
       } else if (k == "time_unit") {
+        once(has_unit, k);
         std::string_view u;
         if (v.get_string().get(u)) fail("\"time_unit\" must be a string");
         h.time_unit = std::string(u);
@@ -104,7 +119,7 @@ struct LineReader {
     if (a.at(0).get_string().get(kind)) fail(at + "the operation kind must be a string");
     element key = a.at(1).value_unsafe(), val = a.at(2).value_unsafe();
     if (kind == "r") {
-      Sym k = key_sym(key);
+      Sym k = key_sym(key, at);
       if (val.is_null()) {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (val.type() == element_type::ARRAY) {
@@ -112,48 +127,52 @@ struct LineReader {
         simdjson::dom::array arr = val.get_array().value_unsafe();
         for (element x : arr) {
           if (x.is_null()) fail(at + "a list read cannot contain null");
-          scratch.push_back(value_sym(x));
+          scratch.push_back(value_sym(x, at, "an element of a list read"));
         }
         h.add_list_read(k, scratch);
         scratch.clear();
       } else {
-        h.add_op(OpKind::read, k, value_sym(val));
+        h.add_op(OpKind::read, k, value_sym(val, at, "a read value"));
       }
     } else if (kind == "w" || kind == "append") {
-      Sym k = key_sym(key);
+      Sym k = key_sym(key, at);
       if (val.is_null()) fail(at + "cannot write null");
       if (val.type() == element_type::ARRAY) fail(at + "a written value must be an integer or a string, not a list");
-      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val));
+      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, at, "a written value"));
     } else {
       fail(at + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
     }
   }
 
   void txn(simdjson::dom::object obj) {
-    bool has_id = false, has_session = false, has_status = false, has_ops = false;
+    bool has_id = false, has_session = false, has_status = false, has_ops = false, has_begin = false, has_end = false;
     int64_t id = 0, session = 0, begin = kNoTime, end = kNoTime;
     TxnStatus status = TxnStatus::committed;
     simdjson::dom::array ops;
     for (auto [k, v] : obj) {
       if (k == "id") {
-        id = need_int(v, "\"id\""), has_id = true;
+        once(has_id, k);
+        id = need_int(v, "\"id\"");
       } else if (k == "session") {
-        session = need_int(v, "\"session\""), has_session = true;
+        once(has_session, k);
+        session = need_int(v, "\"session\"");
       } else if (k == "status") {
+        once(has_status, k);
         std::string_view s;
         if (v.get_string().get(s)) fail("\"status\" must be a string");
         if (s == "committed") status = TxnStatus::committed;
         else if (s == "aborted") status = TxnStatus::aborted;
         else if (s == "unknown") status = TxnStatus::unknown;
         else fail("unknown status \"" + std::string(s) + "\" (expected committed, aborted or unknown)");
-        has_status = true;
       } else if (k == "begin") {
+        once(has_begin, k);
         if (!v.is_null()) begin = need_time(v, "\"begin\"");
       } else if (k == "end") {
+        once(has_end, k);
         if (!v.is_null()) end = need_time(v, "\"end\"");
       } else if (k == "ops") {
+        once(has_ops, k);
         if (v.get_array().get(ops)) fail("\"ops\" must be an array");
-        has_ops = true;
       } else {
         fail("unknown field \"" + std::string(k) + "\"");
       }
@@ -181,8 +200,10 @@ struct LineReader {
   void parse_all(const char* data, size_t len) {
     simdjson::dom::parser parser;
     size_t pos = 0;
+    uint64_t physical = 0;
     while (pos < len) {
-      ++line;
+      ++physical;
+      line = has_header ? (physical == 1 ? 1 : first_line + physical - 2) : first_line + physical - 1;
       const char* nl = static_cast<const char*>(std::memchr(data + pos, '\n', len - pos));
       size_t stop = nl ? static_cast<size_t>(nl - data) : len;
       size_t n = stop - pos;
@@ -216,6 +237,16 @@ History parse_jsonl(const std::string& text, const std::string& name) {
   History h;
   simdjson::padded_string buf(text);
   LineReader r{name, h};
+  r.parse_all(buf.data(), buf.size());
+  return h;
+}
+
+History parse_jsonl(const std::string& text, const std::string& name, bool has_header, uint64_t first_line) {
+  History h;
+  simdjson::padded_string buf(text);
+  LineReader r{name, h};
+  r.has_header = has_header;
+  r.first_line = first_line;
   r.parse_all(buf.data(), buf.size());
   return h;
 }

@@ -4,32 +4,13 @@
 #include <cstdio>
 #include <ostream>
 
+#include "core/text_escape.h"
+
 namespace isocheck {
 namespace {
 
-// Same escaping and number rendering as jsonl.cpp (kept byte-identical so that
-// a streamed file equals a one-shot write_jsonl).
-void put_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          out += b;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
+// Strings: the one JSON escaper (util/text_escape.h).
+void put_json_string(std::string& out, std::string_view s) { append_json_string(out, s); }
 
 void put_int(std::string& out, int64_t v) {
   char b[24];

@@ -11,6 +11,8 @@
 #include "partition/partition.h"
 #include "solver/check.h"
 
+#include "core/serial_bool.h"
+
 namespace isocheck::dist {
 
 // One level's outcome on one piece, in the whole history's transaction and
@@ -24,8 +26,9 @@ struct LevelOutcome {
   std::vector<uint64_t> core_key;
   std::vector<uint32_t> core_first, core_second;
   template <class A> void serialize(A& a, unsigned) {
-    a & level & holds & decided & has_witness & core_minimal & reason & anomaly & src & dst & why & kind & core_key &
-        core_first & core_second;
+    a & level;
+    serialize_bool(a, holds), serialize_bool(a, decided), serialize_bool(a, has_witness), serialize_bool(a, core_minimal);
+    a & reason & anomaly & src & dst & why & kind & core_key & core_first & core_second;
   }
 };
 
@@ -56,7 +59,10 @@ struct Request {
   bool has_result = false;
   bool terminating = false;  // this rank got SIGTERM
   PieceResult result;
-  template <class A> void serialize(A& a, unsigned) { a & has_result & terminating & result; }
+  template <class A> void serialize(A& a, unsigned) {
+    serialize_bool(a, has_result), serialize_bool(a, terminating);
+    a & result;
+  }
 };
 
 // Component descriptors (the partition stage's output).
@@ -84,7 +90,11 @@ struct Checkpoint {
   bool has_partition = false;
   PartitionMsg partition;
   std::vector<PieceResult> results;  // completed pieces, any order
-  template <class A> void serialize(A& a, unsigned) { a & stage & has_partition & partition & results; }
+  template <class A> void serialize(A& a, unsigned) {
+    a & stage;
+    serialize_bool(a, has_partition);
+    a & partition & results;
+  }
 };
 
 template <class T> std::string to_bytes(const T& v);

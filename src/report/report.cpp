@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/text_escape.h"
+
 namespace isocheck {
 namespace {
 
 // Integer keys read better with a word in front: "key 61=5", not "61=5".
-std::string key_text(const History& h, Sym k) { return h.keys.is_int(k) ? "key " + h.keys.text(k) : h.keys.text(k); }
+// Names are escaped (util/text_escape.h): a key holding a newline cannot forge report lines.
+std::string key_text(const History& h, Sym k) { return h.keys.is_int(k) ? "key " + h.keys.text(k) : printable(h.keys.text(k)); }
 
 std::string list_text(const History& h, OpIdx o) {
   std::string s = "[";
@@ -24,17 +27,7 @@ std::string read_text(const History& h, OpIdx o) {
   return key_text(h, h.op_key[o]) + "=" + v + (h.op_value[o] == kNullValue ? " (the initial state)" : "");
 }
 
-void json_string(std::ostream& out, const std::string& s) {
-  out << '"';
-  for (unsigned char c : s) {
-    if (c == '"') out << "\\\"";
-    else if (c == '\\') out << "\\\\";
-    else if (c == '\n') out << "\\n";
-    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out << b; }
-    else out << c;
-  }
-  out << '"';
-}
+void json_string(std::ostream& out, const std::string& s) { out << json_quoted(s); }
 
 }  // namespace
 
@@ -57,7 +50,7 @@ OpIdx final_write_op(const History& h, TxnIdx t, Sym k) {
 }
 
 std::string time_text(const History& h, int64_t t) {
-  return std::to_string(t) + (h.time_unit.empty() ? "" : " " + h.time_unit);
+  return std::to_string(t) + (h.time_unit.empty() ? "" : " " + printable(h.time_unit));
 }
 
 }  // namespace
@@ -368,8 +361,13 @@ constexpr size_t kCoreShown = 20;
 }  // namespace
 
 void write_text(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
-  out << ctx.file << ": " << r.stats.txns << " transactions (" << r.stats.committed << " committed or observed)\n";
-  if (!ctx.import_note.empty()) out << "import: " << ctx.import_note << "\n";
+  out << printable(ctx.file) << ": " << r.stats.txns << " transactions (" << r.stats.committed
+      << " committed or observed)\n";
+  // The note has one line per reason (ImportStats::describe).
+  for (size_t a = 0, b; a < ctx.import_note.size(); a = b + 1) {
+    b = std::min(ctx.import_note.find('\n', a), ctx.import_note.size());
+    if (b > a) out << "import: " << one_line(std::string_view(ctx.import_note).substr(a, b - a)) << "\n";
+  }
   if (r.stats.witness != WitnessOrder::none)
     out << "serial witness: replaying the committed transactions in " << to_string(r.stats.witness)
         << ", every read returns the latest write to its key (no dependency graph needed)\n";
@@ -392,9 +390,9 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
   const Witness* prev = nullptr;
   for (auto& lr : r.levels) {
     out << to_string(lr.level) << ": ";
-    if (!lr.decided) { out << "UNDECIDED: " << lr.reason << "\n"; continue; }
+    if (!lr.decided) { out << "UNDECIDED: " << one_line(lr.reason) << "\n"; continue; }
     if (lr.holds) { out << "holds\n"; continue; }
-    if (!lr.witness) { out << "VIOLATED (" << lr.reason << ")\n"; continue; }
+    if (!lr.witness) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
     out << "VIOLATED: " << lr.witness->anomaly << "\n";
     out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
     if (same_cycle(prev, &*lr.witness)) {
@@ -546,7 +544,7 @@ void write_dot(std::ostream& out, const History& h, const CheckResult& r) {
     }
     for (size_t i = 0; i < c.size(); ++i) {
       out << "  // " << txn_name(h, c.src[i]) << " -" << to_string(c.kind[i]) << "-> " << txn_name(h, c.dst[i])
-          << ": " << explain_edge(h, c, i) << "\n";
+          << ": " << one_line(explain_edge(h, c, i)) << "\n";
     }
   } else {
     for (auto& a : r.anomalies) {

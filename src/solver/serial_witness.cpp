@@ -7,6 +7,7 @@
 
 #include "core/flat_hash.h"
 #include "core/radix_order.h"
+#include "core/text_escape.h"
 
 namespace isocheck {
 
@@ -195,7 +196,7 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
       if (kind_o == OpKind::write) {
         cur = v;
       } else if (cur != v) {
-        return txn_text(h, t) + " reads " + h.keys.text(h.op_key[o]) + " = " + value_text(h, v) +
+        return txn_text(h, t) + " reads " + printable(h.keys.text(h.op_key[o])) + " = " + value_text(h, v) +
                " but the latest write in " + to_string(kind) + " is " + value_text(h, cur);
       }
     }

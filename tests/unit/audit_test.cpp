@@ -22,6 +22,8 @@
 #include "audit/audit.h"
 #include "audit/key_versions.h"
 #include "audit/later_reads.h"
+#include "audit/state.h"
+#include "core/errors.h"
 #include "audit/written.h"
 #include "gen/gen.h"
 #include "common/history_fixtures.h"
@@ -1878,4 +1880,42 @@ TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
 }
 
 }  // namespace
+}  // namespace isocheck
+
+namespace isocheck {
+
+// A damaged checkpoint byte where a bool is stored (neither 0 nor 1) was loaded
+// into the bool as it was (undefined behaviour, found by the checkpoint
+// fuzzer): it is refused as an unreadable checkpoint.
+TEST(AuditCheckpoint, ABoolByteThatIsNeitherZeroNorOneIsRefused) {
+  auto dir = std::filesystem::path(testing::TempDir()) / "isocheck_ckpt_bool";
+  std::filesystem::create_directories(dir);
+  auto bytes = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  std::string a = (dir / "a.ckpt").string(), b = (dir / "b.ckpt").string();
+  for (int field = 0; field < 3; ++field) {
+    AuditState s;
+    save_checkpoint(s, a);
+    (field == 0 ? s.fence_ok : field == 1 ? s.has_summary : s.result.complete) = true;
+    save_checkpoint(s, b);
+    std::string x = bytes(a), y = bytes(b);
+    ASSERT_EQ(x.size(), y.size());
+    size_t at = 0, diffs = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] != y[i]) at = i, ++diffs;
+    ASSERT_EQ(diffs, 1u) << "field " << field;  // the bool's one byte (the format is unchanged)
+    x[at] = 0x7f;
+    std::ofstream(a, std::ios::binary | std::ios::trunc) << x;
+    AuditState loaded;
+    try {
+      load_checkpoint(loaded, a);
+      ADD_FAILURE() << "field " << field << ": loaded a bool byte 0x7f";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("unreadable checkpoint"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace isocheck

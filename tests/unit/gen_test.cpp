@@ -482,8 +482,8 @@ TEST(Gen, InvalidOptionsAreUsageErrors) {
   bad([](GenOptions& o) { o.sessions = 0; }, "--sessions");
   bad([](GenOptions& o) { o.sessions = 3, o.plant = {"g0"}; }, "at least 4 sessions");
   bad([](GenOptions& o) { o.dist = "normal"; }, "distribution 'normal'");
-  bad([](GenOptions& o) { o.dist = "zipf", o.zipf_s = 0; }, "--zipf-s");
-  bad([](GenOptions& o) { o.zipf_s = std::nan(""); }, "--zipf-s");
+  bad([](GenOptions& o) { o.dist = "zipf", o.zipf_s = 0; }, "--zipf must be in (0, 100]");
+  bad([](GenOptions& o) { o.zipf_s = std::nan(""); }, "--zipf must be in (0, 100]");
   bad([](GenOptions& o) { o.plant = {"g9"}; }, "unknown plant 'g9'");
   bad([](GenOptions& o) { o.workload = "mt", o.ops = 3; }, "--ops does not apply");
   bad([](GenOptions& o) { o.ops = 65; }, "--ops");

@@ -446,5 +446,130 @@ TEST(Hdf5Invalid, NamesWithoutFlagsAreStrings) {
   expect_error(p, {"dataset /key_name_is_int:", "present without /key_names"});
 }
 
+
+// Damaged files: libhdf5 trusts the lengths inside a global heap collection
+// (the time_unit attribute and the name tables live there), so one flipped
+// byte made it copy past its buffers or loop for ever. Every damage must be
+// an InputError or a read that gives a sound history; a crash fails the test.
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+void spill(const std::string& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Reads `p`: "" when it reads and the history is sound, else the error.
+std::string read_damaged(const std::string& p) {
+  try {
+    History h = read_hdf5(p);
+    size_t n = h.txn_count();
+    if (h.txn_op_offset.size() != n + 1 || h.txn_op_offset.back() != h.op_count()) return "unsound offsets";
+    for (OpIdx o = 0; o < h.op_count(); ++o) {
+      if (h.keys.named() && h.op_key[o] >= h.keys.size()) return "key out of the name table";
+      if (h.op_list_offset[o] > h.op_list_offset[o + 1]) return "unsound list offsets";
+    }
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+std::string damaged_base() {
+  History h = parse_jsonl(kMixed, "mixed.jsonl");
+  h.time_unit = "ms";
+  std::string p = tmp("damaged_base.h5");
+  write_hdf5(h, p);
+  return p;
+}
+
+TEST(Hdf5Damaged, GlobalHeapLengthsAreCheckedBeforeTheLibraryTrustsThem) {
+  const std::string good = slurp(damaged_base());
+  size_t gcol = good.find("GCOL\1");
+  ASSERT_NE(gcol, std::string::npos);
+  auto le = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(good[at + i]);
+    return v;
+  };
+  const uint64_t size = le(gcol + 8);
+  ASSERT_GE(size, 4096u);
+  // Each object of the collection: its 8-byte length at +8 of its header.
+  std::vector<size_t> lengths;
+  for (size_t off = 16; off + 16 <= size;) {
+    unsigned idx = static_cast<unsigned char>(good[gcol + off]) | static_cast<unsigned char>(good[gcol + off + 1]) << 8;
+    uint64_t len = le(gcol + off + 8);
+    if (idx == 0) break;
+    lengths.push_back(gcol + off + 8);
+    off += 16 + (len + 7) / 8 * 8;
+  }
+  ASSERT_GE(lengths.size(), 5u);  // time_unit, the key and the value names
+  const std::string p = tmp("damaged.h5");
+  int refused = 0;
+  for (size_t at : lengths) {
+    for (int byte = 0; byte < 8; ++byte) {
+      for (unsigned flip : {0x01u, 0x10u, 0x80u, 0xffu}) {
+        std::string bad = good;
+        bad[at + byte] = static_cast<char>(bad[at + byte] ^ flip);
+        spill(p, bad);
+        std::string err = read_damaged(p);
+        // Byte 1 up: the length grows past the 4 KiB collection.
+        if (byte >= 1) {
+          EXPECT_NE(err.find("global heap collection at byte " + std::to_string(gcol)), std::string::npos)
+              << "length byte " << byte << " ^" << flip << " at " << at << ": " << err;
+          EXPECT_EQ(err.rfind(p, 0), 0u) << err;
+        }
+        refused += !err.empty();
+      }
+    }
+  }
+  EXPECT_GT(refused, 0);
+  // The attribute's heap id: its 4-byte index past the collection's objects
+  // made the library read outside them; its length must match the object's.
+  {
+    const uint64_t len = le(lengths[0]);  // the first object is time_unit ("ms")
+    std::string id(4, '\0');
+    id[0] = static_cast<char>(len);
+    for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>((gcol >> (8 * i)) & 0xff));
+    id += std::string("\1\0\0\0", 4);
+    size_t at = good.find(id);
+    ASSERT_NE(at, std::string::npos) << "the time_unit attribute's heap id";
+    for (auto [byte, v] : std::vector<std::pair<int, int>>{{12, 5}, {13, 1}, {14, 1}, {15, 0x80}, {0, 0xff}, {3, 0x7f}}) {
+      std::string bad = good;
+      bad[at + byte] = static_cast<char>(v);
+      spill(p, bad);
+      std::string err = read_damaged(p);
+      EXPECT_NE(err.find("attribute time_unit names heap object"), std::string::npos) << byte << ": " << err;
+    }
+  }
+  // The collection's own size: past the end of the file, or below its header.
+  for (int byte : {2, 3, 7}) {
+    std::string bad = good;
+    bad[gcol + 8 + byte] = static_cast<char>(bad[gcol + 8 + byte] ^ 0x40);
+    spill(p, bad);
+    EXPECT_NE(read_damaged(p).find("global heap"), std::string::npos) << byte;
+  }
+}
+
+TEST(Hdf5Damaged, RandomOneByteDamageIsAnErrorOrASoundRead) {
+  const std::string good = slurp(damaged_base());
+  const std::string p = tmp("damaged_random.h5");
+  std::mt19937_64 rng(2024);
+  int errors = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string bad = good;
+    size_t at = rng() % bad.size();
+    char v = static_cast<char>(rng() % 255 + 1);
+    bad[at] = static_cast<char>(bad[at] ^ v);
+    spill(p, bad);
+    std::string err = read_damaged(p);
+    EXPECT_TRUE(err.empty() || err.rfind(p, 0) == 0) << "byte " << at << ": " << err;
+    errors += !err.empty();
+  }
+  EXPECT_GT(errors, 0);
+}
+
 }  // namespace
 }  // namespace isocheck

@@ -251,6 +251,8 @@ TEST(ImportEdn, Errors) {
                      "x.edn:1", "used twice");
   expect_input_error(edn("\"abc"), "x.edn:1", "unterminated string");
   expect_input_error(edn("{:type :ok :process 0 :value [[:r 1 [nil]]]}"), "x.edn:1", "nil");
+  expect_input_error(edn("{:type :ok :process 0 :value [[:r 1 [3]]]\n :value []}"), "x.edn:2",
+                     "key :value is given more than once");
 }
 
 // ======================================================================== elle-cli JSON
@@ -291,6 +293,9 @@ TEST(ImportElleJson, Errors) {
   expect_input_error(js("[{\"type\":\"invoke\"}\n{\"type\":\"ok\"}]"), "x.json:2", "','");
   expect_input_error(js("{\"type\":\"ok\",\"process\":0,\"value\":[[\"r\",1,tru]]}"), "x.json:1", "invalid JSON");
   expect_input_error(js("[1]"), "x.json:1", "operation map");
+  // A repeated field is refused, not resolved by one copy silently winning.
+  expect_input_error(js("{\"type\":\"ok\",\"process\":0,\n\"value\":[[\"r\",1,3]],\"value\":[]}"), "x.json:2",
+                     "field \"value\" is given more than once");
 }
 
 // ======================================================================== Cobra

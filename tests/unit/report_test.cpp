@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "solver/check.h"
 #include "solver/witness.h"
+#include "core/text_escape.h"
 
 using namespace isocheck;
 
@@ -340,4 +341,61 @@ TEST(RulesOut, AgreesWithTheOracleOnRandomHistories) {
   }
   std::printf("rules-out claims checked against the oracle: %zu (SER %zu, SI %zu)\n", claims, ser_claims, si_claims);
   EXPECT_GT(si_claims, 100u);
+}
+
+// ======================================================================== hostile names
+
+// Keys and values are the user's: a newline, a carriage return or a quote in
+// one must not end a report line, a DOT comment or a string and forge what
+// follows, in any output format.
+TEST(ReportEscaping, NamesCannotForgeLinesInAnyFormat) {
+  const std::string kx = "x\\nserializable: holds\\n// }";   // JSON escapes: a key with newlines
+  const std::string ky = "y\\r\\n}\\ndigraph evil {<script>";
+  Outcome x = run("{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"r\",\"" + kx + "\",null],[\"r\",\"" + ky +
+                  "\",null],[\"w\",\"" + kx + "\",\"v\\\"\\n\"]]}\n"
+                  "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",\"" + kx + "\",null],[\"r\",\"" + ky +
+                  "\",null],[\"w\",\"" + ky + "\",\"2\"]]}\n",
+                  {Level::ser});
+  ASSERT_FALSE(x.r.levels[0].holds);
+  auto lines = [](const std::string& s) {
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  };
+  for (const std::string* out : {&x.text, &x.dot, &x.json}) EXPECT_EQ(out->find('\r'), std::string::npos) << *out;
+  // Text: the verdict is the only verdict line; the key is shown escaped.
+  for (const auto& l : lines(x.text)) {
+    EXPECT_NE(l.rfind("serializable: holds", 0), 0u) << x.text;
+    EXPECT_NE(l.rfind("digraph", 0), 0u) << x.text;
+  }
+  EXPECT_NE(x.text.find("serializable: VIOLATED"), std::string::npos) << x.text;
+  EXPECT_NE(x.text.find("x\\nserializable: holds\\n// }"), std::string::npos) << x.text;
+  EXPECT_NE(x.text.find("\"v\\\"\\n\""), std::string::npos) << x.text;  // a string value: quoted, escaped
+  // DOT: one graph, every other line indented, one closing brace at the end.
+  auto dl = lines(x.dot);
+  ASSERT_GE(dl.size(), 3u);
+  EXPECT_EQ(dl.front().rfind("digraph witness {", 0), 0u);
+  EXPECT_EQ(dl.back(), "}");
+  for (size_t i = 1; i + 1 < dl.size(); ++i) EXPECT_EQ(dl[i].rfind("  ", 0), 0u) << "line " << i << ":\n" << x.dot;
+  EXPECT_NE(x.dot.find("  // "), std::string::npos) << x.dot;
+  // JSON: no raw control character inside; the names escaped.
+  for (char c : x.json) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << x.json;
+  EXPECT_NE(x.json.find("\\ndigraph evil {<script>"), std::string::npos) << x.json;
+  // HTML escapes markup.
+  EXPECT_EQ(x.html.find("<script"), std::string::npos);
+}
+
+TEST(ReportEscaping, OneJsonEscaperAndAPrintableForm) {
+  EXPECT_EQ(json_quoted(std::string("a\rb\n\t\"\\\x01\x1f\x7f", 10)), "\"a\\rb\\n\\t\\\"\\\\\\u0001\\u001f\x7f\"");
+  EXPECT_EQ(printable(std::string("k\r\n\\\x02\x7f", 6)), "k\\r\\n\\\\\\x02\\x7f");
+  EXPECT_EQ(one_line("a\\n\nb"), "a\\n\\x0ab");
+  // The JSONL writer uses it: a key with \r and a quote reads back the same.
+  History h = parse_jsonl("{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",\"a\\r\\\"b\",\"c\\u0001\"]]}\n", "e.jsonl");
+  std::ostringstream out;
+  write_jsonl(h, out);
+  EXPECT_NE(out.str().find("\"a\\r\\\"b\""), std::string::npos) << out.str();
+  History back = parse_jsonl(out.str(), "back.jsonl");
+  EXPECT_EQ(back.keys.text(back.op_key[0]), "a\r\"b");
+  EXPECT_EQ(back.values.text(back.op_value[0]), "c\x01");
 }
