@@ -43,7 +43,7 @@ objects() {  # objects TARGET: compiles what is stale, prints the object paths
   local s o objs=()
   for s in $(sources "$1"); do
     o="$out/obj/${s//\//_}.o"
-    if [ ! -f "$o" ] || [ -n "$(find "$root/src/io" "$root/src/util" "$root/src/$(dirname "$s")" -name '*.h' -newer "$o" | head -1)" ] ||
+    if [ ! -f "$o" ] || [ -n "$(find "$root/src/io" "$root/src/core" "$root/src/$(dirname "$s")" -name '*.h' -newer "$o" | head -1)" ] ||
        [ "$root/src/$s.cpp" -nt "$o" ]; then
       echo "compile $s" >&2
       "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$root/src/$s.cpp" -o "$o"

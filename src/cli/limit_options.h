@@ -1,4 +1,4 @@
-// --memory-limit and --time-limit on every command (util/limits.h).
+// --memory-limit and --time-limit on every command (core/limits.h).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>

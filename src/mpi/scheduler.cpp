@@ -41,7 +41,7 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
       EdgeList e;
       for (size_t i = 0; i < w.cycle.size(); ++i) {
         // `why` is an operation position, with the inferred-order marker bit
-        // (graph/edges.h) on edges the general engine inferred: map the
+        // (core/edges.h) on edges the general engine inferred: map the
         // position alone and keep the marker.
         uint32_t why = w.cycle.why[i];
         const uint32_t marker = why & kInferredBit;
