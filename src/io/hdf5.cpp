@@ -476,6 +476,15 @@ class Reader {
     if (rank != 1) fail(name, "must be one-dimensional, has rank " + std::to_string(rank));
     hsize_t n = 0;
     H5Sget_simple_extent_dims(d.space, &n, nullptr);
+    // Every row is stored (isocheck writes no fill values), and deflate packs
+    // at most ~1,032 bytes into one: a row count past that is a damaged
+    // dataspace, refused before any buffer is sized by it.
+    Hid ft(H5Dget_type(d.ds), H5Tclose);
+    const uint64_t row_bytes = std::max<uint64_t>(1, H5Tget_size(ft));
+    const uint64_t most = (file_bytes_ + (1 << 20)) / row_bytes * 1100;
+    if (n > most)
+      fail(name, "has " + std::to_string(n) + " rows, more than a file of " + std::to_string(file_bytes_) +
+                     " bytes can hold (damaged file)");
     d.len = n;
     return d;
   }

@@ -605,5 +605,20 @@ TEST(Hdf5Damaged, AChunkSizeLargerThanTheFileIsRefusedBeforeAllocating) {
   EXPECT_GT(changed, 0);
 }
 
+// Found by the hdf5 fuzzer: a damaged dataspace claiming 2^56 names made the
+// reader size its name table by it (out of memory, exit 3). A row count no
+// file of this size can hold is a damaged file.
+TEST(Hdf5Damaged, MoreRowsThanTheFileCanHoldIsRefused) {
+  const std::string p = tmp("damaged_rows.h5");
+  std::filesystem::copy_file(damaged_base(), p, std::filesystem::copy_options::overwrite_existing);
+  hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "/key_names", H5P_DEFAULT);
+  hsize_t huge = hsize_t{1} << 50;
+  ASSERT_GE(H5Dset_extent(d, &huge), 0);  // declared, never stored
+  H5Dclose(d), H5Fclose(f);
+  std::string err = read_damaged(p);
+  EXPECT_NE(err.find("dataset /key_names: has 1125899906842624 rows, more than a file of"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace isocheck
