@@ -399,6 +399,7 @@ class Reader {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path_, ec)) throw InputError(path_, "cannot read the file");
     if (H5Fis_hdf5(path_.c_str()) <= 0) throw InputError(path_, "not an HDF5 file");
+    file_bytes_ = std::filesystem::file_size(path_, ec);
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     if (!fapl.ok() || H5Pset_driver(fapl, checked::driver(), nullptr) < 0)
       throw InputError(path_, "cannot set up the HDF5 library to read the file");
@@ -475,6 +476,15 @@ class Reader {
     if (rank != 1) fail(name, "must be one-dimensional, has rank " + std::to_string(rank));
     hsize_t n = 0;
     H5Sget_simple_extent_dims(d.space, &n, nullptr);
+    // Every row is stored (isocheck writes no fill values), and deflate packs
+    // at most ~1,032 bytes into one: a row count past that is a damaged
+    // dataspace, refused before any buffer is sized by it.
+    Hid ft(H5Dget_type(d.ds), H5Tclose);
+    const uint64_t row_bytes = std::max<uint64_t>(1, H5Tget_size(ft));
+    const uint64_t most = (file_bytes_ + (1 << 20)) / row_bytes * 1100;
+    if (n > most)
+      fail(name, "has " + std::to_string(n) + " rows, more than a file of " + std::to_string(file_bytes_) +
+                     " bytes can hold (damaged file)");
     d.len = n;
     return d;
   }
@@ -502,6 +512,9 @@ class Reader {
     if (H5Pget_layout(dcpl) != H5D_CHUNKED) return;
     hsize_t c = 0;
     if (H5Pget_chunk(dcpl, 1, &c) != 1 || c == 0) return;
+    // A chunk larger than the file (a damaged layout) is left to the library:
+    // its buffer would be allocated before anything is read.
+    if (c > file_bytes_) return;
     int nf = H5Pget_nfilters(dcpl);
     for (int i = 0; i < nf; ++i) {
       unsigned flags = 0, cd[8], conf = 0;
@@ -545,6 +558,9 @@ class Reader {
         // Only the file access holds the lock; inflating runs in parallel.
         std::lock_guard<std::mutex> lock(lib_);
         if (H5Dget_chunk_storage_size(d.ds, &off, &stored) < 0 || stored == 0) return false;
+        if (stored > file_bytes_)
+          fail_row(d.name, c0, "chunk stored in " + std::to_string(stored) + " bytes, more than the file's " +
+                                   std::to_string(file_bytes_) + " (damaged file)");
         raw.resize(stored);
         uint32_t mask = 0;
         if (H5Dread_chunk(d.ds, H5P_DEFAULT, &off, &mask, raw.data()) < 0 || mask != 0) return false;
@@ -694,6 +710,7 @@ class Reader {
   void check_unique_ids(const History& h, uint64_t first);
 
   std::string path_;
+  uint64_t file_bytes_ = 0;  // its size: no chunk read from it can be larger
   Hid file_;
   std::unique_ptr<Layout> layout_;
   std::string time_unit_;

@@ -571,5 +571,49 @@ TEST(Hdf5Damaged, RandomOneByteDamageIsAnErrorOrASoundRead) {
   EXPECT_GT(errors, 0);
 }
 
+// Found by the hdf5 fuzzer: a damaged chunk size in the chunk index made the
+// reader allocate it (4 GiB) before reading; a chunk cannot be larger than
+// the file.
+TEST(Hdf5Damaged, AChunkSizeLargerThanTheFileIsRefusedBeforeAllocating) {
+  const std::string good = slurp(damaged_base());
+  const std::string p = tmp("damaged_chunk.h5");
+  hid_t f = H5Fopen(damaged_base().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "/op/key", H5P_DEFAULT);
+  hsize_t off = 0, stored = 0;
+  ASSERT_GE(H5Dget_chunk_storage_size(d, &off, &stored), 0);
+  H5Dclose(d), H5Fclose(f);
+  ASSERT_GT(stored, 0u);
+  // The v1 B-tree key: chunk size (4 bytes), filter mask 0 (4), offset 0 (8 + 8).
+  std::string key(4, '\0');
+  for (int i = 0; i < 4; ++i) key[i] = static_cast<char>((stored >> (8 * i)) & 0xff);
+  key += std::string(20, '\0');
+  int changed = 0;
+  for (size_t at = good.find(key); at != std::string::npos; at = good.find(key, at + 1)) {
+    std::string bad = good;
+    bad.replace(at, 4, std::string("\x7e\xff\xff\xff", 4));
+    spill(p, bad);
+    std::string err = read_damaged(p);
+    if (err.find("/op/key") == std::string::npos) continue;  // another dataset's key of the same size
+    EXPECT_NE(err.find("more than the file's"), std::string::npos) << err;
+    ++changed;
+  }
+  EXPECT_GT(changed, 0);
+}
+
+// Found by the hdf5 fuzzer: a damaged dataspace claiming 2^56 names made the
+// reader size its name table by it (out of memory, exit 3). A row count no
+// file of this size can hold is a damaged file.
+TEST(Hdf5Damaged, MoreRowsThanTheFileCanHoldIsRefused) {
+  const std::string p = tmp("damaged_rows.h5");
+  std::filesystem::copy_file(damaged_base(), p, std::filesystem::copy_options::overwrite_existing);
+  hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "/key_names", H5P_DEFAULT);
+  hsize_t huge = hsize_t{1} << 50;
+  ASSERT_GE(H5Dset_extent(d, &huge), 0);  // declared, never stored
+  H5Dclose(d), H5Fclose(f);
+  std::string err = read_damaged(p);
+  EXPECT_NE(err.find("dataset /key_names: has 1125899906842624 rows, more than a file of"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace isocheck
