@@ -42,10 +42,21 @@ inline std::string json_quoted(std::string_view s) {
   return out;
 }
 
+// c itself, or \xNN when it is a control character (or DEL).
+inline void append_char_or_hex(std::string& out, unsigned char c) {
+  static const char hex[] = "0123456789abcdef";
+  if (c < 0x20 || c == 0x7f) {
+    out += "\\x";
+    out.push_back(hex[c >> 4]);
+    out.push_back(hex[c & 15]);
+  } else {
+    out.push_back(static_cast<char>(c));
+  }
+}
+
 // A name as one line of text: '\' doubled, \n \r \t by name, other control
 // characters (and DEL) as \xNN; everything else unchanged.
 inline std::string printable(std::string_view s) {
-  static const char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
   for (unsigned char c : s) {
@@ -53,13 +64,7 @@ inline std::string printable(std::string_view s) {
     else if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
+    else append_char_or_hex(out, c);
   }
   return out;
 }
@@ -67,18 +72,9 @@ inline std::string printable(std::string_view s) {
 // Text already made of printable pieces, kept on one line whatever slipped
 // through: control characters become \xNN (backslashes stay as they are).
 inline std::string one_line(std::string_view s) {
-  static const char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
+  for (unsigned char c : s) append_char_or_hex(out, c);
   return out;
 }
 

@@ -53,7 +53,7 @@ nodb='host=/nonexistent-isocheck-test port=1'
 gen() { "$bin" generate -q --workload rmw --txns 100000 --out gen_out.jsonl "$@"; }
 
 # ---- a memory limit certainly too small
-mem='memory limit of [0-9]+ [KM]iB reached during stage "[a-z ]+" \([0-9.]+ [KM]iB resident\); raise --memory-limit'
+mem='memory limit of [0-9]+ [KM]iB reached during stage "[^"]+" \([0-9.]+ [KM]iB resident\); raise --memory-limit'
 fails_with mem.verify 3 big.jsonl "$mem" "$bin" verify -q big.jsonl --memory-limit 16M
 fails_with mem.verify.stage 3 big.jsonl 'stage "read"' "$bin" verify -q big.jsonl --memory-limit 16M
 fails_with mem.audit 3 big.jsonl "$mem" "$bin" audit -q big.jsonl --memory-limit 16M
@@ -68,7 +68,7 @@ fails_with mem.mpi.h5 3 small.h5 "$mem" mpi4 "$bin" verify -q small.h5 --memory-
 fails_with mem.dist 3 small.jsonl "$mem" "$bin" verify -q --dist small.jsonl --memory-limit 1M
 
 # ---- a time limit that has run out (1e-12 s) and one of zero (a usage error)
-tl='time limit of 1e-12s reached during stage "[a-z ]+"; raise --time-limit'
+tl='time limit of 1e-12s reached during stage "[^"]+"; raise --time-limit'
 fails_with time.verify 3 big.jsonl "$tl" "$bin" verify -q big.jsonl --time-limit 1e-12
 fails_with time.audit 3 big.jsonl "$tl" "$bin" audit -q big.jsonl --time-limit 1e-12
 fails_with time.convert 3 big.jsonl "$tl" "$bin" convert big.jsonl conv_out.h5 --time-limit 1e-12
