@@ -3,6 +3,7 @@
 #include "io/hdf5.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "common/history_fixtures.h"
 #include "common/temp_files.h"
@@ -477,10 +478,12 @@ std::string read_damaged(const std::string& p) {
   }
 }
 
+// One file per process: ctest runs the tests of this binary in parallel
+// processes, and HDF5 refuses to create a file another process holds open.
 std::string damaged_base() {
   History h = parse_jsonl(kMixed, "mixed.jsonl");
   h.time_unit = "ms";
-  std::string p = tmp("damaged_base.h5");
+  std::string p = tmp("damaged_base-" + std::to_string(::getpid()) + ".h5");
   write_hdf5(h, p);
   return p;
 }
