@@ -1,0 +1,313 @@
+// Explanations in words: every edge of a witness, every anomaly, the levels a
+// witness rules out, and the exit code of a result.
+#include "report/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/text_escape.h"
+#include "report/shared.h"
+
+namespace isocheck {
+namespace report_detail {
+
+// Integer keys read better with a word in front: "key 61=5", not "61=5".
+// Names are escaped (core/text_escape.h): a key holding a newline cannot forge report lines.
+std::string key_text(const History& h, Sym k) { return h.keys.is_int(k) ? "key " + h.keys.text(k) : printable(h.keys.text(k)); }
+
+std::string list_text(const History& h, OpIdx o) {
+  std::string s = "[";
+  auto l = h.list(o);
+  for (size_t i = 0; i < l.size(); ++i) s += (i ? " " : "") + value_text(h, l[i]);
+  return s + "]";
+}
+
+std::string read_text(const History& h, OpIdx o) {
+  if (h.op_kind[o] == OpKind::read_list) return key_text(h, h.op_key[o]) + "=" + list_text(h, o);
+  std::string v = value_text(h, h.op_value[o]);
+  return key_text(h, h.op_key[o]) + "=" + v + (h.op_value[o] == kNullValue ? " (the initial state)" : "");
+}
+
+}  // namespace report_detail
+using namespace report_detail;
+
+std::string txn_name(const History& h, TxnIdx t) { return "T" + std::to_string(h.txn_id[t]); }
+
+namespace {
+
+// Did t read k = v (v the value it then overwrote)? Read-modify-write evidence.
+bool read_value_before(const History& h, TxnIdx t, Sym k, Sym v, OpIdx before) {
+  for (OpIdx o = h.op_begin(t); o < before; ++o)
+    if (h.op_kind[o] == OpKind::read && h.op_key[o] == k && h.op_value[o] == v) return true;
+  return false;
+}
+
+// The op of t that last wrote (or appended to) k, or op_end(t).
+OpIdx final_write_op(const History& h, TxnIdx t, Sym k) {
+  for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);)
+    if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && h.op_key[o] == k) return o;
+  return h.op_end(t);
+}
+
+std::string time_text(const History& h, int64_t t) {
+  return std::to_string(t) + (h.time_unit.empty() ? "" : " " + printable(h.time_unit));
+}
+
+}  // namespace
+
+static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i);
+
+std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
+  std::string text = explain_edge_shown(h, e, i);
+  if (why_inferred(e.why[i]))
+    text += " [an order the checker inferred, not one the history shows: the other order of these writes would "
+            "close a cycle]";
+  return text;
+}
+
+static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i) {
+  TxnIdx s = e.src[i], d = e.dst[i];
+  std::string S = txn_name(h, s), D = txn_name(h, d);
+  switch (e.kind[i]) {
+    case EdgeKind::wr: {
+      OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
+      if (o >= h.op_end(d)) break;
+      if (h.op_kind[o] == OpKind::read_list) {
+        auto l = h.list(o);
+        std::string last = l.empty() ? "?" : value_text(h, l.back());
+        return D + " read " + read_text(h, o) + ": its last element, " + last + ", was appended by " + S;
+      }
+      return D + " read " + read_text(h, o) + " from " + S + " (" + S + " wrote it)";
+    }
+    case EdgeKind::ww: {
+      OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
+      if (o >= h.op_end(d)) break;
+      Sym k = h.op_key[o];
+      std::string K = key_text(h, k);
+      OpIdx so = final_write_op(h, s, k);
+      if (so == h.op_end(s)) return S + " wrote " + K + " before " + D + " wrote " + K + " (version order of " + K + ")";
+      if (h.op_kind[o] == OpKind::append)
+        return S + " appended " + value_text(h, h.op_value[so]) + " to " + K + ", and " + D + " later appended " +
+               value_text(h, h.op_value[o]) + " after it (the order of " + K + "'s list)";
+      std::string sv = value_text(h, h.op_value[so]), dv = value_text(h, h.op_value[o]);
+      std::string how = read_value_before(h, d, k, h.op_value[so], o)
+                            ? " (" + D + " read " + K + "=" + sv + " first: read-modify-write)"
+                            : h.has_times(s) && h.has_times(d) && h.txn_end[s] < h.txn_begin[d]
+                                ? " (version order of " + K + "; " + S + " ended before " + D + " began)"
+                                : " (version order of " + K + ")";
+      return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
+    }
+    case EdgeKind::rw: {
+      OpIdx o = h.op_begin(s) + why_pos(e.why[i]);
+      if (o >= h.op_end(s)) break;
+      Sym k = h.op_key[o];
+      std::string K = key_text(h, k);
+      OpIdx w = final_write_op(h, d, k);
+      std::string later;
+      if (w == h.op_end(d)) later = D + "'s write of " + K;
+      else if (h.op_kind[w] == OpKind::append) later = D + "'s append of " + value_text(h, h.op_value[w]) + " to " + K;
+      else later = D + "'s write " + K + "=" + value_text(h, h.op_value[w]);
+      return S + " read " + read_text(h, o) + ", but " + later + " is a later version of " + K + ": " + S +
+             " did not see it (anti-dependency)";
+    }
+    case EdgeKind::so:
+      return S + " precedes " + D + " in session " + std::to_string(h.session_name[h.txn_session[s]]) +
+             " (process order)";
+    case EdgeKind::rt:
+      if (!h.has_times(s) || !h.has_times(d)) return S + " ended before " + D + " began (real-time order)";
+      if (h.time_unit.empty())  // only the order of times is known (e.g. positions in an Elle history)
+        return S + " ended before " + D + " began (end " + std::to_string(h.txn_end[s]) + " < begin " +
+               std::to_string(h.txn_begin[d]) + " in the history's time order): real-time order";
+      return S + " ended (at " + time_text(h, h.txn_end[s]) + ") before " + D + " began (at " +
+             time_text(h, h.txn_begin[d]) + "): real-time order";
+    case EdgeKind::aux: break;
+  }
+  return S + " -> " + D;
+}
+
+std::string explain_constraint(const History& h, const ConstraintRef& c) {
+  return "the order of writes to " + key_text(h, c.key) + " between the chain starting at " +
+         txn_name(h, c.first_head) + " and the chain starting at " + txn_name(h, c.second_head);
+}
+
+static Model model_of(Level l) {
+  switch (l) {
+    case Level::ser: return Model::serializable;
+    case Level::si: return Model::snapshot_isolation;
+    case Level::sser: return Model::strict_serializable;
+  }
+  return Model::strict_serializable;
+}
+
+namespace {
+
+// The first read of k in t before op `before`, or op_end(t).
+OpIdx first_read(const History& h, TxnIdx t, Sym k, OpIdx before) {
+  for (OpIdx o = h.op_begin(t); o < before; ++o)
+    if ((h.op_kind[o] == OpKind::read || h.op_kind[o] == OpKind::read_list) && h.op_key[o] == k) return o;
+  return h.op_end(t);
+}
+
+// Do the cycle's ww/rw edges rest on reads alone (see weakest_ruled_out)?
+bool orders_from_reads(const History& h, const EdgeList& c) {
+  std::vector<std::pair<Sym, Sym>> appends;  // (key, value) that must be seen in a list read
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw) continue;
+    TxnIdx writer = c.dst[i];
+    Sym k;
+    if (c.kind[i] == EdgeKind::rw) {
+      OpIdx r = h.op_begin(c.src[i]) + c.why[i];
+      if (r >= h.op_end(c.src[i])) return false;
+      k = h.op_key[r];
+      if (h.op_kind[r] == OpKind::read && h.op_value[r] == kNullValue) continue;  // the initial state is first
+      if (h.op_kind[r] == OpKind::read_list && h.list(r).empty()) continue;
+      OpIdx w = final_write_op(h, writer, k);
+      if (w == h.op_end(writer)) return false;
+      if (h.op_kind[w] == OpKind::append) { appends.push_back({k, h.op_value[w]}); continue; }
+      OpIdx wr = first_read(h, writer, k, w);  // the writer read the same version first
+      if (wr == h.op_end(writer) || h.op_kind[wr] != OpKind::read || h.op_value[wr] != h.op_value[r]) return false;
+    } else {
+      OpIdx w = h.op_begin(writer) + c.why[i];
+      if (w >= h.op_end(writer)) return false;
+      k = h.op_key[w];
+      if (h.op_kind[w] == OpKind::append) { appends.push_back({k, h.op_value[w]}); continue; }
+      OpIdx sw = final_write_op(h, c.src[i], k);
+      OpIdx wr = first_read(h, writer, k, w);
+      if (sw == h.op_end(c.src[i]) || wr == h.op_end(writer) || h.op_kind[wr] != OpKind::read ||
+          h.op_value[wr] != h.op_value[sw])
+        return false;
+    }
+  }
+  if (appends.empty()) return true;
+  std::vector<uint8_t> seen(appends.size(), 0);
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    if (h.op_kind[o] != OpKind::read_list) continue;
+    for (size_t a = 0; a < appends.size(); ++a)
+      if (!seen[a] && h.op_key[o] == appends[a].first)
+        for (Sym v : h.list(o)) if (v == appends[a].second) { seen[a] = 1; break; }
+  }
+  return std::all_of(seen.begin(), seen.end(), [](uint8_t x) { return x != 0; });
+}
+
+}  // namespace
+
+Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
+  Model lvl = model_of(lr.level);
+  if (!lr.witness || !lr.witness->core.empty()) return lvl;
+  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
+  Model m = weakest_ruled_out(lr.witness->cycle);
+  if (m < Model::snapshot_isolation && !orders_from_reads(h, lr.witness->cycle)) m = Model::snapshot_isolation;
+  return m < lvl ? m : lvl;
+}
+
+std::string rules_out_text(Model weakest) {
+  std::string s;
+  for (int m = static_cast<int>(weakest); m < kModelCount; ++m)
+    s += std::string(m == static_cast<int>(weakest) ? "" : ", ") + model_short(static_cast<Model>(m));
+  return s;
+}
+
+namespace {
+
+// The values t appended to k, in order.
+std::vector<Sym> appends_of(const History& h, TxnIdx t, Sym k) {
+  std::vector<Sym> v;
+  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+    if (h.op_kind[o] == OpKind::append && h.op_key[o] == k) v.push_back(h.op_value[o]);
+  return v;
+}
+
+// "1 then 2", "1, 2, 3", ... (at most 8 values named).
+std::string run_text(const History& h, const std::vector<Sym>& run) {
+  if (run.size() == 2) return value_text(h, run[0]) + " then " + value_text(h, run[1]);
+  std::string s;
+  for (size_t i = 0; i < run.size() && i < 8; ++i) s += (i ? ", " : "") + value_text(h, run[i]);
+  if (run.size() > 8) s += ", ... (" + std::to_string(run.size()) + " values)";
+  return s;
+}
+
+// How the list read at o breaks `run` (a writer's appends to its key, which
+// every state shows whole, adjacent and in order, or not at all); "" if not.
+std::string run_break_text(const History& h, OpIdx o, const std::vector<Sym>& run) {
+  if (h.op_kind[o] != OpKind::read_list || run.size() < 2) return "";
+  auto l = h.list(o);
+  constexpr size_t npos = ~size_t{0};
+  std::vector<size_t> pos(run.size(), npos);
+  for (size_t j = 0; j < run.size(); ++j)
+    for (size_t i = 0; i < l.size(); ++i)
+      if (l[i] == run[j]) { pos[j] = i; break; }
+  for (size_t j = 1; j < run.size(); ++j) {
+    if (pos[j] == npos) continue;
+    std::string x = value_text(h, run[j]), w = value_text(h, run[j - 1]);
+    if (pos[j - 1] == npos) return x + " without " + w + " right before it";
+    if (pos[j - 1] > pos[j]) return x + " before " + w;
+    if (pos[j] != pos[j - 1] + 1) return value_text(h, l[pos[j - 1] + 1]) + " between " + w + " and " + x;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string explain_anomaly(const History& h, const Anomaly& a) {
+  std::string T = txn_name(h, a.txn), O = txn_name(h, a.other);
+  OpIdx o = h.op_begin(a.txn) + a.op;
+  std::string k = key_text(h, a.key), v = value_text(h, a.value);
+  switch (a.kind) {
+    case AnomalyKind::aborted_read:
+      return T + " read " + k + "=" + v + " written by " + O + ", which " +
+             (h.txn_status[a.other] == TxnStatus::aborted ? "aborted" : "did not commit");
+    case AnomalyKind::intermediate_read:
+      if (h.op_kind[o] == OpKind::read_list) {
+        // A writer's appends cut short: the read shows a state in the middle of it.
+        std::vector<Sym> run = appends_of(h, a.other, a.key);
+        auto it = std::find(run.begin(), run.end(), a.value);
+        if (it != run.end() && it + 1 != run.end())
+          return T + " read " + read_text(h, o) + ": it holds " + O + "'s append of " + v + " but not " + O +
+                 "'s next append, " + value_text(h, *(it + 1)) + ", right after it: a state in the middle of " + O +
+                 ", whose appends to " + k + " (" + run_text(h, run) + ") are one atomic step";
+      }
+      return T + " read " + k + "=" + v + ", an intermediate value: " + O + " overwrote it later in the same transaction";
+    case AnomalyKind::thin_air_read:
+      return T + " read " + k + "=" + v + ", a value no transaction wrote";
+    case AnomalyKind::internal_read:
+      return T + " read " + (h.op_kind[o] == OpKind::read_list ? read_text(h, o) : k + "=" + value_text(h, h.op_value[o])) +
+             ", which disagrees with its own writes to " + k;
+    case AnomalyKind::nonrepeatable_read:
+      return T + " read " + k + " twice and saw different values (the second time " +
+             (h.op_kind[o] == OpKind::read_list ? list_text(h, o) : value_text(h, h.op_value[o])) + ")";
+    case AnomalyKind::duplicate_write:
+      return T + " wrote " + k + "=" + v + ", a value " + O + " also wrote: written values must be unique per key";
+    case AnomalyKind::lost_update:
+      return T + " and " + O + " both read " + k + "=" + v + (a.value == kNullValue ? " (the initial state)" : "") +
+             " and both wrote " + k + ": one update is lost";
+    case AnomalyKind::duplicate_elements:
+      return T + " read " + read_text(h, o) + ": it holds " + v + " more than once, but " + O + " appended " + v +
+             " to " + k + " once (a list holds each appended element once)";
+    case AnomalyKind::incompatible_order: {
+      // Against the writer's own order: its appends are one atomic step.
+      std::vector<Sym> run = appends_of(h, a.other, a.key);
+      std::string how = run_break_text(h, o, run);
+      if (!how.empty())
+        return T + " read " + read_text(h, o) + ", but " + O + " appended " + run_text(h, run) + " to " + k +
+               " in one transaction: every state of " + k + " holds all of these or none, adjacent and in that " +
+               "order; this read has " + how;
+    }
+      return T + " read " + read_text(h, o) + ", which is not a prefix of what " + O +
+             " read: the two reads disagree on the order of " + k;
+  }
+  return T;
+}
+
+int exit_code(const CheckResult& r) {
+  bool violated = !r.anomalies.empty(), undecided = false;
+  for (auto& lr : r.levels) {
+    if (!lr.decided) undecided = true;
+    else if (!lr.holds) violated = true;
+  }
+  if (violated) return 1;
+  return undecided ? 3 : 0;
+}
+
+}  // namespace isocheck

@@ -1,0 +1,93 @@
+// The JSON report (schema in docs/report.md).
+#include "report/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/text_escape.h"
+#include "report/shared.h"
+
+namespace isocheck {
+using namespace report_detail;
+
+namespace {
+
+void json_rules_out(std::ostream& out, Model weakest) {
+  out << "[";
+  for (int m = static_cast<int>(weakest); m < kModelCount; ++m)
+    out << (m == static_cast<int>(weakest) ? "" : ",") << '"' << model_name(static_cast<Model>(m)) << '"';
+  out << "]";
+}
+
+}  // namespace
+
+void write_json(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
+  out << "{\"file\":";
+  json_string(out, ctx.file);
+  out << ",\"transactions\":" << r.stats.txns << ",\"committed\":" << r.stats.committed
+      << ",\"holds\":" << (exit_code(r) == 0 ? "true" : "false") << ",\"exit_code\":" << exit_code(r);
+  out << ",\"import\":";
+  json_string(out, ctx.import_note);
+  out << ",\"levels\":[";
+  for (size_t li = 0; li < r.levels.size(); ++li) {
+    auto& lr = r.levels[li];
+    out << (li ? "," : "") << "{\"level\":";
+    json_string(out, to_string(lr.level));
+    out << ",\"decided\":" << (lr.decided ? "true" : "false") << ",\"holds\":" << (lr.decided && lr.holds ? "true" : "false");
+    out << ",\"reason\":";
+    json_string(out, lr.reason);
+    if (lr.witness) {
+      out << ",\"anomaly\":";
+      json_string(out, lr.witness->anomaly);
+      out << ",\"rules_out\":";
+      json_rules_out(out, weakest_ruled_out(h, lr, r));
+      out << ",\"cycle\":[";
+      const EdgeList& c = lr.witness->cycle;
+      for (size_t i = 0; i < c.size(); ++i) {
+        out << (i ? "," : "") << "{\"from\":" << h.txn_id[c.src[i]] << ",\"to\":" << h.txn_id[c.dst[i]]
+            << ",\"kind\":\"" << to_string(c.kind[i]) << "\",\"explanation\":";
+        json_string(out, witness_edge_text(h, *lr.witness, i));
+        out << "}";
+      }
+      out << "]";
+      if (!lr.witness->core.empty()) {
+        out << ",\"core_minimal\":" << (lr.witness->core_minimal ? "true" : "false") << ",\"core\":[";
+        for (size_t i = 0; i < lr.witness->core.size(); ++i) {
+          const ConstraintRef& k = lr.witness->core[i];
+          out << (i ? "," : "") << "{\"key\":";
+          json_string(out, h.keys.text(k.key));
+          out << ",\"first_head\":" << h.txn_id[k.first_head] << ",\"second_head\":" << h.txn_id[k.second_head]
+              << ",\"explanation\":";
+          json_string(out, explain_constraint(h, k));
+          out << "}";
+        }
+        out << "]";
+      }
+    }
+    out << "}";
+  }
+  out << "],\"anomalies\":[";
+  for (size_t i = 0; i < r.anomalies.size(); ++i) {
+    auto& a = r.anomalies[i];
+    out << (i ? "," : "") << "{\"kind\":";
+    json_string(out, to_string(a.kind));
+    out << ",\"txn\":" << h.txn_id[a.txn] << ",\"other\":" << h.txn_id[a.other] << ",\"key\":";
+    json_string(out, h.keys.text(a.key));
+    out << ",\"rules_out\":";
+    json_rules_out(out, weakest_ruled_out(a.kind));
+    out << ",\"explanation\":";
+    json_string(out, explain_anomaly(h, a));
+    out << "}";
+  }
+  out << "],\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
+      << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"decided_at_build\":" << r.stats.decided_at_build << ",\"subproblems\":" << r.stats.subproblems
+      << ",\"pruned\":" << r.stats.pruned << ",\"to_solver\":" << r.stats.to_solver
+      << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"serial_witness\":";
+  if (r.stats.witness == WitnessOrder::none) out << "null";
+  else json_string(out, to_string(r.stats.witness));
+  out << ",\"seconds\":" << ctx.seconds << "}}\n";
+}
+
+}  // namespace isocheck

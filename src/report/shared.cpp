@@ -1,0 +1,80 @@
+// Helpers the report's writers share (report/shared.h).
+#include "report/shared.h"
+
+#include <algorithm>
+
+#include "core/text_escape.h"
+#include "report/report.h"
+
+namespace isocheck {
+namespace report_detail {
+
+// An edge's explanation; in a general-engine refutation, ww/rw edges on a key
+// of the core rest on one of the orders being refuted, and say so.
+std::string witness_edge_text(const History& h, const Witness& w, size_t i) {
+  std::string s = explain_edge(h, w.cycle, i);
+  const EdgeList& c = w.cycle;
+  if (w.core.empty() || (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw)) return s;
+  TxnIdx t = c.kind[i] == EdgeKind::ww ? c.dst[i] : c.src[i];
+  OpIdx o = h.op_begin(t) + why_pos(c.why[i]);
+  if (o >= h.op_end(t)) return s;
+  for (const ConstraintRef& k : w.core)
+    if (k.key == h.op_key[o]) return s + " [one of the unknown orders below]";
+  return s;
+}
+
+// "RC (read-committed) and stronger: RA, CC, ..." for people.
+std::string rules_out_line(Model weakest) {
+  std::string s = rules_out_text(weakest);
+  if (weakest != Model::read_committed) {
+    s += " (not ";
+    for (int m = 0; m < static_cast<int>(weakest); ++m) s += std::string(m ? ", " : "") + model_short(static_cast<Model>(m));
+    s += "; this evidence alone does not rule them out)";
+  }
+  return s;
+}
+
+
+bool same_cycle(const Witness* a, const Witness* b) {
+  return a && b && a->cycle.src == b->cycle.src && a->cycle.kind == b->cycle.kind;
+}
+
+Model weakest_of_anomalies(const CheckResult& r) {
+  Model w = Model::strict_serializable;
+  for (auto& a : r.anomalies) w = std::min(w, weakest_ruled_out(a.kind));
+  return w;
+}
+
+
+}  // namespace report_detail
+
+namespace report_detail {
+
+// One colour per edge kind, shared by DOT and HTML.
+const char* kind_colour(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::ww: return "#c0392b";
+    case EdgeKind::wr: return "#2471a3";
+    case EdgeKind::rw: return "#d68910";
+    case EdgeKind::so: return "#229954";
+    case EdgeKind::rt: return "#7d3c98";
+    case EdgeKind::aux: break;
+  }
+  return "#555555";
+}
+
+// The key an edge is about ("" for so/rt).
+std::string edge_key(const History& h, const EdgeList& c, size_t i) {
+  TxnIdx t;
+  switch (c.kind[i]) {
+    case EdgeKind::wr: case EdgeKind::ww: t = c.dst[i]; break;
+    case EdgeKind::rw: t = c.src[i]; break;
+    default: return "";
+  }
+  OpIdx o = h.op_begin(t) + why_pos(c.why[i]);
+  return o < h.op_end(t) ? key_text(h, h.op_key[o]) : "";
+}
+
+}  // namespace report_detail
+
+}  // namespace isocheck

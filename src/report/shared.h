@@ -1,0 +1,34 @@
+// What the report's writers (text, JSON, DOT, HTML) and its explanations
+// share; internal to report/.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "core/edges.h"
+#include "core/history.h"
+#include "core/text_escape.h"
+#include "core/verdict.h"
+
+namespace isocheck::report_detail {
+
+// A string as a JSON string literal (also DOT's quoted labels).
+inline void json_string(std::ostream& out, const std::string& s) { out << json_quoted(s); }
+// "key 61" for an integer key, the escaped name otherwise.
+std::string key_text(const History& h, Sym k);
+// "[1 2 3]": the values of a list read.
+std::string list_text(const History& h, OpIdx o);
+// An edge's explanation; in a general-engine refutation, ww/rw edges on a key
+// of the core say that they rest on one of the orders being refuted.
+std::string witness_edge_text(const History& h, const Witness& w, size_t i);
+// "RC (read-committed) and stronger … (not …)": the rules-out line for people.
+std::string rules_out_line(Model weakest);
+// Two witnesses with the same cycle (the report says "the same cycle as above").
+bool same_cycle(const Witness* a, const Witness* b);
+// The weakest level the per-transaction anomalies rule out.
+Model weakest_of_anomalies(const CheckResult& r);
+// One colour per edge kind, shared by DOT and HTML.
+const char* kind_colour(EdgeKind k);
+// The key an edge is about ("" for so/rt).
+std::string edge_key(const History& h, const EdgeList& c, size_t i);
+
+}  // namespace isocheck::report_detail

@@ -1,0 +1,75 @@
+// The text report: a verdict per level, the witness explained edge by edge.
+#include "report/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/text_escape.h"
+#include "report/shared.h"
+
+namespace isocheck {
+using namespace report_detail;
+
+// The unknown orders of a general-engine refutation shown before "and N more".
+constexpr size_t kCoreShown = 20;
+
+void write_text(std::ostream& out, const History& h, const CheckResult& r, const ReportContext& ctx) {
+  out << printable(ctx.file) << ": " << r.stats.txns << " transactions (" << r.stats.committed
+      << " committed or observed)\n";
+  // The note has one line per reason (ImportStats::describe).
+  for (size_t a = 0, b; a < ctx.import_note.size(); a = b + 1) {
+    b = std::min(ctx.import_note.find('\n', a), ctx.import_note.size());
+    if (b > a) out << "import: " << one_line(std::string_view(ctx.import_note).substr(a, b - a)) << "\n";
+  }
+  if (r.stats.witness != WitnessOrder::none)
+    out << "serial witness: replaying the committed transactions in " << to_string(r.stats.witness)
+        << ", every read returns the latest write to its key (no dependency graph needed)\n";
+  if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0 || r.stats.decided_at_build > 0)
+    out << "general engine: " << r.stats.unordered_write_pairs << " unordered write pairs; chain pairs: "
+        << r.stats.ordered_by_time << " ordered by real time, " << r.stats.decided_at_build
+        << " forced while building, " << r.stats.constraints << " constraints, " << r.stats.pruned
+        << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems
+        << " sub-problems\n";
+  if (!r.anomalies.empty()) {
+    out << "anomalies (none of SER, SI, SSER allows these): " << r.anomalies.size() << "\n";
+    size_t shown = 0;
+    for (auto& a : r.anomalies) {
+      if (shown++ == 20) { out << "  ... and " << r.anomalies.size() - 20 << " more (--json lists all)\n"; break; }
+      out << "  " << to_string(a.kind) << ": " << explain_anomaly(h, a) << " [rules out "
+          << rules_out_text(weakest_ruled_out(a.kind)) << "]\n";
+    }
+    out << "  rules out: " << rules_out_line(weakest_of_anomalies(r)) << "\n";
+  }
+  const Witness* prev = nullptr;
+  for (auto& lr : r.levels) {
+    out << to_string(lr.level) << ": ";
+    if (!lr.decided) { out << "UNDECIDED: " << one_line(lr.reason) << "\n"; continue; }
+    if (lr.holds) { out << "holds\n"; continue; }
+    if (!lr.witness) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
+    out << "VIOLATED: " << lr.witness->anomaly << "\n";
+    out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
+    if (same_cycle(prev, &*lr.witness)) {
+      out << "  (the same cycle as above)\n";
+      continue;
+    }
+    const EdgeList& c = lr.witness->cycle;
+    for (size_t i = 0; i < c.size(); ++i)
+      out << "  " << txn_name(h, c.src[i]) << " -" << to_string(c.kind[i]) << "-> " << txn_name(h, c.dst[i]) << ": "
+          << witness_edge_text(h, *lr.witness, i) << "\n";
+    const auto& core = lr.witness->core;
+    if (!core.empty()) {
+      out << "  unsatisfiable core: " << core.size() << " unknown write order" << (core.size() == 1 ? "" : "s")
+          << (lr.witness->core_minimal ? " (minimal: dropping any one leaves an order that works)"
+                                       : " (not shown to be minimal)")
+          << "; every way to settle " << (core.size() == 1 ? "it" : "them")
+          << " closes a cycle with the certain edges; the cycle above is one of them:\n";
+      for (size_t i = 0; i < core.size() && i < kCoreShown; ++i) out << "    - " << explain_constraint(h, core[i]) << "\n";
+      if (core.size() > kCoreShown) out << "    ... and " << core.size() - kCoreShown << " more (--json lists all)\n";
+    }
+    prev = &*lr.witness;
+  }
+}
+
+}  // namespace isocheck
