@@ -193,13 +193,33 @@ bool orders_from_reads(const History& h, const EdgeList& c) {
 
 }  // namespace
 
-Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
+namespace {
+
+// What one level's own witness shows. An SSER witness may hold write orders the
+// engine took from real time (chain pairs ordered by time are ww edges, not rt
+// edges), so below SSER it only counts where every ww/rw edge rests on reads.
+Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
-  if (!lr.witness || !lr.witness->core.empty()) return lvl;
-  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
+  if (!lr.decided || lr.holds || !lr.witness || !lr.witness->core.empty()) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
-  if (m < Model::snapshot_isolation && !orders_from_reads(h, lr.witness->cycle)) m = Model::snapshot_isolation;
-  return m < lvl ? m : lvl;
+  if (m >= lvl) return lvl;
+  if (orders_from_reads(h, lr.witness->cycle)) return m;
+  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
+  return std::max(m, Model::snapshot_isolation);
+}
+
+}  // namespace
+
+// One cycle, one claim: a cycle reported by several levels ("the same cycle as
+// above") rules out whatever any of those levels' checks showed it rules out,
+// so every line (and JSON's rules_out) that shows it says the same.
+Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
+  Model m = witness_evidence(h, lr, r);
+  if (!lr.witness) return m;
+  for (const LevelResult& other : r.levels)
+    if (&other != &lr && other.decided && !other.holds && report_detail::same_cycle(&*lr.witness, other.witness ? &*other.witness : nullptr))
+      m = std::min(m, witness_evidence(h, other, r));
+  return m;
 }
 
 std::string rules_out_text(Model weakest) {
