@@ -2,7 +2,7 @@
 // pass-1 scan). read_hdf5_range opens the file, its datasets and its name
 // tables on every call: with 10^6 named keys that is ~1 s per call whatever
 // the range. This reader opens them once, so a range costs the range.
-// Implemented in hdf5.cpp (it shares the reader and its validation there).
+// Implemented in hdf5_read.cpp (it shares the reader and its validation there).
 #pragma once
 #include <cstdint>
 #include <memory>
