@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "io/load.h"
 
 namespace isocheck {
 namespace {
@@ -28,6 +29,17 @@ CLI::Validator choice(std::vector<std::pair<std::string, E>> names, const std::s
 }
 
 }  // namespace
+
+CLI::Validator input_format_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s == "auto" || parse_format_name(s) != Format::unknown) return "";
+        return "unknown format \"" + s + "\" (expected auto, " + format_names() + ")";
+      },
+      "FORMAT", "input format");
+}
+
+Format input_format(const std::string& name) { return name == "auto" ? Format::unknown : parse_format_name(name); }
 
 const char* to_string(EngineChoice e) { return e == EngineChoice::linear ? "linear" : "auto"; }
 const char* to_string(SolverChoice s) { return s == SolverChoice::cadical ? "cadical" : "own"; }

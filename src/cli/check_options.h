@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/sink.h"
 #include "solver/check.h"
 
 namespace isocheck {
@@ -29,6 +30,12 @@ struct CheckArgs {
 
 // Registers the shared options on `c`. `threads_help` says what the command
 // runs on its threads and what its default is; `with_closure`: --closure.
+// --format of verify, info and convert: "auto" or a name of format_names(); a
+// wrong name is refused while parsing (exit 2) with the names it takes.
+CLI::Validator input_format_check();
+// The format a checked --format value names (Format::unknown for "auto": detect).
+Format input_format(const std::string& name);
+
 void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_help, bool with_closure);
 // The solver's options from the parsed arguments (UsageError for values the
 // parser cannot refuse on its own, such as a negative clock skew).

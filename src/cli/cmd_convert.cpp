@@ -1,5 +1,6 @@
 #include <memory>
 
+#include "cli/check_options.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "core/errors.h"
@@ -16,13 +17,12 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   c->add_option("input", a->in, "History to read")->required();
   c->add_option("output", a->out, "File to write")->required();
   c->add_option("--to", a->to, "Output format: auto (by extension), jsonl, hdf5");
-  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names())
+      ->check(input_format_check());
   add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
     apply_limits(a->limits, "convert");
-    Format in = Format::unknown, out;
-    if (a->format != "auto" && (in = parse_format_name(a->format)) == Format::unknown)
-      throw UsageError("--format: unknown format \"" + a->format + "\"");
+    Format in = input_format(a->format), out;
     out = a->to == "auto" ? format_from_extension(a->out) : parse_format_name(a->to);
     if (out != Format::jsonl && out != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/check_options.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "closure/gpu_closure.h"
@@ -18,7 +19,8 @@ void add_info_command(CLI::App& app, int& exit_code) {
   CLI::App* c = app.add_subcommand("info", "Summarise a history: transactions, sessions, keys, operations, times");
   c->add_option("file", a->file, "History file (not needed with --devices)");
   c->add_flag("--devices", a->devices, "List the CUDA devices this build and machine offer the GPU closure");
-  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names())
+      ->check(input_format_check());
   c->add_flag("--components", a->components,
               "Also print the biconnected components of the session communication graph (docs/dist.md)");
   add_limit_options(c, a->limits);
@@ -38,9 +40,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
       if (a->file.empty()) return;
     }
     if (a->file.empty()) throw UsageError("info: a history FILE is required (or --devices)");
-    Format f = Format::unknown;
-    if (a->format != "auto" && (f = parse_format_name(a->format)) == Format::unknown)
-      throw UsageError("--format: unknown format \"" + a->format + "\"");
+    Format f = input_format(a->format);
     ImportStats st;
     History h = load_history(a->file, f, &st);
     print_import_notes(st);

@@ -91,11 +91,7 @@ int run_verify(const VerifyArgs& a) {
   apply_limits(a.limits, "start", !distributed);
   CheckOptions opt = check_options(a.check);
   opt.serial_witness = !a.no_serial_witness;
-  Format f = Format::unknown;
-  if (a.format != "auto") {
-    f = parse_format_name(a.format);
-    if (f == Format::unknown) throw UsageError("--format: unknown format \"" + a.format + "\"");
-  }
+  Format f = input_format(a.format);
   check_outputs(a);
   Timer timer;
   if (distributed) return run_verify_distributed(a, opt, f, timer);
@@ -125,7 +121,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   CLI::App* c = app.add_subcommand("verify", "Check a history against isolation levels");
   c->add_option("file", a->file, "History file (JSONL or HDF5)")->required();
   add_check_options(c, a->check, "independent sub-problems and closure chunks (default 1)", true);
-  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names())
+      ->check(input_format_check());
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");

@@ -35,6 +35,13 @@ expect_err badh5 'bad.h5'
 check nofile 2 "$bin" verify -q "$tmp/none.jsonl"
 check badlevel 2 "$bin" verify -q "$tmp/good.jsonl" --level rc
 expect_err badlevel 'unknown level "rc"'
+# --format is checked while the command line is parsed, the same way by each command.
+for cmd in verify info convert; do
+  out=(); [ "$cmd" = convert ] && out=("$tmp/fmt-out.jsonl")
+  check "badformat-$cmd" 2 "$bin" "$cmd" "$tmp/good.jsonl" "${out[@]}" --format nope
+  expect_err "badformat-$cmd" 'unknown format "nope" \(expected auto, jsonl, hdf5, '
+  check "format-$cmd" 0 "$bin" "$cmd" "$tmp/good.jsonl" "${out[@]}" --format jsonl
+done
 
 # A violation: exit 1, witness, JSON fields, DOT.
 printf '%s\n' '{"id":1,"session":1,"status":"committed","ops":[["r","x",null],["r","y",null],["w","y",1]]}' \
