@@ -409,6 +409,28 @@ void add_time_order_edges(const History& h, std::vector<TimedWrite>& w, int64_t 
   }
 }
 
+// --time-order's write order (SER and SI; SSER's real time has it): the
+// timed versions to order, less the keys whose chains already are.
+std::vector<TimedWrite> time_order_writes(const DependencyGraph& g, const History& h) {
+  // Keys of unknown order whose chains (every version of the key: not an
+  // SI-only key, whose chains are only its unread tails) are single
+  // writers, all timed, none after the initial state: their chains' time
+  // order (below) is already the writers' own, and a second set of time
+  // nodes would only grow the graph (blind-write logs are mostly such keys).
+  std::vector<Sym> skip;
+  for (const UnorderedKey& uk : g.unordered) {
+    if (uk.si_only) continue;
+    bool single = true;
+    for (uint32_t c = uk.first_chain; c < uk.end_chain && single; ++c) {
+      const VersionChain vc = g.chains.chain(c);
+      single = vc.from_init ? vc.txns.empty() : vc.txns.size() == 1 && h.has_times(vc.txns.front());
+    }
+    if (single) skip.push_back(uk.key);
+  }
+  std::sort(skip.begin(), skip.end());
+  return timed_versions(h, g.included, skip);
+}
+
 }  // namespace
 
 LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o,
@@ -421,25 +443,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   Polygraph& pg = lp.pg;
   // --time-order's write order (SER and SI; SSER's real time has it).
   std::vector<TimedWrite> time_writes;
-  if (o.time_order && o.layout != GraphLayout::realtime) {
-    // Keys of unknown order whose chains (every version of the key: not an
-    // SI-only key, whose chains are only its unread tails) are single
-    // writers, all timed, none after the initial state: their chains' time
-    // order (below) is already the writers' own, and a second set of time
-    // nodes would only grow the graph (blind-write logs are mostly such keys).
-    std::vector<Sym> skip;
-    for (const UnorderedKey& uk : g.unordered) {
-      if (uk.si_only) continue;
-      bool single = true;
-      for (uint32_t c = uk.first_chain; c < uk.end_chain && single; ++c) {
-        const VersionChain vc = g.chains.chain(c);
-        single = vc.from_init ? vc.txns.empty() : vc.txns.size() == 1 && h.has_times(vc.txns.front());
-      }
-      if (single) skip.push_back(uk.key);
-    }
-    std::sort(skip.begin(), skip.end());
-    time_writes = timed_versions(h, g.included, skip);
-  }
+  if (o.time_order && o.layout != GraphLayout::realtime) time_writes = time_order_writes(g, h);
   // Known edges of the level. Reserve what the per-key edges will need (a
   // chain: its tail, its readers, an init chain's edges, a node chain and its
   // head edge) so the big arrays grow once, not by doubling copies.
