@@ -28,9 +28,24 @@ struct ConstraintRef {
   TxnIdx first_head, second_head;
 };
 
+// Why the general engine inferred one version order of a witness: had the
+// writes gone the other way, `other_cycle` would be a cycle. Its first edge is
+// the other order (hypothetical); the rest are edges the history shows.
+struct ForcedOrder {
+  size_t edge = 0;       // index of the inferred edge in the witness cycle
+  EdgeList other_cycle;  // over transaction indices
+  std::string anomaly;   // the other cycle's name (name_cycle)
+};
+
 struct Witness {
   std::string anomaly;  // G0, G1c, G-single, G2-item, lost update, ... (+ -realtime etc.)
   EdgeList cycle;       // over transaction indices; aux/time-node hops collapsed into rt
+  // The cycle's inferred version orders, each with the observed cycle its
+  // other order would close (solver/forced_orders.h); empty without them.
+  std::vector<ForcedOrder> forced;
+  // The name the cycle's own edge kinds give, when `anomaly` is instead the
+  // name of the observed cycles that forced its inferred orders; else empty.
+  std::string cycle_anomaly;
   // Refutations by the general engine: constraints that together with the
   // known edges admit no acyclic choice (the unsatisfiable core).
   std::vector<ConstraintRef> core;

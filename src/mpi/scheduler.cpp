@@ -38,19 +38,39 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
     if (lr.witness) {
       const Witness& w = *lr.witness;
       o.has_witness = true;
-      EdgeList e;
-      for (size_t i = 0; i < w.cycle.size(); ++i) {
-        // `why` is an operation position, with the inferred-order marker bit
-        // (core/edges.h) on edges the general engine inferred: map the
-        // position alone and keep the marker.
-        uint32_t why = w.cycle.why[i];
-        const uint32_t marker = why & kInferredBit;
-        EdgeKind k = w.cycle.kind[i];
-        if (k == EdgeKind::wr || k == EdgeKind::ww) why = gpos(w.cycle.dst[i], why_pos(why)) | marker;
-        else if (k == EdgeKind::rw) why = gpos(w.cycle.src[i], why_pos(why)) | marker;
-        e.add(gtxn(w.cycle.src[i]), gtxn(w.cycle.dst[i]), k, why);
-      }
+      // `why` is an operation position, with the inferred-order marker bit
+      // (core/edges.h) on edges the general engine inferred: map the
+      // position alone and keep the marker.
+      auto global = [&](const EdgeList& c) {
+        EdgeList e;
+        for (size_t i = 0; i < c.size(); ++i) {
+          uint32_t why = c.why[i];
+          const uint32_t marker = why & kInferredBit;
+          EdgeKind k = c.kind[i];
+          if (k == EdgeKind::wr || k == EdgeKind::ww) why = gpos(c.dst[i], why_pos(why)) | marker;
+          else if (k == EdgeKind::rw) why = gpos(c.src[i], why_pos(why)) | marker;
+          e.add(gtxn(c.src[i]), gtxn(c.dst[i]), k, why);
+        }
+        return e;
+      };
+      EdgeList e = global(w.cycle);
       o.anomaly = pr ? name_cycle(e, h) : w.anomaly;
+      for (const ForcedOrder& f : w.forced) {
+        EdgeList fe = global(f.other_cycle);
+        o.forced_edge.push_back(static_cast<uint32_t>(f.edge));
+        o.forced_anomaly.push_back(pr ? name_cycle(fe, h) : f.anomaly);
+        o.forced_src.insert(o.forced_src.end(), fe.src.begin(), fe.src.end());
+        o.forced_dst.insert(o.forced_dst.end(), fe.dst.begin(), fe.dst.end());
+        o.forced_why.insert(o.forced_why.end(), fe.why.begin(), fe.why.end());
+        for (auto k : fe.kind) o.forced_kind.push_back(static_cast<uint8_t>(k));
+        o.forced_end.push_back(static_cast<uint32_t>(o.forced_src.size()));
+      }
+      // A renamed G0 (solver/forced_orders.h) keeps the name of its forcing cycle.
+      if (!w.cycle_anomaly.empty()) {
+        o.cycle_anomaly = o.anomaly;
+        for (size_t f = 0; f < w.forced.size(); ++f)
+          if (w.forced[f].anomaly == w.anomaly) { o.anomaly = o.forced_anomaly[f]; break; }
+      }
       o.src = e.src, o.dst = e.dst, o.why = e.why;
       for (auto k : e.kind) o.kind.push_back(static_cast<uint8_t>(k));
       for (auto& c : w.core) o.core_key.push_back(c.key), o.core_first.push_back(gtxn(c.first_head)), o.core_second.push_back(gtxn(c.second_head));
@@ -199,6 +219,14 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
       for (size_t i = 0; i < o.src.size(); ++i) w.cycle.add(o.src[i], o.dst[i], static_cast<EdgeKind>(o.kind[i]), o.why[i]);
       for (size_t i = 0; i < o.core_key.size(); ++i) w.core.push_back({o.core_key[i], o.core_first[i], o.core_second[i]});
       w.core_minimal = o.core_minimal;
+      w.cycle_anomaly = o.cycle_anomaly;
+      for (size_t f = 0, e = 0; f < o.forced_edge.size(); ++f) {
+        ForcedOrder fo;
+        fo.edge = o.forced_edge[f], fo.anomaly = o.forced_anomaly[f];
+        for (; e < o.forced_end[f]; ++e)
+          fo.other_cycle.add(o.forced_src[e], o.forced_dst[e], static_cast<EdgeKind>(o.forced_kind[e]), o.forced_why[e]);
+        w.forced.push_back(std::move(fo));
+      }
       lr.witness = std::move(w);
     }
   };

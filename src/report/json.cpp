@@ -52,6 +52,30 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
         out << "}";
       }
       out << "]";
+      if (!lr.witness->cycle_anomaly.empty()) {
+        out << ",\"cycle_anomaly\":";
+        json_string(out, lr.witness->cycle_anomaly);
+      }
+      if (!lr.witness->forced.empty()) {
+        // Per inferred order: the cycle of observed edges its other order
+        // would close (its first edge is that other order).
+        out << ",\"forced\":[";
+        for (size_t fi = 0; fi < lr.witness->forced.size(); ++fi) {
+          const ForcedOrder& f = lr.witness->forced[fi];
+          out << (fi ? "," : "") << "{\"edge\":" << f.edge << ",\"anomaly\":";
+          json_string(out, f.anomaly);
+          out << ",\"other_cycle\":[";
+          for (size_t e = 0; e < f.other_cycle.size(); ++e) {
+            out << (e ? "," : "") << "{\"from\":" << h.txn_id[f.other_cycle.src[e]] << ",\"to\":"
+                << h.txn_id[f.other_cycle.dst[e]] << ",\"kind\":\"" << to_string(f.other_cycle.kind[e])
+                << "\",\"explanation\":";
+            json_string(out, explain_edge(h, f.other_cycle, e));
+            out << "}";
+          }
+          out << "]}";
+        }
+        out << "]";
+      }
       if (!lr.witness->core.empty()) {
         out << ",\"core_minimal\":" << (lr.witness->core_minimal ? "true" : "false") << ",\"core\":[";
         for (size_t i = 0; i < lr.witness->core.size(); ++i) {

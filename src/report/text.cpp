@@ -48,16 +48,29 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     if (!lr.decided) { out << "UNDECIDED: " << one_line(lr.reason) << "\n"; continue; }
     if (lr.holds) { out << "holds\n"; continue; }
     if (!lr.witness) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
-    out << "VIOLATED: " << lr.witness->anomaly << "\n";
+    out << "VIOLATED: " << lr.witness->anomaly;
+    if (!lr.witness->cycle_anomaly.empty())
+      out << " (what was observed forces the write orders the cycle below takes; by its own edges it is "
+          << lr.witness->cycle_anomaly << ")";
+    out << "\n";
     out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
     if (same_cycle(prev, &*lr.witness)) {
       out << "  (the same cycle as above)\n";
       continue;
     }
     const EdgeList& c = lr.witness->cycle;
-    for (size_t i = 0; i < c.size(); ++i)
+    for (size_t i = 0; i < c.size(); ++i) {
       out << "  " << txn_name(h, c.src[i]) << " -" << to_string(c.kind[i]) << "-> " << txn_name(h, c.dst[i]) << ": "
           << witness_edge_text(h, *lr.witness, i) << "\n";
+      for (const ForcedOrder& f : lr.witness->forced) {
+        if (f.edge != i) continue;
+        out << "    forced: the other order would be a cycle of what was observed, " << f.anomaly << ":\n";
+        for (size_t e = 0; e < f.other_cycle.size(); ++e)
+          out << "      " << txn_name(h, f.other_cycle.src[e]) << " -" << to_string(f.other_cycle.kind[e]) << "-> "
+              << txn_name(h, f.other_cycle.dst[e]) << ": " << (e == 0 ? "(the other order) " : "")
+              << explain_edge(h, f.other_cycle, e) << "\n";
+      }
+    }
     const auto& core = lr.witness->core;
     if (!core.empty()) {
       out << "  unsatisfiable core: " << core.size() << " unknown write order" << (core.size() == 1 ? "" : "s")

@@ -13,6 +13,7 @@
 #include "graph/polygraph_build.h"
 #include "solver/polygraph_solver.h"
 #include "solver/acyclic.h"
+#include "solver/forced_orders.h"
 #include "solver/witness.h"
 
 namespace isocheck {
@@ -139,6 +140,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
     Witness w;
     w.cycle = cycle_to_txn_edges(pr.witness_cycle, lp);
     w.anomaly = name_cycle(w.cycle, h);
+    explain_forced_orders(w, lp, g, h);
     for (uint32_t c : pr.core_constraints) {
       const ConstraintOrigin& o = lp.origin[c];
       w.core.push_back({o.key, o.first_head, o.second_head});
