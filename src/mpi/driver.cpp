@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/limits.h"
 #include "io/hdf5.h"
+#include "io/hdf5_range.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "mpi/checkpoint.h"
@@ -83,12 +84,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // shards refuse the history (rank 0 reads the whole one when it needs it).
   History mine;
   bool ranges = false, scattered = false, use_key_shards = d.key_shards;
+  // Key shards on HDF5 read their range slice by slice (key_shards.h).
+  uint64_t range_lo = 0, range_hi = 0;
   if (f == Format::hdf5) {
+    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
     collective([&] {
       uint64_t n = hdf5_txn_count(file);
-      mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+      range_lo = n * me / P, range_hi = n * (me + 1) / P;
+      if (!ranges) mine = read_hdf5_range(file, range_lo, range_hi);
     });
-    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
     // With key shards rank 0 reads the whole history only when it needs it:
     // for the gather (a level fails) or, after the shards, for the report.
     if (!ranges) {
@@ -193,7 +197,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       return stop != 0;
     };
     collective([&] {
-      ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+      if (from_ranges && !scattered) {
+        Hdf5RangeReader reader(file);
+        ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
+          return reader.range(range_lo + lo, range_lo + hi);
+        }, opt, ko);
+        sizes[0] = ks.txns, sizes[1] = ks.ops;
+      } else {
+        ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+      }
     });
     if (ks.interrupted) {
       if (me == 0 && !d.quiet)

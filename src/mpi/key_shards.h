@@ -66,25 +66,32 @@ struct KeyShardOutcome {
   uint64_t cross_edges = 0;  // level-graph edges between ranks (largest level)
   bool gathered = false;     // rank 0 gathered the graph (a level failed)
   bool interrupted = false;  // stopped between stages by KeyShardOptions::stop
+  uint64_t txns = 0, ops = 0;  // the history's size (every rank)
 };
 
 // Collective: every rank calls it with the whole history. Throws
 // ResourceError on every rank when the gathered graph exceeds the budget.
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko);
 
-// The same from per-rank reads (HDF5 hyperslabs), without any rank holding
-// the whole history but rank 0: `mine` holds a consecutive range of
-// transactions (ranks in file order), the transaction columns are
-// all-gathered (about 40 bytes a transaction), and every operation travels to
-// the rank owning its key with MPI_Alltoallv. `whole` is the whole history on
-// rank 0 (its final level graphs and the report need it), nullptr elsewhere
-// (then KeyShardOptions::whole_on_demand). Refused for histories with list
-// operations (then `mine` is untouched); otherwise `mine`'s operations are
-// freed once they are packed for the exchange, so that a rank never holds
-// its range, the records in flight and its shard at once (a caller that falls
-// back after a refusal reads its range again).
+// The same from per-rank ranges: `mine` holds a consecutive range of
+// transactions (ranks in file order). No rank holds every transaction's
+// records: each keeps its range's (session, status, times, operation count),
+// and each operation travels with its transaction's status and times to the
+// rank owning its key, slice by slice (MPI_Scatterv from the slice's owner).
+// `whole` is the whole history on rank 0 when it has it, nullptr elsewhere
+// (then KeyShardOptions::whole_on_demand, for the general engine). Refused
+// for histories with list operations (then `mine` is untouched); otherwise
+// `mine` is freed once exchanged (a caller that falls back after a refusal
+// reads its range again).
 KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko);
+
+// The same reading the range itself, slice by slice: `count` transactions,
+// read(lo, hi) gives transactions [lo, hi) of this rank's range (e.g.
+// Hdf5RangeReader::range), so a rank never holds its whole range's
+// operations next to its shard.
+KeyShardOutcome check_key_sharded_read(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read,
+                                       const CheckOptions& opt, const KeyShardOptions& ko);
 
 // The rank owning a key (the same hash as the partition stage's key shards).
 int key_owner(Sym key, int ranks);
