@@ -199,12 +199,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     collective([&] {
       if (from_ranges && !scattered) {
         Hdf5RangeReader reader(file);
+        ko.symbol_tables = [&](History& x) { reader.take_tables(x.keys, x.values); };
         ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
           return reader.range(range_lo + lo, range_lo + hi);
         }, opt, ko);
         sizes[0] = ks.txns, sizes[1] = ks.ops;
       } else {
-        ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+        // (JSONL scattered: rank 0 read the whole history, and keeps it)
+        ks = from_ranges ? check_key_sharded_ranges(mine, me == 0 && scattered ? &h : nullptr, opt, ko)
+                         : check_key_sharded(h, opt, ko);
       }
     });
     if (ks.interrupted) {
@@ -227,15 +230,17 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     // those come with the gather, which read it already.
     bool names_ops = !ks.r.anomalies.empty();
     for (const LevelResult& lr : ks.r.levels) names_ops |= lr.witness.has_value();
+    // Without the whole history, the key shards fetched the transactions
+    // the result names (ks.report_h, with the result renumbered to them).
     collective([&] {
-      if (from_ranges && names_ops) load_whole();
+      if (from_ranges && names_ops && !ks.has_report) load_whole();
     });
     int code = me == 0 ? exit_code(ks.r) : 0;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     run.exit_code = code;
-    if (me == 0) run.r = std::move(ks.r);
+    if (me == 0) run.r = std::move(ks.has_report ? ks.report_r : ks.r);
     write_times(1, 1);
-    if (me == 0) run.h = std::move(h);
+    if (me == 0) run.h = std::move(ks.has_report ? ks.report_h : h);
     return true;
   };
 

@@ -17,7 +17,9 @@
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
 #include "core/errors.h"
+#include "solver/acyclic.h"
 #include "solver/serial_witness.h"
+#include "solver/witness.h"
 
 namespace isocheck::dist {
 namespace {
@@ -463,6 +465,196 @@ void decode_unordered(const std::vector<uint32_t>& w, const std::vector<uint64_t
 }
 
 
+// ---- witnesses from the core (a level failed; docs/dist.md, "Key shards")
+
+// A real-time pair of the core, for rank 0.
+struct PairRec {
+  uint32_t src, dst;
+};
+
+// The pair a dependency edge gives in a level graph.
+std::pair<uint32_t, uint32_t> level_pair(Level level, const EdgeRec& e, uint32_t n) {
+  if (level != Level::si) return {e.src, e.dst};
+  if (static_cast<EdgeKind>(e.kind) == EdgeKind::rw) return {n + e.src, e.dst};
+  return {e.src, n + e.dst};
+}
+
+// Collective, after `level`'s peel found a cycle and left `core_mine` (this
+// rank's core vertices): the core's edges go to rank 0, which builds the
+// core's level graph with every row in the order the one-process graph has
+// it (dependency edges in build order; SSER: then the real-time pairs, a
+// time node's chain link before its transactions; SI: a copy's rw edges,
+// then T* -> T), runs find_cycle on it (the cycle it finds on the whole
+// graph: acyclic.h) and labels it. Rank 0 returns the cycle (global ids),
+// unnamed. Over the budget: a ResourceError on every rank.
+EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const std::vector<EdgeRec>& edges,
+                      const Range& rg, const CheckOptions& opt, uint64_t budget, uint64_t& core_size) {
+  const int P = size(), me = rank();
+  const uint32_t n = static_cast<uint32_t>(rg.n);
+  std::vector<uint32_t> core;
+  {
+    std::vector<int> counts(P), disp(P);
+    int mine = static_cast<int>(core_mine.size());
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    core.resize(record_displacements(counts, disp, "core vertices"));
+    MPI_Allgatherv(core_mine.data(), mine, MPI_UINT32_T, core.data(), counts.data(), disp.data(), MPI_UINT32_T,
+                   MPI_COMM_WORLD);
+    std::sort(core.begin(), core.end());
+  }
+  core_size = core.size();
+  auto in_core = [&](uint32_t v) { return std::binary_search(core.begin(), core.end(), v); };
+  std::vector<EdgeRec> mine;
+  for (const EdgeRec& e : edges) {
+    auto [a, b] = level_pair(level, e, n);
+    if (in_core(a) && in_core(b)) mine.push_back(e);
+  }
+  std::vector<PairRec> rt;
+  if (level == Level::sser) {
+    std::vector<uint32_t> src, dst;
+    realtime_pairs({rg.first, &rg.begin, &rg.end, &rg.included}, n, opt.clock_skew, src, dst);
+    for (size_t i = 0; i < src.size(); ++i)
+      if (in_core(src[i]) && in_core(dst[i])) rt.push_back({src[i], dst[i]});
+  }
+  uint64_t counts[2] = {mine.size(), rt.size()};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // Rank 0 holds the gathered records, the core's pairs and CSR, find_cycle's
+  // arrays (about 40 bytes a vertex) and the labelling's edge list.
+  const uint64_t need = counts[0] * (sizeof(EdgeRec) + 8 + 13 + 12) + counts[1] * (sizeof(PairRec) + 8 + 12) +
+                        core.size() * (4 + 40);
+  if (budget && need > budget)
+    throw ResourceError("key shards: rank 0 gathers the core of the " + std::string(to_string(level)) +
+                        " graph (" + std::to_string(core.size()) + " vertices, " + std::to_string(counts[0] + counts[1]) +
+                        " edges) to choose its witness: about " + std::to_string(need >> 20) +
+                        " MiB, over --history-budget " + std::to_string(budget >> 20) +
+                        " MiB; raise --history-budget (or use a node with more memory for rank 0)");
+  std::vector<uint64_t> starts;
+  std::vector<EdgeRec> all = gather_records(mine, 0, &starts);
+  std::vector<PairRec> all_rt = gather_records(rt);
+  std::vector<EdgeRec>().swap(mine);
+  if (me != 0) return {};
+  auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+  for (size_t width = 1; width + 1 < starts.size(); width *= 2)
+    for (size_t i = 0; i + width + 1 < starts.size(); i += 2 * width) {
+      size_t mid = i + width, end = std::min(i + 2 * width, starts.size() - 1);
+      std::inplace_merge(all.begin() + starts[i], all.begin() + starts[mid], all.begin() + starts[end], less);
+    }
+  auto id = [&](uint32_t v) { return static_cast<uint32_t>(std::lower_bound(core.begin(), core.end(), v) - core.begin()); };
+  const uint32_t aux_from = id(n);  // core vertices below n are transactions
+  std::vector<uint32_t> src, dst;
+  for (const EdgeRec& e : all) {
+    auto [a, b] = level_pair(level, e, n);
+    src.push_back(id(a)), dst.push_back(id(b));
+  }
+  if (level == Level::sser) {
+    std::sort(all_rt.begin(), all_rt.end(), [n](const PairRec& x, const PairRec& y) {
+      return std::make_tuple(x.src, x.dst < n, x.dst) < std::make_tuple(y.src, y.dst < n, y.dst);
+    });
+    for (const PairRec& p : all_rt) src.push_back(id(p.src)), dst.push_back(id(p.dst));
+  } else if (level == Level::si) {
+    for (uint32_t v : core)
+      if (v < n && in_core(n + v)) src.push_back(id(n + v)), dst.push_back(id(v));
+  }
+  const Csr csr = csr_from_pairs(static_cast<uint32_t>(core.size()), src, dst);
+  std::vector<uint32_t> cyc = find_cycle(csr, aux_from);
+  for (uint32_t& v : cyc) v = core[v];
+  DependencyGraph g;
+  g.n = n;
+  g.edges.reserve(all.size());
+  for (const EdgeRec& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
+  LevelGraph lg;
+  lg.layout = level == Level::si ? GraphLayout::split : level == Level::sser ? GraphLayout::realtime : GraphLayout::plain;
+  lg.txn_count = n;
+  return label_cycle(cyc, lg, g);
+}
+
+// The transactions `want` (global, ascending; rank 0's list) as a small
+// history on rank 0, in that order: records from their range owners, the
+// operations from the shards holding them. Collective.
+struct TxnInfo {
+  int64_t id, session, begin, end;
+  uint32_t txn, ops;
+  uint8_t status, pad[7];
+};
+static_assert(sizeof(TxnInfo) == 48);
+
+History fetch_txns(std::vector<uint32_t> want, const Range& rg, const Shard& s) {
+  bcast_records(want);
+  std::vector<TxnInfo> infos;
+  for (uint32_t t : want)
+    if (t >= rg.first && t < rg.first + rg.size()) {
+      const size_t i = t - rg.first;
+      infos.push_back({rg.id[i], rg.session[i], rg.begin[i], rg.end[i], t, rg.ops[i], static_cast<uint8_t>(rg.status[i]), {}});
+    }
+  std::vector<OpRec> ops;
+  for (TxnIdx l = 0; l < s.h.txn_count(); ++l) {
+    if (!std::binary_search(want.begin(), want.end(), s.gtxn[l])) continue;
+    for (OpIdx o = s.h.op_begin(l); o < s.h.op_end(l); ++o)
+      ops.push_back({s.h.op_key[o], s.h.op_value[o], s.gtxn[l], s.pos[o], static_cast<uint32_t>(s.h.op_kind[o]), 0});
+  }
+  std::vector<TxnInfo> all_infos = gather_records(infos);
+  std::vector<OpRec> all_ops = gather_records(ops);
+  History h;
+  if (rank() != 0) return h;
+  std::sort(all_infos.begin(), all_infos.end(), [](const TxnInfo& x, const TxnInfo& y) { return x.txn < y.txn; });
+  std::sort(all_ops.begin(), all_ops.end(),
+            [](const OpRec& x, const OpRec& y) { return std::tie(x.txn, x.pos) < std::tie(y.txn, y.pos); });
+  std::unordered_map<int64_t, uint32_t> dense;
+  size_t k = 0;
+  for (const TxnInfo& ti : all_infos) {
+    auto [it, fresh] = dense.try_emplace(ti.session, static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(ti.session);
+    h.begin_txn(ti.id, it->second, static_cast<TxnStatus>(ti.status), ti.begin, ti.end);
+    for (; k < all_ops.size() && all_ops[k].txn == ti.txn; ++k) h.add_op(static_cast<OpKind>(all_ops[k].kind), all_ops[k].key, all_ops[k].value);
+    h.end_txn();
+  }
+  h.release_unused_list_offsets();
+  return h;
+}
+
+// Rank 0's result names transactions (witness cycles, anomalies): name the
+// cycles on the history and, when rank 0 does not hold the whole history
+// (`whole` nullptr), fetch the named transactions (fetch_txns) and give the
+// report that small history with the result renumbered to it. Collective.
+void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, const Shard& s, const KeyShardOptions& ko) {
+  CheckResult& r = out.r;
+  int fetch = rank() == 0 && whole == nullptr;
+  MPI_Bcast(&fetch, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<uint32_t> want;
+  if (rank() == 0) {
+    for (const LevelResult& lr : r.levels)
+      if (lr.witness)
+        for (size_t i = 0; i < lr.witness->cycle.size(); ++i) want.push_back(lr.witness->cycle.src[i]), want.push_back(lr.witness->cycle.dst[i]);
+    for (const Anomaly& a : r.anomalies) want.push_back(a.txn), want.push_back(a.other);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+  }
+  if (!fetch) {
+    if (rank() == 0)
+      for (LevelResult& lr : r.levels)
+        if (lr.witness) lr.witness->anomaly = name_cycle(lr.witness->cycle, *whole);
+    return;
+  }
+  History mini = fetch_txns(want, rg, s);
+  if (rank() != 0) return;
+  mini.time_unit = s.h.time_unit;
+  if (ko.symbol_tables) ko.symbol_tables(mini);
+  auto local = [&](uint32_t t) { return static_cast<uint32_t>(std::lower_bound(want.begin(), want.end(), t) - want.begin()); };
+  CheckResult lr_local = r;
+  for (size_t l = 0; l < r.levels.size(); ++l) {
+    if (!r.levels[l].witness) continue;
+    EdgeList& c = lr_local.levels[l].witness->cycle;
+    for (auto& v : c.src) v = local(v);
+    for (auto& v : c.dst) v = local(v);
+    const std::string name = name_cycle(c, mini);
+    lr_local.levels[l].witness->anomaly = name;
+    r.levels[l].witness->anomaly = name;
+  }
+  for (Anomaly& a : lr_local.anomalies) a.txn = local(a.txn), a.other = local(a.other);
+  out.report_h = std::move(mini);
+  out.report_r = std::move(lr_local);
+  out.has_report = true;
+}
+
 // The key-shard check proper. `rg`: this rank's transaction records;
 // `shard`: its keys' operations, original statuses; `whole` (rank 0 only,
 // may be nullptr: KeyShardOptions::whole_on_demand): the whole history, for
@@ -512,7 +704,8 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     }
   }
   {
-    Shard s = std::move(shard);
+    // (The shard stays: the report fetches the named transactions from it.)
+    const Shard& s = shard;
     const History& p = s.h;
     KnownGraphOptions kgo;
     kgo.for_si = wants(Level::si);
@@ -613,6 +806,7 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
         r.anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
       for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
     }
+    finish_report(out, whole, rg, shard, ko);
     stage("acyclic");
     return out;
   }
@@ -631,6 +825,7 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
   // (Unknown version orders go to the general engine, below.)
   if (!flags[kGeneral]) {
     const uint32_t n = static_cast<uint32_t>(rg.n);
+    std::vector<std::pair<Level, EdgeList>> cycles;  // rank 0: the failing levels' cycles
     auto peel = [&](Level level) {
       std::vector<uint32_t> src, dst;
       uint32_t m = 0;
@@ -649,9 +844,17 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
         if (level == Level::sser)  // real-time pairs from the ranges' times (realtime_pairs.h)
           m = realtime_pairs({rg.first, &rg.begin, &rg.end, &rg.included}, n, opt.clock_skew, src, dst);
       }
-      const PeelStats ps = peel_acyclic(n, m, src, dst);
+      // (A level peeled only to settle a weaker one needs no witness.)
+      std::vector<uint32_t> core;
+      const PeelStats ps = peel_acyclic(n, m, src, dst, wants(level) ? &core : nullptr);
       out.supersteps += ps.supersteps;
       out.cross_edges = std::max(out.cross_edges, ps.cross_edges);
+      if (!ps.acyclic && wants(level)) {  // its witness, from the core
+        uint64_t core_size = 0;
+        cycles.push_back({level, core_witness(level, core, edges, rg, opt, ko.history_budget, core_size)});
+        out.core_vertices = std::max(out.core_vertices, core_size);
+        out.gathered = true;
+      }
       return ps.acyclic;
     };
     std::optional<bool> ser, si, sser;
@@ -668,11 +871,21 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     for (Level l : opt.levels) all &= *(l == Level::ser ? ser : l == Level::si ? si : sser);
     stage("acyclic");
     if (stopping()) return out;
-    if (all) {  // every level holds: nothing to gather
-      out.edges = total;
-      if (me == 0) r.stats.edges = total;
-      return out;
-    }
+    out.edges = total;
+    if (me == 0) r.stats.edges = total;
+    if (all) return out;  // every level holds: nothing was gathered
+    // The witnesses (chosen on the cores), named on the history or on the
+    // transactions they name, fetched for the report.
+    if (me == 0)
+      for (auto& [level, cycle] : cycles)
+        for (LevelResult& lr : r.levels)
+          if (lr.level == level) lr.holds = false, lr.witness = Witness{"", cycle, {}, false};
+    // The weaker levels a failing stronger one leaves undecided in check()
+    // are those the cascade peeled: each failing level has its cycle.
+    std::vector<EdgeRec>().swap(edges);
+    finish_report(out, whole, rg, shard, ko);
+    stage("witness");
+    return out;
   }
 
   // ---- gather: a level fails, or version orders are unknown. A witness is
@@ -778,7 +991,8 @@ History sub_history(const History& h, uint64_t lo, uint64_t hi) {
 }
 
 KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, const History* held,
-                            const CheckOptions& opt, const KeyShardOptions& ko, const std::function<void()>& exchanged) {
+                            const History* whole, const CheckOptions& opt, const KeyShardOptions& ko,
+                            const std::function<void()>& exchanged) {
   Range rg;
   Shard shard;
   uint64_t bytes = 0;
@@ -796,7 +1010,7 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
   if (exchanged) exchanged();
   uint64_t history_bytes = 0;
   MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return decide_on_shards(rg, std::move(shard), nullptr, history_bytes, opt, ko);
+  return decide_on_shards(rg, std::move(shard), whole, history_bytes, opt, ko);
 }
 
 }  // namespace
@@ -814,18 +1028,16 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
     out.why = "list operations (key shards from per-rank reads exchange registers only)";
     return out;
   }
-  KeyShardOptions k2 = ko;
-  if (whole) k2.whole_on_demand = [whole] { return whole; };
   // The range is in the shards once exchanged: freed before the checks.
   return from_slices(
-      mine.txn_count(), [&](uint64_t lo, uint64_t hi) { return sub_history(mine, lo, hi); }, &mine, opt, k2,
+      mine.txn_count(), [&](uint64_t lo, uint64_t hi) { return sub_history(mine, lo, hi); }, &mine, whole, opt, ko,
       [&] { mine = History(); });
 }
 
 KeyShardOutcome check_key_sharded_read(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read,
                                        const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  return from_slices(count, read, nullptr, opt, ko, {});
+  return from_slices(count, read, nullptr, nullptr, opt, ko, {});
 }
 
 }  // namespace isocheck::dist

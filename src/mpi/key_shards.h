@@ -55,6 +55,9 @@ struct KeyShardOptions {
   // Rank 0, per-rank reads: when `whole` is nullptr, called for the whole
   // history only if the gather needs it (a level fails or orders are unknown).
   std::function<const History*()> whole_on_demand;
+  // Rank 0, per-rank reads: fills the symbol tables (keys, values) of the
+  // small history a report gets (KeyShardOutcome::report_h).
+  std::function<void(History&)> symbol_tables;
 };
 
 struct KeyShardOutcome {
@@ -67,6 +70,14 @@ struct KeyShardOutcome {
   bool gathered = false;     // rank 0 gathered the graph (a level failed)
   bool interrupted = false;  // stopped between stages by KeyShardOptions::stop
   uint64_t txns = 0, ops = 0;  // the history's size (every rank)
+  uint64_t core_vertices = 0;  // the largest core gathered for a witness
+  // Rank 0, when it did not hold the whole history and the result names
+  // transactions: those transactions alone (fetched from their owners), and
+  // the result renumbered to them, for the report (text and JSON equal the
+  // one-process report).
+  bool has_report = false;
+  History report_h;
+  CheckResult report_r;
 };
 
 // Collective: every rank calls it with the whole history. Throws
