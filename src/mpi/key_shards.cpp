@@ -637,6 +637,7 @@ void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, 
   History mini = fetch_txns(want, rg, s);
   if (rank() != 0) return;
   mini.time_unit = s.h.time_unit;
+  note_ops_held(s.h.op_count() + mini.op_count());  // (its shard is still held)
   if (ko.symbol_tables) ko.symbol_tables(mini);
   auto local = [&](uint32_t t) { return static_cast<uint32_t>(std::lower_bound(want.begin(), want.end(), t) - want.begin()); };
   CheckResult lr_local = r;
