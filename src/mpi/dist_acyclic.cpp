@@ -22,7 +22,8 @@ namespace {
 
 // Values bucketed by destination rank, exchanged with one MPI_Alltoallv.
 // `fields` uint32 per record, sent as one contiguous MPI datatype.
-std::vector<uint32_t> to_owners(const std::vector<std::vector<uint32_t>>& out, int fields) {
+// (`out` is emptied as it is packed.)
+std::vector<uint32_t> to_owners(std::vector<std::vector<uint32_t>>& out, int fields) {
   const int P = size();
   std::vector<int> sc(P), rc(P), sd(P), rd(P);
   uint64_t total = 0;
@@ -34,7 +35,7 @@ std::vector<uint32_t> to_owners(const std::vector<std::vector<uint32_t>>& out, i
   }
   std::vector<uint32_t> send;
   send.reserve(total * fields);
-  for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end());
+  for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end()), std::vector<uint32_t>().swap(out[r]);
   MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
   uint64_t got = 0;
   for (int r = 0; r < P; ++r) {

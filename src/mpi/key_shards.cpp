@@ -233,6 +233,11 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   s.h.release_unused_list_offsets();
+  // The columns grew by doubling: give the slack back, one column at a time.
+  auto fit = [](auto&... v) { (v.shrink_to_fit(), ...); };
+  fit(s.h.txn_id, s.h.txn_session, s.h.txn_status, s.h.txn_begin, s.h.txn_end, s.h.txn_op_offset, s.h.op_kind,
+      s.h.op_key, s.h.op_value, s.h.session_name, s.gtxn, s.pos);
+  fit(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
   return !lists;
 }
 
@@ -487,7 +492,9 @@ std::pair<uint32_t, uint32_t> level_pair(Level level, const EdgeRec& e, uint32_t
 // then T* -> T), runs find_cycle on it (the cycle it finds on the whole
 // graph: acyclic.h) and labels it. Rank 0 returns the cycle (global ids),
 // unnamed. Over the budget: a ResourceError on every rank.
-EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const std::vector<EdgeRec>& edges,
+using EachEdge = std::function<void(const std::function<void(const EdgeRec&)>&)>;
+
+EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const EachEdge& each_edge,
                       const Range& rg, const CheckOptions& opt, uint64_t budget, uint64_t& core_size) {
   const int P = size(), me = rank();
   const uint32_t n = static_cast<uint32_t>(rg.n);
@@ -504,10 +511,11 @@ EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const
   core_size = core.size();
   auto in_core = [&](uint32_t v) { return std::binary_search(core.begin(), core.end(), v); };
   std::vector<EdgeRec> mine;
-  for (const EdgeRec& e : edges) {
+  each_edge([&](const EdgeRec& e) {
     auto [a, b] = level_pair(level, e, n);
     if (in_core(a) && in_core(b)) mine.push_back(e);
-  }
+  });
+  std::sort(mine.begin(), mine.end(), [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); });
   std::vector<PairRec> rt;
   if (level == Level::sser) {
     std::vector<uint32_t> src, dst;
@@ -687,7 +695,6 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
   uint64_t unordered_pairs = 0;
-  std::vector<EdgeRec> edges;
   std::vector<AnomalyRec> anomalies;
   if (opt.serial_witness) {
     // The serial witness, shard by shard: one candidate order for all ranks.
@@ -704,85 +711,85 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
       return out;
     }
   }
+  // The shard's graph stays (13 bytes an edge) and its edges' records
+  // (EdgeRec, 48 bytes) are made only for the edges a witness needs.
+  // (The shard stays too: the report fetches the named transactions from it.)
+  const Shard& s = shard;
+  const History& p = s.h;
+  DependencyGraph g;
+  std::unordered_set<Sym> list_keys;
   {
-    // (The shard stays: the report fetches the named transactions from it.)
-    const Shard& s = shard;
-    const History& p = s.h;
     KnownGraphOptions kgo;
     kgo.for_si = wants(Level::si);
-    DependencyGraph g;
     try {
       g = build_known_graph(p, kgo);
     } catch (const InputError&) {
       flags[kInputError] = 1;
     }
-    if (!flags[kInputError]) {
-      std::unordered_set<Sym> list_keys;
-      for (OpIdx o = 0; o < p.op_count(); ++o)
-        if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
-      auto gtx = [&](TxnIdx t) -> uint32_t { return s.gtxn[t]; };
-      auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t { return s.pos[p.op_begin(t) + local_pos]; };
-      auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
-      auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
-        for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
-          if (p.op_key[o] == k) return s.pos[o];
-        return 0;
-      };
-      flags[kGeneral] = !g.unordered.empty();
-      flags[kAnomaly] = !g.anomalies.empty();
-      for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
-      if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
-        unordered_stream = encode_unordered(g, gtx, gpos);
-        unordered_pairs = g.unordered_write_pairs;
-      }
-      for (size_t i = 0; i < g.anomalies.size(); ++i) {
-        const Anomaly& a = g.anomalies[i];
-        AnomalyRec r{};
-        uint32_t pos = gpos(a.txn, a.op);
-        r.seq = i, r.key = a.key, r.value = a.value;
-        r.kind = static_cast<uint32_t>(a.kind), r.txn = gtx(a.txn), r.other = gtx(a.other), r.op = pos;
-        if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = r.txn, r.b = ~uint64_t{0} - pos;
-        else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
-        else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = r.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
-        else r.phase = 1, r.a = r.txn, r.b = pos;
-        anomalies.push_back(r);
-      }
-      if (!flags[kAnomaly] && !flags[kListUnordered]) {
-        edges.reserve(g.edges.size() + so.size());
-        for (size_t i = 0; i < g.edges.size(); ++i) {
-          EdgeRec r{};
-          const uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
-          const EdgeKind k = g.edges.kind[i];
-          if (k == EdgeKind::so) continue;  // (none: each transaction is its own session here)
-          r.src = gtx(src), r.dst = gtx(dst), r.kind = static_cast<uint32_t>(k), r.seq = i;
-          if (k == EdgeKind::rw) {
-            Sym key = key_at(src, why);
-            r.why = gpos(src, why);
-            if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
-            else r.phase = 3, r.a = r.src, r.b = r.why;
-          } else {  // wr, ww: the position is in dst
-            Sym key = key_at(dst, why);
-            r.why = gpos(dst, why);
-            if (i >= g.edges_pass1_end && i < g.edges_blind_end) r.phase = 2, r.a = key, r.b = 0;  // to blind tails
-            else if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
-            else if (k == EdgeKind::wr) r.phase = 1, r.a = r.dst, r.b = r.why;
-            else r.phase = 1, r.a = r.dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
-          }
-          edges.push_back(r);
-        }
-        for (auto [a, b] : so) {  // session order: this range's, by later transaction
-          EdgeRec r{};
-          r.src = a, r.dst = b, r.kind = static_cast<uint32_t>(EdgeKind::so), r.phase = 5, r.a = b;
-          edges.push_back(r);
-        }
-        // The shard emits its edges in whole-history order already (its
-        // build is the whole build restricted to its keys); sort only if not.
-        auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
-        if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
-      }
-    }
   }
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(so);
+  auto gtx = [&](TxnIdx t) -> uint32_t { return s.gtxn[t]; };
+  auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t { return s.pos[p.op_begin(t) + local_pos]; };
+  auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
+  auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
+    for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
+      if (p.op_key[o] == k) return s.pos[o];
+    return 0;
+  };
+  // Graph edge i (not a session edge: none here) and session edge j as records.
+  auto edge_rec = [&](size_t i) {
+    EdgeRec r{};
+    const uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
+    const EdgeKind k = g.edges.kind[i];
+    r.src = gtx(src), r.dst = gtx(dst), r.kind = static_cast<uint32_t>(k), r.seq = i;
+    if (k == EdgeKind::rw) {
+      Sym key = key_at(src, why);
+      r.why = gpos(src, why);
+      if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+      else r.phase = 3, r.a = r.src, r.b = r.why;
+    } else {  // wr, ww: the position is in dst
+      Sym key = key_at(dst, why);
+      r.why = gpos(dst, why);
+      if (i >= g.edges_pass1_end && i < g.edges_blind_end) r.phase = 2, r.a = key, r.b = 0;  // to blind tails
+      else if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+      else if (k == EdgeKind::wr) r.phase = 1, r.a = r.dst, r.b = r.why;
+      else r.phase = 1, r.a = r.dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
+    }
+    return r;
+  };
+  auto so_rec = [&](size_t j) {
+    EdgeRec r{};
+    r.src = so[j].first, r.dst = so[j].second, r.kind = static_cast<uint32_t>(EdgeKind::so), r.phase = 5, r.a = r.dst;
+    return r;
+  };
+  const EachEdge each_edge = [&](const std::function<void(const EdgeRec&)>& f) {
+    for (size_t i = 0; i < g.edges.size(); ++i)
+      if (g.edges.kind[i] != EdgeKind::so) f(edge_rec(i));
+    for (size_t j = 0; j < so.size(); ++j) f(so_rec(j));
+  };
+  if (!flags[kInputError]) {
+    for (OpIdx o = 0; o < p.op_count(); ++o)
+      if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
+    flags[kGeneral] = !g.unordered.empty();
+    flags[kAnomaly] = !g.anomalies.empty();
+    for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
+    if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
+      unordered_stream = encode_unordered(g, gtx, gpos);
+      unordered_pairs = g.unordered_write_pairs;
+    }
+    for (size_t i = 0; i < g.anomalies.size(); ++i) {
+      const Anomaly& a = g.anomalies[i];
+      AnomalyRec r{};
+      uint32_t pos = gpos(a.txn, a.op);
+      r.seq = i, r.key = a.key, r.value = a.value;
+      r.kind = static_cast<uint32_t>(a.kind), r.txn = gtx(a.txn), r.other = gtx(a.other), r.op = pos;
+      if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = r.txn, r.b = ~uint64_t{0} - pos;
+      else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
+      else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = r.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
+      else r.phase = 1, r.a = r.txn, r.b = pos;
+      anomalies.push_back(r);
+    }
+    g.chains = ChainStore();  // (encoded above when needed)
+  }
   MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   stage("shard");
   auto stopping = [&] { return ko.stop && ko.stop() && (out.interrupted = true); };
@@ -817,7 +824,9 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     return out;
   }
 
-  uint64_t local = edges.size(), total = 0;
+  uint64_t local = 0, total = 0;
+  for (EdgeKind k : g.edges.kind) local += k != EdgeKind::so;
+  local += so.size();
   MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // ---- acyclic, distributed: each level graph's pairs from this shard's
@@ -830,18 +839,23 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     auto peel = [&](Level level) {
       std::vector<uint32_t> src, dst;
       uint32_t m = 0;
-      src.reserve(edges.size() + (level == Level::si ? n / size() + 1 : 0));
+      src.reserve(local + (level == Level::si ? rg.size() : 0));
       dst.reserve(src.capacity());
+      auto each_pair = [&](auto&& f) {
+        for (size_t i = 0; i < g.edges.size(); ++i)
+          if (g.edges.kind[i] != EdgeKind::so) f(gtx(g.edges.src[i]), gtx(g.edges.dst[i]), g.edges.kind[i]);
+        for (auto [a, b] : so) f(a, b, EdgeKind::so);
+      };
       if (level == Level::si) {  // the split graph, as si_graph builds it
         m = n;
-        for (const EdgeRec& e : edges) {
-          if (static_cast<EdgeKind>(e.kind) == EdgeKind::rw) src.push_back(n + e.src), dst.push_back(e.dst);
-          else src.push_back(e.src), dst.push_back(n + e.dst);
-        }
+        each_pair([&](uint32_t a, uint32_t b, EdgeKind k) {
+          if (k == EdgeKind::rw) src.push_back(n + a), dst.push_back(b);
+          else src.push_back(a), dst.push_back(n + b);
+        });
         for (size_t i = 0; i < rg.size(); ++i)  // this range's T* -> T
           if (rg.included[i]) src.push_back(n + static_cast<uint32_t>(rg.first + i)), dst.push_back(static_cast<uint32_t>(rg.first + i));
       } else {
-        for (const EdgeRec& e : edges) src.push_back(e.src), dst.push_back(e.dst);
+        each_pair([&](uint32_t a, uint32_t b, EdgeKind) { src.push_back(a), dst.push_back(b); });
         if (level == Level::sser)  // real-time pairs from the ranges' times (realtime_pairs.h)
           m = realtime_pairs({rg.first, &rg.begin, &rg.end, &rg.included}, n, opt.clock_skew, src, dst);
       }
@@ -852,7 +866,7 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
       out.cross_edges = std::max(out.cross_edges, ps.cross_edges);
       if (!ps.acyclic && wants(level)) {  // its witness, from the core
         uint64_t core_size = 0;
-        cycles.push_back({level, core_witness(level, core, edges, rg, opt, ko.history_budget, core_size)});
+        cycles.push_back({level, core_witness(level, core, each_edge, rg, opt, ko.history_budget, core_size)});
         out.core_vertices = std::max(out.core_vertices, core_size);
         out.gathered = true;
       }
@@ -883,7 +897,6 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
           if (lr.level == level) lr.holds = false, lr.witness = Witness{"", cycle, {}, false};
     // The weaker levels a failing stronger one leaves undecided in check()
     // are those the cascade peeled: each failing level has its cycle.
-    std::vector<EdgeRec>().swap(edges);
     finish_report(out, whole, rg, shard, ko);
     stage("witness");
     return out;
@@ -908,6 +921,14 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
   uint64_t pairs = 0;
   MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   std::vector<uint64_t> starts, stream_starts;
+  std::vector<EdgeRec> edges;
+  edges.reserve(local);
+  each_edge([&](const EdgeRec& e) { edges.push_back(e); });
+  g = DependencyGraph();
+  {
+    auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+    if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
+  }
   std::vector<EdgeRec> all = gather_records(edges, 0, &starts);
   std::vector<uint32_t> streams = gather_records(unordered_stream, 0, &stream_starts);
   std::vector<uint8_t> included = gather_records(rg.included);

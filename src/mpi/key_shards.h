@@ -1,33 +1,35 @@
 // Key shards inside one large component (docs/dist.md, "Key shards").
 //
-// Every rank takes the operations of its keys (hash(key) % P) — selected
-// locally when every rank holds the history, or exchanged with MPI_Alltoallv
-// from per-rank reads (check_key_sharded_ranges) — and builds
-// the per-key part of the dependency graph on a projection that keeps every
-// transaction (status, session, times) but only its keys' operations:
-// WR/WW/RW edges and the per-key anomalies are key-local. The "included" set
-// (committed, or unknown and read by an included transaction, transitively
-// across keys) is computed first, by rounds of local propagation and an
-// MPI_Allreduce(BOR) of the bitmap until no rank adds a transaction; the
-// projections then see it as plain committed/aborted statuses. Session-order
-// edges are taken from rank 0's shard only (every shard has all of them).
+// Every rank holds owned data only: the records (session, status, times,
+// operation count) of a consecutive range of transactions, and the
+// operations of its keys (hash(key) % P) with their transactions' status and
+// times — taken from the whole history when every rank holds it, or
+// exchanged slice by slice from per-rank reads (check_key_sharded_read,
+// check_key_sharded_ranges). Each shard builds the per-key part of the
+// dependency graph on a projection keeping only its transactions (global ids
+// beside them): WR/WW/RW edges and the per-key anomalies are key-local.
+// Session-order edges are built by the range owners. The "included" set is
+// the committed one unless unknown statuses exist (then a bitmap is
+// propagated across ranks until no rank adds a transaction).
 //
-// The acyclicity test runs on the sharded graph (dist_acyclic.h): each
-// level graph's edges are routed to the rank owning their source transaction
-// and peeled there in supersteps; when every level asked holds, nothing is
-// gathered. When one fails, its witness is chosen on the whole graph: every
-// edge and anomaly carries an order key that reproduces the position
-// build_known_graph gives it on the whole history (phase, transaction or key,
-// operation position, then the shard's own order); rank 0 gathers the edges
-// (only while they fit --history-budget; past it a ResourceError, exit 3),
-// merges them in that order and runs the same level graphs, acyclicity test,
-// witness labelling and naming as check() — so verdicts, witnesses and
-// anomalies are identical to one-process check() for every rank count.
+// The serial witness replays every shard in the candidate time order (its
+// transactions' times, which it holds) while the range owners check session
+// order. The acyclicity test runs on the sharded graph (dist_acyclic.h);
+// SSER's real-time pairs come from a distributed sort (realtime_pairs.h).
+// When every level asked holds, nothing is gathered. When one fails, the peel
+// leaves its core (every cycle); only the core's edges go to rank 0, each
+// with an order key reproducing the position build_known_graph gives it on
+// the whole history (phase, transaction or key, operation position, then the
+// shard's own order), and rank 0 runs find_cycle and label_cycle on the
+// core's level graph with the one-process row order: the one-process witness.
+// The transactions a report names are fetched from their owners. Verdicts,
+// witnesses and anomalies are identical to one-process check() for every
+// rank count.
 //
 // Blind writes: the shards' unknown-order keys and their version chains are
-// gathered with the edges (within the same budget) and rank 0 runs the
-// general engine on the rebuilt whole-history graph (check_graph), so
-// pruning and solving happen there.
+// gathered with the edges (within the budget) and rank 0 runs the general
+// engine on the rebuilt whole-history graph (check_graph), so pruning and
+// solving happen there, on the whole history.
 //
 // Refused (the caller falls back to the normal path, with a note): list keys
 // whose append order is unknown, and histories build_known_graph rejects
@@ -43,7 +45,7 @@
 namespace isocheck::dist {
 
 struct KeyShardOptions {
-  uint64_t history_budget = 0;  // bytes rank 0 may hold: history + gathered graph (0 = no limit)
+  uint64_t history_budget = 0;  // bytes rank 0 may gather: a core, or the graph for the general engine (0 = no limit)
   // Called (collectively) at the end of each stage: "shard", "acyclic", and
   // when a level fails "gather", "witness".
   std::function<void(const char*)> end_stage;
@@ -53,7 +55,7 @@ struct KeyShardOptions {
   // are not interrupted once started).
   std::function<bool()> stop;
   // Rank 0, per-rank reads: when `whole` is nullptr, called for the whole
-  // history only if the gather needs it (a level fails or orders are unknown).
+  // history only if the general engine needs it (version orders unknown).
   std::function<const History*()> whole_on_demand;
   // Rank 0, per-rank reads: fills the symbol tables (keys, values) of the
   // small history a report gets (KeyShardOutcome::report_h).
