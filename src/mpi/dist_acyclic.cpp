@@ -22,7 +22,8 @@ namespace {
 
 // Values bucketed by destination rank, exchanged with one MPI_Alltoallv.
 // `fields` uint32 per record, sent as one contiguous MPI datatype.
-std::vector<uint32_t> to_owners(const std::vector<std::vector<uint32_t>>& out, int fields) {
+// (`out` is emptied as it is packed.)
+std::vector<uint32_t> to_owners(std::vector<std::vector<uint32_t>>& out, int fields) {
   const int P = size();
   std::vector<int> sc(P), rc(P), sd(P), rd(P);
   uint64_t total = 0;
@@ -34,7 +35,7 @@ std::vector<uint32_t> to_owners(const std::vector<std::vector<uint32_t>>& out, i
   }
   std::vector<uint32_t> send;
   send.reserve(total * fields);
-  for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end());
+  for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end()), std::vector<uint32_t>().swap(out[r]);
   MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
   uint64_t got = 0;
   for (int r = 0; r < P; ++r) {
@@ -53,7 +54,8 @@ std::vector<uint32_t> to_owners(const std::vector<std::vector<uint32_t>>& out, i
 
 }  // namespace
 
-PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::vector<uint32_t>& dst) {
+PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::vector<uint32_t>& dst,
+                       std::vector<uint32_t>* core) {
   const int P = size(), me = rank();
   const VertexBlocks vb{n, m, P};
   PeelStats st;
@@ -102,11 +104,13 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
     if (indeg[v] == 0) ready.push_back(v);
   uint64_t left = count;
   std::vector<std::vector<uint32_t>> out(P);
+  std::vector<uint8_t> removed(count, 0);
   while (true) {
     ++st.supersteps;
     while (!ready.empty()) {
       const uint32_t v = ready.back();
       ready.pop_back();
+      removed[v] = 1;
       --left;
       for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
         const uint32_t w = target[e];
@@ -129,6 +133,91 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
       if (--indeg[vb.local(w, me)] == 0) ready.push_back(vb.local(w, me));
     for (auto& o : out) o.clear();
   }
+  if (st.acyclic || !core) return st;
+  std::vector<uint32_t>().swap(indeg);
+  std::vector<uint32_t>().swap(ready);
+
+  // The core: peel backwards what is left (vertices without an out-edge to
+  // another vertex left), so that only vertices that reach a cycle remain.
+  const uint32_t lo_n = VertexBlocks::lo(n, me, P), lo_m = VertexBlocks::lo(m, me, P);
+  const uint32_t mine_n = VertexBlocks::lo(n, me + 1, P) - lo_n;
+  auto global = [&](uint32_t l) { return l < mine_n ? lo_n + l : n + lo_m + (l - mine_n); };
+  // Out-degrees towards vertices left; the in-edges of my vertices left
+  // (sources, global), as a CSR by local target.
+  std::vector<uint32_t> outdeg(count, 0);
+  std::vector<uint32_t> rev_pairs;  // (local target, global source)
+  {
+    std::vector<std::vector<uint32_t>> ask(P);  // (target, source) to the target's owner
+    for (uint32_t v = 0; v < count; ++v) {
+      if (removed[v]) continue;
+      for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
+        const uint32_t w = target[e];
+        const int o = vb.owner(w);
+        if (o != me) {
+          ask[o].push_back(w), ask[o].push_back(global(v));
+        } else if (!removed[vb.local(w, me)]) {
+          ++outdeg[v];
+          rev_pairs.push_back(vb.local(w, me)), rev_pairs.push_back(global(v));
+        }
+      }
+    }
+    const std::vector<uint32_t> asked = to_owners(ask, 2);
+    std::vector<std::vector<uint32_t>> live(P);  // sources whose target is left
+    for (size_t i = 0; i < asked.size(); i += 2) {
+      const uint32_t w = vb.local(asked[i], me);
+      if (removed[w]) continue;
+      rev_pairs.push_back(w), rev_pairs.push_back(asked[i + 1]);
+      live[vb.owner(asked[i + 1])].push_back(asked[i + 1]);
+    }
+    for (uint32_t v : to_owners(live, 1)) ++outdeg[vb.local(v, me)];
+  }
+  std::vector<uint64_t>().swap(off);
+  std::vector<uint32_t>().swap(target);
+  std::vector<uint64_t> roff(uint64_t{count} + 1, 0);
+  std::vector<uint32_t> rsrc(rev_pairs.size() / 2);
+  for (size_t i = 0; i < rev_pairs.size(); i += 2) ++roff[rev_pairs[i] + 1];
+  for (uint32_t v = 0; v < count; ++v) roff[v + 1] += roff[v];
+  {
+    std::vector<uint64_t> at(roff.begin(), roff.end() - 1);
+    for (size_t i = 0; i < rev_pairs.size(); i += 2) rsrc[at[rev_pairs[i]]++] = rev_pairs[i + 1];
+    std::vector<uint32_t>().swap(rev_pairs);
+  }
+  std::vector<uint32_t> back;
+  left = 0;
+  for (uint32_t v = 0; v < count; ++v)
+    if (!removed[v]) {
+      ++left;
+      if (outdeg[v] == 0) back.push_back(v);
+    }
+  while (true) {
+    ++st.supersteps;
+    while (!back.empty()) {
+      const uint32_t v = back.back();
+      back.pop_back();
+      removed[v] = 1;
+      --left;
+      for (uint64_t e = roff[v]; e < roff[v + 1]; ++e) {
+        const uint32_t u = rsrc[e];
+        const int o = vb.owner(u);
+        if (o != me) out[o].push_back(u);
+        else if (--outdeg[vb.local(u, me)] == 0) back.push_back(vb.local(u, me));
+      }
+    }
+    uint64_t sent = 0;
+    for (auto& o : out) sent += o.size();
+    uint64_t state[2] = {left, sent};
+    MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (state[0] == 0 || state[1] == 0) {
+      st.core = state[0];
+      break;
+    }
+    for (uint32_t u : to_owners(out, 1))
+      if (--outdeg[vb.local(u, me)] == 0) back.push_back(vb.local(u, me));
+    for (auto& o : out) o.clear();
+  }
+  core->clear();
+  for (uint32_t v = 0; v < count; ++v)
+    if (!removed[v]) core->push_back(global(v));
   return st;
 }
 

@@ -18,9 +18,12 @@
 // file follows time, edges mostly run from lower to higher blocks, and the
 // peel takes about P supersteps; each vertex and edge is handled once.
 //
-// Decides only the verdict: a cycle's witness is chosen on the whole graph
-// (the caller gathers it within its budget), so that witnesses stay identical
-// for every rank count.
+// When a cycle exists and `core` is given, what is left is then peeled
+// backwards in the same supersteps (a vertex goes once no out-edge leads to a
+// vertex left), leaving the core: the vertices reachable from a cycle that
+// also reach one. Every cycle lies in it, and every edge between two cycle
+// vertices too. The caller gathers the core's edges to choose the witness
+// (find_cycle gives the same cycle on the core as on the whole graph).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -33,6 +36,7 @@ struct PeelStats {
   uint64_t edges = 0;        // all ranks' pairs
   uint64_t cross_edges = 0;  // pairs whose ends live on different ranks
   uint64_t left = 0;         // vertices not removed (0 when acyclic)
+  uint64_t core = 0;         // vertices in the core (when asked for)
 };
 
 // The two-segment block ownership (every rank computes the same).
@@ -53,7 +57,9 @@ struct VertexBlocks {
 };
 
 // Collective. `src`/`dst`: this rank's pairs, any sources (emptied on
-// return). Vertices [0, n + m).
-PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::vector<uint32_t>& dst);
+// return). Vertices [0, n + m). `core` (optional): when not acyclic, this
+// rank's vertices of the core, ascending (global ids).
+PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::vector<uint32_t>& dst,
+                       std::vector<uint32_t>* core = nullptr);
 
 }  // namespace isocheck::dist

@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/limits.h"
 #include "io/hdf5.h"
+#include "io/hdf5_range.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "mpi/checkpoint.h"
@@ -83,12 +84,15 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // shards refuse the history (rank 0 reads the whole one when it needs it).
   History mine;
   bool ranges = false, scattered = false, use_key_shards = d.key_shards;
+  // Key shards on HDF5 read their range slice by slice (key_shards.h).
+  uint64_t range_lo = 0, range_hi = 0;
   if (f == Format::hdf5) {
+    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
     collective([&] {
       uint64_t n = hdf5_txn_count(file);
-      mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+      range_lo = n * me / P, range_hi = n * (me + 1) / P;
+      if (!ranges) mine = read_hdf5_range(file, range_lo, range_hi);
     });
-    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
     // With key shards rank 0 reads the whole history only when it needs it:
     // for the gather (a level fails) or, after the shards, for the report.
     if (!ranges) {
@@ -193,7 +197,18 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       return stop != 0;
     };
     collective([&] {
-      ks = from_ranges ? check_key_sharded_ranges(mine, nullptr, opt, ko) : check_key_sharded(h, opt, ko);
+      if (from_ranges && !scattered) {
+        Hdf5RangeReader reader(file);
+        ko.symbol_tables = [&](History& x) { reader.take_tables(x.keys, x.values); };
+        ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
+          return reader.range(range_lo + lo, range_lo + hi);
+        }, opt, ko);
+        sizes[0] = ks.txns, sizes[1] = ks.ops;
+      } else {
+        // (JSONL scattered: rank 0 read the whole history, and keeps it)
+        ks = from_ranges ? check_key_sharded_ranges(mine, me == 0 && scattered ? &h : nullptr, opt, ko)
+                         : check_key_sharded(h, opt, ko);
+      }
     });
     if (ks.interrupted) {
       if (me == 0 && !d.quiet)
@@ -215,15 +230,17 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     // those come with the gather, which read it already.
     bool names_ops = !ks.r.anomalies.empty();
     for (const LevelResult& lr : ks.r.levels) names_ops |= lr.witness.has_value();
+    // Without the whole history, the key shards fetched the transactions
+    // the result names (ks.report_h, with the result renumbered to them).
     collective([&] {
-      if (from_ranges && names_ops) load_whole();
+      if (from_ranges && names_ops && !ks.has_report) load_whole();
     });
     int code = me == 0 ? exit_code(ks.r) : 0;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     run.exit_code = code;
-    if (me == 0) run.r = std::move(ks.r);
+    if (me == 0) run.r = std::move(ks.has_report ? ks.report_r : ks.r);
     write_times(1, 1);
-    if (me == 0) run.h = std::move(h);
+    if (me == 0) run.h = std::move(ks.has_report ? ks.report_h : h);
     return true;
   };
 

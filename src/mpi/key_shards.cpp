@@ -11,11 +11,15 @@
 
 #include "mpi/accounting.h"
 #include "mpi/dist_acyclic.h"
+#include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
+#include "mpi/realtime_pairs.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
 #include "core/errors.h"
+#include "solver/acyclic.h"
 #include "solver/serial_witness.h"
+#include "solver/witness.h"
 
 namespace isocheck::dist {
 namespace {
@@ -36,7 +40,8 @@ uint64_t mix(uint64_t x) {
 //            keys by symbol (a = key), tails by transaction (shard order)
 //   phase 3  pass2 of transaction a: RW edges, b = position of the read
 //   phase 4  lists(): keys ascending (a = key), in the shard's own order
-//   phase 5  session order (rank 0's shard only), in its own order
+//   phase 5  session order: by the later transaction (a), built by the
+//            owner of its transaction range
 // Ties (same phase, a, b) only happen inside one key, hence inside one shard,
 // and `seq` (the shard's emission order) keeps the whole-history order there.
 struct Order {
@@ -62,175 +67,354 @@ struct AnomalyRec {
 };
 static_assert(sizeof(AnomalyRec) == 64);
 
-MPI_Datatype bytes_type(int n) {
-  MPI_Datatype t;
-  MPI_Type_contiguous(n, MPI_BYTE, &t);
-  MPI_Type_commit(&t);
-  return t;
-}
-
-// Displacements of consecutive parts of `counts` elements; the total. Every
-// displacement must fit MPI's int: past it, a ResourceError naming `what`.
-uint64_t displacements(const std::vector<int>& counts, std::vector<int>& disp, const char* what) {
-  uint64_t total = 0;
-  disp.resize(counts.size());
-  for (size_t r = 0; r < counts.size(); ++r) {
-    if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
-    disp[r] = static_cast<int>(total), total += counts[r];
+// This rank's transaction records: the consecutive global range
+// [first, first + size()) of the n transactions (ranks in file order).
+struct Range {
+  uint64_t first = 0, n = 0;
+  std::vector<int64_t> id, session, begin, end;  // session: the user's session number
+  std::vector<TxnStatus> status;
+  std::vector<uint32_t> ops;      // operations per transaction
+  std::vector<uint8_t> included;  // set by the included stage
+  size_t size() const { return id.size(); }
+  void add(int64_t i, int64_t s, TxnStatus st, int64_t b, int64_t e, uint64_t o) {
+    if (o > UINT32_MAX) throw ResourceError("key shards: a transaction with more than 2^32 operations");
+    id.push_back(i), session.push_back(s), status.push_back(st), begin.push_back(b), end.push_back(e);
+    ops.push_back(static_cast<uint32_t>(o));
   }
-  return total;
-}
-
-// Gathers every rank's records on rank 0 (rank order); `starts` (rank 0)
-// receives where each rank's part begins, plus the end.
-template <class T> std::vector<T> gather(const std::vector<T>& mine, std::vector<uint64_t>* starts = nullptr) {
-  int P = size(), me = rank();
-  if (mine.size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records on one rank; run on more ranks");
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(P), disp(P);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<T> all;
-  if (me == 0) {
-    const uint64_t total = displacements(counts, disp, "records to gather");
-    all.resize(total);
-    if (starts) {
-      starts->assign(disp.begin(), disp.end());
-      starts->push_back(total);
-    }
-  }
-  MPI_Datatype t = bytes_type(sizeof(T));
-  MPI_Gatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, 0, MPI_COMM_WORLD);
-  MPI_Type_free(&t);
-  return all;
-}
-
-// The shard: a projection keeping every transaction (so transaction indices
-// are global) and only the operations of this rank's keys.
-struct Shard {
-  History h;
-  std::vector<OpIdx> global_op;  // projected op -> op of the whole history
+  bool timed(size_t i) const { return begin[i] != kNoTime && end[i] != kNoTime; }
 };
 
-// The transaction columns of `meta` (every transaction, no operations).
-void copy_txns(const History& meta, History& p) {
-  p.txn_id = meta.txn_id;
-  p.txn_session = meta.txn_session;
-  p.txn_status = meta.txn_status;
-  p.txn_begin = meta.txn_begin;
-  p.txn_end = meta.txn_end;
-  p.session_name = meta.session_name;
-  p.time_unit = meta.time_unit;
-  p.txn_op_offset.reserve(meta.txn_count() + 1);
-}
+// The shard: the transactions with an operation on this rank's keys (global
+// order), with only those operations. Each transaction is its own session
+// in the projection (session order is the range owner's), so the builder
+// emits no session edges and the replay checks no session order here.
+struct Shard {
+  History h;
+  std::vector<TxnIdx> gtxn;   // local transaction -> global
+  std::vector<uint32_t> pos;  // local operation -> its position in the whole transaction
+  void open(TxnIdx g, TxnStatus st, int64_t b, int64_t e) {
+    const uint32_t l = static_cast<uint32_t>(h.txn_count());
+    h.begin_txn(g, l, st, b, e);
+    h.session_name.push_back(l);
+    gtxn.push_back(g);
+  }
+};
 
-// The shard selected locally from the whole history (every rank holds it).
-Shard select_keys(const History& h, int P, int me) {
-  Shard s;
-  History& p = s.h;
-  copy_txns(h, p);
+// The range and the shard from the whole history (every rank holds it).
+void own_from_whole(const History& h, Range& rg, Shard& s) {
+  const int P = size(), me = rank();
+  const uint64_t n = h.txn_count();
+  rg.n = n, rg.first = n * me / P;
+  for (uint64_t t = rg.first; t < n * (me + 1) / P; ++t)
+    rg.add(h.txn_id[t], h.session_name[h.txn_session[t]], h.txn_status[t], h.txn_begin[t], h.txn_end[t],
+           h.op_end(static_cast<TxnIdx>(t)) - h.op_begin(static_cast<TxnIdx>(t)));
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    bool opened = false;
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
       if (key_owner(h.op_key[o], P) != me) continue;
-      s.global_op.push_back(o);
-      if (h.op_kind[o] == OpKind::read_list) p.add_list_read(h.op_key[o], h.list(o));
-      else p.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+      if (!opened) s.open(t, h.txn_status[t], h.txn_begin[t], h.txn_end[t]), opened = true;
+      s.pos.push_back(static_cast<uint32_t>(o - h.op_begin(t)));
+      if (h.op_kind[o] == OpKind::read_list) s.h.add_list_read(h.op_key[o], h.list(o));
+      else s.h.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
     }
-    p.end_txn();
+    if (opened) s.h.end_txn();
   }
-  return s;
+  s.h.time_unit = h.time_unit;
+  s.h.release_unused_list_offsets();
 }
 
-// Included is global: the projection sees it as committed / aborted, so its
-// own compute_included finds exactly the whole history's set.
-void apply_included(Shard& s, const std::vector<uint8_t>& included) {
-  for (TxnIdx t = 0; t < s.h.txn_count(); ++t)
-    if (s.h.txn_status[t] == TxnStatus::unknown) s.h.txn_status[t] = included[t] ? TxnStatus::committed : TxnStatus::aborted;
+// One transaction and one operation on their way to the rank owning the key.
+struct TxnRec {
+  int64_t begin, end;
+  uint32_t txn;
+  uint8_t status, pad[3];
+};
+static_assert(sizeof(TxnRec) == 24);
+struct OpRec {
+  uint64_t key, value;
+  uint32_t txn, pos;
+  uint32_t kind, pad;
+};
+static_assert(sizeof(OpRec) == 32);
+
+// MPI_Scatterv from `root` of per-destination record lists (emptied).
+template <class T> std::vector<T> scatter_records(std::vector<std::vector<T>>& out, int root) {
+  const int P = size(), me = rank();
+  std::vector<int> counts(P), disp(P);
+  std::vector<T> send;
+  if (me == root) {
+    for (int r = 0; r < P; ++r) {
+      if (out[r].size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to one rank; run on more ranks");
+      counts[r] = static_cast<int>(out[r].size());
+    }
+    send.reserve(record_displacements(counts, disp, "records to send"));
+    for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end()), std::vector<T>().swap(out[r]);
+  }
+  int count = 0;
+  MPI_Scatter(counts.data(), 1, MPI_INT, &count, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::vector<T> recv(count);
+  MPI_Datatype t = record_type<T>();
+  MPI_Scatterv(send.data(), counts.data(), disp.data(), t, recv.data(), count, t, root, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return recv;
+}
+
+// The range and the shard from per-rank slices: each rank's range is read in
+// slices (read(lo, hi): transactions [lo, hi) of the range, relative to it);
+// rank by rank and slice by slice, in file order, each slice's transactions
+// go to the range's records and its operations, with their transactions'
+// status and times, to the ranks owning their keys (MPI_Scatterv from the
+// slice's reader). The shards so grow in global transaction order, and a
+// rank holds at most its shard, one slice and its records in flight.
+// Returns false (on every rank) when some slice holds list operations.
+bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg, Shard& s,
+                     const History* held) {
+  const int P = size(), me = rank();
+  std::vector<uint64_t> counts(P);
+  MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  rg.first = 0, rg.n = 0;
+  for (int r = 0; r < P; ++r) rg.first += r < me ? counts[r] : 0, rg.n += counts[r];
+  if (rg.n > UINT32_MAX) throw ResourceError("key shards: more than 2^32 transactions; not supported");
+  constexpr uint64_t kSlices = 32;  // per range: a slice is about 3 % of a rank's share
+  const uint64_t held_ops = held ? held->op_count() : 0;
+  int lists = 0;
+  uint64_t first = 0;
+  for (int root = 0; root < P; ++root) {
+    const uint64_t c = counts[root], step = std::max<uint64_t>(1, (c + kSlices - 1) / kSlices);
+    for (uint64_t lo = 0; lo < c; lo += step) {
+      const uint64_t hi = std::min(c, lo + step);
+      std::vector<std::vector<TxnRec>> txns(P);
+      std::vector<std::vector<OpRec>> ops(P);
+      uint64_t slice_ops = 0;
+      if (me == root) {
+        History sl = read(lo, hi);
+        slice_ops = sl.op_count();
+        std::vector<uint32_t> last(P, UINT32_MAX);
+        for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
+          const uint32_t g = static_cast<uint32_t>(first + lo + t);
+          rg.add(sl.txn_id[t], sl.session_name[sl.txn_session[t]], sl.txn_status[t], sl.txn_begin[t], sl.txn_end[t],
+                 sl.op_end(t) - sl.op_begin(t));
+          for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
+            const OpKind k = sl.op_kind[o];
+            lists |= k == OpKind::append || k == OpKind::read_list;
+            const int r = key_owner(sl.op_key[o], P);
+            if (last[r] != g)
+              txns[r].push_back({sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}), last[r] = g;
+            ops[r].push_back({sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
+                              static_cast<uint32_t>(k), 0});
+          }
+        }
+        if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
+        note_ops_held(held_ops + s.h.op_count() + 2 * slice_ops);  // the slice and its records
+      }
+      std::vector<TxnRec> tin = scatter_records(txns, root);
+      std::vector<OpRec> oin = scatter_records(ops, root);
+      note_ops_held(held_ops + s.h.op_count() + oin.size() + (me == root ? slice_ops : 0));
+      size_t i = 0;
+      for (const TxnRec& tr : tin) {
+        s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
+        for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
+          s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
+          s.h.op_key.push_back(oin[i].key);
+          s.h.op_value.push_back(oin[i].value);
+          s.pos.push_back(oin[i].pos);
+        }
+        s.h.end_txn();
+      }
+    }
+    first += c;
+  }
+  // The time unit of rank 0's file (every range reads the same attribute).
+  {
+    uint64_t len = s.h.time_unit.size();
+    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    s.h.time_unit.resize(len);
+    MPI_Bcast(s.h.time_unit.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  s.h.release_unused_list_offsets();
+  // The columns grew by doubling: give the slack back, one column at a time.
+  auto fit = [](auto&... v) { (v.shrink_to_fit(), ...); };
+  fit(s.h.txn_id, s.h.txn_session, s.h.txn_status, s.h.txn_begin, s.h.txn_end, s.h.txn_op_offset, s.h.op_kind,
+      s.h.op_key, s.h.op_value, s.h.session_name, s.gtxn, s.pos);
+  fit(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
+  return !lists;
 }
 
 // Included transactions (committed, or unknown and read by an included one,
-// transitively): local propagation over this rank's keys (the shard holds
-// only those), then an OR of the bitmaps over all ranks, until no rank adds one.
-std::vector<uint8_t> included_fixpoint(const History& h, int& rounds) {
-  const TxnIdx n = static_cast<TxnIdx>(h.txn_count());
-  std::vector<uint8_t> inc(n, 0);
-  for (TxnIdx t = 0; t < n; ++t) inc[t] = h.txn_status[t] == TxnStatus::committed;
+// transitively across keys). Without unknown statuses (the usual case) the
+// range owner sets them from its records and no rank holds more. Otherwise a
+// bitmap of every transaction (1 byte each) is propagated: each shard over
+// the reads of its keys, then an OR over all ranks, until no rank adds one;
+// every rank then keeps its range's part. The shard's statuses become plain
+// committed/aborted, so its build sees exactly the whole history's set.
+void include(Range& rg, Shard& s, int& rounds) {
   rounds = 0;
-  if (std::find(h.txn_status.begin(), h.txn_status.end(), TxnStatus::unknown) == h.txn_status.end()) return inc;
+  int unknown = std::find(rg.status.begin(), rg.status.end(), TxnStatus::unknown) != rg.status.end();
+  MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  rg.included.resize(rg.size());
+  for (size_t i = 0; i < rg.size(); ++i) rg.included[i] = rg.status[i] == TxnStatus::committed;
+  if (!unknown) return;
+  const History& h = s.h;
+  const int P = size();
+  std::vector<uint8_t> inc(rg.n, 0);
+  {  // every range's committed flags, in rank order
+    std::vector<int> counts(P), disp(P);
+    int mine = static_cast<int>(rg.size());
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    record_displacements(counts, disp, "transactions");
+    MPI_Allgatherv(rg.included.data(), mine, MPI_UINT8_T, inc.data(), counts.data(), disp.data(), MPI_UINT8_T, MPI_COMM_WORLD);
+  }
   // (key, value) -> the writer build_known_graph's index finds: the first
-  // inserted, transactions ascending, operations backwards.
+  // inserted, transactions ascending, operations backwards (global ids).
   struct PairHash {
     size_t operator()(const std::pair<Sym, Sym>& p) const { return mix(p.first * 0x9e3779b97f4a7c15ULL ^ mix(p.second)); }
   };
-  std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;
-  for (TxnIdx t = 0; t < n; ++t)
+  std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;  // -> local transaction
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
     for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);)
       if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append)
         writer.emplace(std::make_pair(h.op_key[o], h.op_value[o]), t);
-  std::vector<TxnIdx> stack;
-  for (TxnIdx t = 0; t < n; ++t) if (inc[t]) stack.push_back(t);
+  std::vector<TxnIdx> stack;  // local transactions to propagate from
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) if (inc[s.gtxn[t]]) stack.push_back(t);
   auto visit = [&](Sym k, Sym v) {
     auto it = writer.find({k, v});
     if (it == writer.end()) return;
-    TxnIdx w = it->second;
-    if (!inc[w] && h.txn_status[w] == TxnStatus::unknown) inc[w] = 1, stack.push_back(w);
+    const TxnIdx w = it->second;
+    if (!inc[s.gtxn[w]] && h.txn_status[w] == TxnStatus::unknown) inc[s.gtxn[w]] = 1, stack.push_back(w);
   };
   std::vector<uint8_t> before;
   while (true) {
     ++rounds;
     while (!stack.empty()) {
-      TxnIdx t = stack.back();
+      const TxnIdx t = stack.back();
       stack.pop_back();
       h.for_each_read_value(t, visit);
     }
     before = inc;
-    MPI_Allreduce(MPI_IN_PLACE, inc.data(), static_cast<int>(n), MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);
+    for (uint64_t at = 0; at < rg.n; at += uint64_t{1} << 30)
+      MPI_Allreduce(MPI_IN_PLACE, inc.data() + at, static_cast<int>(std::min<uint64_t>(rg.n - at, uint64_t{1} << 30)),
+                    MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);
     int added = 0;
-    for (TxnIdx t = 0; t < n; ++t)
-      if (inc[t] && !before[t]) stack.push_back(t), added = 1;
-    // Another rank added something only if some rank added anything locally;
-    // a second reduction tells every rank whether to go on.
-    int any = 0, changed_here = added;
-    MPI_Allreduce(&changed_here, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!any) break;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t)
+      if (inc[s.gtxn[t]] && !before[s.gtxn[t]]) stack.push_back(t), added = 1;
+    for (uint64_t g = 0; g < rg.n && !added; ++g) added = inc[g] && !before[g];
+    MPI_Allreduce(MPI_IN_PLACE, &added, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!added) break;
   }
-  return inc;
+  for (size_t i = 0; i < rg.size(); ++i) rg.included[i] = inc[rg.first + i];
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (s.h.txn_status[t] == TxnStatus::unknown) s.h.txn_status[t] = inc[s.gtxn[t]] ? TxnStatus::committed : TxnStatus::aborted;
+}
+
+// Session order, by the range owners: consecutive included transactions of a
+// session inside a range are linked there; across ranges, each range sends
+// the last included transaction of each of its sessions to the rank owning
+// the session (by hash), which answers every range with the last one in the
+// nearest lower range holding that session. `so` receives (earlier, later)
+// pairs, by later transaction; `bad_begin`/`bad_end`: some session's later
+// transaction has an earlier begin (end) time, so that time order breaks
+// session order (the serial-witness replay's session check).
+struct SessionTail {
+  int64_t session, begin, end;
+  uint32_t txn;
+  int32_t rank;
+};
+static_assert(sizeof(SessionTail) == 32);
+
+void session_links(const Range& rg, std::vector<std::pair<uint32_t, uint32_t>>& so, bool& bad_begin, bool& bad_end) {
+  const int P = size(), me = rank();
+  std::unordered_map<int64_t, uint32_t> last;  // session -> its last included transaction so far (local)
+  std::vector<uint32_t> firsts;                // each session's first included transaction (local)
+  bad_begin = bad_end = false;
+  auto link = [&](uint32_t g_pred, int64_t b_pred, int64_t e_pred, uint32_t i) {
+    so.push_back({g_pred, static_cast<uint32_t>(rg.first + i)});
+    bad_begin |= b_pred > rg.begin[i];
+    bad_end |= e_pred > rg.end[i];
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> inner;  // (pred, i), local
+  for (uint32_t i = 0; i < rg.size(); ++i) {
+    if (!rg.included[i]) continue;
+    auto [it, fresh] = last.try_emplace(rg.session[i], i);
+    if (fresh) firsts.push_back(i);
+    else inner.push_back({it->second, i}), it->second = i;
+  }
+  std::vector<std::vector<SessionTail>> out(P);
+  for (auto& [sess, i] : last)
+    out[mix(static_cast<uint64_t>(sess)) % P].push_back({sess, rg.begin[i], rg.end[i], static_cast<uint32_t>(rg.first + i), me});
+  std::vector<SessionTail> tails = exchange(out);
+  std::sort(tails.begin(), tails.end(),
+            [](const SessionTail& x, const SessionTail& y) { return std::tie(x.session, x.rank) < std::tie(y.session, y.rank); });
+  std::vector<std::vector<SessionTail>> back(P);
+  for (size_t k = 1; k < tails.size(); ++k)
+    if (tails[k].session == tails[k - 1].session) {
+      SessionTail pred = tails[k - 1];
+      back[tails[k].rank].push_back(pred);
+    }
+  std::vector<SessionTail>().swap(tails);
+  std::unordered_map<int64_t, SessionTail> pred_of;
+  for (const SessionTail& p : exchange(back)) pred_of.emplace(p.session, p);
+  // In order of the later transaction: the first of each session (linked to
+  // another range) and those linked inside the range, merged by index.
+  std::vector<std::pair<uint32_t, int64_t>> cross;  // (first local index, session)
+  for (uint32_t i : firsts) cross.push_back({i, rg.session[i]});
+  size_t a = 0, b = 0;
+  while (a < cross.size() || b < inner.size()) {
+    if (b == inner.size() || (a < cross.size() && cross[a].first < inner[b].second)) {
+      auto it = pred_of.find(cross[a].second);
+      if (it != pred_of.end()) link(it->second.txn, it->second.begin, it->second.end, cross[a].first);
+      ++a;
+    } else {
+      const uint32_t p = inner[b].first;
+      link(static_cast<uint32_t>(rg.first + p), rg.begin[p], rg.end[p], inner[b].second);
+      ++b;
+    }
+  }
 }
 
 }  // namespace
 
 int key_owner(Sym key, int ranks) { return static_cast<int>(mix(key) % static_cast<uint64_t>(ranks)); }
 
-// Every rank replays its own keys in the same candidate order; a candidate
-// holds when it holds on every shard (reads see only writes to their key),
-// and so does write uniqueness (a repeated (key, value) is inside one shard).
+namespace {
+
+// Every rank replays its own keys in the same candidate order: the begin- or
+// end-time order (ties by file position) restricted to a shard is its own
+// transactions sorted by their times and global order, which the shard
+// holds, so no rank needs all the times. A candidate holds when it replays
+// on every shard (reads see only writes to their key) and keeps every
+// session's order (the range owners' check, session_links); write
+// uniqueness too is per shard (a repeated (key, value) is inside one).
 // Included unknown transactions are committed in the projection: the witness
 // serializes exactly the transactions check() includes.
-static WitnessOrder sharded_witness(const History& p, bool need_realtime) {
-  const WitnessPlan plan = plan_serial_witness(p, need_realtime);
-  int bad = !plan.why_not.empty();
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (bad) return WitnessOrder::none;
-  for (WitnessOrder c : plan.candidates) {
-    int failed = !replay_candidate(p, plan, c).empty();
+WitnessOrder sharded_witness(const Shard& s, const Range& rg, bool need_realtime, bool bad_begin, bool bad_end) {
+  const WitnessPlan plan = plan_serial_witness(s.h, false);
+  int flags[2] = {!plan.why_not.empty(), 0};  // no witness possible; an included transaction without times
+  for (size_t i = 0; i < rg.size(); ++i) flags[1] |= rg.included[i] && !rg.timed(i);
+  MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (flags[0] || (need_realtime && flags[1])) return WitnessOrder::none;
+  const std::vector<WitnessOrder> candidates =
+      flags[1] ? std::vector<WitnessOrder>{WitnessOrder::file} : std::vector<WitnessOrder>{WitnessOrder::begin_time, WitnessOrder::end_time};
+  for (WitnessOrder c : candidates) {
+    int failed = (c == WitnessOrder::begin_time && bad_begin) || (c == WitnessOrder::end_time && bad_end);
+    if (!failed) failed = !replay_candidate(s.h, plan, c).empty();
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed) continue;
-    int repeated = !writes_unique(p, plan);
+    int repeated = !writes_unique(s.h, plan);
     MPI_Allreduce(MPI_IN_PLACE, &repeated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return repeated ? WitnessOrder::none : c;
   }
   return WitnessOrder::none;
 }
 
-namespace {
-
 // A shard's unknown-order keys (register keys; UnorderedKey) as one flat
 // stream of uint32 for MPI_Gatherv: per key
 //   key (2 words), si_only, chain count, then per chain
-//   from_init, transactions, readers, (txn, whole-history position) per
+//   from_init, transactions, readers, (global txn, whole-history position) per
 //   transaction, then per reader of the tail.
 // A shard lists its SI-only keys (by symbol) before its general keys (by
 // symbol), as build_known_graph does on any projection.
-template <class Pos> std::vector<uint32_t> encode_unordered(const DependencyGraph& g, Pos gpos) {
+template <class Tx, class Pos> std::vector<uint32_t> encode_unordered(const DependencyGraph& g, Tx gtx, Pos gpos) {
   std::vector<uint32_t> w;
   for (const UnorderedKey& uk : g.unordered) {
     w.push_back(static_cast<uint32_t>(uk.key)), w.push_back(static_cast<uint32_t>(uk.key >> 32));
@@ -239,9 +423,9 @@ template <class Pos> std::vector<uint32_t> encode_unordered(const DependencyGrap
       VersionChain vc = g.chains.chain(c);
       w.push_back(vc.from_init), w.push_back(static_cast<uint32_t>(vc.txns.size()));
       w.push_back(static_cast<uint32_t>(vc.readers_of_tail.size()));
-      for (size_t i = 0; i < vc.txns.size(); ++i) w.push_back(vc.txns[i]), w.push_back(gpos(vc.txns[i], vc.write_pos[i]));
+      for (size_t i = 0; i < vc.txns.size(); ++i) w.push_back(gtx(vc.txns[i])), w.push_back(gpos(vc.txns[i], vc.write_pos[i]));
       for (size_t i = 0; i < vc.readers_of_tail.size(); ++i)
-        w.push_back(vc.readers_of_tail[i]), w.push_back(gpos(vc.readers_of_tail[i], vc.reader_pos[i]));
+        w.push_back(gtx(vc.readers_of_tail[i])), w.push_back(gpos(vc.readers_of_tail[i], vc.reader_pos[i]));
     }
   }
   return w;
@@ -285,15 +469,206 @@ void decode_unordered(const std::vector<uint32_t>& w, const std::vector<uint64_t
   }
 }
 
-}  // namespace
 
-namespace {
+// ---- witnesses from the core (a level failed; docs/dist.md, "Key shards")
 
-// The key-shard check proper. `meta`: every transaction's columns and the
-// whole history's operation offsets (positions); `shard`: this rank's keys'
-// operations, original statuses; `whole` (rank 0 only): the whole history,
-// for the final level graphs and the report; `history_bytes`: its size.
-KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History* whole, uint64_t history_bytes,
+// A real-time pair of the core, for rank 0.
+struct PairRec {
+  uint32_t src, dst;
+};
+
+// The pair a dependency edge gives in a level graph.
+std::pair<uint32_t, uint32_t> level_pair(Level level, const EdgeRec& e, uint32_t n) {
+  if (level != Level::si) return {e.src, e.dst};
+  if (static_cast<EdgeKind>(e.kind) == EdgeKind::rw) return {n + e.src, e.dst};
+  return {e.src, n + e.dst};
+}
+
+// Collective, after `level`'s peel found a cycle and left `core_mine` (this
+// rank's core vertices): the core's edges go to rank 0, which builds the
+// core's level graph with every row in the order the one-process graph has
+// it (dependency edges in build order; SSER: then the real-time pairs, a
+// time node's chain link before its transactions; SI: a copy's rw edges,
+// then T* -> T), runs find_cycle on it (the cycle it finds on the whole
+// graph: acyclic.h) and labels it. Rank 0 returns the cycle (global ids),
+// unnamed. Over the budget: a ResourceError on every rank.
+using EachEdge = std::function<void(const std::function<void(const EdgeRec&)>&)>;
+
+EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const EachEdge& each_edge,
+                      const Range& rg, const CheckOptions& opt, uint64_t budget, uint64_t& core_size) {
+  const int P = size(), me = rank();
+  const uint32_t n = static_cast<uint32_t>(rg.n);
+  std::vector<uint32_t> core;
+  {
+    std::vector<int> counts(P), disp(P);
+    int mine = static_cast<int>(core_mine.size());
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    core.resize(record_displacements(counts, disp, "core vertices"));
+    MPI_Allgatherv(core_mine.data(), mine, MPI_UINT32_T, core.data(), counts.data(), disp.data(), MPI_UINT32_T,
+                   MPI_COMM_WORLD);
+    std::sort(core.begin(), core.end());
+  }
+  core_size = core.size();
+  auto in_core = [&](uint32_t v) { return std::binary_search(core.begin(), core.end(), v); };
+  std::vector<EdgeRec> mine;
+  each_edge([&](const EdgeRec& e) {
+    auto [a, b] = level_pair(level, e, n);
+    if (in_core(a) && in_core(b)) mine.push_back(e);
+  });
+  std::sort(mine.begin(), mine.end(), [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); });
+  std::vector<PairRec> rt;
+  if (level == Level::sser) {
+    std::vector<uint32_t> src, dst;
+    realtime_pairs({rg.first, &rg.begin, &rg.end, &rg.included}, n, opt.clock_skew, src, dst);
+    for (size_t i = 0; i < src.size(); ++i)
+      if (in_core(src[i]) && in_core(dst[i])) rt.push_back({src[i], dst[i]});
+  }
+  uint64_t counts[2] = {mine.size(), rt.size()};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // Rank 0 holds the gathered records, the core's pairs and CSR, find_cycle's
+  // arrays (about 40 bytes a vertex) and the labelling's edge list.
+  const uint64_t need = counts[0] * (sizeof(EdgeRec) + 8 + 13 + 12) + counts[1] * (sizeof(PairRec) + 8 + 12) +
+                        core.size() * (4 + 40);
+  if (budget && need > budget)
+    throw ResourceError("key shards: rank 0 gathers the core of the " + std::string(to_string(level)) +
+                        " graph (" + std::to_string(core.size()) + " vertices, " + std::to_string(counts[0] + counts[1]) +
+                        " edges) to choose its witness: about " + std::to_string(need >> 20) +
+                        " MiB, over --history-budget " + std::to_string(budget >> 20) +
+                        " MiB; raise --history-budget (or use a node with more memory for rank 0)");
+  std::vector<uint64_t> starts;
+  std::vector<EdgeRec> all = gather_records(mine, 0, &starts);
+  std::vector<PairRec> all_rt = gather_records(rt);
+  std::vector<EdgeRec>().swap(mine);
+  if (me != 0) return {};
+  auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+  for (size_t width = 1; width + 1 < starts.size(); width *= 2)
+    for (size_t i = 0; i + width + 1 < starts.size(); i += 2 * width) {
+      size_t mid = i + width, end = std::min(i + 2 * width, starts.size() - 1);
+      std::inplace_merge(all.begin() + starts[i], all.begin() + starts[mid], all.begin() + starts[end], less);
+    }
+  auto id = [&](uint32_t v) { return static_cast<uint32_t>(std::lower_bound(core.begin(), core.end(), v) - core.begin()); };
+  const uint32_t aux_from = id(n);  // core vertices below n are transactions
+  std::vector<uint32_t> src, dst;
+  for (const EdgeRec& e : all) {
+    auto [a, b] = level_pair(level, e, n);
+    src.push_back(id(a)), dst.push_back(id(b));
+  }
+  if (level == Level::sser) {
+    std::sort(all_rt.begin(), all_rt.end(), [n](const PairRec& x, const PairRec& y) {
+      return std::make_tuple(x.src, x.dst < n, x.dst) < std::make_tuple(y.src, y.dst < n, y.dst);
+    });
+    for (const PairRec& p : all_rt) src.push_back(id(p.src)), dst.push_back(id(p.dst));
+  } else if (level == Level::si) {
+    for (uint32_t v : core)
+      if (v < n && in_core(n + v)) src.push_back(id(n + v)), dst.push_back(id(v));
+  }
+  const Csr csr = csr_from_pairs(static_cast<uint32_t>(core.size()), src, dst);
+  std::vector<uint32_t> cyc = find_cycle(csr, aux_from);
+  for (uint32_t& v : cyc) v = core[v];
+  DependencyGraph g;
+  g.n = n;
+  g.edges.reserve(all.size());
+  for (const EdgeRec& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
+  LevelGraph lg;
+  lg.layout = level == Level::si ? GraphLayout::split : level == Level::sser ? GraphLayout::realtime : GraphLayout::plain;
+  lg.txn_count = n;
+  return label_cycle(cyc, lg, g);
+}
+
+// The transactions `want` (global, ascending; rank 0's list) as a small
+// history on rank 0, in that order: records from their range owners, the
+// operations from the shards holding them. Collective.
+struct TxnInfo {
+  int64_t id, session, begin, end;
+  uint32_t txn, ops;
+  uint8_t status, pad[7];
+};
+static_assert(sizeof(TxnInfo) == 48);
+
+History fetch_txns(std::vector<uint32_t> want, const Range& rg, const Shard& s) {
+  bcast_records(want);
+  std::vector<TxnInfo> infos;
+  for (uint32_t t : want)
+    if (t >= rg.first && t < rg.first + rg.size()) {
+      const size_t i = t - rg.first;
+      infos.push_back({rg.id[i], rg.session[i], rg.begin[i], rg.end[i], t, rg.ops[i], static_cast<uint8_t>(rg.status[i]), {}});
+    }
+  std::vector<OpRec> ops;
+  for (TxnIdx l = 0; l < s.h.txn_count(); ++l) {
+    if (!std::binary_search(want.begin(), want.end(), s.gtxn[l])) continue;
+    for (OpIdx o = s.h.op_begin(l); o < s.h.op_end(l); ++o)
+      ops.push_back({s.h.op_key[o], s.h.op_value[o], s.gtxn[l], s.pos[o], static_cast<uint32_t>(s.h.op_kind[o]), 0});
+  }
+  std::vector<TxnInfo> all_infos = gather_records(infos);
+  std::vector<OpRec> all_ops = gather_records(ops);
+  History h;
+  if (rank() != 0) return h;
+  std::sort(all_infos.begin(), all_infos.end(), [](const TxnInfo& x, const TxnInfo& y) { return x.txn < y.txn; });
+  std::sort(all_ops.begin(), all_ops.end(),
+            [](const OpRec& x, const OpRec& y) { return std::tie(x.txn, x.pos) < std::tie(y.txn, y.pos); });
+  std::unordered_map<int64_t, uint32_t> dense;
+  size_t k = 0;
+  for (const TxnInfo& ti : all_infos) {
+    auto [it, fresh] = dense.try_emplace(ti.session, static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(ti.session);
+    h.begin_txn(ti.id, it->second, static_cast<TxnStatus>(ti.status), ti.begin, ti.end);
+    for (; k < all_ops.size() && all_ops[k].txn == ti.txn; ++k) h.add_op(static_cast<OpKind>(all_ops[k].kind), all_ops[k].key, all_ops[k].value);
+    h.end_txn();
+  }
+  h.release_unused_list_offsets();
+  return h;
+}
+
+// Rank 0's result names transactions (witness cycles, anomalies): name the
+// cycles on the history and, when rank 0 does not hold the whole history
+// (`whole` nullptr), fetch the named transactions (fetch_txns) and give the
+// report that small history with the result renumbered to it. Collective.
+void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, const Shard& s, const KeyShardOptions& ko) {
+  CheckResult& r = out.r;
+  int fetch = rank() == 0 && whole == nullptr;
+  MPI_Bcast(&fetch, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<uint32_t> want;
+  if (rank() == 0) {
+    for (const LevelResult& lr : r.levels)
+      if (lr.witness)
+        for (size_t i = 0; i < lr.witness->cycle.size(); ++i) want.push_back(lr.witness->cycle.src[i]), want.push_back(lr.witness->cycle.dst[i]);
+    for (const Anomaly& a : r.anomalies) want.push_back(a.txn), want.push_back(a.other);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+  }
+  if (!fetch) {
+    if (rank() == 0)
+      for (LevelResult& lr : r.levels)
+        if (lr.witness) lr.witness->anomaly = name_cycle(lr.witness->cycle, *whole);
+    return;
+  }
+  History mini = fetch_txns(want, rg, s);
+  if (rank() != 0) return;
+  mini.time_unit = s.h.time_unit;
+  note_ops_held(s.h.op_count() + mini.op_count());  // (its shard is still held)
+  if (ko.symbol_tables) ko.symbol_tables(mini);
+  auto local = [&](uint32_t t) { return static_cast<uint32_t>(std::lower_bound(want.begin(), want.end(), t) - want.begin()); };
+  CheckResult lr_local = r;
+  for (size_t l = 0; l < r.levels.size(); ++l) {
+    if (!r.levels[l].witness) continue;
+    EdgeList& c = lr_local.levels[l].witness->cycle;
+    for (auto& v : c.src) v = local(v);
+    for (auto& v : c.dst) v = local(v);
+    const std::string name = name_cycle(c, mini);
+    lr_local.levels[l].witness->anomaly = name;
+    r.levels[l].witness->anomaly = name;
+  }
+  for (Anomaly& a : lr_local.anomalies) a.txn = local(a.txn), a.other = local(a.other);
+  out.report_h = std::move(mini);
+  out.report_r = std::move(lr_local);
+  out.has_report = true;
+}
+
+// The key-shard check proper. `rg`: this rank's transaction records;
+// `shard`: its keys' operations, original statuses; `whole` (rank 0 only,
+// may be nullptr: KeyShardOptions::whole_on_demand): the whole history, for
+// the general engine and the gathered graph; `history_bytes`: its size.
+KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, uint64_t history_bytes,
                                  const CheckOptions& opt, const KeyShardOptions& ko) {
   const int me = rank();
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
@@ -301,24 +676,33 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     if (ko.end_stage) ko.end_stage(name);
   };
   KeyShardOutcome out;
+  out.txns = rg.n;
+  {
+    uint64_t ops = 0;
+    for (uint32_t o : rg.ops) ops += o;
+    MPI_Allreduce(&ops, &out.ops, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
 
-  // ---- shard: included set, projection, per-key graph, order keys
+  // ---- shard: included set, session order, projection, per-key graph, order keys
   int rounds = 0;
-  std::vector<uint8_t> included = included_fixpoint(shard.h, rounds);
-  apply_included(shard, included);
+  include(rg, shard, rounds);
+  uint64_t committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
+  MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  std::vector<std::pair<uint32_t, uint32_t>> so;
+  bool bad_begin = false, bad_end = false;
+  session_links(rg, so, bad_begin, bad_end);
   enum Flag { kInputError = 0, kAnomaly, kGeneral, kListUnordered, kFlags };
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
   uint64_t unordered_pairs = 0;
-  std::vector<EdgeRec> edges;
   std::vector<AnomalyRec> anomalies;
   if (opt.serial_witness) {
     // The serial witness, shard by shard: one candidate order for all ranks.
-    const WitnessOrder found = sharded_witness(shard.h, wants(Level::sser));
+    const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
     if (found != WitnessOrder::none) {
       CheckResult& r = out.r;
-      r.stats.txns = meta.txn_count();
-      r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
+      r.stats.txns = rg.n;
+      r.stats.committed = committed;
       r.stats.witness = found;
       for (Level l : opt.levels) r.levels.push_back({l});
       stage("shard");
@@ -327,80 +711,84 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
       return out;
     }
   }
+  // The shard's graph stays (13 bytes an edge) and its edges' records
+  // (EdgeRec, 48 bytes) are made only for the edges a witness needs.
+  // (The shard stays too: the report fetches the named transactions from it.)
+  const Shard& s = shard;
+  const History& p = s.h;
+  DependencyGraph g;
+  std::unordered_set<Sym> list_keys;
   {
-    Shard s = std::move(shard);
-    const History& p = s.h;
     KnownGraphOptions kgo;
     kgo.for_si = wants(Level::si);
-    DependencyGraph g;
     try {
       g = build_known_graph(p, kgo);
     } catch (const InputError&) {
       flags[kInputError] = 1;
     }
-    if (!flags[kInputError]) {
-      std::unordered_set<Sym> list_keys;
-      for (OpIdx o = 0; o < p.op_count(); ++o)
-        if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
-      auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t {
-        return static_cast<uint32_t>(s.global_op[p.op_begin(t) + local_pos] - meta.op_begin(t));
-      };
-      auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
-      auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
-        for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
-          if (p.op_key[o] == k) return s.global_op[o] - meta.op_begin(t);
-        return 0;
-      };
-      flags[kGeneral] = !g.unordered.empty();
-      flags[kAnomaly] = !g.anomalies.empty();
-      for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
-      if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
-        unordered_stream = encode_unordered(g, [&](TxnIdx t, uint32_t pos) { return gpos(t, pos); });
-        unordered_pairs = g.unordered_write_pairs;
-      }
-      for (size_t i = 0; i < g.anomalies.size(); ++i) {
-        const Anomaly& a = g.anomalies[i];
-        AnomalyRec r{};
-        uint32_t pos = gpos(a.txn, a.op);
-        r.seq = i, r.key = a.key, r.value = a.value;
-        r.kind = static_cast<uint32_t>(a.kind), r.txn = a.txn, r.other = a.other, r.op = pos;
-        if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = a.txn, r.b = ~uint64_t{0} - pos;
-        else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
-        else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = a.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
-        else r.phase = 1, r.a = a.txn, r.b = pos;
-        anomalies.push_back(r);
-      }
-      if (!flags[kAnomaly] && !flags[kListUnordered]) {
-        edges.reserve(g.edges.size());
-        for (size_t i = 0; i < g.edges.size(); ++i) {
-          EdgeRec r{};
-          uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
-          EdgeKind k = g.edges.kind[i];
-          r.src = src, r.dst = dst, r.kind = static_cast<uint32_t>(k), r.seq = i;
-          if (k == EdgeKind::so) {
-            if (me != 0) continue;
-            r.phase = 5, r.a = 0, r.b = 0, r.why = why;
-          } else if (k == EdgeKind::rw) {
-            Sym key = key_at(src, why);
-            r.why = gpos(src, why);
-            if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
-            else r.phase = 3, r.a = src, r.b = r.why;
-          } else {  // wr, ww: the position is in dst
-            Sym key = key_at(dst, why);
-            r.why = gpos(dst, why);
-            if (i >= g.edges_pass1_end && i < g.edges_blind_end) r.phase = 2, r.a = key, r.b = 0;  // to blind tails
-            else if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
-            else if (k == EdgeKind::wr) r.phase = 1, r.a = dst, r.b = r.why;
-            else r.phase = 1, r.a = dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
-          }
-          edges.push_back(r);
-        }
-        // The shard emits its edges in whole-history order already (its
-        // build is the whole build restricted to its keys); sort only if not.
-        auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
-        if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
-      }
+  }
+  auto gtx = [&](TxnIdx t) -> uint32_t { return s.gtxn[t]; };
+  auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t { return s.pos[p.op_begin(t) + local_pos]; };
+  auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
+  auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
+    for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
+      if (p.op_key[o] == k) return s.pos[o];
+    return 0;
+  };
+  // Graph edge i (not a session edge: none here) and session edge j as records.
+  auto edge_rec = [&](size_t i) {
+    EdgeRec r{};
+    const uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
+    const EdgeKind k = g.edges.kind[i];
+    r.src = gtx(src), r.dst = gtx(dst), r.kind = static_cast<uint32_t>(k), r.seq = i;
+    if (k == EdgeKind::rw) {
+      Sym key = key_at(src, why);
+      r.why = gpos(src, why);
+      if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+      else r.phase = 3, r.a = r.src, r.b = r.why;
+    } else {  // wr, ww: the position is in dst
+      Sym key = key_at(dst, why);
+      r.why = gpos(dst, why);
+      if (i >= g.edges_pass1_end && i < g.edges_blind_end) r.phase = 2, r.a = key, r.b = 0;  // to blind tails
+      else if (list_keys.count(key)) r.phase = 4, r.a = key, r.b = 0;
+      else if (k == EdgeKind::wr) r.phase = 1, r.a = r.dst, r.b = r.why;
+      else r.phase = 1, r.a = r.dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
     }
+    return r;
+  };
+  auto so_rec = [&](size_t j) {
+    EdgeRec r{};
+    r.src = so[j].first, r.dst = so[j].second, r.kind = static_cast<uint32_t>(EdgeKind::so), r.phase = 5, r.a = r.dst;
+    return r;
+  };
+  const EachEdge each_edge = [&](const std::function<void(const EdgeRec&)>& f) {
+    for (size_t i = 0; i < g.edges.size(); ++i)
+      if (g.edges.kind[i] != EdgeKind::so) f(edge_rec(i));
+    for (size_t j = 0; j < so.size(); ++j) f(so_rec(j));
+  };
+  if (!flags[kInputError]) {
+    for (OpIdx o = 0; o < p.op_count(); ++o)
+      if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
+    flags[kGeneral] = !g.unordered.empty();
+    flags[kAnomaly] = !g.anomalies.empty();
+    for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
+    if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
+      unordered_stream = encode_unordered(g, gtx, gpos);
+      unordered_pairs = g.unordered_write_pairs;
+    }
+    for (size_t i = 0; i < g.anomalies.size(); ++i) {
+      const Anomaly& a = g.anomalies[i];
+      AnomalyRec r{};
+      uint32_t pos = gpos(a.txn, a.op);
+      r.seq = i, r.key = a.key, r.value = a.value;
+      r.kind = static_cast<uint32_t>(a.kind), r.txn = gtx(a.txn), r.other = gtx(a.other), r.op = pos;
+      if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = r.txn, r.b = ~uint64_t{0} - pos;
+      else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
+      else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = r.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
+      else r.phase = 1, r.a = r.txn, r.b = pos;
+      anomalies.push_back(r);
+    }
+    g.chains = ChainStore();  // (encoded above when needed)
   }
   MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   stage("shard");
@@ -409,8 +797,8 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
 
   // Which levels fail and how, exactly as check() sets them.
   CheckResult& r = out.r;
-  r.stats.txns = meta.txn_count();
-  r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
+  r.stats.txns = rg.n;
+  r.stats.committed = committed;
   for (Level l : opt.levels) r.levels.push_back({l});
 
   if (flags[kInputError]) {
@@ -418,7 +806,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     return out;
   }
   if (flags[kAnomaly]) {
-    std::vector<AnomalyRec> all = gather(anomalies);
+    std::vector<AnomalyRec> all = gather_records(anomalies);
     stage("gather");
     if (me == 0) {
       std::sort(all.begin(), all.end(), [](const AnomalyRec& x, const AnomalyRec& y) { return x.order() < y.order(); });
@@ -426,6 +814,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
         r.anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
       for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
     }
+    finish_report(out, whole, rg, shard, ko);
     stage("acyclic");
     return out;
   }
@@ -435,7 +824,9 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     return out;
   }
 
-  uint64_t local = edges.size(), total = 0;
+  uint64_t local = 0, total = 0;
+  for (EdgeKind k : g.edges.kind) local += k != EdgeKind::so;
+  local += so.size();
   MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // ---- acyclic, distributed: each level graph's pairs from this shard's
@@ -443,33 +834,42 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   // same cascade as check(): SSER acyclic settles SER and SI, SER settles SI.
   // (Unknown version orders go to the general engine, below.)
   if (!flags[kGeneral]) {
-    const uint32_t n = static_cast<uint32_t>(meta.txn_count());
+    const uint32_t n = static_cast<uint32_t>(rg.n);
+    std::vector<std::pair<Level, EdgeList>> cycles;  // rank 0: the failing levels' cycles
     auto peel = [&](Level level) {
       std::vector<uint32_t> src, dst;
       uint32_t m = 0;
-      src.reserve(edges.size() + (level == Level::si ? n / size() + 1 : 0));
+      src.reserve(local + (level == Level::si ? rg.size() : 0));
       dst.reserve(src.capacity());
+      auto each_pair = [&](auto&& f) {
+        for (size_t i = 0; i < g.edges.size(); ++i)
+          if (g.edges.kind[i] != EdgeKind::so) f(gtx(g.edges.src[i]), gtx(g.edges.dst[i]), g.edges.kind[i]);
+        for (auto [a, b] : so) f(a, b, EdgeKind::so);
+      };
       if (level == Level::si) {  // the split graph, as si_graph builds it
         m = n;
-        for (const EdgeRec& e : edges) {
-          if (static_cast<EdgeKind>(e.kind) == EdgeKind::rw) src.push_back(n + e.src), dst.push_back(e.dst);
-          else src.push_back(e.src), dst.push_back(n + e.dst);
-        }
-        for (uint32_t v = VertexBlocks::lo(n, me, size()); v < VertexBlocks::lo(n, me + 1, size()); ++v)
-          if (included[v]) src.push_back(n + v), dst.push_back(v);
+        each_pair([&](uint32_t a, uint32_t b, EdgeKind k) {
+          if (k == EdgeKind::rw) src.push_back(n + a), dst.push_back(b);
+          else src.push_back(a), dst.push_back(n + b);
+        });
+        for (size_t i = 0; i < rg.size(); ++i)  // this range's T* -> T
+          if (rg.included[i]) src.push_back(n + static_cast<uint32_t>(rg.first + i)), dst.push_back(static_cast<uint32_t>(rg.first + i));
       } else {
-        for (const EdgeRec& e : edges) src.push_back(e.src), dst.push_back(e.dst);
-        if (level == Level::sser) {  // real-time pairs: every rank derives them, keeps its sources'
-          std::vector<uint32_t> rs, rd;
-          m = static_cast<uint32_t>(add_realtime_pairs(meta, included, opt.clock_skew, rs, rd).size());
-          const VertexBlocks vb{n, m, size()};
-          for (size_t i = 0; i < rs.size(); ++i)
-            if (vb.owner(rs[i]) == me) src.push_back(rs[i]), dst.push_back(rd[i]);
-        }
+        each_pair([&](uint32_t a, uint32_t b, EdgeKind) { src.push_back(a), dst.push_back(b); });
+        if (level == Level::sser)  // real-time pairs from the ranges' times (realtime_pairs.h)
+          m = realtime_pairs({rg.first, &rg.begin, &rg.end, &rg.included}, n, opt.clock_skew, src, dst);
       }
-      const PeelStats ps = peel_acyclic(n, m, src, dst);
+      // (A level peeled only to settle a weaker one needs no witness.)
+      std::vector<uint32_t> core;
+      const PeelStats ps = peel_acyclic(n, m, src, dst, wants(level) ? &core : nullptr);
       out.supersteps += ps.supersteps;
       out.cross_edges = std::max(out.cross_edges, ps.cross_edges);
+      if (!ps.acyclic && wants(level)) {  // its witness, from the core
+        uint64_t core_size = 0;
+        cycles.push_back({level, core_witness(level, core, each_edge, rg, opt, ko.history_budget, core_size)});
+        out.core_vertices = std::max(out.core_vertices, core_size);
+        out.gathered = true;
+      }
       return ps.acyclic;
     };
     std::optional<bool> ser, si, sser;
@@ -486,11 +886,20 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     for (Level l : opt.levels) all &= *(l == Level::ser ? ser : l == Level::si ? si : sser);
     stage("acyclic");
     if (stopping()) return out;
-    if (all) {  // every level holds: nothing to gather
-      out.edges = total;
-      if (me == 0) r.stats.edges = total;
-      return out;
-    }
+    out.edges = total;
+    if (me == 0) r.stats.edges = total;
+    if (all) return out;  // every level holds: nothing was gathered
+    // The witnesses (chosen on the cores), named on the history or on the
+    // transactions they name, fetched for the report.
+    if (me == 0)
+      for (auto& [level, cycle] : cycles)
+        for (LevelResult& lr : r.levels)
+          if (lr.level == level) lr.holds = false, lr.witness = Witness{"", cycle, {}, false};
+    // The weaker levels a failing stronger one leaves undecided in check()
+    // are those the cascade peeled: each failing level has its cycle.
+    finish_report(out, whole, rg, shard, ko);
+    stage("witness");
+    return out;
   }
 
   // ---- gather: a level fails, or version orders are unknown. A witness is
@@ -501,7 +910,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   // plus 2n offsets), the chains twice (gathered and rebuilt).
   uint64_t stream_words = unordered_stream.size(), all_words = 0;
   MPI_Allreduce(&stream_words, &all_words, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + 2 * 8 * uint64_t{meta.txn_count()} +
+  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + (2 * 8 + 1) * rg.n +
                   all_words * 4 * 2;
   if (ko.history_budget && need > ko.history_budget)
     throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) + " edges" +
@@ -512,8 +921,17 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
   uint64_t pairs = 0;
   MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   std::vector<uint64_t> starts, stream_starts;
-  std::vector<EdgeRec> all = gather(edges, &starts);
-  std::vector<uint32_t> streams = gather(unordered_stream, &stream_starts);
+  std::vector<EdgeRec> edges;
+  edges.reserve(local);
+  each_edge([&](const EdgeRec& e) { edges.push_back(e); });
+  g = DependencyGraph();
+  {
+    auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+    if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
+  }
+  std::vector<EdgeRec> all = gather_records(edges, 0, &starts);
+  std::vector<uint32_t> streams = gather_records(unordered_stream, 0, &stream_starts);
+  std::vector<uint8_t> included = gather_records(rg.included);
   out.gathered = true;
   edges.clear();
   edges.shrink_to_fit();
@@ -545,6 +963,7 @@ KeyShardOutcome decide_on_shards(const History& meta, Shard shard, const History
     out.edges = g.edges.size();
     CheckResult decided = check_graph(h, g, opt);
     decided.stats.txns = r.stats.txns;
+    decided.stats.committed = r.stats.committed;
     r = std::move(decided);
   }
   stage(flags[kGeneral] ? "solve" : "witness");
@@ -565,41 +984,62 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  Shard shard = select_keys(h, size(), rank());
+  Range rg;
+  Shard shard;
+  own_from_whole(h, rg, shard);
   note_ops_held(h.op_count() + shard.h.op_count());
-  return decide_on_shards(h, std::move(shard), &h, h.resident_bytes(), opt, ko);
+  return decide_on_shards(rg, std::move(shard), &h, h.resident_bytes(), opt, ko);
 }
 
 namespace {
 
-// Every rank's vector, concatenated in rank order, on every rank.
-template <class T> std::vector<T> allgather(const std::vector<T>& mine) {
-  const int P = size();
-  if (mine.size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 transactions on one rank; run on more ranks");
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(P), disp(P);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<T> all(displacements(counts, disp, "transactions"));
-  MPI_Datatype t = bytes_type(sizeof(T));
-  MPI_Allgatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, MPI_COMM_WORLD);
-  MPI_Type_free(&t);
-  return all;
+// Transactions [lo, hi) of `h` with their operations (registers).
+History sub_history(const History& h, uint64_t lo, uint64_t hi) {
+  History s;
+  s.txn_id.assign(h.txn_id.begin() + lo, h.txn_id.begin() + hi);
+  s.txn_session.assign(h.txn_session.begin() + lo, h.txn_session.begin() + hi);
+  s.txn_status.assign(h.txn_status.begin() + lo, h.txn_status.begin() + hi);
+  s.txn_begin.assign(h.txn_begin.begin() + lo, h.txn_begin.begin() + hi);
+  s.txn_end.assign(h.txn_end.begin() + lo, h.txn_end.begin() + hi);
+  const uint64_t o0 = h.txn_op_offset[lo], o1 = h.txn_op_offset[hi];
+  s.txn_op_offset.clear();
+  for (uint64_t t = lo; t <= hi; ++t) s.txn_op_offset.push_back(h.txn_op_offset[t] - o0);
+  s.op_kind.assign(h.op_kind.begin() + o0, h.op_kind.begin() + o1);
+  s.op_key.assign(h.op_key.begin() + o0, h.op_key.begin() + o1);
+  s.op_value.assign(h.op_value.begin() + o0, h.op_value.begin() + o1);
+  s.session_name = h.session_name;
+  s.time_unit = h.time_unit;
+  return s;
 }
 
-// One operation on its way to the rank owning its key.
-struct OpRec {
-  uint64_t key, value;
-  uint32_t txn, pos;
-  uint32_t kind, pad;
-};
-static_assert(sizeof(OpRec) == 32);
+KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, const History* held,
+                            const History* whole, const CheckOptions& opt, const KeyShardOptions& ko,
+                            const std::function<void()>& exchanged) {
+  Range rg;
+  Shard shard;
+  uint64_t bytes = 0;
+  auto sized = [&](uint64_t lo, uint64_t hi) {
+    History s = read(lo, hi);
+    bytes += s.resident_bytes();
+    return s;
+  };
+  if (!own_from_slices(count, sized, rg, shard, held)) {
+    KeyShardOutcome out;
+    out.refused = true;
+    out.why = "list operations (key shards from per-rank reads exchange registers only)";
+    return out;
+  }
+  if (exchanged) exchanged();
+  uint64_t history_bytes = 0;
+  MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return decide_on_shards(rg, std::move(shard), whole, history_bytes, opt, ko);
+}
 
 }  // namespace
 
 KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  const int P = size(), me = rank();
   // Lists carry their observed values in another column: not exchanged here.
   int lists = 0;
   for (OpKind k : mine.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
@@ -610,81 +1050,16 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
     out.why = "list operations (key shards from per-rank reads exchange registers only)";
     return out;
   }
-  // Every transaction's columns on every rank; sessions renumbered by first
-  // appearance in file order, as a whole-file read numbers them.
-  History meta;
-  {
-    std::vector<int64_t> session_of(mine.txn_count());
-    std::vector<uint64_t> ops_of(mine.txn_count());
-    for (TxnIdx t = 0; t < mine.txn_count(); ++t)
-      session_of[t] = mine.session_name[mine.txn_session[t]], ops_of[t] = mine.op_end(t) - mine.op_begin(t);
-    meta.txn_id = allgather(mine.txn_id);
-    meta.txn_status = allgather(mine.txn_status);
-    meta.txn_begin = allgather(mine.txn_begin);
-    meta.txn_end = allgather(mine.txn_end);
-    const std::vector<int64_t> sessions = allgather(session_of);
-    const std::vector<uint64_t> ops = allgather(ops_of);
-    std::unordered_map<int64_t, uint32_t> dense;
-    meta.txn_session.resize(sessions.size());
-    for (size_t t = 0; t < sessions.size(); ++t) {
-      auto [it, fresh] = dense.try_emplace(sessions[t], static_cast<uint32_t>(meta.session_name.size()));
-      if (fresh) meta.session_name.push_back(sessions[t]);
-      meta.txn_session[t] = it->second;
-    }
-    meta.txn_op_offset.resize(ops.size() + 1);
-    for (size_t t = 0; t < ops.size(); ++t) meta.txn_op_offset[t + 1] = meta.txn_op_offset[t] + ops[t];
-    meta.time_unit = mine.time_unit;
-  }
-  // This rank's first transaction: the ranges are consecutive, in rank order.
-  uint64_t count = mine.txn_count(), first = 0;
-  MPI_Exscan(&count, &first, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (me == 0) first = 0;
-  // Operations to their key's owner (MPI_Alltoallv), in file order per owner.
-  std::vector<int> send_count(P, 0), recv_count(P), send_disp(P), recv_disp(P);
-  for (OpIdx o = 0; o < mine.op_count(); ++o) ++send_count[key_owner(mine.op_key[o], P)];
-  {
-    uint64_t total = 0;
-    for (int r = 0; r < P; ++r) send_disp[r] = static_cast<int>(total), total += send_count[r];
-    if (total > INT32_MAX) throw ResourceError("key shards: more than 2^31 operations on one rank; run on more ranks");
-  }
-  std::vector<OpRec> send(mine.op_count());
-  {
-    std::vector<int> at(send_disp);
-    for (TxnIdx t = 0; t < mine.txn_count(); ++t)
-      for (OpIdx o = mine.op_begin(t); o < mine.op_end(t); ++o)
-        send[at[key_owner(mine.op_key[o], P)]++] = {mine.op_key[o], mine.op_value[o], static_cast<uint32_t>(first + t),
-                                                   static_cast<uint32_t>(o - mine.op_begin(t)),
-                                                   static_cast<uint32_t>(mine.op_kind[o]), 0};
-  }
-  // The range is packed: free it (its size first, for the budget).
-  const uint64_t bytes = mine.resident_bytes();
-  mine = History();
-  MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<OpRec> recv(displacements(recv_count, recv_disp, "operations for one rank"));
-  MPI_Datatype rec = bytes_type(sizeof(OpRec));
-  MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), rec, recv.data(), recv_count.data(), recv_disp.data(),
-                rec, MPI_COMM_WORLD);
-  MPI_Type_free(&rec);
-  const uint64_t whole_ops = whole ? whole->op_count() : 0;
-  note_ops_held(whole_ops + send.size() + recv.size());
-  std::vector<OpRec>().swap(send);
-  // Sources hold consecutive transaction ranges in rank order: the received
-  // records are already in (transaction, position) order.
-  Shard shard;
-  copy_txns(meta, shard.h);
-  size_t i = 0;
-  for (TxnIdx t = 0; t < meta.txn_count(); ++t) {
-    for (; i < recv.size() && recv[i].txn == t; ++i) {
-      shard.h.add_op(static_cast<OpKind>(recv[i].kind), recv[i].key, recv[i].value);
-      shard.global_op.push_back(meta.txn_op_offset[t] + recv[i].pos);
-    }
-    shard.h.end_txn();
-  }
-  note_ops_held(whole_ops + recv.size() + shard.h.op_count());
-  std::vector<OpRec>().swap(recv);
-  uint64_t history_bytes = 0;
-  MPI_Allreduce(&bytes, &history_bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return decide_on_shards(meta, std::move(shard), whole, history_bytes, opt, ko);
+  // The range is in the shards once exchanged: freed before the checks.
+  return from_slices(
+      mine.txn_count(), [&](uint64_t lo, uint64_t hi) { return sub_history(mine, lo, hi); }, &mine, whole, opt, ko,
+      [&] { mine = History(); });
+}
+
+KeyShardOutcome check_key_sharded_read(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read,
+                                       const CheckOptions& opt, const KeyShardOptions& ko) {
+  if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
+  return from_slices(count, read, nullptr, nullptr, opt, ko, {});
 }
 
 }  // namespace isocheck::dist

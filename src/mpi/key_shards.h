@@ -1,33 +1,35 @@
 // Key shards inside one large component (docs/dist.md, "Key shards").
 //
-// Every rank takes the operations of its keys (hash(key) % P) — selected
-// locally when every rank holds the history, or exchanged with MPI_Alltoallv
-// from per-rank reads (check_key_sharded_ranges) — and builds
-// the per-key part of the dependency graph on a projection that keeps every
-// transaction (status, session, times) but only its keys' operations:
-// WR/WW/RW edges and the per-key anomalies are key-local. The "included" set
-// (committed, or unknown and read by an included transaction, transitively
-// across keys) is computed first, by rounds of local propagation and an
-// MPI_Allreduce(BOR) of the bitmap until no rank adds a transaction; the
-// projections then see it as plain committed/aborted statuses. Session-order
-// edges are taken from rank 0's shard only (every shard has all of them).
+// Every rank holds owned data only: the records (session, status, times,
+// operation count) of a consecutive range of transactions, and the
+// operations of its keys (hash(key) % P) with their transactions' status and
+// times — taken from the whole history when every rank holds it, or
+// exchanged slice by slice from per-rank reads (check_key_sharded_read,
+// check_key_sharded_ranges). Each shard builds the per-key part of the
+// dependency graph on a projection keeping only its transactions (global ids
+// beside them): WR/WW/RW edges and the per-key anomalies are key-local.
+// Session-order edges are built by the range owners. The "included" set is
+// the committed one unless unknown statuses exist (then a bitmap is
+// propagated across ranks until no rank adds a transaction).
 //
-// The acyclicity test runs on the sharded graph (dist_acyclic.h): each
-// level graph's edges are routed to the rank owning their source transaction
-// and peeled there in supersteps; when every level asked holds, nothing is
-// gathered. When one fails, its witness is chosen on the whole graph: every
-// edge and anomaly carries an order key that reproduces the position
-// build_known_graph gives it on the whole history (phase, transaction or key,
-// operation position, then the shard's own order); rank 0 gathers the edges
-// (only while they fit --history-budget; past it a ResourceError, exit 3),
-// merges them in that order and runs the same level graphs, acyclicity test,
-// witness labelling and naming as check() — so verdicts, witnesses and
-// anomalies are identical to one-process check() for every rank count.
+// The serial witness replays every shard in the candidate time order (its
+// transactions' times, which it holds) while the range owners check session
+// order. The acyclicity test runs on the sharded graph (dist_acyclic.h);
+// SSER's real-time pairs come from a distributed sort (realtime_pairs.h).
+// When every level asked holds, nothing is gathered. When one fails, the peel
+// leaves its core (every cycle); only the core's edges go to rank 0, each
+// with an order key reproducing the position build_known_graph gives it on
+// the whole history (phase, transaction or key, operation position, then the
+// shard's own order), and rank 0 runs find_cycle and label_cycle on the
+// core's level graph with the one-process row order: the one-process witness.
+// The transactions a report names are fetched from their owners. Verdicts,
+// witnesses and anomalies are identical to one-process check() for every
+// rank count.
 //
 // Blind writes: the shards' unknown-order keys and their version chains are
-// gathered with the edges (within the same budget) and rank 0 runs the
-// general engine on the rebuilt whole-history graph (check_graph), so
-// pruning and solving happen there.
+// gathered with the edges (within the budget) and rank 0 runs the general
+// engine on the rebuilt whole-history graph (check_graph), so pruning and
+// solving happen there, on the whole history.
 //
 // Refused (the caller falls back to the normal path, with a note): list keys
 // whose append order is unknown, and histories build_known_graph rejects
@@ -43,7 +45,7 @@
 namespace isocheck::dist {
 
 struct KeyShardOptions {
-  uint64_t history_budget = 0;  // bytes rank 0 may hold: history + gathered graph (0 = no limit)
+  uint64_t history_budget = 0;  // bytes rank 0 may gather: a core, or the graph for the general engine (0 = no limit)
   // Called (collectively) at the end of each stage: "shard", "acyclic", and
   // when a level fails "gather", "witness".
   std::function<void(const char*)> end_stage;
@@ -53,8 +55,11 @@ struct KeyShardOptions {
   // are not interrupted once started).
   std::function<bool()> stop;
   // Rank 0, per-rank reads: when `whole` is nullptr, called for the whole
-  // history only if the gather needs it (a level fails or orders are unknown).
+  // history only if the general engine needs it (version orders unknown).
   std::function<const History*()> whole_on_demand;
+  // Rank 0, per-rank reads: fills the symbol tables (keys, values) of the
+  // small history a report gets (KeyShardOutcome::report_h).
+  std::function<void(History&)> symbol_tables;
 };
 
 struct KeyShardOutcome {
@@ -66,25 +71,40 @@ struct KeyShardOutcome {
   uint64_t cross_edges = 0;  // level-graph edges between ranks (largest level)
   bool gathered = false;     // rank 0 gathered the graph (a level failed)
   bool interrupted = false;  // stopped between stages by KeyShardOptions::stop
+  uint64_t txns = 0, ops = 0;  // the history's size (every rank)
+  uint64_t core_vertices = 0;  // the largest core gathered for a witness
+  // Rank 0, when it did not hold the whole history and the result names
+  // transactions: those transactions alone (fetched from their owners), and
+  // the result renumbered to them, for the report (text and JSON equal the
+  // one-process report).
+  bool has_report = false;
+  History report_h;
+  CheckResult report_r;
 };
 
 // Collective: every rank calls it with the whole history. Throws
 // ResourceError on every rank when the gathered graph exceeds the budget.
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko);
 
-// The same from per-rank reads (HDF5 hyperslabs), without any rank holding
-// the whole history but rank 0: `mine` holds a consecutive range of
-// transactions (ranks in file order), the transaction columns are
-// all-gathered (about 40 bytes a transaction), and every operation travels to
-// the rank owning its key with MPI_Alltoallv. `whole` is the whole history on
-// rank 0 (its final level graphs and the report need it), nullptr elsewhere
-// (then KeyShardOptions::whole_on_demand). Refused for histories with list
-// operations (then `mine` is untouched); otherwise `mine`'s operations are
-// freed once they are packed for the exchange, so that a rank never holds
-// its range, the records in flight and its shard at once (a caller that falls
-// back after a refusal reads its range again).
+// The same from per-rank ranges: `mine` holds a consecutive range of
+// transactions (ranks in file order). No rank holds every transaction's
+// records: each keeps its range's (session, status, times, operation count),
+// and each operation travels with its transaction's status and times to the
+// rank owning its key, slice by slice (MPI_Scatterv from the slice's owner).
+// `whole` is the whole history on rank 0 when it has it, nullptr elsewhere
+// (then KeyShardOptions::whole_on_demand, for the general engine). Refused
+// for histories with list operations (then `mine` is untouched); otherwise
+// `mine` is freed once exchanged (a caller that falls back after a refusal
+// reads its range again).
 KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, const CheckOptions& opt,
                                          const KeyShardOptions& ko);
+
+// The same reading the range itself, slice by slice: `count` transactions,
+// read(lo, hi) gives transactions [lo, hi) of this rank's range (e.g.
+// Hdf5RangeReader::range), so a rank never holds its whole range's
+// operations next to its shard.
+KeyShardOutcome check_key_sharded_read(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read,
+                                       const CheckOptions& opt, const KeyShardOptions& ko);
 
 // The rank owning a key (the same hash as the partition stage's key shards).
 int key_owner(Sym key, int ranks);

@@ -133,9 +133,12 @@ std::vector<uint32_t> find_cycle(const Csr& g, uint32_t aux_from) {
         dq.pop_front();
         if (dist[v] >= best_len || dist[v] >= closing_len) continue;
         for (uint64_t e = sub.offset[v]; e < sub.offset[v + 1]; ++e) {
-          --budget;
           uint32_t w = sub.target[e];
+          // (Edges leaving the component cost nothing: the search, budget
+          // included, then depends only on the components with a cycle, so
+          // that the core of the graph gives the cycle the whole graph gives.)
           if (comp[w] != c) continue;
+          --budget;
           uint32_t cost = keep[w] >= aux_from ? 0 : 1;
           if (w == s) {
             if (dist[v] + 1 < closing_len) closing_len = dist[v] + 1, closing = v;

@@ -304,10 +304,13 @@ int main(int argc, char** argv) {
       CheckResult want = check(h, opt);
       std::string name = fs::path(files[i]).filename().string();
       if (run.exit_code != exit_code(want)) ++failures, std::fprintf(stderr, "FAIL driver %s: exit code\n", name.c_str());
-      if (report_json(h, want) != report_json(h, run.r))
+      // Rank 0 without the whole history (HDF5 read by range) reports from
+      // the transactions the result names (run.h), the result renumbered to them.
+      const History& rh = run.h.txn_count() ? run.h : h;
+      if (report_json(h, want) != report_json(rh, run.r))
         ++failures, std::fprintf(stderr, "FAIL driver %s: report differs\n  want%s\n  got %s\n", name.c_str(),
                                  canonical(want).c_str(), canonical(run.r).c_str());
-      results << "driver " << name << " key_sharded=" << run.key_sharded << canonical(run.r) << "\n";
+      results << "driver " << name << " key_sharded=" << run.key_sharded << " " << report_json(rh, run.r) << "\n";
       if (name.starts_with("big") && !run.key_sharded) ++failures, std::fprintf(stderr, "FAIL driver %s: refused\n", name.c_str());
     }
   }

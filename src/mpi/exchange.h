@@ -1,0 +1,98 @@
+// Record exchanges between ranks for the key-shard path: fixed-size records
+// (trivially copyable) sent as one contiguous MPI datatype.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "mpi/mpi_env.h"
+
+namespace isocheck::dist {
+
+template <class T> MPI_Datatype record_type() {
+  MPI_Datatype t;
+  MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// Displacements of consecutive parts of `counts` records; the total. Every
+// displacement must fit MPI's int: past it, a ResourceError naming `what`.
+inline uint64_t record_displacements(const std::vector<int>& counts, std::vector<int>& disp, const char* what) {
+  uint64_t total = 0;
+  disp.resize(counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
+    disp[r] = static_cast<int>(total), total += counts[r];
+  }
+  if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
+  return total;
+}
+
+// Collective: out[r] goes to rank r; returns what every rank sent here, in
+// rank order; `from` (optional) receives where each source's part begins,
+// plus the end. `out` is emptied.
+template <class T>
+std::vector<T> exchange(std::vector<std::vector<T>>& out, std::vector<uint64_t>* from = nullptr) {
+  const int P = size();
+  std::vector<int> sc(P), rc(P), sd(P), rd(P);
+  for (int r = 0; r < P; ++r) {
+    if (out[r].size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to one rank; run on more ranks");
+    sc[r] = static_cast<int>(out[r].size());
+  }
+  std::vector<T> send;
+  send.reserve(record_displacements(sc, sd, "records to send"));
+  for (int r = 0; r < P; ++r) {
+    send.insert(send.end(), out[r].begin(), out[r].end());
+    std::vector<T>().swap(out[r]);
+  }
+  MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<T> recv(record_displacements(rc, rd, "records to receive"));
+  if (from) {
+    from->assign(rd.begin(), rd.end());
+    from->push_back(recv.size());
+  }
+  MPI_Datatype t = record_type<T>();
+  MPI_Alltoallv(send.data(), sc.data(), sd.data(), t, recv.data(), rc.data(), rd.data(), t, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return recv;
+}
+
+// Collective: every rank's records on rank `root` (rank order); `starts`
+// (root) receives where each rank's part begins, plus the end.
+template <class T>
+std::vector<T> gather_records(const std::vector<T>& mine, int root = 0, std::vector<uint64_t>* starts = nullptr) {
+  const int P = size(), me = rank();
+  if (mine.size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records on one rank; run on more ranks");
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(P), disp(P);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::vector<T> all;
+  if (me == root) {
+    all.resize(record_displacements(counts, disp, "records to gather"));
+    if (starts) {
+      starts->assign(disp.begin(), disp.end());
+      starts->push_back(all.size());
+    }
+  }
+  MPI_Datatype t = record_type<T>();
+  MPI_Gatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, root, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return all;
+}
+
+// Collective: `v` of rank `root` on every rank.
+template <class T> void bcast_records(std::vector<T>& v, int root = 0) {
+  uint64_t n = v.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  if (n > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to broadcast; run on more ranks");
+  v.resize(n);
+  MPI_Datatype t = record_type<T>();
+  MPI_Bcast(v.data(), static_cast<int>(n), t, root, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+}
+
+}  // namespace isocheck::dist

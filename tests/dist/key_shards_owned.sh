@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Key shards hold owned data only: at 4 ranks (--key-shards, HDF5 read by
+# range) no rank held more operations at once (ops_held in --stage-times)
+# than ceil(ops/4) * 1.2 plus the operations of the transactions the report
+# names (its witness or anomalies: rank 0 fetches them for the report), for a
+# valid read-modify-write history and for ones with a planted cycle and a
+# planted lost update; and the report (text and JSON, stats and times apart)
+# is the one-process report.
+# usage: key_shards_owned.sh ISOCHECK SOURCE_DIR DIST_GEN
+set -u
+BIN=$1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+find_mpiexec
+
+# HISTORY PLANT: the history as HDF5 and, for counting operations, JSONL.
+make() {
+  "$BIN" generate --workload rmw --txns 20000 --sessions 8 --seed 5 ${2:+--plant $2} --out "$tmp/$1.h5" -q 2>/dev/null ||
+    fail "generate $1"
+  "$BIN" convert "$tmp/$1.h5" "$tmp/$1.jsonl" > /dev/null || fail "convert $1"
+}
+
+# run NAME EXIT [ARGS]: 4 ranks with key shards, then one process; the
+# reports must agree and the per-rank holdings stay within the bound.
+run() {
+  local name=$1 want=$2; shift 2
+  $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/$name.h5" -q --key-shards --level ser,si,sser \
+    --stage-times "$tmp/$name.times" --json "$@" > "$tmp/$name.4.json" 2> "$tmp/$name.err"
+  local rc=$?
+  [ "$rc" = "$want" ] && pass || fail "$name: 4 ranks exit $rc, want $want: $(head -3 "$tmp/$name.err")"
+  "$BIN" verify "$tmp/$name.h5" -q --level ser,si,sser --json "$@" > "$tmp/$name.1.json"
+  python3 - "$tmp/$name" <<'PY' && pass || fail "$name: $(cat "$tmp/$name.times")"
+import json, math, sys
+base = sys.argv[1]
+t = json.load(open(base + ".times"))
+four, one = json.load(open(base + ".4.json")), json.load(open(base + ".1.json"))
+for d in (four, one):
+    for k in ("stats", "seconds", "file"):
+        d.pop(k, None)
+assert four == one, ("reports differ", four, one)
+assert t["ranks"] == 4 and t["key_shards"] is True, t
+named = set()
+for lv in four["levels"]:
+    for e in lv.get("cycle", []):
+        named |= {e["from"], e["to"]}
+for a in four.get("anomalies", []):
+    named |= {a["txn"], a.get("other", a["txn"])}
+witness_ops = 0
+for line in open(base + ".jsonl"):
+    r = json.loads(line)
+    if "id" in r and r["id"] in named:
+        witness_ops += len(r["ops"])
+bound = math.ceil(t["ops"] / 4) * 1.2 + witness_ops
+assert max(t["ops_held"]) <= bound, ("ops_held", t["ops_held"], "bound", bound, "ops", t["ops"], "witness ops", witness_ops)
+PY
+}
+
+make valid
+make cycle g-single
+make lost lost-update
+run valid 0 --no-serial-witness
+run valid 0
+run cycle 1 --no-serial-witness
+run lost 1
+summary

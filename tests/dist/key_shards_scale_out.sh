@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Scale-out: a read-modify-write history too large for one process under
+# --memory-limit M (it exits 3) is decided by mpiexec -n 4 --key-shards with
+# the same limit on every rank: a valid one (exit 0) and one with a planted
+# cycle (exit 1, the same report as one process without the limit).
+#
+# Why M = 105 MiB is sound (private resident memory, as --memory-limit
+# measures it, on the 2-core VM; 500,000 transactions, 2,000,000 operations,
+# the dependency-graph path --no-serial-witness): one process needs 130-150
+# MiB for either history (the history, ~70 MiB, and its graph are held
+# together until the acyclicity test), so it exits 3 under 105 MiB with at
+# least 25 MiB to spare; with 4 ranks each needs at most 80 MiB (about 22 MiB
+# of it MPI's and the program's own), so they decide under 105 MiB with 25
+# MiB to spare. Both margins are over twice the run-to-run spread seen.
+# usage: key_shards_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
+set -u
+BIN=$1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+find_mpiexec
+M=105M
+
+"$BIN" generate --workload rmw --txns 500000 --sessions 8 --seed 3 --out "$tmp/valid.h5" -q || fail "generate valid"
+"$BIN" generate --workload rmw --txns 500000 --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.h5" -q 2> /dev/null ||
+  fail "generate cycle"
+
+for h in valid cycle; do
+  check "$h: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.h5" -q --no-serial-witness --memory-limit $M
+  expect_err "$h: one process names the limit" "memory limit of 105 MiB reached"
+done
+check "valid: 4 ranks decide under $M each" 0 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/valid.h5" -q --key-shards \
+  --no-serial-witness --memory-limit $M
+expect_out "valid: holds" "serializable: holds"
+check "cycle: 4 ranks decide under $M each" 1 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/cycle.h5" -q --key-shards \
+  --no-serial-witness --memory-limit $M
+cp "$tmp/out" "$tmp/cycle.4.txt"
+check "cycle: one process without the limit" 1 "$BIN" verify "$tmp/cycle.h5" -q --no-serial-witness
+expect_out "cycle: a G-single witness" "G-single"
+same "cycle: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
+summary
