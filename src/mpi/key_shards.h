@@ -39,6 +39,7 @@
 
 #include "core/history.h"
 #include "solver/check.h"
+#include "mpi/dist_prune.h"
 
 namespace isocheck::dist {
 
@@ -66,6 +67,7 @@ struct KeyShardOutcome {
   uint64_t cross_edges = 0;  // level-graph edges between ranks (largest level)
   bool gathered = false;     // rank 0 gathered the graph (a level failed)
   bool interrupted = false;  // stopped between stages by KeyShardOptions::stop
+  GeneralOnShards general;   // unknown version orders: the general engine on the shards (dist_prune.h)
 };
 
 // Collective: every rank calls it with the whole history. Throws
