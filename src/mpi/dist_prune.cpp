@@ -289,8 +289,10 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
     co.threads = opt.threads;
     eng = std::make_unique<CpuClosure>(co);
   }
-  RoundReach reach(*eng, opt.closure == ClosureChoice::gpu);
-  {  // session order (whichever rank holds it) as the path cover's first choice
+  // `--closure auto`: the path index; an engine named (cpu, gpu): that
+  // engine answers every batch.
+  RoundReach reach(*eng, opt.closure != ClosureChoice::automatic);
+  if (n <= INT32_MAX) {  // session order (whichever rank holds it) as the path cover's first choice
     so_next.resize(n, UINT32_MAX);
     MPI_Allreduce(MPI_IN_PLACE, so_next.data(), static_cast<int>(n), MPI_UINT32_T, MPI_MIN, MPI_COMM_WORLD);
     reach.set_hint(std::move(so_next));

@@ -207,11 +207,13 @@ int main(int argc, char** argv) {
                    canonical(want).c_str(), canonical(ks.r).c_str());
     }
   };
-  auto run_one = [&](const std::string& name, const History& h, size_t variant, bool must_decide) {
+  auto run_one = [&](const std::string& name, const History& h, size_t variant, bool must_decide,
+                     ClosureChoice closure = ClosureChoice::automatic) {
     run_with_witness(name, h, variant);
     CheckOptions opt;
     opt.levels = level_sets[variant % level_sets.size()];
     opt.serial_witness = false;
+    opt.closure = closure;
     dist::KeyShardOutcome ks = dist::check_key_sharded(h, opt, {});
     if (me != 0) return;
     CheckResult want = check(h, opt);
@@ -324,13 +326,16 @@ int main(int argc, char** argv) {
   // One large component of blind writes: the general engine on the shards
   // (valid ones settled there, stale reads either explained by some version
   // order or gathered for the one-process witness), for SER and SI, SI
-  // alone, SER alone (SSER is gathered: variant 1).
+  // alone, SER alone (SSER is gathered: variant 1). Also every rank's
+  // --history-budget: the replicated known graph must fit it.
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     const int stale = seed % 3 == 0 ? 0 : seed % 3 == 1 ? 3 : 20;
     const History h = blind_history(seed, 1500 + 250 * static_cast<uint32_t>(seed % 4), 60 + 40 * static_cast<uint32_t>(seed % 3),
                                     4 + static_cast<uint32_t>(seed % 3) * 6, 3, stale);
     const size_t variant = std::vector<size_t>{0, 3, 4, 1}[seed % 4];
-    run_one("blind_" + std::to_string(seed), h, variant, true);
+    // Every other one with --closure cpu: the closure engine answers the
+    // pruning rounds' reachability instead of the path index.
+    run_one("blind_" + std::to_string(seed), h, variant, true, seed % 2 ? ClosureChoice::automatic : ClosureChoice::cpu);
     if (me == 0) {
       ++blind_cases;
       CheckOptions o;
@@ -338,6 +343,20 @@ int main(int argc, char** argv) {
       o.serial_witness = false;
       blind_violated += !check(h, o).all_hold();
     }
+  }
+  {
+    dist::KeyShardOptions ko;
+    ko.history_budget = 1024;
+    CheckOptions graph_path;
+    graph_path.serial_witness = false;
+    std::string msg;
+    try {
+      dist::check_key_sharded(blind_history(3, 1500, 60, 4, 3, 0), graph_path, ko);
+    } catch (const ResourceError& e) {
+      msg = e.what();
+    }
+    if (me == 0 && (msg.find("--history-budget") == std::string::npos || msg.find("every rank holds the known graph") == std::string::npos))
+      ++failures, std::fprintf(stderr, "FAIL budget: the general engine on the shards did not name --history-budget (got \"%s\")\n", msg.c_str());
   }
   // The same, the file grouped by session (file order far from time order:
   // the distributed peel's blocks no longer follow the edges).
