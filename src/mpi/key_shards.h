@@ -24,10 +24,12 @@
 // witness labelling and naming as check() — so verdicts, witnesses and
 // anomalies are identical to one-process check() for every rank count.
 //
-// Blind writes: the shards' unknown-order keys and their version chains are
-// gathered with the edges (within the same budget) and rank 0 runs the
-// general engine on the rebuilt whole-history graph (check_graph), so
-// pruning and solving happen there.
+// Blind writes: for SER and SI the general engine runs on the shards
+// (dist_prune.h) and settles a history whose SER polygraph is satisfiable
+// without gathering; otherwise (a violation, SSER) the unknown-order keys and
+// their version chains are gathered with the edges (within the same budget)
+// and rank 0 runs the general engine on the rebuilt whole-history graph
+// (check_graph), for the one-process witness.
 //
 // Refused (the caller falls back to the normal path, with a note): list keys
 // whose append order is unknown, and histories build_known_graph rejects
