@@ -401,11 +401,20 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
   malloc_trim(0);
   Split sp = split_polygraph(pg, 8);
   pg = Polygraph();
+  // Only the verdict matters here (a violation is gathered for its witness):
+  // the maps back to the parent polygraph go, and the pieces of other ranks.
+  for (size_t k = 0; k < sp.parts.size(); ++k) {
+    Subproblem& part = sp.parts[k];
+    if (k % static_cast<size_t>(P) != static_cast<size_t>(me)) part = Subproblem();
+    std::vector<uint32_t>().swap(part.vertex), std::vector<uint32_t>().swap(part.constraint);
+    std::vector<EdgeRef>().swap(part.known_ref), std::vector<uint64_t>().swap(part.choice_ref);
+  }
   out.subproblems = sp.parts.size();
   // Pieces k ≡ rank (mod P): 0 all satisfiable, 1 undecided, 2 unsatisfiable.
   int worst = 0;
   for (size_t k = static_cast<size_t>(me); k < sp.parts.size() && worst < 2; k += static_cast<size_t>(P)) {
     const SatResult r = opt.cadical ? solve_cadical(sp.parts[k].pg) : solve_own(sp.parts[k].pg);
+    sp.parts[k] = Subproblem();
     worst = std::max(worst, r.status == SatStatus::sat ? 0 : r.status == SatStatus::unsat ? 2 : 1);
   }
   worst = max_all(worst);
