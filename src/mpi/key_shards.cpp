@@ -11,6 +11,7 @@
 
 #include "mpi/accounting.h"
 #include "mpi/dist_acyclic.h"
+#include "mpi/dist_prune.h"
 #include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
 #include "mpi/realtime_pairs.h"
@@ -894,12 +895,58 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     if (me == 0)
       for (auto& [level, cycle] : cycles)
         for (LevelResult& lr : r.levels)
-          if (lr.level == level) lr.holds = false, lr.witness = Witness{"", cycle, {}, false};
+          if (lr.level == level) {
+            lr.holds = false;
+            lr.witness = Witness{};
+            lr.witness->cycle = cycle;
+          }
     // The weaker levels a failing stronger one leaves undecided in check()
     // are those the cascade peeled: each failing level has its cycle.
     finish_report(out, whole, rg, shard, ko);
     stage("witness");
     return out;
+  }
+
+  // ---- the general engine on the shards (dist_prune.h): SER and SI hold
+  // when the SER polygraph is satisfiable, decided without gathering;
+  // otherwise (or SSER, or --linear-only) the gather below decides.
+  if (flags[kGeneral] && !wants(Level::sser) && !opt.linear_only) {
+    const uint32_t n = static_cast<uint32_t>(rg.n);
+    // Every rank ends up holding the known graph: 16 bytes an edge at most
+    // (its pairs and CSR), 8 a transaction.
+    const uint64_t rep = total * 16 + uint64_t{n} * 8;
+    if (ko.history_budget && rep > ko.history_budget)
+      throw ResourceError("key shards: every rank holds the known graph for pruning (" + std::to_string(total) +
+                          " edges): about " + std::to_string(rep >> 20) + " MiB, over --history-budget " +
+                          std::to_string(ko.history_budget >> 20) + " MiB; raise --history-budget");
+    DependencyGraph mine;
+    decode_unordered(unordered_stream, {0, unordered_stream.size()}, mine);
+    // This shard's edges in whole-history numbering (session order: the
+    // pairs its range owner built), and each transaction's session successor.
+    std::vector<uint32_t> src, dst, so_next;
+    src.reserve(local), dst.reserve(local);
+    each_edge([&](const EdgeRec& e) {
+      src.push_back(static_cast<uint32_t>(e.src)), dst.push_back(static_cast<uint32_t>(e.dst));
+      if (static_cast<EdgeKind>(e.kind) != EdgeKind::so) return;
+      if (so_next.empty()) so_next.assign(n, UINT32_MAX);
+      if (so_next[e.src] == UINT32_MAX) so_next[e.src] = static_cast<uint32_t>(e.dst);
+    });
+    const GeneralOnShards gs =
+        decide_general_on_shards(n, std::move(src), std::move(dst), std::move(so_next), mine, opt);
+    out.general = gs;
+    if (gs.settled) {
+      uint64_t pairs = 0;
+      MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+      stage("solve");
+      out.edges = total;
+      if (me == 0) {
+        r.stats.edges = total, r.stats.unordered_write_pairs = pairs;
+        r.stats.constraints = gs.pairs, r.stats.pruned = gs.forced, r.stats.to_solver = gs.to_solver;
+        r.stats.subproblems = gs.subproblems;
+      }
+      return out;
+    }
+    stage("prune");
   }
 
   // ---- gather: a level fails, or version orders are unknown. A witness is

@@ -26,10 +26,12 @@
 // witnesses and anomalies are identical to one-process check() for every
 // rank count.
 //
-// Blind writes: the shards' unknown-order keys and their version chains are
-// gathered with the edges (within the budget) and rank 0 runs the general
-// engine on the rebuilt whole-history graph (check_graph), so pruning and
-// solving happen there, on the whole history.
+// Blind writes: for SER and SI the general engine runs on the shards
+// (dist_prune.h) and settles a history whose SER polygraph is satisfiable
+// without gathering; otherwise (a violation, SSER) the unknown-order keys and
+// their version chains are gathered with the edges (within the same budget)
+// and rank 0 runs the general engine on the rebuilt whole-history graph
+// (check_graph), for the one-process witness.
 //
 // Refused (the caller falls back to the normal path, with a note): list keys
 // whose append order is unknown, and histories build_known_graph rejects
@@ -41,6 +43,7 @@
 
 #include "core/history.h"
 #include "solver/check.h"
+#include "mpi/dist_prune.h"
 
 namespace isocheck::dist {
 
@@ -80,6 +83,7 @@ struct KeyShardOutcome {
   bool has_report = false;
   History report_h;
   CheckResult report_r;
+  GeneralOnShards general;   // unknown version orders: the general engine on the shards (dist_prune.h)
 };
 
 // Collective: every rank calls it with the whole history. Throws
