@@ -9,8 +9,10 @@
 // Why forgetting is safe: docs/audit.md ("Why the verdict equals checking the
 // whole log").
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "audit/later_reads.h"
 #include "audit/parallel.h"
 #include "audit/reader.h"
+#include "audit/spill.h"
 #include "audit/state.h"
 #include "audit/written.h"
 #include "core/flat_hash.h"
@@ -231,6 +234,27 @@ class Auditor {
   std::vector<Level> checked_levels_;
   uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
+  // Soundness state on disk (soundness.cpp; docs/audit.md, "Soundness state
+  // on disk"): the scratch folder, the duplicate-write hits read in order
+  // (the next hit's write index, ~0: none left), the writes fingerprinted so
+  // far, and the reads in the log's first transactions (the index's size).
+  std::unique_ptr<ScratchDir> scratch_;
+  std::unique_ptr<RecordFile> hits_;
+  uint64_t next_hit_ = ~0ULL, spill_write_ = 0;
+  uint64_t probe_reads_ = 0, probe_txns_ = 0;
+  void open_scratch();
+  // Whether the soundness state goes to disk (a fresh run: by its size).
+  void decide_spill(bool later_reads_wanted);
+  void build_spilled_fingerprints();
+  bool open_hits(uint64_t from_write);
+  void read_next_hit();
+  void build_later_reads_spilled(uint64_t from);
+  bool open_later_reads_file();
+  void remove_scratch_files();
+  void update_scratch_bytes();
+  void note_spill_memory(uint64_t records) {
+    s_.result.spill_memory_records = std::max(s_.result.spill_memory_records, records);
+  }
   // Set while a check runs beside forget (check_round). Declared last so that
   // it is destroyed first: when an error unwinds past a running check, its
   // future waits for the thread while the carry it reads still exists.

@@ -41,6 +41,17 @@ Auditor::RoundFingerprints Auditor::fingerprint_round(const History& chunk) {
         f.wops.push_back(o);
       }
   }
+  // On disk (soundness.cpp): the hits were found when the fingerprints were
+  // sorted; this round's are the next in the hits file.
+  if (s_.spilled) {
+    const uint64_t base = spill_write_, end = base + f.fps.size();
+    for (; next_hit_ < end; read_next_hit())
+      if (next_hit_ >= base) f.hits.push_back(static_cast<size_t>(next_hit_ - base));
+    spill_write_ = end;
+    f.set_size = end;
+    f.set_bytes = 0;
+    return f;
+  }
   // Hits: fingerprints the set held before this round. Tested and inserted
   // in one probe (the set is gigabytes at 10^8 writes: every probe misses
   // the cache and the TLB). (Inserting before the suspects are settled

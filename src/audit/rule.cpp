@@ -163,13 +163,21 @@ bool Auditor::starts_with_blind_writes() {
     }
     return false;
   };
+  // (and the reads there: how large the index will be, decide_spill)
+  auto reads = [&](const OpKind* kind, const Sym* value, size_t ops, size_t txns) {
+    probe_txns_ = txns;
+    probe_reads_ = 0;
+    for (size_t o = 0; o < ops; ++o) probe_reads_ += kind[o] == OpKind::read && value[o] != kNullValue;
+  };
   const uint64_t probe = std::min<uint64_t>(s_.total_txns, 1 << 16);
   if (reader_.hdf5()) {
     Hdf5Columns c = reader_.hdf5_file().columns(0, probe, Hdf5RangeReader::kOps);
+    reads(c.op_kind.data(), c.op_value.data(), c.op_kind.size(), c.op_offset.size() - 1);
     return blind(c.op_kind.data(), c.op_key.data(), c.op_offset.data(), c.op_offset.size() - 1);
   }
   LogReader r(path_, opt_.format);
   History h = r.next(probe);
+  reads(h.op_kind.data(), h.op_value.data(), h.op_kind.size(), h.txn_count());
   return blind(h.op_kind.data(), h.op_key.data(), h.txn_op_offset.data(), h.txn_count());
 }
 
@@ -179,6 +187,7 @@ bool Auditor::starts_with_blind_writes() {
 void Auditor::build_later_reads(uint64_t from) {
   const uint64_t R = opt_.round_txns, total = s_.total_txns;
   if ((total + R - 1) / R >= LaterReads::kMaxRounds) return;
+  if (s_.spilled) return build_later_reads_spilled(from);
   const uint64_t piece_rounds = std::max<uint64_t>(1, 1000000 / R);
   const uint64_t piece_rows = piece_rounds * R;
   const uint64_t first_piece = from / piece_rows, n_pieces = (total + piece_rows - 1) / piece_rows;

@@ -79,7 +79,17 @@ void Auditor::resume() {
   if (reader_.hdf5() && s_.carry.keys.named()) rest_.make_dense(s_.carry.keys.size());
   if (reader_.hdf5()) build_file_hashes();
   for (auto& [k, v] : s_.summary_rest) rest_.set(k, v);
-  if (dup_check()) rebuild_fingerprints(s_.pos.txn);
+  if (s_.spilled) open_scratch();
+  if (dup_check() && s_.spilled) {
+    const uint64_t from = s_.round_write_base.at(std::min<size_t>(s_.next_round, s_.round_write_base.size() - 1));
+    if (!open_hits(from)) {
+      say("the duplicate-write fingerprints are not in " + scratch_->dir() + ": sorting them again");
+      build_spilled_fingerprints();
+      if (!open_hits(from)) throw InputError(scratch_->path("dups"), "written just now, but cannot be read back");
+    }
+  } else if (dup_check()) {
+    rebuild_fingerprints(s_.pos.txn);
+  }
   // Rebuild the derived indices.
   for (size_t i = 0; i < s_.carry.session_count(); ++i) session_index_[s_.carry.session_name[i]] = static_cast<uint32_t>(i);
   for (auto& [k, v] : s_.last_fence) last_fence_[k] = v;
@@ -87,7 +97,12 @@ void Auditor::resume() {
   for (size_t t = 0; t < s_.carry.txn_count(); ++t)
     if (s_.nf[t] == kPosInf && !(s_.has_summary && t < s_.summary_txns)) awaiting_nf_[s_.carry.txn_session[t]].push_back(static_cast<uint32_t>(t));
   find_fence_sym();
-  if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes()) build_later_reads(s_.pos.txn);
+  if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes() &&
+      !(s_.spilled && open_later_reads_file())) {
+    if (s_.spilled) say("the later-reads index is not in " + scratch_->dir() + ": building it again");
+    build_later_reads(s_.pos.txn);
+  }
+  if (s_.spilled) update_scratch_bytes();
   say("resuming at round " + std::to_string(s_.next_round) + " (transaction " + std::to_string(s_.pos.txn) + ")");
 }
 
@@ -113,7 +128,9 @@ bool Auditor::start() {
   }
   choose_rule();
   s_.result.rule = s_.rule;
-  if (s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes()) {
+  const bool later_reads = s_.rule != ForgetRule::none && opt_.later_reads && starts_with_blind_writes();
+  decide_spill(later_reads);
+  if (later_reads) {
     stage("audit pass 1 (indexing later reads)");
     say("later reads: indexing every read of " + path_ + " (the log has blind writes)");
     Timer lr;
@@ -122,7 +139,15 @@ bool Auditor::start() {
       std::fprintf(stderr, "later reads: %.3f s, %llu pairs\n", lr.seconds(), (unsigned long long)later_reads_.entries());
   }
   s_.result.duplicate_check = dup_check();
-  if (dup_check()) written_.reserve(log_writes_);
+  if (dup_check() && s_.spilled) {
+    stage("audit pass 1 (sorting the written fingerprints)");
+    say("duplicate writes: sorting the fingerprint of every write of " + path_ + " in " + scratch_->dir());
+    build_spilled_fingerprints();
+    if (!open_hits(0)) throw InputError(scratch_->path("dups"), "written just now, but cannot be read back");
+  } else if (dup_check()) {
+    written_.reserve(log_writes_);
+  }
+  if (s_.spilled) update_scratch_bytes();
   say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
   if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
     s_.result.complete = false;
@@ -137,6 +162,9 @@ AuditResult Auditor::run() {
   std::string fp = options_fingerprint();
   bool resumed = false;
   if (!opt_.checkpoint_dir.empty()) std::filesystem::create_directories(opt_.checkpoint_dir);
+  // An unusable --scratch-dir is refused now (exit 2), whether or not the
+  // state goes there.
+  if (!opt_.scratch_dir.empty()) ScratchDir(opt_.scratch_dir, "isocheck", "probe");
   if (opt_.resume && !opt_.checkpoint_dir.empty()) {
     stage("audit (loading the checkpoint)");
     AuditState loaded;
@@ -285,6 +313,7 @@ AuditResult Auditor::run() {
   finish();
   s_.result.seconds = base_seconds + timer.seconds();
   if (!opt_.checkpoint_dir.empty()) save_state();
+  remove_scratch_files();  // (a finished audit's checkpoint needs none)
   return s_.result;
 }
 
