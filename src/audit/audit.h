@@ -64,6 +64,15 @@ struct AuditOptions {
   // (key, value) pair. Off (tests): every frontier counts as read, ambiguous
   // writers are kept, and what they reach.
   bool later_reads = true;
+  // Soundness state on disk (docs/audit.md, "Soundness state on disk"): the
+  // duplicate-write fingerprints and the later-reads index go to sorted
+  // files in scratch_dir ("" = the checkpoint folder, else a temporary one)
+  // when they would take more than spill_above bytes in memory (0: always).
+  std::string scratch_dir;
+  uint64_t spill_above = uint64_t{256} << 20;
+  // Tests: records sorted in memory per run, runs merged at once, records
+  // read at once per run.
+  size_t spill_run_records = size_t{1} << 22, spill_fan_in = 64, spill_block_records = size_t{1} << 14;
 };
 
 // The audit's statistics are declared once, in the tables below, and every
@@ -137,6 +146,9 @@ struct AuditLevel {
   F(uint64_t, later_read_bytes, "later_read_bytes", 0)                                                      \
   F(uint64_t, settled_frontiers, "settled_frontiers", 0)                                                    \
   F(uint64_t, unsettled_checks, "unsettled_checks", 0)                                                      \
+  F(bool, spilled, "spilled", false)      /* soundness state on disk (docs/audit.md) */                     \
+  F(uint64_t, scratch_bytes, "scratch_bytes", 0)  /* its files' bytes */                                    \
+  F(uint64_t, spill_memory_records, "spill_memory_records", 0) /* most records in memory building them */  \
   D("exit_code", r.exit_code())                                                                             \
   F(std::vector<std::string>, warnings, "warnings", {})                                                     \
   F(std::vector<AuditLevel>, levels, "levels", {})                                                          \

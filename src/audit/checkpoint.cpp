@@ -92,6 +92,8 @@ template <class A> void serialize(A& a, isocheck::AuditState& s, unsigned) {
       s.pending & s.checked_op;
   isocheck::serialize_bool(a, s.has_summary);
   a & s.summary_txns & s.last_fence & s.result & s.summary_rest & s.defer_until & s.round_min_write_end;
+  isocheck::serialize_bool(a, s.spilled), isocheck::serialize_bool(a, s.later_reads_on_file);
+  a & s.scratch_token & s.later_reads_entries & s.dup_hits & s.round_write_base;
   s.rule = static_cast<isocheck::ForgetRule>(rule);
 }
 

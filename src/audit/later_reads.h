@@ -11,6 +11,8 @@
 // writers for good).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace isocheck {
@@ -37,9 +39,40 @@ class LaterReads {
   bool built() const { return built_; }
   void set_built() { built_ = true; }
   uint64_t entries() const;
-  uint64_t bytes() const;
+  uint64_t bytes() const;  // in memory
+
+  // On disk (docs/audit.md, "Soundness state on disk"): one sorted file of
+  // (fingerprint, last round read), one entry per fingerprint, written in
+  // fingerprint order through write_file(); an index file holds every
+  // kBlock-th fingerprint, and memory every kIndexBlock-th of those, so a
+  // question reads one index block and one data block (pread: thread-safe).
+  static constexpr size_t kBlock = 512, kIndexBlock = 1024;
+  class FileWriter {
+   public:
+    FileWriter(const std::string& data, const std::string& index);
+    ~FileWriter();
+    void add(const Entry& e);  // fingerprints ascending, each once
+    void finish();
+    uint64_t entries() const { return n_; }
+
+   private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    uint64_t n_ = 0;
+  };
+  // Answers from the files (false: absent, or not of `entries` entries).
+  bool open_file(const std::string& data, const std::string& index, uint64_t entries);
+  bool spilled() const { return fd_data_ >= 0; }
+  ~LaterReads();
+  LaterReads() = default;
+  LaterReads(const LaterReads&) = delete;
+  LaterReads& operator=(const LaterReads&) = delete;
 
  private:
+  bool file_read_after(uint64_t fp, uint64_t round) const;
+  int fd_data_ = -1, fd_index_ = -1;
+  uint64_t file_entries_ = 0, index_entries_ = 0;
+  std::vector<uint64_t> top_;  // every kIndexBlock-th index entry
   struct Piece {
     uint64_t first, end;
     std::vector<Entry> e;  // by fingerprint, one entry per fingerprint (its last round)

@@ -92,6 +92,9 @@ void write_audit_text(std::ostream& out, const AuditResult& r) {
         << mib(r.later_read_bytes) << "; " << r.settled_frontiers << " frontier(s) settled"
         << (r.unsettled_checks ? ", " + std::to_string(r.unsettled_checks) + " check(s) kept the writers" : std::string())
         << "\n";
+  if (r.spilled)
+    out << "  soundness state on disk (the fingerprints' hits and the later-reads index): " << mib(r.scratch_bytes)
+        << " of files, at most " << r.spill_memory_records << " records in memory while sorting them\n";
   for (auto& w : r.warnings) out << "  warning: " << w << "\n";
   if (!r.complete) out << "  INCOMPLETE: stopped with a checkpoint; rerun with --requeue\n";
   for (auto& l : r.levels) {

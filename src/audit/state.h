@@ -23,8 +23,8 @@ inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 struct AuditState {
   // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts;
   // 6: round_min_write_end; 7: AuditResult's fields in its statistics table's
-  // order (audit/audit.h)
-  static constexpr uint32_t kVersion = 7;
+  // order (audit/audit.h); 8: soundness state on disk
+  static constexpr uint32_t kVersion = 8;
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
@@ -55,6 +55,14 @@ struct AuditState {
   // Checks and forgetting deferred while the carry is below this size (0:
   // every round); set when a round forgot little (docs/audit.md, "Deferred checks").
   uint64_t defer_until = 0;
+  // Soundness state on disk (docs/audit.md, "Soundness state on disk"): the
+  // scratch files' token (their names), the later-reads file's entries, the
+  // duplicate-write hits (writes whose fingerprint an earlier round wrote)
+  // and, per round, the log's writes before it (rounds + 1 entries).
+  bool spilled = false, later_reads_on_file = false;
+  std::string scratch_token;
+  uint64_t later_reads_entries = 0, dup_hits = 0;
+  std::vector<uint64_t> round_write_base;
   AuditResult result;
 };
 

@@ -29,14 +29,14 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 constexpr int kInterrupted = 75;
 
 struct AuditArgs {
-  std::string log, format = "auto", rule = "auto", checkpoint_dir, out_dir, fence_key = "__fence", write_fenced;
+  std::string log, format = "auto", rule = "auto", checkpoint_dir, scratch_dir, out_dir, fence_key = "__fence", write_fenced;
   LimitArgs limits;
   CheckArgs check = [] {  // shared with verify (cli/check_options.h)
     CheckArgs c;
     c.threads = 0;  // the hardware threads
     return c;
   }();
-  uint64_t round = 100000, fence_every = 20, stop_after = 0;
+  uint64_t round = 100000, fence_every = 20, stop_after = 0, spill_above = uint64_t{256} << 20;
   bool requeue = false, json = false, quiet = false, no_dup_check = false, debug_timing = false;
 };
 
@@ -63,6 +63,8 @@ int run_audit_command(const AuditArgs& a) {
   opt.stop_after_rounds = a.stop_after;
   opt.debug_timing = a.debug_timing;
   opt.duplicate_check = !a.no_dup_check;
+  opt.scratch_dir = a.scratch_dir;
+  opt.spill_above = a.spill_above;
   opt.stop = &g_stop;
   if (!a.quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "isocheck audit: %s\n", s.c_str()); };
   // Every output path is checked before the run (io/output_file.h).
@@ -107,6 +109,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                 "Forgetting rule: auto (default), fence, time (sser only, begin/end on every txn), none")
       ->check(CLI::IsMember({"auto", "fence", "time", "none"}));
   c->add_option("--checkpoint-dir", a->checkpoint_dir, "Write a checkpoint after every round here");
+  c->add_option("--scratch-dir", a->scratch_dir,
+                "Where the duplicate-write fingerprints and the later-reads index go as sorted files once they "
+                "would take over 256 MiB of memory (default: the --checkpoint-dir, else a temporary folder)");
   c->add_flag("--requeue,--resume", a->requeue, "Resume from the checkpoint in --checkpoint-dir when it matches");
   c->add_option("--out", a->out_dir, "Write LOG.audit.txt and LOG.audit.json here");
   c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5")->check(CLI::IsMember({"auto", "jsonl", "hdf5"}));
@@ -121,6 +126,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                 "Instead of auditing: write LOG with fence transactions added to this file (.jsonl or .h5)");
   c->add_option("--fence-every", a->fence_every, "With --write-fenced: a fence after every N txns of a session (20)");
   c->add_option("--stop-after-rounds", a->stop_after, "Testing: stop as if SIGTERM came after N rounds")
+      ->group("");
+  c->add_option("--spill-above", a->spill_above,
+                "Testing: put the soundness state on disk when it would take at least this many bytes (0: always)")
       ->group("");
   c->add_flag("--debug-timing", a->debug_timing,
               "Profiling: print each round's stage times, forget's phases, pass 1's and the later-reads index's "

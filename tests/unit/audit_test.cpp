@@ -23,6 +23,7 @@
 #include "io/checkpoint_file.h"
 #include "audit/key_versions.h"
 #include "audit/later_reads.h"
+#include "audit/spill.h"
 #include "audit/state.h"
 #include "core/errors.h"
 #include "audit/written.h"
@@ -1884,6 +1885,247 @@ TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
 }  // namespace isocheck
 
 namespace isocheck {
+
+// ---------------------------------------------------------------- soundness state on disk
+// Small runs, few runs merged at once and small read blocks, so that even
+// small logs take several runs and merge passes.
+AuditOptions spilled(AuditOptions o, const fs::path& scratch) {
+  o.spill_above = 0;
+  o.scratch_dir = scratch.string();
+  o.spill_run_records = 37;
+  o.spill_fan_in = 3;
+  o.spill_block_records = 5;
+  return o;
+}
+
+// (fingerprints: the set's size in memory, the writes fingerprinted on disk;
+// equal unless fingerprints repeat)
+void expect_same_audit(const AuditResult& a, const AuditResult& b, const std::string& what, bool fingerprints = true) {
+  ASSERT_EQ(a.levels.size(), b.levels.size()) << what;
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    EXPECT_EQ(a.levels[i].verdict, b.levels[i].verdict) << what;
+    EXPECT_EQ(a.levels[i].round, b.levels[i].round) << what;
+    EXPECT_EQ(a.levels[i].anomaly, b.levels[i].anomaly) << what;
+    EXPECT_EQ(a.levels[i].explanation, b.levels[i].explanation) << what;
+  }
+  if (fingerprints) EXPECT_EQ(a.fingerprints, b.fingerprints) << what;
+  EXPECT_EQ(a.duplicate_rereads, b.duplicate_rereads) << what;
+  EXPECT_EQ(a.settled_frontiers, b.settled_frontiers) << what;
+  EXPECT_EQ(a.unsettled_checks, b.unsettled_checks) << what;
+  EXPECT_EQ(a.forgotten, b.forgotten) << what;
+  ASSERT_EQ(a.round_stats.size(), b.round_stats.size()) << what;
+  for (size_t i = 0; i < a.round_stats.size(); ++i) {
+    EXPECT_EQ(a.round_stats[i].kept, b.round_stats[i].kept) << what << " round " << i;
+    EXPECT_EQ(a.round_stats[i].checked, b.round_stats[i].checked) << what << " round " << i;
+  }
+}
+
+// The fingerprints' hits and the later-reads index sorted on disk answer as
+// the sets in memory: the same reports on generated logs (blind writes, so
+// the index settles frontiers; planted anomalies), on random histories with
+// duplicate writes, and with fingerprints cut to 3 bits (nearly every write
+// a suspect: a collision is never a violation, a duplicate never missed).
+TEST(Audit, SpilledSoundnessStateEqualsInMemory) {
+  TempDir d;
+  int spilled_logs = 0, dups = 0;
+  uint64_t settled = 0;
+  const char* plants[] = {"", "lost-update", "stale-read", "g-single"};
+  for (int i = 0; i < 8; ++i) {
+    History h = generate_history(gen_options(i % 2 ? "blindw-rw" : "rmw", 900, 5, 300, 40 + i, plants[i % 4]));
+    if (i % 3 == 0) h = add_fences(h, 4);
+    for (const char* ext : {".jsonl", ".h5"}) {
+      const std::string file = (d.path / (std::string("s") + ext)).string();
+      if (std::string(ext) == ".h5") write_hdf5(h, file);
+      else write_jsonl(h, file);
+      AuditOptions o;
+      o.check.levels = {Level::sser};
+      o.round_txns = 60;
+      AuditResult mem = run_audit(file, o);
+      AuditResult disk = run_audit(file, spilled(o, d.path / "scratch"));
+      EXPECT_FALSE(mem.spilled);
+      EXPECT_TRUE(disk.spilled);
+      if (disk.later_reads) EXPECT_GT(disk.scratch_bytes, 0u);
+      EXPECT_EQ(disk.fingerprint_bytes, 0u);
+      expect_same_audit(disk, mem, "log " + std::to_string(i) + ext);
+      spilled_logs += disk.spilled;
+      settled += disk.settled_frontiers;
+      // A finished audit leaves no scratch file behind.
+      EXPECT_TRUE(fs::is_empty(d.path / "scratch")) << i << ext;
+      if (HasFatalFailure()) return;
+    }
+  }
+  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 6;
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions ro = small_fenced_options(i);
+    ro.mutation_percent = 30;  // duplicate writes among them
+    History h = add_fences(random_history(50000 + i, ro), 1 + i % 3);
+    bool dup = false;
+    whole(h, {Level::ser}, &dup);
+    dups += dup;
+    const std::string file = (d.path / "r.jsonl").string();
+    write_jsonl(h, file);
+    for (uint64_t mask : {~0ULL, 0x7ULL}) {
+      AuditOptions o;
+      o.check.levels = {Level::ser, Level::si};
+      o.rule = "fence";
+      o.round_txns = 1 + i % 4;
+      o.fingerprint_mask = mask;
+      AuditResult mem = run_audit(file, o), disk = run_audit(file, spilled(o, d.path / "scratch"));
+      expect_same_audit(disk, mem, "seed " + std::to_string(50000 + i) + " mask " + std::to_string(mask), false);
+      if (HasFatalFailure()) return;
+    }
+  }
+  std::printf("spilled: %d generated logs (%llu frontiers settled), %d random histories with duplicate writes\n",
+              spilled_logs, (unsigned long long)settled, dups);
+  EXPECT_GT(settled, 0u);
+  EXPECT_GT(dups, 0);
+}
+
+// On disk, what the soundness state holds in memory does not grow with the
+// log: counted in records (the sorters' buffers and merge blocks) and bytes
+// (the index's in-memory part, no fingerprint set), while the fingerprints
+// and the index's pairs grow with the log.
+TEST(Audit, SpilledSoundnessStateMemoryIsBoundedWhileTheLogGrows) {
+  TempDir d;
+  AuditOptions base;
+  base.check.levels = {Level::sser};
+  base.round_txns = 500;
+  AuditOptions o = spilled(base, d.path / "scratch");
+  o.spill_run_records = 1000;
+  o.spill_fan_in = 4;
+  o.spill_block_records = 50;
+  const uint64_t bound = o.spill_run_records + o.spill_fan_in * o.spill_block_records;
+  uint64_t last_fps = 0, last_pairs = 0;
+  for (uint64_t txns : {4000, 40000}) {
+    History h = generate_history(gen_options("blindw-rw", txns, 8, txns / 4, 77, ""));
+    const std::string file = (d.path / "g.h5").string();
+    write_hdf5(h, file);
+    AuditResult r = run_audit(file, o);
+    ASSERT_TRUE(r.spilled);
+    EXPECT_EQ(r.levels[0].verdict, "holds");
+    EXPECT_LE(r.spill_memory_records, bound) << txns;
+    EXPECT_EQ(r.fingerprint_bytes, 0u) << txns;
+    // the index's memory: one fingerprint per 512 * 1024 pairs
+    EXPECT_LE(r.later_read_bytes, 8 * (r.later_read_pairs / (LaterReads::kBlock * LaterReads::kIndexBlock) + 1)) << txns;
+    EXPECT_GT(r.fingerprints, 5 * last_fps) << txns;
+    EXPECT_GT(r.later_read_pairs, 5 * last_pairs) << txns;
+    last_fps = r.fingerprints, last_pairs = r.later_read_pairs;
+    // In memory the same log holds every fingerprint and pair.
+    AuditResult m = run_audit(file, base);
+    EXPECT_GT(m.fingerprint_bytes, 8 * m.fingerprints) << txns;
+  }
+}
+
+// Preempted and resumed with the soundness state on disk: the checkpoint
+// names its files, --requeue reads on from them (or sorts them again when
+// they are gone), and the audit equals the uninterrupted one.
+TEST(Audit, PreemptedAndResumedWithSpilledStateEqualsUninterrupted) {
+  TempDir d;
+  for (const char* plant : {"", "stale-read"}) {
+    History h = generate_history(gen_options("blindw-rw", 3000, 6, 1500, 9, plant));
+    h = add_fences(h, 6);
+    // a duplicate write of a value written rounds earlier (its writer long forgotten)
+    History dup = handmade(concat({{"r x null w x 1", "r x 1 w x 2"}, [] {
+                                     int next = 1;
+                                     return filler(40, next);
+                                   }(),
+                                   {"r x 2 w x 1"}}));
+    for (const History* log : {&h, &dup}) {
+      for (const char* ext : {".jsonl", ".h5"}) {
+        const std::string file = (d.path / (std::string("p") + ext)).string();
+        if (std::string(ext) == ".h5") write_hdf5(*log, file);
+        else write_jsonl(*log, file);
+        AuditOptions o;
+        o.check.levels = {Level::ser, Level::sser};
+        o.rule = "fence";
+        o.round_txns = log == &dup ? 4 : 250;
+        AuditResult straight = run_audit(file, o);
+        for (bool remove_files : {false, true}) {
+          AuditOptions p = spilled(o, "");
+          p.scratch_dir.clear();  // beside the checkpoint
+          p.spill_run_records = 500;
+          p.checkpoint_dir = (d.path / "ckpt").string();
+          fs::remove_all(p.checkpoint_dir);
+          p.resume = true;
+          p.stop_after_rounds = 3;
+          AuditResult r;
+          int runs = 0, with_files = 0;
+          do {
+            r = run_audit(file, p);
+            ++runs;
+            if (r.complete) break;
+            ASSERT_TRUE(r.spilled);
+            int files = 0;
+            for (auto& e : fs::directory_iterator(p.checkpoint_dir))
+              if (e.path().extension() != ".ckpt") {
+                ++files;
+                if (remove_files) fs::remove(e.path());
+              }
+            with_files += files > 0;
+          } while (runs < 200);
+          const std::string what = std::string(plant) + ext + (log == &dup ? " dup" : "") +
+                                   (remove_files ? " files removed" : "");
+          EXPECT_TRUE(r.complete) << what;
+          EXPECT_GT(runs, 1) << what;
+          EXPECT_EQ(with_files, runs - 1) << what;
+          EXPECT_EQ(r.resumptions, static_cast<uint32_t>(runs - 1)) << what;
+          expect_same_audit(r, straight, what, log != &dup);
+          if (log == &dup) {
+            for (auto& l : r.levels) EXPECT_EQ(l.anomaly, "duplicate write") << what;
+          }
+          // finished: only the checkpoint stays
+          for (auto& e : fs::directory_iterator(p.checkpoint_dir)) EXPECT_EQ(e.path().extension(), ".ckpt") << what;
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// The sorter behind the soundness state on disk: records in key order, equal
+// keys in the order they were added (the duplicate check takes a group's
+// first record as its earliest write), through runs and several merge passes.
+TEST(Audit, ExternalSorterIsStableAcrossMergePasses) {
+  TempDir d;
+  ScratchDir dir(d.path.string(), "t", "x");
+  struct Rec {
+    uint64_t key, seq;
+  };
+  auto key = [](const Rec& r) { return r.key; };
+  for (size_t n : {0, 1, 50, 5000}) {
+    ExternalSorter<Rec, decltype(key)> s(dir, "s", 7, 3, 2, key);
+    std::mt19937_64 rng(n);
+    std::vector<Rec> all;
+    for (uint64_t i = 0; i < n; ++i) all.push_back({rng() % 40, i});
+    for (const Rec& r : all) s.add(r);
+    std::stable_sort(all.begin(), all.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
+    std::vector<Rec> got;
+    s.merge([&](const Rec& r) { got.push_back(r); });
+    ASSERT_EQ(got.size(), all.size()) << n;
+    for (size_t i = 0; i < n; ++i) ASSERT_TRUE(got[i].key == all[i].key && got[i].seq == all[i].seq) << n << " at " << i;
+    EXPECT_LE(s.max_in_memory(), 7u) << n;  // a run's 7, or 3 runs x 2
+    EXPECT_EQ(s.added(), n);
+  }
+  EXPECT_TRUE(fs::is_empty(d.path)) << "runs left behind";
+}
+
+// An unusable --scratch-dir is refused before anything is read.
+TEST(Audit, UnusableScratchDirIsAUsageError) {
+  TempDir d;
+  History h = generate_history(gen_options("rmw", 100, 2, 10, 1, ""));
+  const std::string file = (d.path / "u.jsonl").string();
+  write_jsonl(h, file);
+  std::ofstream(d.path / "a-file") << "x";
+  AuditOptions o;
+  o.scratch_dir = (d.path / "a-file" / "below").string();
+  try {
+    run_audit(file, o);
+    ADD_FAILURE() << "ran with a scratch folder below a file";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--scratch-dir"), std::string::npos) << e.what();
+  }
+}
+
 
 // A checkpoint byte where a bool is stored that is neither 0 nor 1 was loaded
 // into the bool as it was (undefined behaviour, found by the checkpoint
