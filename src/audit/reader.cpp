@@ -28,19 +28,9 @@ LogReader::LogReader(const std::string& path, const std::string& format) : path_
     total_ = file_->txn_count();
     return;
   }
-  in_.open(path, std::ios::binary);
-  if (!in_) throw InputError(path, "cannot read the file");
-  std::string first;
-  if (std::getline(in_, first)) {
-    size_t i = first.find_first_not_of(" \t\r");
-    if (i != std::string::npos && first.compare(i, 11, "{\"isocheck\"") == 0) {
-      header_ = first + "\n";
-      pos_.byte = static_cast<uint64_t>(in_.tellg());
-      pos_.line = 1;
-    }
-  }
-  in_.clear();
-  in_.seekg(static_cast<std::streamoff>(pos_.byte));
+  jsonl_ = std::make_unique<JsonlReader>(path);
+  pos_.byte = jsonl_->byte();
+  pos_.line = jsonl_->line();
 }
 
 History LogReader::next(uint64_t n) {
@@ -51,27 +41,16 @@ History LogReader::next(uint64_t n) {
     pos_.txn = last;
     return h;
   }
-  std::string text = header_, line;
-  uint64_t got = 0, first_line = pos_.line;
-  while (got < n && std::getline(in_, line)) {
-    ++pos_.line;
-    pos_.byte += line.size() + 1;
-    text += line;
-    text += '\n';
-    if (line.find_first_not_of(" \t\r") != std::string::npos) ++got;
-  }
-  if (got == 0) return History{};
-  pos_.txn += got;
-  // Errors name the file's own line numbers.
-  return parse_jsonl(text, path_, !header_.empty(), first_line + 1);
+  History h = jsonl_->next(n);
+  pos_.txn += h.txn_count();
+  pos_.byte = jsonl_->byte();
+  pos_.line = jsonl_->line();
+  return h;
 }
 
 void LogReader::seek(const LogPosition& p) {
   pos_ = p;
-  if (!hdf5_) {
-    in_.clear();
-    in_.seekg(static_cast<std::streamoff>(p.byte));
-  }
+  if (!hdf5_) jsonl_->seek(p.byte, p.line);
 }
 
 std::string file_fingerprint(const std::string& path) {

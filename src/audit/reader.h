@@ -1,13 +1,13 @@
 // Reading a log a round at a time: HDF5 through one Hdf5RangeReader (the file,
-// its datasets and name tables opened once), JSONL streamed line by line. A
-// position can be saved and restored (checkpoints).
+// its datasets and name tables opened once), JSONL through a JsonlReader (a
+// sliding buffer of the file, parsed a line at a time). A position can be saved and restored (checkpoints).
 #pragma once
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "io/hdf5_range.h"
+#include "io/jsonl.h"
 #include "core/history.h"
 
 namespace isocheck {
@@ -43,8 +43,7 @@ class LogReader {
   bool hdf5_ = false;
   uint64_t total_ = 0;  // HDF5
   std::unique_ptr<Hdf5RangeReader> file_;
-  std::ifstream in_;
-  std::string header_;  // JSONL header line (with newline), "" when none
+  std::unique_ptr<JsonlReader> jsonl_;
   LogPosition pos_;
 };
 

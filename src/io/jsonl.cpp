@@ -2,7 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -197,36 +199,41 @@ struct LineReader {
     h.end_txn();
   }
 
+  // One line of the file (line number `lineno`), without its newline.
+  void parse_line(const char* s, size_t n, uint64_t lineno, simdjson::dom::parser& parser) {
+    line = lineno;
+    while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
+    size_t lead = 0;
+    while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
+    if (lead == n) return;  // blank line
+    element doc;
+    // The buffer is padded past its end, so parsing in place is safe.
+    auto err = parser.parse(s + lead, n - lead, false).get(doc);
+    if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
+    simdjson::dom::object obj;
+    if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
+    element marker;
+    if (header_allowed && !obj.at_key("isocheck").get(marker)) {
+      header(obj);
+    } else {
+      if (!obj.at_key("isocheck").get(marker)) fail("the header line {\"isocheck\":...} must be the first line");
+      txn(obj);
+    }
+    header_allowed = false;
+  }
+
   void parse_all(const char* data, size_t len) {
     simdjson::dom::parser parser;
     size_t pos = 0;
     uint64_t physical = 0;
     while (pos < len) {
       ++physical;
-      line = has_header ? (physical == 1 ? 1 : first_line + physical - 2) : first_line + physical - 1;
+      const uint64_t lineno = has_header ? (physical == 1 ? 1 : first_line + physical - 2) : first_line + physical - 1;
       const char* nl = static_cast<const char*>(std::memchr(data + pos, '\n', len - pos));
       size_t stop = nl ? static_cast<size_t>(nl - data) : len;
-      size_t n = stop - pos;
       const char* s = data + pos;
       pos = stop + 1;
-      while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
-      size_t lead = 0;
-      while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
-      if (lead == n) continue;  // blank line
-      element doc;
-      // The buffer is padded past its end, so parsing in place is safe.
-      auto err = parser.parse(s + lead, n - lead, false).get(doc);
-      if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
-      simdjson::dom::object obj;
-      if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
-      element marker;
-      if (header_allowed && !obj.at_key("isocheck").get(marker)) {
-        header(obj);
-      } else {
-        if (!obj.at_key("isocheck").get(marker)) fail("the header line {\"isocheck\":...} must be the first line");
-        txn(obj);
-      }
-      header_allowed = false;
+      parse_line(s, stop - static_cast<size_t>(s - data), lineno, parser);
     }
   }
 };
@@ -251,17 +258,114 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
   return h;
 }
 
-History read_jsonl(const std::string& path) {
-  simdjson::padded_string buf;
-  if (const auto err = simdjson::padded_string::load(path).get(buf)) {
-    if (err == simdjson::MEMALLOC) throw std::bad_alloc();  // no memory for it: exit 3, not bad input
-    throw InputError(path, "cannot read the file");
-  }
+// ---------------------------------------------------------------- streaming
+
+struct JsonlReader::Impl {
+  simdjson::dom::parser parser;
+};
+
+JsonlReader::JsonlReader(const std::string& path, size_t block) : path_(path), block_(std::max<size_t>(block, 64)) {
+  fd_ = std::fopen(path.c_str(), "rb");
+  if (!fd_) throw InputError(path, "cannot read the file");
+  std::setvbuf(fd_, nullptr, _IONBF, 0);  // blocks go straight into buf_
+  impl_ = std::make_unique<Impl>();
+  // The header, when there is one, is read now: its time unit belongs to
+  // every piece, and a reader that seeks past it still knows it. The first
+  // line that is not blank is parsed as the whole-file reader would; a
+  // transaction is read again by the first piece.
   History h;
-  LineReader r{path, h};
-  r.parse_all(buf.data(), buf.size());
+  LineReader r{path_, h};
+  const char* s;
+  size_t n;
+  while (next_line(s, n)) {
+    r.parse_line(s, n, line_, impl_->parser);
+    if (r.header_allowed) continue;  // blank
+    if (h.txn_count() == 0) {
+      time_unit_ = h.time_unit;
+      start_ = {byte_, line_};
+    } else {
+      start_ = {line_start_byte_, line_ - 1};
+    }
+    break;
+  }
+  seek(start_.byte, start_.line);
+}
+
+JsonlReader::~JsonlReader() {
+  if (fd_) std::fclose(fd_);
+}
+
+void JsonlReader::seek(uint64_t byte, uint64_t line) {
+  if (fseeko(fd_, static_cast<off_t>(byte), SEEK_SET) != 0) throw InputError(path_, "cannot seek in the file");
+  beg_ = end_ = 0;
+  eof_ = false;
+  byte_ = byte;
+  line_ = line;
+}
+
+bool JsonlReader::next_line(const char*& s, size_t& n) {
+  for (;;) {
+    const char* nl = beg_ < end_ ? static_cast<const char*>(std::memchr(buf_.data() + beg_, '\n', end_ - beg_)) : nullptr;
+    if (nl || (eof_ && beg_ < end_)) {
+      const size_t stop = nl ? static_cast<size_t>(nl - buf_.data()) : end_;
+      s = buf_.data() + beg_;
+      n = stop - beg_;
+      line_start_byte_ = byte_;
+      const size_t used = nl ? n + 1 : n;
+      beg_ += used;
+      byte_ += used;
+      ++line_;
+      return true;
+    }
+    if (eof_) return false;
+    // Slide what is left of the buffer to its front, grow it when one line
+    // fills it, and read the next block behind it.
+    const size_t left = end_ - beg_;
+    if (beg_ > 0 && left > 0) std::memmove(buf_.data(), buf_.data() + beg_, left);
+    beg_ = 0;
+    end_ = left;
+    size_t want = std::max(block_, 2 * left);
+    if (buf_.size() < want + simdjson::SIMDJSON_PADDING) buf_.resize(want + simdjson::SIMDJSON_PADDING);
+    const size_t room = buf_.size() - simdjson::SIMDJSON_PADDING - end_;
+    const size_t got = std::fread(buf_.data() + end_, 1, room, fd_);
+    if (got < room) {
+      if (std::ferror(fd_)) throw InputError(path_ + ":" + std::to_string(line_ + 1), "cannot read the file");
+      eof_ = true;
+    }
+    end_ += got;
+  }
+}
+
+History JsonlReader::next(uint64_t n) {
+  History h;
+  h.time_unit = time_unit_;
+  LineReader r{path_, h};
+  r.header_allowed = false;
+  uint64_t got = 0;
+  const char* s;
+  size_t len;
+  while (got < n && next_line(s, len)) {
+    const size_t before = h.txn_count();
+    r.parse_line(s, len, line_, impl_->parser);
+    got += h.txn_count() - before;
+  }
+  held_ids_ = r.ids.size();
   return h;
 }
+
+History JsonlReader::read_all() {
+  History h;
+  h.time_unit = time_unit_;
+  LineReader r{path_, h};
+  r.header_allowed = false;
+  const char* s;
+  size_t len;
+  while (next_line(s, len)) r.parse_line(s, len, line_, impl_->parser);
+  held_ids_ = r.ids.size();
+  return h;
+}
+
+History read_jsonl(const std::string& path) { return JsonlReader(path).read_all(); }
 
 // One writer of the line format for both whole histories and streamed chunks.
 void write_jsonl(const History& h, std::ostream& os) { write_jsonl_txns(h, os, true); }

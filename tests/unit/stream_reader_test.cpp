@@ -1,0 +1,173 @@
+// Logs read a piece at a time: the JSONL reader's pieces equal the whole
+// file read at once, whatever the buffer's block size; errors name the
+// file's own lines; what a reader holds between pieces does not grow with
+// the log.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "audit/reader.h"
+#include "common/temp_files.h"
+#include "core/errors.h"
+#include "io/jsonl.h"
+#include "io/jsonl_stream.h"
+#include "oracle/random_history.h"
+
+namespace isocheck {
+namespace {
+
+struct TempDir : testkit::ScopedTempDir {
+  TempDir() : ScopedTempDir("isocheck-stream-reader-test-") {}
+};
+
+// The transaction lines of h (no header): equal text, equal transactions.
+std::string lines_of(const History& h) {
+  std::ostringstream s;
+  write_jsonl_txns(h, s, false);
+  return s.str();
+}
+
+TEST(JsonlReader, PiecesEqualTheWholeFileAtEveryBlockSize) {
+  TempDir d;
+  int compared = 0;
+  for (int seed = 0; seed < 60; ++seed) {
+    RandomHistoryOptions o;
+    o.min_txns = 5;
+    o.max_txns = 40;
+    History h = random_history(700 + seed, o);
+    h.time_unit = seed % 2 ? "ns" : "";
+    std::string path = (d.path / "p.jsonl").string();
+    write_jsonl(h, path);
+    const std::string want = lines_of(read_jsonl(path));
+    ASSERT_EQ(want, lines_of(h));
+    for (size_t block : {64, 100, 1000, 1 << 20}) {
+      for (uint64_t piece : {1, 3, 7, 1000}) {
+        JsonlReader r(path, block);
+        EXPECT_EQ(r.time_unit(), h.time_unit);
+        std::string got;
+        for (History p = r.next(piece); p.txn_count() > 0; p = r.next(piece)) {
+          ASSERT_LE(p.txn_count(), piece);
+          EXPECT_EQ(p.time_unit, h.time_unit);
+          got += lines_of(p);
+        }
+        ASSERT_EQ(got, want) << "seed " << seed << " block " << block << " piece " << piece;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 60 * 16);
+}
+
+// A position saved after a piece and restored in another reader goes on
+// with the same transactions (the audit's checkpoints).
+TEST(JsonlReader, SeekResumesAtTheSavedPosition) {
+  TempDir d;
+  RandomHistoryOptions o;
+  o.min_txns = 30;
+  o.max_txns = 30;
+  History h = random_history(42, o);
+  h.time_unit = "us";
+  std::string path = (d.path / "s.jsonl").string();
+  write_jsonl(h, path);
+  JsonlReader a(path, 64);
+  (void)a.next(11);
+  const uint64_t byte = a.byte(), line = a.line();
+  EXPECT_EQ(line, 12u);  // the header and 11 transactions
+  const std::string rest = lines_of(a.next(1000));
+  JsonlReader b(path, 100);
+  b.seek(byte, line);
+  EXPECT_EQ(lines_of(b.next(1000)), rest);
+  EXPECT_EQ(b.line(), 31u);
+}
+
+// Errors name the file's own line, also far into the file, in a later
+// piece, with lines that straddle the buffer's blocks or outgrow them.
+TEST(JsonlReader, ErrorsNameTheFileLine) {
+  TempDir d;
+  for (size_t block : {64, 4096, 8 << 20}) {
+    std::string text = "{\"isocheck\":1}\n\n";  // lines 1 and 2
+    for (int i = 0; i < 1000; ++i) {
+      const int line = 3 + i;
+      if (line == 777) {
+        text += "{\"id\":" + std::to_string(i) + ",\"session\":1,\"status\":\"bogus\",\"ops\":[]}\n";
+      } else {
+        text += "{\"id\":" + std::to_string(i) + ",\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",\"" +
+                std::string(line % 50 == 0 ? 300 : 3, 'k') + "\"," + std::to_string(i + 1) + "]]}\n";
+      }
+    }
+    std::string path = d.write("e.jsonl", text);
+    JsonlReader r(path, block);
+    uint64_t read = 0;
+    try {
+      for (History p = r.next(100); p.txn_count() > 0; p = r.next(100)) read += p.txn_count();
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("e.jsonl:777"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("unknown status"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read, 700u);  // the pieces before the one with the bad line
+    try {
+      (void)read_jsonl(path);
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("e.jsonl:777"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A log of 500 string keys (and named values on one key in ten writes) in
+// rounds of 200: what the round reader holds — the piece's transactions,
+// its symbols, the buffer, the ids it checks — is the same for a log of
+// 2,000 and one of 40,000 transactions.
+TEST(JsonlReader, HeldStateDoesNotGrowWithTheLog) {
+  TempDir d;
+  struct Held {
+    size_t txns = 0, ops = 0, symbols = 0, buffer = 0, ids = 0;
+  };
+  auto run = [&](uint64_t txns) {
+    std::string path = (d.path / ("h" + std::to_string(txns) + ".jsonl")).string();
+    {
+      std::ofstream f(path);
+      f << "{\"isocheck\":1,\"time_unit\":\"ns\"}\n";
+      for (uint64_t i = 0; i < txns; ++i) {
+        const uint64_t k = (i * 7919) % 500;
+        f << "{\"id\":" << i << ",\"session\":" << i % 16 << ",\"status\":\"committed\",\"begin\":" << 2 * i
+          << ",\"end\":" << 2 * i + 1 << ",\"ops\":[[\"r\",\"key" << k << "\"," << (i ? i : 1) << "],[\"w\",\"key" << k
+          << "\",";
+        if (i % 10 == 0) f << "\"v" << i << "\"";
+        else f << i + 1;
+        f << "]]}\n";
+      }
+    }
+    Held held;
+    LogReader r(path, "auto");
+    uint64_t seen = 0;
+    for (History h = r.next(200); h.txn_count() > 0; h = r.next(200)) {
+      seen += h.txn_count();
+      held.txns = std::max(held.txns, h.txn_count());
+      held.ops = std::max(held.ops, h.op_count());
+      held.symbols = std::max(held.symbols, r.key_table(h).size() + r.value_table(h).size());
+    }
+    EXPECT_EQ(seen, txns);
+    JsonlReader j(path, 1 << 16);
+    for (History h = j.next(200); h.txn_count() > 0; h = j.next(200)) {
+      held.buffer = std::max(held.buffer, j.held_bytes());
+      held.ids = std::max(held.ids, j.held_ids());
+    }
+    return held;
+  };
+  const Held small = run(2000), large = run(40000);
+  EXPECT_EQ(large.txns, 200u);
+  EXPECT_EQ(large.txns, small.txns);
+  EXPECT_EQ(large.ops, small.ops);
+  EXPECT_LE(large.symbols, small.symbols);
+  EXPECT_LE(large.symbols, 200u + 200u + 200u);  // keys, integer and named values of one round
+  EXPECT_EQ(large.buffer, small.buffer);
+  EXPECT_LE(large.buffer, (1u << 16) + 4096u);
+  EXPECT_EQ(large.ids, 200u);
+}
+
+}  // namespace
+}  // namespace isocheck
