@@ -10,27 +10,29 @@
 #include "io/import.h"
 #include "io/jsonl.h"
 #include "io/sink.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 
 LogReader::LogReader(const std::string& path, const std::string& format) : path_(path) {
   Format f = Format::unknown;
-  if (format == "jsonl") f = Format::jsonl;
-  else if (format == "hdf5") f = Format::hdf5;
-  else if (format != "auto") throw UsageError("--format: audit reads jsonl or hdf5, not \"" + format + "\"");
-  if (f == Format::unknown) f = format_from_extension(path);
+  if (format != "auto") {
+    f = import_format_from_name(format);
+    if (f == Format::unknown) throw UsageError("--format: unknown format \"" + format + "\"");
+  }
+  // (by extension, then content: a .json file may be JSONL, elle-cli or dbcop JSON)
   if (f == Format::unknown) f = sniff_format(path);
-  if (f != Format::jsonl && f != Format::hdf5)
-    throw UsageError(path + ": audit reads JSONL or HDF5 logs; convert other formats first (isocheck convert)");
+  if (f == Format::unknown)
+    throw UsageError(path + ": cannot tell the history format (use --format)");
   hdf5_ = f == Format::hdf5;
   if (hdf5_) {
     file_ = std::make_unique<Hdf5RangeReader>(path);
     total_ = file_->txn_count();
     return;
   }
-  jsonl_ = std::make_unique<JsonlReader>(path);
-  pos_.byte = jsonl_->byte();
-  pos_.line = jsonl_->line();
+  src_ = open_txn_reader(path, f);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
 }
 
 History LogReader::next(uint64_t n) {
@@ -41,16 +43,15 @@ History LogReader::next(uint64_t n) {
     pos_.txn = last;
     return h;
   }
-  History h = jsonl_->next(n);
-  pos_.txn += h.txn_count();
-  pos_.byte = jsonl_->byte();
-  pos_.line = jsonl_->line();
+  History h = src_->next(n);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
   return h;
 }
 
 void LogReader::seek(const LogPosition& p) {
   pos_ = p;
-  if (!hdf5_) jsonl_->seek(p.byte, p.line);
+  if (!hdf5_) src_->seek(TxnPosition{p.txn, p.byte, p.line});
 }
 
 std::string file_fingerprint(const std::string& path) {

@@ -9,10 +9,13 @@
 #include <string>
 
 #include "audit/reader.h"
+#include "common/elle_writer.h"
 #include "common/temp_files.h"
 #include "core/errors.h"
 #include "io/jsonl.h"
 #include "io/jsonl_stream.h"
+#include "io/load.h"
+#include "io/txn_reader.h"
 #include "oracle/random_history.h"
 
 namespace isocheck {
@@ -167,6 +170,107 @@ TEST(JsonlReader, HeldStateDoesNotGrowWithTheLog) {
   EXPECT_EQ(large.buffer, small.buffer);
   EXPECT_LE(large.buffer, (1u << 16) + 4096u);
   EXPECT_EQ(large.ids, 200u);
+}
+
+// Every piece of an Elle reader, concatenated: the whole file's history.
+std::string elle_pieces(const std::string& path, Format f, size_t block, uint64_t piece) {
+  auto r = open_elle_reader(path, f, block);
+  std::string got;
+  uint64_t n = 0;
+  for (History p = r->next(piece); p.txn_count() > 0; p = r->next(piece)) {
+    EXPECT_LE(p.txn_count(), piece);
+    n += p.txn_count();
+    got += lines_of(p);
+  }
+  EXPECT_EQ(r->position().txn, n);
+  return got;
+}
+
+// What only the whole file tells (a list-append history whose first reads
+// are nil, operations without :process, :info and never-completed
+// invocations ending with the history, a nemesis) is known to the first
+// piece already; windows that cut values anywhere change nothing.
+TEST(ElleReader, PiecesEqualTheWholeFile) {
+  TempDir d;
+  const std::string edn =
+      "{:type :invoke, :f :txn, :value [[:r 2 nil] [:append 1 1]], :process 0, :index 0}\n"
+      "{:type :invoke, :f :txn, :value [[:r 1 nil]], :index 1}\n"
+      "{:type :ok, :f :txn, :value [[:r 2 nil] [:append 1 1]], :process 0, :index 2}\n"
+      "{:type :ok, :f :txn, :value [[:r 1 [1]]], :index 3}\n"
+      "{:type :invoke, :f :txn, :value [[:append 2 5]], :process 3, :index 4}\n"
+      "{:type :info, :f :txn, :value [[:append 2 5]], :process 3, :index 5}\n"
+      "{:type :invoke, :f :txn, :value [[:append 1 2] [:r 1 nil]], :process 5, :index 6}\n"
+      "{:type :invoke, :f :read, :value nil, :process :nemesis, :index 7} ; a comment\n"
+      "#_{:type :ok} {:type :invoke, :f :txn, :value [[:r 2 nil] [:append \"k\" \"v\"]], :process 0, :index 8}\n"
+      "{:type :ok, :f :txn, :value [[:r 2 [5]] [:append \"k\" \"v\"]], :process 0, :index 9}\n";
+  const std::string path = d.write("h.edn", edn), vpath = d.write("v.edn", "[" + edn + "]");
+  ImportStats st;
+  const std::string want = lines_of(load_history(path, Format::elle_edn, &st));
+  EXPECT_NE(want.find("\"session\":6"), std::string::npos) << want;  // no :process: one session after 5
+  EXPECT_NE(want.find("\"end\":10"), std::string::npos) << want;     // :info ends with the history
+  for (size_t block : {16, 17, 64, 1 << 20})
+    for (uint64_t piece : {1, 2, 100}) {
+      EXPECT_EQ(elle_pieces(path, Format::elle_edn, block, piece), want) << block << " " << piece;
+      EXPECT_EQ(elle_pieces(vpath, Format::elle_edn, block, piece), want) << block << " " << piece;
+    }
+}
+
+TEST(ElleReader, RandomHistoriesPiecesEqualTheWholeFile) {
+  TempDir d;
+  int compared = 0;
+  for (int seed = 0; seed < 80; ++seed) {
+    RandomHistoryOptions o;
+    o.min_txns = 5;
+    o.max_txns = 30;
+    History h = random_history(900 + seed, o);
+    if (!testkit::elle_can_hold(h)) continue;
+    for (bool json : {false, true}) {
+      const Format f = json ? Format::elle_json : Format::elle_edn;
+      const std::string path = d.write(json ? "r.json" : "r.edn", testkit::elle_text(h, json));
+      const History whole = load_history(path, f);
+      ASSERT_EQ(whole.txn_count(), h.txn_count()) << "seed " << seed;
+      const std::string want = lines_of(whole);
+      for (size_t block : {16, 100, 1 << 20})
+        for (uint64_t piece : {1, 3, 1000}) {
+          ASSERT_EQ(elle_pieces(path, f, block, piece), want) << "seed " << seed << " block " << block;
+          ++compared;
+        }
+      // A position restored in a fresh reader goes on with the same pieces.
+      auto a = open_elle_reader(path, f, 64);
+      (void)a->next(h.txn_count() / 2);
+      const TxnPosition at = a->position();
+      const std::string rest = lines_of(a->next(1000));
+      auto b = open_elle_reader(path, f, 100);
+      b->seek(at);
+      EXPECT_EQ(lines_of(b->next(1000)), rest) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(compared, 40 * 18);
+}
+
+// Errors name the file's line wherever the window cut the file.
+TEST(ElleReader, ErrorsNameTheFileLine) {
+  TempDir d;
+  std::string edn;
+  for (int i = 0; i < 300; ++i) {
+    if (i == 250) {
+      edn += "{:type :ok, :f :txn, :value [[:w 1]], :process 1}\n";  // line 251: a micro-op of 2 forms
+      continue;
+    }
+    edn += "{:type :" + std::string(i % 2 ? "ok" : "invoke") + ", :f :txn, :value [[:w " + std::to_string(i) + " " +
+           std::to_string(i + 1) + "]], :process 1}\n";
+  }
+  const std::string path = d.write("e.edn", edn);
+  for (size_t block : {16, 1000, 1 << 20}) {
+    try {
+      auto r = open_elle_reader(path, Format::elle_edn, block);
+      while (r->next(10).txn_count() > 0) {
+      }
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("e.edn:251"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
