@@ -49,6 +49,14 @@ History LogReader::next(uint64_t n) {
   return h;
 }
 
+History LogReader::next_scan(uint64_t n, const std::string& fence_key) {
+  if (hdf5_) return next(n);
+  History h = src_->next_scan(n, fence_key);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
+  return h;
+}
+
 void LogReader::seek(const LogPosition& p) {
   pos_ = p;
   if (!hdf5_) src_->seek(TxnPosition{p.txn, p.byte, p.line});

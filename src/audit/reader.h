@@ -30,6 +30,9 @@ class LogReader {
   // of the file's tables (key_table() / value_table()), the same in every
   // round; other formats: each result has its own tables.
   History next(uint64_t n);
+  // next() for pass 1, which asks of a key only whether it is `fence_key`:
+  // JSONL keys are then not interned (io/txn_reader.h).
+  History next_scan(uint64_t n, const std::string& fence_key);
   // (Not after hdf5_file().take_tables(): the caller holds the tables then.)
   const SymbolTable& key_table(const History& h) { return hdf5_ ? file_->keys() : h.keys; }
   const SymbolTable& value_table(const History& h) { return hdf5_ ? file_->values() : h.values; }

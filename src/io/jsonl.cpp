@@ -21,6 +21,65 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
+// String keys already interned into one history's key table, found without
+// the table's own map: an open-addressing table of (hash, bytes, symbol), the
+// bytes in one arena. A piece names most of its keys many times over (a
+// read-modify-write names each twice); only a key's first mention goes
+// through SymbolTable::intern_string. Symbols minted after the table went
+// to named mode, so a switch never changes them.
+class KeyCache {
+ public:
+  // The symbol of s, or ~0 when it is not cached yet.
+  Sym find(std::string_view s, uint64_t h) const {
+    if (slots_.empty()) return ~0ULL;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& x = slots_[i];
+      if (x.len == kEmpty) return ~0ULL;
+      if (x.hash == h && x.len == s.size() && std::memcmp(arena_.data() + x.off, s.data(), s.size()) == 0) return x.sym;
+    }
+  }
+  void add(std::string_view s, uint64_t h, Sym sym) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& x = slots_[i];
+      if (x.len != kEmpty) continue;
+      x = {h, arena_.size(), static_cast<uint32_t>(s.size()), sym};
+      arena_.append(s);
+      ++count_;
+      return;
+    }
+  }
+  static uint64_t hash(std::string_view s) {
+    uint64_t h = 1469598103934665603ULL ^ s.size();
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    return h ^ (h >> 29);
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t off = 0;
+    uint32_t len = kEmpty;
+    Sym sym = 0;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& x : old)
+      if (x.len != kEmpty)
+        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
+          if (slots_[i].len == kEmpty) {
+            slots_[i] = x;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+  std::string arena_;
+};
+
 struct LineReader {
   const std::string& file;
   History& h;
@@ -34,6 +93,11 @@ struct LineReader {
   std::unordered_set<int64_t> ids;
   std::unordered_map<int64_t, uint32_t> session_index;
   std::vector<Sym> scratch;
+  KeyCache key_cache;  // string keys of h
+  // Pass 1 of the audit: keys are not interned; every key is symbol 0 but
+  // scan_fence_key, which is 1 (the history's key table names both).
+  bool scan_keys = false;
+  std::string_view scan_fence_key;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(file + ":" + std::to_string(line), what);
@@ -57,30 +121,46 @@ struct LineReader {
     return v;
   }
 
-  Sym key_sym(element e, const std::string& at) {
+  // The prefix of an operation's messages, made only when one is given.
+  static std::string op_at(size_t index) { return "operation " + std::to_string(index) + ": "; }
+
+  Sym key_sym(element e, size_t index) {
     Sym s;
+    if (scan_keys) {  // pass 1 (see scan_fence_key)
+      if (e.type() == element_type::STRING) return e.get_string().value_unsafe() == scan_fence_key ? 1 : 0;
+      if (e.type() == element_type::INT64) return 0;
+      fail(op_at(index) + "a key must be a string or an integer");
+    }
     switch (e.type()) {
       case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
-      case element_type::STRING: s = h.keys.intern_string(e.get_string().value_unsafe()); break;
-      default: fail(at + "a key must be a string or an integer");
+      case element_type::STRING: {
+        const std::string_view name = e.get_string().value_unsafe();
+        const uint64_t hash = KeyCache::hash(name);
+        if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
+        s = h.keys.intern_string(name);
+        if (h.keys.take_switch()) h.remap_keys();
+        key_cache.add(name, hash, s);
+        return s;
+      }
+      default: fail(op_at(index) + "a key must be a string or an integer");
     }
     if (h.keys.take_switch()) h.remap_keys();
     return s;
   }
 
-  // `at` names the operation ("operation 3: "), `what` the value's role.
-  Sym value_sym(element e, const std::string& at, const char* what) {
+  // `index`: the operation's, for messages; `what` the value's role.
+  Sym value_sym(element e, size_t index, const char* what) {
     Sym s;
     switch (e.type()) {
       case element_type::INT64: {
         int64_t v = e.get_int64().value_unsafe();
-        if (static_cast<Sym>(v) == kNullValue) fail(at + "the value -9223372036854775808 is reserved");
+        if (static_cast<Sym>(v) == kNullValue) fail(op_at(index) + "the value -9223372036854775808 is reserved");
         s = h.values.intern_int(v);
         break;
       }
       case element_type::STRING: s = h.values.intern_string(e.get_string().value_unsafe()); break;
-      case element_type::UINT64: fail(at + what + " is too large for a 64-bit integer");
-      default: fail(at + what + " must be an integer or a string");
+      case element_type::UINT64: fail(op_at(index) + what + " is too large for a 64-bit integer");
+      default: fail(op_at(index) + what + " must be an integer or a string");
     }
     if (h.values.take_switch()) {
       h.remap_values();
@@ -115,34 +195,33 @@ struct LineReader {
   }
 
   void op(simdjson::dom::array a, size_t index) {
-    std::string at = "operation " + std::to_string(index) + ": ";
-    if (a.size() != 3) fail(at + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
+    if (a.size() != 3) fail(op_at(index) + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
     std::string_view kind;
-    if (a.at(0).get_string().get(kind)) fail(at + "the operation kind must be a string");
+    if (a.at(0).get_string().get(kind)) fail(op_at(index) + "the operation kind must be a string");
     element key = a.at(1).value_unsafe(), val = a.at(2).value_unsafe();
     if (kind == "r") {
-      Sym k = key_sym(key, at);
+      Sym k = key_sym(key, index);
       if (val.is_null()) {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (val.type() == element_type::ARRAY) {
         scratch.clear();
         simdjson::dom::array arr = val.get_array().value_unsafe();
         for (element x : arr) {
-          if (x.is_null()) fail(at + "a list read cannot contain null");
-          scratch.push_back(value_sym(x, at, "an element of a list read"));
+          if (x.is_null()) fail(op_at(index) + "a list read cannot contain null");
+          scratch.push_back(value_sym(x, index, "an element of a list read"));
         }
         h.add_list_read(k, scratch);
         scratch.clear();
       } else {
-        h.add_op(OpKind::read, k, value_sym(val, at, "a read value"));
+        h.add_op(OpKind::read, k, value_sym(val, index, "a read value"));
       }
     } else if (kind == "w" || kind == "append") {
-      Sym k = key_sym(key, at);
-      if (val.is_null()) fail(at + "cannot write null");
-      if (val.type() == element_type::ARRAY) fail(at + "a written value must be an integer or a string, not a list");
-      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, at, "a written value"));
+      Sym k = key_sym(key, index);
+      if (val.is_null()) fail(op_at(index) + "cannot write null");
+      if (val.type() == element_type::ARRAY) fail(op_at(index) + "a written value must be an integer or a string, not a list");
+      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, index, "a written value"));
     } else {
-      fail(at + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
+      fail(op_at(index) + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
     }
   }
 
@@ -336,11 +415,20 @@ bool JsonlReader::next_line(const char*& s, size_t& n) {
   }
 }
 
-History JsonlReader::next(uint64_t n) {
+History JsonlReader::next(uint64_t n) { return piece(n, nullptr); }
+
+History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { return piece(n, &fence_key); }
+
+History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   History h;
   h.time_unit = time_unit_;
   LineReader r{path_, h};
   r.header_allowed = false;
+  if (fence_key) {
+    r.scan_keys = true;
+    r.scan_fence_key = *fence_key;
+    h.keys.set_named({"\x01(any other key)", *fence_key}, {0, 0});
+  }
   uint64_t got = 0;
   const char* s;
   size_t len;

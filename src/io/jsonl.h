@@ -34,6 +34,10 @@ class JsonlReader {
   // Up to n transactions from the position on, a history with its own
   // symbol tables (ids unique within it); empty at the end.
   History next(uint64_t n);
+  // next() for a scan that asks of each key only whether it is `fence_key`:
+  // keys are not interned; the key table names two keys, symbol 1 is
+  // fence_key and symbol 0 every other key. Values as next().
+  History next_scan(uint64_t n, const std::string& fence_key);
   // Every transaction from the position on (ids unique across them).
   History read_all();
   // The byte offset of the next line and the lines before it; the first
@@ -50,6 +54,7 @@ class JsonlReader {
  private:
   struct Impl;
   bool next_line(const char*& s, size_t& n);
+  History piece(uint64_t n, const std::string* fence_key);
   struct Pos {
     uint64_t byte = 0, line = 0;
   };

@@ -13,8 +13,11 @@ class JsonlTxnReader : public TxnReader {
     pos_.byte = r_.byte();
     pos_.line = r_.line();
   }
-  History next(uint64_t n) override {
-    History h = r_.next(n);
+  History next(uint64_t n) override { return advanced(r_.next(n)); }
+  History next_scan(uint64_t n, const std::string& fence_key) override {
+    return advanced(r_.next_scan(n, fence_key));
+  }
+  History advanced(History h) {
     pos_.txn += h.txn_count();
     pos_.byte = r_.byte();
     pos_.line = r_.line();

@@ -28,6 +28,13 @@ class TxnReader {
   // (ids unique within it); empty at the end. Throws InputError naming the
   // file and line on malformed input.
   virtual History next(uint64_t n) = 0;
+  // next() for a scan that asks of each key only whether it is `fence_key`
+  // (the audit's pass 1): a reader may leave keys uninterned, naming in the
+  // key table only that key and one for all the others.
+  virtual History next_scan(uint64_t n, const std::string& fence_key) {
+    (void)fence_key;
+    return next(n);
+  }
   virtual TxnPosition position() const = 0;
   // Back to a position this reader (or another of the same file) gave.
   virtual void seek(const TxnPosition& p) = 0;
