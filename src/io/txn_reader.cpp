@@ -1,5 +1,7 @@
 #include "io/txn_reader.h"
 
+#include <algorithm>
+
 #include "core/errors.h"
 #include "io/jsonl.h"
 
@@ -119,6 +121,31 @@ class WholeTxnReader : public TxnReader {
 };
 
 }  // namespace
+
+uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
+                     const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open) {
+  std::unique_ptr<HistorySink> sink;
+  std::vector<int64_t> ids;
+  uint64_t n = 0;
+  std::string unit;  // (an empty input's: what its reader tells, e.g. a JSONL header's)
+  for (;;) {
+    History h = r.next(piece);
+    if (h.txn_count() == 0) {
+      unit = h.time_unit;
+      break;
+    }
+    if (!sink) sink = open(h.time_unit);
+    sink->append(h);
+    ids.insert(ids.end(), h.txn_id.begin(), h.txn_id.end());
+    n += h.txn_count();
+  }
+  std::sort(ids.begin(), ids.end());
+  if (auto d = std::adjacent_find(ids.begin(), ids.end()); d != ids.end())
+    throw InputError(path, "duplicate transaction id " + std::to_string(*d));
+  if (!sink) sink = open(unit);
+  sink->finish();
+  return n;
+}
 
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
   switch (f) {

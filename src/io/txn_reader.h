@@ -6,6 +6,7 @@
 // (Cobra, dbcop, PolySI) are read whole and handed out in pieces.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,15 @@ class TxnReader {
   // format is read whole first).
   virtual bool streamed() const = 0;
 };
+
+// Every transaction of `r`, `piece` at a time, into the sink `open` makes at
+// the first piece (with that piece's time unit; an empty input gets none).
+// Ids must be unique across the pieces (a piece checks its own): 8 bytes a
+// transaction are kept to check that at the end; a repeat is an InputError
+// naming `path` and the id, and the sink is dropped unfinished. Returns the
+// transactions copied.
+uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
+                     const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open);
 
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -271,6 +273,56 @@ TEST(ElleReader, ErrorsNameTheFileLine) {
       EXPECT_NE(std::string(e.what()).find("e.edn:251"), std::string::npos) << e.what();
     }
   }
+}
+
+// convert's streamed copy: the same file as converting the whole history,
+// for JSONL and Elle inputs and HDF5 and JSONL outputs; an id repeated in
+// another piece is refused and leaves no output.
+TEST(CopyPieces, EqualsTheWholeConversionAndRefusesRepeatedIds) {
+  TempDir d;
+  RandomHistoryOptions o;
+  o.min_txns = 20;
+  o.max_txns = 20;
+  int copied = 0;
+  for (int seed = 0; seed < 8; ++seed) {
+    History h = random_history(300 + seed, o);
+    h.time_unit = "ms";
+    std::vector<std::pair<std::string, Format>> inputs;
+    inputs.push_back({(d.path / "in.jsonl").string(), Format::jsonl});
+    write_jsonl(h, inputs.back().first);
+    if (testkit::elle_can_hold(h)) inputs.push_back({d.write("in.edn", testkit::elle_text(h, false)), Format::elle_edn});
+    for (auto& [in, f] : inputs)
+      for (const char* ext : {".jsonl", ".h5"}) {
+        const std::string out = (d.path / (std::string("out") + ext)).string();
+        auto r = open_txn_reader(in, f);
+        const Format to = std::string(ext) == ".h5" ? Format::hdf5 : Format::jsonl;
+        EXPECT_EQ(copy_pieces(*r, in, 3, [&](const std::string& unit) { return open_sink(out, to, unit); }),
+                  h.txn_count());
+        const History whole = load_history(in, f), back = load_history(out, to);
+        EXPECT_EQ(lines_of(back), lines_of(whole)) << "seed " << seed << " " << in << " -> " << out;
+        EXPECT_EQ(back.time_unit, whole.time_unit);
+        ++copied;
+      }
+  }
+  EXPECT_GE(copied, 16);
+  // Ids 1..6, then 2 again: a piece of 3 sees no repeat, the copy does.
+  std::string text;
+  for (int id : {1, 2, 3, 4, 5, 6, 2})
+    text += "{\"id\":" + std::to_string(id) + ",\"session\":1,\"status\":\"committed\",\"ops\":[]}\n";
+  const std::string in = d.write("dup.jsonl", text), out = (d.path / "dup-out.jsonl").string();
+  auto r = open_txn_reader(in, Format::jsonl);
+  try {
+    copy_pieces(*r, in, 3, [&](const std::string& unit) { return open_sink(out, Format::jsonl, unit); });
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("duplicate transaction id 2"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // An input without transactions keeps its header's time unit.
+  const std::string empty = d.write("empty.jsonl", "{\"isocheck\":1,\"time_unit\":\"us\"}\n");
+  auto e = open_txn_reader(empty, Format::jsonl);
+  EXPECT_EQ(copy_pieces(*e, empty, 3, [&](const std::string& unit) { return open_sink(out, Format::jsonl, unit); }), 0u);
+  EXPECT_EQ(load_history(out).time_unit, "us");
 }
 
 }  // namespace
