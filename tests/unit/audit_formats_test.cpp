@@ -176,5 +176,40 @@ TEST(AuditFormats, AnomalyOfAVersionOverwrittenFarBackFromEveryFormat) {
   EXPECT_EQ(audits, 2 * 2 * 4);
 }
 
+// Stopped after every 3 rounds and resumed from the checkpoint until it
+// completes: an Elle reader resumes by reading the file again up to the
+// saved position. Same verdict and rounds as one run.
+TEST(AuditFormats, ElleLogPreemptedAndResumedEqualsUninterrupted) {
+  TempDir d;
+  for (bool json : {false, true}) {
+    const History h = add_fences(far_back(false), 5);
+    const std::string file = d.write(json ? "p.json" : "p.edn", testkit::elle_text(h, json));
+    AuditOptions o;
+    o.check.levels = {Level::ser, Level::si};
+    o.round_txns = 100;
+    o.rule = "fence";
+    const AuditResult whole = run_audit(file, o);
+    o.checkpoint_dir = (d.path / "ck").string();
+    o.resume = true;
+    o.stop_after_rounds = 3;
+    AuditResult r;
+    int runs = 0;
+    do {
+      r = run_audit(file, o);
+    } while (!r.complete && ++runs < 100);
+    EXPECT_TRUE(r.complete);
+    EXPECT_GT(runs, 3);
+    EXPECT_GT(r.resumptions, 3u);
+    EXPECT_EQ(r.rounds, whole.rounds);
+    EXPECT_EQ(r.txns, whole.txns);
+    ASSERT_EQ(r.levels.size(), whole.levels.size());
+    for (size_t i = 0; i < r.levels.size(); ++i) {
+      EXPECT_EQ(r.levels[i].verdict, "violated");
+      EXPECT_EQ(r.levels[i].verdict, whole.levels[i].verdict);
+      EXPECT_EQ(r.levels[i].round, whole.levels[i].round);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace isocheck
