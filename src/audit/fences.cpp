@@ -90,16 +90,6 @@ FencedCounts write_fenced(const std::string& log, const std::string& out, uint64
   const Format f = format_from_extension(out);
   if (f != Format::jsonl && f != Format::hdf5) throw UsageError("--write-fenced: use a .jsonl or .h5 file name");
   chunk_txns = std::max<uint64_t>(1, chunk_txns);
-  const Format in = sniff_format(log);
-  if (in != Format::jsonl && in != Format::hdf5) {
-    // Other tools' formats (import.h) are read whole, as verify reads them.
-    const History h = load_history(log, in);
-    const History fenced = add_fences(h, every, fence_key);
-    auto sink = open_sink(out, f, fenced.time_unit);
-    sink->append(fenced);
-    sink->finish();
-    return {fenced.txn_count(), fenced.txn_count() - h.txn_count()};
-  }
   // Pass 1: the largest id (fence ids follow it, as in add_fences).
   int64_t top = 0;
   {

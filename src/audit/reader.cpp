@@ -10,37 +10,29 @@
 #include "io/import.h"
 #include "io/jsonl.h"
 #include "io/sink.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 
 LogReader::LogReader(const std::string& path, const std::string& format) : path_(path) {
   Format f = Format::unknown;
-  if (format == "jsonl") f = Format::jsonl;
-  else if (format == "hdf5") f = Format::hdf5;
-  else if (format != "auto") throw UsageError("--format: audit reads jsonl or hdf5, not \"" + format + "\"");
-  if (f == Format::unknown) f = format_from_extension(path);
+  if (format != "auto") {
+    f = import_format_from_name(format);
+    if (f == Format::unknown) throw UsageError("--format: unknown format \"" + format + "\"");
+  }
+  // (by extension, then content: a .json file may be JSONL, elle-cli or dbcop JSON)
   if (f == Format::unknown) f = sniff_format(path);
-  if (f != Format::jsonl && f != Format::hdf5)
-    throw UsageError(path + ": audit reads JSONL or HDF5 logs; convert other formats first (isocheck convert)");
+  if (f == Format::unknown)
+    throw UsageError(path + ": cannot tell the history format (use --format)");
   hdf5_ = f == Format::hdf5;
   if (hdf5_) {
     file_ = std::make_unique<Hdf5RangeReader>(path);
     total_ = file_->txn_count();
     return;
   }
-  in_.open(path, std::ios::binary);
-  if (!in_) throw InputError(path, "cannot read the file");
-  std::string first;
-  if (std::getline(in_, first)) {
-    size_t i = first.find_first_not_of(" \t\r");
-    if (i != std::string::npos && first.compare(i, 11, "{\"isocheck\"") == 0) {
-      header_ = first + "\n";
-      pos_.byte = static_cast<uint64_t>(in_.tellg());
-      pos_.line = 1;
-    }
-  }
-  in_.clear();
-  in_.seekg(static_cast<std::streamoff>(pos_.byte));
+  src_ = open_txn_reader(path, f);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
 }
 
 History LogReader::next(uint64_t n) {
@@ -51,27 +43,23 @@ History LogReader::next(uint64_t n) {
     pos_.txn = last;
     return h;
   }
-  std::string text = header_, line;
-  uint64_t got = 0, first_line = pos_.line;
-  while (got < n && std::getline(in_, line)) {
-    ++pos_.line;
-    pos_.byte += line.size() + 1;
-    text += line;
-    text += '\n';
-    if (line.find_first_not_of(" \t\r") != std::string::npos) ++got;
-  }
-  if (got == 0) return History{};
-  pos_.txn += got;
-  // Errors name the file's own line numbers.
-  return parse_jsonl(text, path_, !header_.empty(), first_line + 1);
+  History h = src_->next(n);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
+  return h;
+}
+
+History LogReader::next_scan(uint64_t n, const std::string& fence_key) {
+  if (hdf5_) return next(n);
+  History h = src_->next_scan(n, fence_key);
+  const TxnPosition p = src_->position();
+  pos_ = {p.txn, p.byte, p.line};
+  return h;
 }
 
 void LogReader::seek(const LogPosition& p) {
   pos_ = p;
-  if (!hdf5_) {
-    in_.clear();
-    in_.seekg(static_cast<std::streamoff>(p.byte));
-  }
+  if (!hdf5_) src_->seek(TxnPosition{p.txn, p.byte, p.line});
 }
 
 std::string file_fingerprint(const std::string& path) {

@@ -104,7 +104,7 @@ void Auditor::prescan() {
     Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
     uint64_t row = 0;
     while (true) {
-      History h = reader_.next(chunk_rows);
+      History h = reader_.next_scan(R, opt_.fence_key);  // (a round: what pass 2 holds too)
       if (h.txn_count() == 0) break;
       Hdf5Columns cols;
       cols.session.resize(h.txn_count());

@@ -114,7 +114,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                 "would take over 256 MiB of memory (default: the --checkpoint-dir, else a temporary folder)");
   c->add_flag("--requeue,--resume", a->requeue, "Resume from the checkpoint in --checkpoint-dir when it matches");
   c->add_option("--out", a->out_dir, "Write LOG.audit.txt and LOG.audit.json here");
-  c->add_option("--format", a->format, "Input format: auto, jsonl, hdf5")->check(CLI::IsMember({"auto", "jsonl", "hdf5"}));
+  c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->add_option("--fence-key", a->fence_key, "The reserved key of fence transactions (default __fence)");
   c->add_flag("--no-duplicate-check", a->no_dup_check,
               "Do not keep a fingerprint of every written (key, value) (about 11 bytes per write); a value written "

@@ -7,6 +7,7 @@
 #include "io/load.h"
 #include "io/output_file.h"
 #include "io/sink.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 
@@ -28,6 +29,15 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
     // Before anything is read or written: the output is never the input.
     check_output_file(a->out, "convert output", {a->in});
+    if (in == Format::unknown) in = sniff_format(a->in);
+    if (in == Format::jsonl || in == Format::elle_edn || in == Format::elle_json) {
+      // Streamed: a piece at a time into the sink (src/io/txn_reader.h).
+      auto r = open_txn_reader(a->in, in);
+      copy_pieces(*r, a->in, 1 << 18, [&](const std::string& unit) { return open_sink(a->out, out, unit); });
+      print_import_notes(r->stats());
+      exit_code = 0;
+      return;
+    }
     ImportStats st;
     History h = load_history(a->in, in, &st);
     print_import_notes(st);

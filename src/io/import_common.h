@@ -4,6 +4,7 @@
 // state" rule of the PolySI and dbcop formats.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -40,16 +41,52 @@ struct Node {
 
 const char* kind_name(Node::T t);
 
+// The text the streams below read: a whole text in memory, or a file read a
+// block at a time into a window that slides on as values are consumed (a
+// value longer than a block grows it). A parser that reaches the window's end
+// before the file's throws NeedMore; the stream restarts the value after
+// more().
+class TextWindow {
+ public:
+  explicit TextWindow(std::string_view whole) : text_(whole), final_(true) {}
+  TextWindow(const std::string& path, size_t block);
+  ~TextWindow();
+  TextWindow(const TextWindow&) = delete;
+  TextWindow& operator=(const TextWindow&) = delete;
+  std::string_view text() const { return text_; }
+  // True when text() ends where the input ends.
+  bool final() const { return final_; }
+  // Drops the window's first `consumed` bytes and reads the next block behind
+  // the rest.
+  void more(size_t consumed);
+  // Bytes the window holds (its buffer).
+  size_t held_bytes() const { return buf_.capacity(); }
+  struct NeedMore {};
+
+ private:
+  std::string_view text_;
+  bool final_;
+  std::string path_;
+  size_t block_ = 0;
+  std::FILE* f_ = nullptr;
+  std::vector<char> buf_;
+};
+
 // Top-level reader of a file that holds a sequence of values, or one vector /
 // array of values: next() yields the values one at a time (the elements when
-// the file is one big vector), so a large history is never one tree.
+// the file is one big vector), so a large history is never one tree, and
+// with a file's TextWindow never one text.
 class EdnStream {
  public:
   EdnStream(std::string_view text, const std::string& name);
+  EdnStream(TextWindow& window, const std::string& name);
   bool next(Node& out);
   uint32_t line() const { return line_; }
  private:
   friend struct EdnParser;
+  bool next_value(Node& out);
+  TextWindow own_{std::string_view()};
+  TextWindow& win_;
   std::string_view text_;
   const std::string& name_;
   size_t pos_ = 0;
@@ -60,17 +97,32 @@ class EdnStream {
 class JsonStream {
  public:
   JsonStream(std::string_view text, const std::string& name);
+  JsonStream(TextWindow& window, const std::string& name);
   bool next(Node& out);
-  // Parses the whole text as one value (dbcop JSON).
+  // Parses the whole text as one value (dbcop JSON; an in-memory text).
   Node parse_one();
  private:
   friend struct JsonParser;
+  bool next_value(Node& out);
+  TextWindow own_{std::string_view()};
+  TextWindow& win_;
   std::string_view text_;
   const std::string& name_;
   size_t pos_ = 0;
   uint32_t line_ = 1;
   int top_ = -1;
 };
+
+// Nesting deeper than this is refused (the parsers recurse).
+constexpr int kMaxDepth = 200;
+// Shared by the parsers: code point cp as UTF-8 (invalid ones as U+FFFD), a
+// hex digit's value (-1: none), integer text to int64 (false on overflow or
+// bad syntax), the second occurrence of a scalar key in map items (k0 v0 k1
+// v1 ...) or nullptr.
+void put_utf8(std::string& out, uint32_t cp);
+int hex_digit(char c);
+bool parse_int(std::string_view s, int64_t& out);
+const Node* repeated_key(const std::vector<Node>& items);
 
 // Block YAML as serde_yaml writes it: block sequences and mappings, scalars,
 // empty or flat flow collections, comments, document markers.

@@ -1,11 +1,17 @@
 // Elle / Jepsen histories: one operation map per line (or one vector of maps),
 // :invoke followed by its completion (:ok committed, :fail aborted, :info
 // unknown). The same builder reads the elle-cli JSON form (import_elle_json.cpp).
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "io/import_common.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 namespace imp {
@@ -20,9 +26,23 @@ struct Pending {
   Node value;
 };
 
+// What only the whole file tells, and a builder that hands out pieces must
+// know before the first: whether it is a list-append history (then every
+// read is a list read), the session number of operations without :process,
+// and the position that stands for the end of the history.
+struct ElleFacts {
+  bool list_model = false;
+  int64_t fresh_session = 0;
+  int64_t end_of_history = 0;
+  uint64_t no_process = 0;
+};
+
 class ElleBuilder {
  public:
-  ElleBuilder(const std::string& name, ImportStats& st) : name_(name), st_(st) {}
+  // `facts`: known (pieces, see take_piece()), or nullptr (one history,
+  // settled by finish()).
+  ElleBuilder(const std::string& name, ImportStats& st, const ElleFacts* facts = nullptr)
+      : name_(name), st_(st), facts_(facts) {}
 
   void op(Node& m) {
     ++st_.records;
@@ -100,15 +120,54 @@ class ElleBuilder {
     emit(id, proc, status, begin, end, *ops, m.line);
   }
 
+  // Invocations that never completed: outcome unknown, in invocation order
+  // (queued at the end of the input, emitted one at a time).
+  void queue_open() {
+    for (auto& [proc, p] : pending_) open_.emplace_back(proc, std::move(p));
+    pending_.clear();
+    std::sort(open_.begin(), open_.end(), [](auto& a, auto& b) { return a.second.pos > b.second.pos; });
+  }
+  bool emit_open() {
+    if (open_.empty()) return false;
+    auto& [proc, p] = open_.back();
+    ++st_.notes["invocations that never completed (outcome unknown, like :info)"];
+    const Node& ops = p.value.is_seq() ? p.value : empty_;
+    emit(p.id, proc, TxnStatus::unknown, p.pos, kEndOfHistory, ops, p.line);
+    open_.pop_back();
+    return true;
+  }
+  size_t piece_txns() const { return h_.txn_count(); }
+  // The transactions emitted since the last piece, with tables of their own.
+  History take_piece() {
+    History out = std::move(h_);
+    h_ = History{};
+    sessions_.map.clear();
+    ids_.clear();
+    return out;
+  }
+  // After the whole input went through op() and its pieces were taken
+  // (queue_open/emit_open included): what the facts are.
+  ElleFacts facts() const {
+    if (saw_w_ && (saw_append_ || saw_list_read_))
+      throw InputError(name_, "the history mixes rw-register writes [:w k v] with list-append operations");
+    ElleFacts f;
+    f.list_model = saw_append_ || saw_list_read_;
+    f.fresh_session = fresh_;
+    f.end_of_history = pos_;
+    f.no_process = no_process_;
+    return f;
+  }
+  // Pieces: the notes finish() gives, once the input is read.
+  void finish_pieces(const char* format) {
+    if (facts_->no_process > 0)
+      st_.notes["operations without :process (one session, numbered " + std::to_string(facts_->fresh_session) + ")"] +=
+          no_process_;
+    st_.format = std::string(format) + (facts_->list_model ? " (list-append)" : " (rw-register)");
+  }
+
   History finish(const char* format) {
-    // Invocations that never completed: outcome unknown, in invocation order.
-    std::vector<std::pair<int64_t, Pending*>> left;
-    for (auto& [proc, p] : pending_) left.emplace_back(proc, &p);
-    std::sort(left.begin(), left.end(), [](auto& a, auto& b) { return a.second->pos < b.second->pos; });
-    for (auto& [proc, p] : left) {
-      ++st_.notes["invocations that never completed (outcome unknown, like :info)"];
-      const Node& ops = p->value.is_seq() ? p->value : empty_;
-      emit(p->id, proc, TxnStatus::unknown, p->pos, kEndOfHistory, ops, p->line);
+    queue_open();
+    while (emit_open()) {
     }
     for (auto& e : h_.txn_end)
       if (e == kEndOfHistory) e = pos_;
@@ -171,6 +230,11 @@ class ElleBuilder {
   void emit(int64_t id, int64_t proc, TxnStatus status, int64_t begin, int64_t end, const Node& ops, uint32_t line) {
     if (!ids_.insert(id).second)
       fail_line(name_, line, "transaction id " + std::to_string(id) + " (the :index of its invocation) is used twice");
+    if (proc != kNoProcess) fresh_ = std::max(fresh_, proc + 1);
+    if (facts_) {  // what finish() settles for a whole history, settled now
+      if (proc == kNoProcess) proc = facts_->fresh_session;
+      if (end == kEndOfHistory) end = facts_->end_of_history;
+    }
     h_.begin_txn(id, sessions_.index(proc), status, begin, end);
     size_t n = 0;
     for (const Node& mop : ops.items) {
@@ -197,7 +261,12 @@ class ElleBuilder {
           ++st_.skipped["reads of :fail/:info transactions (their values are unknown)"];
           continue;
         }
-        if (v.t == Node::T::nil) {
+        if (facts_ && facts_->list_model && !v.is_seq()) {
+          // (as finish() turns a whole history's register reads into list reads)
+          if (v.t != Node::T::nil) (void)value_sym(v, l);
+          h_.add_list_read(key, {});
+          ++st_.notes["nil reads of list-append taken as reads of the empty list"];
+        } else if (v.t == Node::T::nil) {
           h_.add_op(OpKind::read, key, kNullValue);
         } else if (v.is_seq()) {
           saw_list_read_ = true;
@@ -219,7 +288,10 @@ class ElleBuilder {
   History h_;
   Interner in_{h_};
   Sessions sessions_{h_};
+  const ElleFacts* facts_;
   std::unordered_map<int64_t, Pending> pending_;
+  std::vector<std::pair<int64_t, Pending>> open_;  // queue_open(): latest first
+  int64_t fresh_ = 0;
   std::unordered_set<int64_t> ids_;
   std::vector<Sym> scratch_;
   Node empty_{Node::T::vector};
@@ -245,6 +317,127 @@ History parse_elle_edn(std::string_view text, const std::string& name, ImportSta
   ImportStats& st = stats ? *stats : local;
   imp::EdnStream in(text, name);
   return imp::elle_from_ops([&](imp::Node& n) { return in.next(n); }, name, st, "elle-edn");
+}
+
+namespace {
+
+const char* elle_format_name(Format f) { return f == Format::elle_edn ? "elle-edn" : "elle-json"; }
+
+// The operation maps of an Elle file, EDN or JSON, through a window.
+class ElleOps {
+ public:
+  ElleOps(const std::string& path, Format f, size_t block) : path_(path), win_(path, block) {
+    if (f == Format::elle_edn) edn_ = std::make_unique<imp::EdnStream>(win_, path_);
+    else json_ = std::make_unique<imp::JsonStream>(win_, path_);
+  }
+  bool next(imp::Node& n) { return edn_ ? edn_->next(n) : json_->next(n); }
+
+ private:
+  std::string path_;
+  imp::TextWindow win_;
+  std::unique_ptr<imp::EdnStream> edn_;
+  std::unique_ptr<imp::JsonStream> json_;
+};
+
+// The facts of a file (one scan: its pieces are built and dropped),
+// remembered per file while its size and modification time stay: the audit
+// opens a log's reader several times.
+imp::ElleFacts elle_facts(const std::string& path, Format f, size_t block) {
+  struct stat st {};
+  const std::string id = path + "\n" + std::to_string(static_cast<int>(f)) + "\n" +
+                         (::stat(path.c_str(), &st) == 0 ? std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime)
+                                                          : std::string("?"));
+  static std::mutex lock;
+  static std::map<std::string, imp::ElleFacts> known;
+  {
+    std::lock_guard<std::mutex> g(lock);
+    if (auto it = known.find(id); it != known.end()) return it->second;
+  }
+  ImportStats stats;
+  imp::ElleBuilder b(path, stats);
+  ElleOps ops(path, f, block);
+  imp::Node m;
+  while (ops.next(m)) {
+    b.op(m);
+    if (b.piece_txns() >= 4096) (void)b.take_piece();
+  }
+  b.queue_open();
+  while (b.emit_open())
+    if (b.piece_txns() >= 4096) (void)b.take_piece();
+  const imp::ElleFacts facts = b.facts();
+  std::lock_guard<std::mutex> g(lock);
+  known[id] = facts;
+  return facts;
+}
+
+class ElleReader : public TxnReader {
+ public:
+  ElleReader(const std::string& path, Format f, size_t block)
+      : path_(path), format_(f), block_(block), facts_(elle_facts(path, f, block)) {
+    restart();
+  }
+  History next(uint64_t n) override {
+    while (b_->piece_txns() < n) {
+      if (!drained_) {
+        if (ops_->next(m_)) {
+          b_->op(m_);
+          continue;
+        }
+        drained_ = true;
+        b_->queue_open();
+      }
+      if (!b_->emit_open()) {
+        if (!finished_) b_->finish_pieces(elle_format_name(format_));
+        finished_ = true;
+        break;
+      }
+    }
+    History h = b_->take_piece();
+    pos_.txn += h.txn_count();
+    stats_.txns = pos_.txn;
+    return h;
+  }
+  TxnPosition position() const override { return pos_; }
+  // Read again from the start up to the position: what an Elle reader
+  // remembers at a position (open invocations) is not in the file there.
+  void seek(const TxnPosition& p) override {
+    restart();
+    while (pos_.txn < p.txn)
+      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
+  }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return true; }
+
+ private:
+  void restart() {
+    stats_ = ImportStats{};
+    b_ = std::make_unique<imp::ElleBuilder>(path_, stats_, &facts_);
+    ops_ = std::make_unique<ElleOps>(path_, format_, block_);
+    drained_ = finished_ = false;
+    pos_ = TxnPosition{};
+  }
+  std::string path_;
+  Format format_;
+  size_t block_;
+  imp::ElleFacts facts_;
+  ImportStats stats_;
+  std::unique_ptr<imp::ElleBuilder> b_;
+  std::unique_ptr<ElleOps> ops_;
+  imp::Node m_;
+  bool drained_ = false, finished_ = false;
+  TxnPosition pos_;
+};
+
+}  // namespace
+
+std::unique_ptr<TxnReader> open_elle_reader(const std::string& path, Format f, size_t block) {
+  if (f != Format::elle_edn && f != Format::elle_json) throw UsageError(path + ": not an Elle format");
+  return std::make_unique<ElleReader>(path, f, block);
+}
+
+History read_elle_file(const std::string& path, Format f, ImportStats& st, size_t block) {
+  ElleOps ops(path, f, block);
+  return imp::elle_from_ops([&](imp::Node& n) { return ops.next(n); }, path, st, elle_format_name(f));
 }
 
 }  // namespace isocheck

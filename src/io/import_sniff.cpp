@@ -5,6 +5,7 @@
 
 #include "io/import_common.h"
 #include "io/jsonl.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 namespace fs = std::filesystem;
@@ -201,8 +202,8 @@ History import_history(const std::string& path, Format f, ImportStats* stats) {
   ImportStats local;
   ImportStats& st = stats ? *stats : local;
   switch (f) {
-    case Format::elle_edn: return parse_elle_edn(imp::read_whole_file(path), path, &st);
-    case Format::elle_json: return parse_elle_json(imp::read_whole_file(path), path, &st);
+    case Format::elle_edn:
+    case Format::elle_json: return read_elle_file(path, f, st);  // through a window of the file
     case Format::cobra: return read_cobra(path, st);
     case Format::dbcop: {
       std::string b = imp::read_whole_file(path);

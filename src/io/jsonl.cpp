@@ -2,7 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -19,6 +21,65 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
+// String keys already interned into one history's key table, found without
+// the table's own map: an open-addressing table of (hash, bytes, symbol), the
+// bytes in one arena. A piece names most of its keys many times over (a
+// read-modify-write names each twice); only a key's first mention goes
+// through SymbolTable::intern_string. Symbols minted after the table went
+// to named mode, so a switch never changes them.
+class KeyCache {
+ public:
+  // The symbol of s, or ~0 when it is not cached yet.
+  Sym find(std::string_view s, uint64_t h) const {
+    if (slots_.empty()) return ~0ULL;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& x = slots_[i];
+      if (x.len == kEmpty) return ~0ULL;
+      if (x.hash == h && x.len == s.size() && std::memcmp(arena_.data() + x.off, s.data(), s.size()) == 0) return x.sym;
+    }
+  }
+  void add(std::string_view s, uint64_t h, Sym sym) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& x = slots_[i];
+      if (x.len != kEmpty) continue;
+      x = {h, arena_.size(), static_cast<uint32_t>(s.size()), sym};
+      arena_.append(s);
+      ++count_;
+      return;
+    }
+  }
+  static uint64_t hash(std::string_view s) {
+    uint64_t h = 1469598103934665603ULL ^ s.size();
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    return h ^ (h >> 29);
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t off = 0;
+    uint32_t len = kEmpty;
+    Sym sym = 0;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& x : old)
+      if (x.len != kEmpty)
+        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
+          if (slots_[i].len == kEmpty) {
+            slots_[i] = x;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+  std::string arena_;
+};
+
 struct LineReader {
   const std::string& file;
   History& h;
@@ -32,6 +93,11 @@ struct LineReader {
   std::unordered_set<int64_t> ids;
   std::unordered_map<int64_t, uint32_t> session_index;
   std::vector<Sym> scratch;
+  KeyCache key_cache;  // string keys of h
+  // Pass 1 of the audit: keys are not interned; every key is symbol 0 but
+  // scan_fence_key, which is 1 (the history's key table names both).
+  bool scan_keys = false;
+  std::string_view scan_fence_key;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(file + ":" + std::to_string(line), what);
@@ -55,30 +121,46 @@ struct LineReader {
     return v;
   }
 
-  Sym key_sym(element e, const std::string& at) {
+  // The prefix of an operation's messages, made only when one is given.
+  static std::string op_at(size_t index) { return "operation " + std::to_string(index) + ": "; }
+
+  Sym key_sym(element e, size_t index) {
     Sym s;
+    if (scan_keys) {  // pass 1 (see scan_fence_key)
+      if (e.type() == element_type::STRING) return e.get_string().value_unsafe() == scan_fence_key ? 1 : 0;
+      if (e.type() == element_type::INT64) return 0;
+      fail(op_at(index) + "a key must be a string or an integer");
+    }
     switch (e.type()) {
       case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
-      case element_type::STRING: s = h.keys.intern_string(e.get_string().value_unsafe()); break;
-      default: fail(at + "a key must be a string or an integer");
+      case element_type::STRING: {
+        const std::string_view name = e.get_string().value_unsafe();
+        const uint64_t hash = KeyCache::hash(name);
+        if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
+        s = h.keys.intern_string(name);
+        if (h.keys.take_switch()) h.remap_keys();
+        key_cache.add(name, hash, s);
+        return s;
+      }
+      default: fail(op_at(index) + "a key must be a string or an integer");
     }
     if (h.keys.take_switch()) h.remap_keys();
     return s;
   }
 
-  // `at` names the operation ("operation 3: "), `what` the value's role.
-  Sym value_sym(element e, const std::string& at, const char* what) {
+  // `index`: the operation's, for messages; `what` the value's role.
+  Sym value_sym(element e, size_t index, const char* what) {
     Sym s;
     switch (e.type()) {
       case element_type::INT64: {
         int64_t v = e.get_int64().value_unsafe();
-        if (static_cast<Sym>(v) == kNullValue) fail(at + "the value -9223372036854775808 is reserved");
+        if (static_cast<Sym>(v) == kNullValue) fail(op_at(index) + "the value -9223372036854775808 is reserved");
         s = h.values.intern_int(v);
         break;
       }
       case element_type::STRING: s = h.values.intern_string(e.get_string().value_unsafe()); break;
-      case element_type::UINT64: fail(at + what + " is too large for a 64-bit integer");
-      default: fail(at + what + " must be an integer or a string");
+      case element_type::UINT64: fail(op_at(index) + what + " is too large for a 64-bit integer");
+      default: fail(op_at(index) + what + " must be an integer or a string");
     }
     if (h.values.take_switch()) {
       h.remap_values();
@@ -113,34 +195,33 @@ struct LineReader {
   }
 
   void op(simdjson::dom::array a, size_t index) {
-    std::string at = "operation " + std::to_string(index) + ": ";
-    if (a.size() != 3) fail(at + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
+    if (a.size() != 3) fail(op_at(index) + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
     std::string_view kind;
-    if (a.at(0).get_string().get(kind)) fail(at + "the operation kind must be a string");
+    if (a.at(0).get_string().get(kind)) fail(op_at(index) + "the operation kind must be a string");
     element key = a.at(1).value_unsafe(), val = a.at(2).value_unsafe();
     if (kind == "r") {
-      Sym k = key_sym(key, at);
+      Sym k = key_sym(key, index);
       if (val.is_null()) {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (val.type() == element_type::ARRAY) {
         scratch.clear();
         simdjson::dom::array arr = val.get_array().value_unsafe();
         for (element x : arr) {
-          if (x.is_null()) fail(at + "a list read cannot contain null");
-          scratch.push_back(value_sym(x, at, "an element of a list read"));
+          if (x.is_null()) fail(op_at(index) + "a list read cannot contain null");
+          scratch.push_back(value_sym(x, index, "an element of a list read"));
         }
         h.add_list_read(k, scratch);
         scratch.clear();
       } else {
-        h.add_op(OpKind::read, k, value_sym(val, at, "a read value"));
+        h.add_op(OpKind::read, k, value_sym(val, index, "a read value"));
       }
     } else if (kind == "w" || kind == "append") {
-      Sym k = key_sym(key, at);
-      if (val.is_null()) fail(at + "cannot write null");
-      if (val.type() == element_type::ARRAY) fail(at + "a written value must be an integer or a string, not a list");
-      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, at, "a written value"));
+      Sym k = key_sym(key, index);
+      if (val.is_null()) fail(op_at(index) + "cannot write null");
+      if (val.type() == element_type::ARRAY) fail(op_at(index) + "a written value must be an integer or a string, not a list");
+      h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, index, "a written value"));
     } else {
-      fail(at + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
+      fail(op_at(index) + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
     }
   }
 
@@ -197,36 +278,41 @@ struct LineReader {
     h.end_txn();
   }
 
+  // One line of the file (line number `lineno`), without its newline.
+  void parse_line(const char* s, size_t n, uint64_t lineno, simdjson::dom::parser& parser) {
+    line = lineno;
+    while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
+    size_t lead = 0;
+    while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
+    if (lead == n) return;  // blank line
+    element doc;
+    // The buffer is padded past its end, so parsing in place is safe.
+    auto err = parser.parse(s + lead, n - lead, false).get(doc);
+    if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
+    simdjson::dom::object obj;
+    if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
+    element marker;
+    if (header_allowed && !obj.at_key("isocheck").get(marker)) {
+      header(obj);
+    } else {
+      if (!obj.at_key("isocheck").get(marker)) fail("the header line {\"isocheck\":...} must be the first line");
+      txn(obj);
+    }
+    header_allowed = false;
+  }
+
   void parse_all(const char* data, size_t len) {
     simdjson::dom::parser parser;
     size_t pos = 0;
     uint64_t physical = 0;
     while (pos < len) {
       ++physical;
-      line = has_header ? (physical == 1 ? 1 : first_line + physical - 2) : first_line + physical - 1;
+      const uint64_t lineno = has_header ? (physical == 1 ? 1 : first_line + physical - 2) : first_line + physical - 1;
       const char* nl = static_cast<const char*>(std::memchr(data + pos, '\n', len - pos));
       size_t stop = nl ? static_cast<size_t>(nl - data) : len;
-      size_t n = stop - pos;
       const char* s = data + pos;
       pos = stop + 1;
-      while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
-      size_t lead = 0;
-      while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
-      if (lead == n) continue;  // blank line
-      element doc;
-      // The buffer is padded past its end, so parsing in place is safe.
-      auto err = parser.parse(s + lead, n - lead, false).get(doc);
-      if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
-      simdjson::dom::object obj;
-      if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
-      element marker;
-      if (header_allowed && !obj.at_key("isocheck").get(marker)) {
-        header(obj);
-      } else {
-        if (!obj.at_key("isocheck").get(marker)) fail("the header line {\"isocheck\":...} must be the first line");
-        txn(obj);
-      }
-      header_allowed = false;
+      parse_line(s, stop - static_cast<size_t>(s - data), lineno, parser);
     }
   }
 };
@@ -251,17 +337,123 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
   return h;
 }
 
-History read_jsonl(const std::string& path) {
-  simdjson::padded_string buf;
-  if (const auto err = simdjson::padded_string::load(path).get(buf)) {
-    if (err == simdjson::MEMALLOC) throw std::bad_alloc();  // no memory for it: exit 3, not bad input
-    throw InputError(path, "cannot read the file");
-  }
+// ---------------------------------------------------------------- streaming
+
+struct JsonlReader::Impl {
+  simdjson::dom::parser parser;
+};
+
+JsonlReader::JsonlReader(const std::string& path, size_t block) : path_(path), block_(std::max<size_t>(block, 64)) {
+  fd_ = std::fopen(path.c_str(), "rb");
+  if (!fd_) throw InputError(path, "cannot read the file");
+  std::setvbuf(fd_, nullptr, _IONBF, 0);  // blocks go straight into buf_
+  impl_ = std::make_unique<Impl>();
+  // The header, when there is one, is read now: its time unit belongs to
+  // every piece, and a reader that seeks past it still knows it. The first
+  // line that is not blank is parsed as the whole-file reader would; a
+  // transaction is read again by the first piece.
   History h;
-  LineReader r{path, h};
-  r.parse_all(buf.data(), buf.size());
+  LineReader r{path_, h};
+  const char* s;
+  size_t n;
+  while (next_line(s, n)) {
+    r.parse_line(s, n, line_, impl_->parser);
+    if (r.header_allowed) continue;  // blank
+    if (h.txn_count() == 0) {
+      time_unit_ = h.time_unit;
+      start_ = {byte_, line_};
+    } else {
+      start_ = {line_start_byte_, line_ - 1};
+    }
+    break;
+  }
+  seek(start_.byte, start_.line);
+}
+
+JsonlReader::~JsonlReader() {
+  if (fd_) std::fclose(fd_);
+}
+
+void JsonlReader::seek(uint64_t byte, uint64_t line) {
+  if (fseeko(fd_, static_cast<off_t>(byte), SEEK_SET) != 0) throw InputError(path_, "cannot seek in the file");
+  beg_ = end_ = 0;
+  eof_ = false;
+  byte_ = byte;
+  line_ = line;
+}
+
+bool JsonlReader::next_line(const char*& s, size_t& n) {
+  for (;;) {
+    const char* nl = beg_ < end_ ? static_cast<const char*>(std::memchr(buf_.data() + beg_, '\n', end_ - beg_)) : nullptr;
+    if (nl || (eof_ && beg_ < end_)) {
+      const size_t stop = nl ? static_cast<size_t>(nl - buf_.data()) : end_;
+      s = buf_.data() + beg_;
+      n = stop - beg_;
+      line_start_byte_ = byte_;
+      const size_t used = nl ? n + 1 : n;
+      beg_ += used;
+      byte_ += used;
+      ++line_;
+      return true;
+    }
+    if (eof_) return false;
+    // Slide what is left of the buffer to its front, grow it when one line
+    // fills it, and read the next block behind it.
+    const size_t left = end_ - beg_;
+    if (beg_ > 0 && left > 0) std::memmove(buf_.data(), buf_.data() + beg_, left);
+    beg_ = 0;
+    end_ = left;
+    size_t want = std::max(block_, 2 * left);
+    if (buf_.size() < want + simdjson::SIMDJSON_PADDING) buf_.resize(want + simdjson::SIMDJSON_PADDING);
+    const size_t room = buf_.size() - simdjson::SIMDJSON_PADDING - end_;
+    const size_t got = std::fread(buf_.data() + end_, 1, room, fd_);
+    if (got < room) {
+      if (std::ferror(fd_)) throw InputError(path_ + ":" + std::to_string(line_ + 1), "cannot read the file");
+      eof_ = true;
+    }
+    end_ += got;
+  }
+}
+
+History JsonlReader::next(uint64_t n) { return piece(n, nullptr); }
+
+History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { return piece(n, &fence_key); }
+
+History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
+  History h;
+  h.time_unit = time_unit_;
+  LineReader r{path_, h};
+  r.header_allowed = false;
+  if (fence_key) {
+    r.scan_keys = true;
+    r.scan_fence_key = *fence_key;
+    h.keys.set_named({"\x01(any other key)", *fence_key}, {0, 0});
+  }
+  uint64_t got = 0;
+  const char* s;
+  size_t len;
+  while (got < n && next_line(s, len)) {
+    const size_t before = h.txn_count();
+    r.parse_line(s, len, line_, impl_->parser);
+    got += h.txn_count() - before;
+  }
+  held_ids_ = r.ids.size();
   return h;
 }
+
+History JsonlReader::read_all() {
+  History h;
+  h.time_unit = time_unit_;
+  LineReader r{path_, h};
+  r.header_allowed = false;
+  const char* s;
+  size_t len;
+  while (next_line(s, len)) r.parse_line(s, len, line_, impl_->parser);
+  held_ids_ = r.ids.size();
+  return h;
+}
+
+History read_jsonl(const std::string& path) { return JsonlReader(path).read_all(); }
 
 // One writer of the line format for both whole histories and streamed chunks.
 void write_jsonl(const History& h, std::ostream& os) { write_jsonl_txns(h, os, true); }

@@ -2,6 +2,9 @@
 // {"isocheck":1,"time_unit":"ns"}. See docs/formats.md.
 #pragma once
 #include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <vector>
 #include <iosfwd>
 #include <string>
 
@@ -16,6 +19,57 @@ History parse_jsonl(const std::string& text, const std::string& name);  // tests
 // then the file's lines from line `first_line` on; errors give file lines.
 History parse_jsonl(const std::string& text, const std::string& name, bool has_header, uint64_t first_line);
 void write_jsonl(const History& h, const std::string& path);
+
+// A JSONL file read a piece at a time through a sliding buffer of the file
+// (one block, or one line when a line is longer): nothing of the lines
+// already read stays, so the memory it holds does not grow with the file.
+// Errors name the file's own line numbers.
+class JsonlReader {
+ public:
+  // Throws InputError when the file cannot be read or its header is bad.
+  explicit JsonlReader(const std::string& path, size_t block = 8 << 20);
+  ~JsonlReader();
+  JsonlReader(const JsonlReader&) = delete;
+  JsonlReader& operator=(const JsonlReader&) = delete;
+  // Up to n transactions from the position on, a history with its own
+  // symbol tables (ids unique within it); empty at the end.
+  History next(uint64_t n);
+  // next() for a scan that asks of each key only whether it is `fence_key`:
+  // keys are not interned; the key table names two keys, symbol 1 is
+  // fence_key and symbol 0 every other key. Values as next().
+  History next_scan(uint64_t n, const std::string& fence_key);
+  // Every transaction from the position on (ids unique across them).
+  History read_all();
+  // The byte offset of the next line and the lines before it; the first
+  // position is after the header line, when there is one.
+  uint64_t byte() const { return byte_; }
+  uint64_t line() const { return line_; }
+  void seek(uint64_t byte, uint64_t line);
+  const std::string& time_unit() const { return time_unit_; }
+  // What the reader holds between pieces: its buffer's bytes, and the ids
+  // the last piece checked for uniqueness.
+  size_t held_bytes() const { return buf_.capacity(); }
+  size_t held_ids() const { return held_ids_; }
+
+ private:
+  struct Impl;
+  bool next_line(const char*& s, size_t& n);
+  History piece(uint64_t n, const std::string* fence_key);
+  struct Pos {
+    uint64_t byte = 0, line = 0;
+  };
+  std::string path_;
+  size_t block_;
+  std::FILE* fd_ = nullptr;
+  std::unique_ptr<Impl> impl_;
+  std::vector<char> buf_;
+  size_t beg_ = 0, end_ = 0;  // unread bytes of buf_
+  bool eof_ = false;
+  uint64_t byte_ = 0, line_ = 0, line_start_byte_ = 0;
+  Pos start_;
+  std::string time_unit_;
+  size_t held_ids_ = 0;
+};
 void write_jsonl(const History& h, std::ostream& out);
 
 }  // namespace isocheck

@@ -1,0 +1,254 @@
+// JSON for the importers (elle-cli JSON, dbcop JSON): the values of a file
+// read one top-level value at a time (see JsonStream in import_common.h).
+#include "io/import_common.h"
+
+namespace isocheck::imp {
+
+
+struct JsonParser {
+  JsonStream& st;
+  [[noreturn]] void fail(const std::string& what) const { fail_line(st.name_, st.line_, what); }
+  // At the window's end: true at the input's end, else NeedMore (the
+  // stream reads on and parses the value again).
+  bool eof() const {
+    if (st.pos_ < st.text_.size()) return false;
+    if (st.win_.final()) return true;
+    throw TextWindow::NeedMore{};
+  }
+  // Whether n more bytes are there (NeedMore when the window ends first).
+  bool avail(size_t n) const {
+    if (st.pos_ + n <= st.text_.size()) return true;
+    if (st.win_.final()) return false;
+    throw TextWindow::NeedMore{};
+  }
+  char peek() const { return st.text_[st.pos_]; }
+
+  void skip() {
+    while (!eof()) {
+      char c = peek();
+      if (c == '\n') ++st.line_;
+      else if (c != ' ' && c != '\t' && c != '\r') return;
+      ++st.pos_;
+    }
+  }
+
+  void expect_word(std::string_view w) {
+    if (!avail(w.size()) || st.text_.substr(st.pos_, w.size()) != w) fail("invalid JSON value");
+    st.pos_ += w.size();
+  }
+
+  void string_lit(std::string& s) {
+    uint32_t start = st.line_;
+    ++st.pos_;
+    for (;;) {
+      if (eof()) fail_line(st.name_, start, "unterminated string");
+      char c = st.text_[st.pos_++];
+      if (c == '"') return;
+      if (c == '\n') fail("a newline inside a JSON string");
+      if (c != '\\') {
+        s.push_back(c);
+        continue;
+      }
+      if (eof()) fail("unterminated string");
+      char e = st.text_[st.pos_++];
+      switch (e) {
+        case 'n': s.push_back('\n'); break;
+        case 't': s.push_back('\t'); break;
+        case 'r': s.push_back('\r'); break;
+        case 'b': s.push_back('\b'); break;
+        case 'f': s.push_back('\f'); break;
+        case '"': s.push_back('"'); break;
+        case '\\': s.push_back('\\'); break;
+        case '/': s.push_back('/'); break;
+        case 'u': {
+          auto hex4 = [&]() {
+            uint32_t cp = 0;
+            for (int k = 0; k < 4; ++k) {
+              if (eof()) fail("unterminated string");
+              int d = hex_digit(st.text_[st.pos_++]);
+              if (d < 0) fail("bad \\u escape in a string");
+              cp = cp * 16 + static_cast<uint32_t>(d);
+            }
+            return cp;
+          };
+          uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00 && avail(2) && st.text_.substr(st.pos_, 2) == "\\u") {
+            st.pos_ += 2;
+            uint32_t lo = hex4();
+            if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            else { put_utf8(s, cp); cp = lo; }
+          }
+          put_utf8(s, cp);
+          break;
+        }
+        default: fail(std::string("bad escape '\\") + e + "' in a string");
+      }
+    }
+  }
+
+  void value(Node& out, int depth) {
+    if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    skip();
+    if (eof()) fail("unexpected end of input (a JSON value was expected)");
+    out.line = st.line_;
+    char c = peek();
+    if (c == '{' || c == '[') {
+      char close = c == '{' ? '}' : ']';
+      bool obj = c == '{';
+      uint32_t start = st.line_;
+      out.t = obj ? Node::T::map : Node::T::vector;
+      ++st.pos_;
+      skip();
+      if (!eof() && peek() == close) {
+        ++st.pos_;
+        return;
+      }
+      for (;;) {
+        if (obj) {
+          skip();
+          if (eof() || peek() != '"') fail("an object key must be a string");
+          out.items.emplace_back();
+          out.items.back().t = Node::T::string;
+          out.items.back().line = st.line_;
+          string_lit(out.items.back().s);
+          skip();
+          if (eof() || peek() != ':') fail("expected ':' after an object key");
+          ++st.pos_;
+        }
+        out.items.emplace_back();
+        value(out.items.back(), depth + 1);
+        skip();
+        if (eof()) fail_line(st.name_, start, std::string("unterminated ") + (obj ? "object" : "array"));
+        if (peek() == ',') {
+          ++st.pos_;
+          continue;
+        }
+        if (peek() == close) {
+          ++st.pos_;
+          if (obj)
+            if (const Node* k = repeated_key(out.items))
+              fail_line(st.name_, k->line, "field \"" + k->s + "\" is given more than once in an object");
+          return;
+        }
+        fail(std::string("expected ',' or '") + close + "'");
+      }
+    }
+    if (c == '"') {
+      out.t = Node::T::string;
+      return string_lit(out.s);
+    }
+    if (c == 'n') return expect_word("null");
+    if (c == 't' || c == 'f') {
+      expect_word(c == 't' ? "true" : "false");
+      out.t = Node::T::boolean;
+      out.b = c == 't';
+      return;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t b = st.pos_;
+      bool integral = true;
+      if (peek() == '-') ++st.pos_;
+      size_t digits = st.pos_;
+      while (!eof() && peek() >= '0' && peek() <= '9') ++st.pos_;
+      if (st.pos_ == digits) fail("invalid number");
+      if (!eof() && peek() == '.') {
+        integral = false;
+        ++st.pos_;
+        size_t f = st.pos_;
+        while (!eof() && peek() >= '0' && peek() <= '9') ++st.pos_;
+        if (st.pos_ == f) fail("invalid number");
+      }
+      if (!eof() && (peek() == 'e' || peek() == 'E')) {
+        integral = false;
+        ++st.pos_;
+        if (!eof() && (peek() == '+' || peek() == '-')) ++st.pos_;
+        size_t f = st.pos_;
+        while (!eof() && peek() >= '0' && peek() <= '9') ++st.pos_;
+        if (st.pos_ == f) fail("invalid number");
+      }
+      std::string_view tok = st.text_.substr(b, st.pos_ - b);
+      if (integral && parse_int(tok, out.i)) {
+        out.t = Node::T::integer;
+      } else {
+        out.t = Node::T::number;
+        out.s = std::string(tok);
+      }
+      return;
+    }
+    fail(std::string("unexpected character '") + c + "' (a JSON value was expected)");
+  }
+};
+
+JsonStream::JsonStream(std::string_view text, const std::string& name)
+    : own_(text), win_(own_), text_(win_.text()), name_(name) {
+  // A UTF-8 byte order mark is tolerated.
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+}
+
+JsonStream::JsonStream(TextWindow& window, const std::string& name) : win_(window), text_(win_.text()), name_(name) {
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+}
+
+bool JsonStream::next(Node& out) {
+  for (;;) {
+    const size_t pos = pos_;
+    const uint32_t line = line_;
+    const int top = top_;
+    try {
+      return next_value(out);
+    } catch (const TextWindow::NeedMore&) {
+      // The value goes on past the window: slide it on and parse again.
+      win_.more(pos);
+      text_ = win_.text();
+      pos_ = 0;
+      line_ = line;
+      top_ = top;
+    }
+  }
+}
+
+bool JsonStream::next_value(Node& out) {
+  JsonParser p{*this};
+  out = Node();
+  p.skip();
+  if (top_ == -1) {
+    if (p.eof()) return false;
+    if (p.peek() == '[') {
+      top_ = 1;  // first element or ']'
+      ++pos_;
+    } else {
+      top_ = 0;
+    }
+    p.skip();
+  }
+  if (top_ > 0) {
+    if (p.eof()) p.fail("unexpected end of input: the top-level array is not closed with ']'");
+    if (p.peek() == ']') {
+      ++pos_;
+      top_ = 0;
+      p.skip();
+      if (!p.eof()) p.fail("unexpected content after the top-level array");
+      return false;
+    }
+    if (top_ == 2) {
+      if (p.peek() != ',') p.fail("expected ',' or ']' between the elements of the top-level array");
+      ++pos_;
+    }
+    top_ = 2;
+  } else if (p.eof()) {
+    return false;
+  }
+  p.value(out, 0);
+  return true;
+}
+
+Node JsonStream::parse_one() {
+  JsonParser p{*this};
+  Node out;
+  p.value(out, 0);
+  p.skip();
+  if (!p.eof()) p.fail("unexpected content after the JSON value");
+  return out;
+}
+
+}  // namespace isocheck::imp

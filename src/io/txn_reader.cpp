@@ -1,0 +1,162 @@
+#include "io/txn_reader.h"
+
+#include <algorithm>
+
+#include "core/errors.h"
+#include "io/jsonl.h"
+
+namespace isocheck {
+namespace {
+
+class JsonlTxnReader : public TxnReader {
+ public:
+  explicit JsonlTxnReader(const std::string& path) : r_(path) {
+    stats_.format = "jsonl";
+    pos_.byte = r_.byte();
+    pos_.line = r_.line();
+  }
+  History next(uint64_t n) override { return advanced(r_.next(n)); }
+  History next_scan(uint64_t n, const std::string& fence_key) override {
+    return advanced(r_.next_scan(n, fence_key));
+  }
+  History advanced(History h) {
+    pos_.txn += h.txn_count();
+    pos_.byte = r_.byte();
+    pos_.line = r_.line();
+    stats_.records = stats_.txns = pos_.txn;
+    return h;
+  }
+  TxnPosition position() const override { return pos_; }
+  void seek(const TxnPosition& p) override {
+    r_.seek(p.byte, p.line);
+    pos_ = p;
+  }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return true; }
+
+ private:
+  JsonlReader r_;
+  TxnPosition pos_;
+  ImportStats stats_;
+};
+
+// Transactions [from, to) of h, with symbol tables of their own.
+History slice(const History& h, uint64_t from, uint64_t to) {
+  History out;
+  out.time_unit = h.time_unit;
+  std::vector<uint32_t> session(h.session_count(), UINT32_MAX);
+  auto sym = [](const SymbolTable& t, SymbolTable& to, History& o, bool key, Sym s) {
+    Sym r;
+    if (!t.named() || t.is_int(s)) {
+      int64_t v = t.named() ? std::stoll(t.name(s)) : SymbolTable::as_int(s);
+      r = to.intern_int(v);
+    } else {
+      r = to.intern_string(t.name(s));
+      if (to.take_switch()) {
+        if (key) o.remap_keys();
+        else o.remap_values();
+      }
+    }
+    return r;
+  };
+  std::vector<Sym> list;
+  for (uint64_t t = from; t < to; ++t) {
+    uint32_t& s = session[h.txn_session[t]];
+    if (s == UINT32_MAX) {
+      s = static_cast<uint32_t>(out.session_name.size());
+      out.session_name.push_back(h.session_name[h.txn_session[t]]);
+    }
+    out.begin_txn(h.txn_id[t], s, h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    for (OpIdx o = h.op_begin(static_cast<TxnIdx>(t)); o < h.op_end(static_cast<TxnIdx>(t)); ++o) {
+      const Sym k = sym(h.keys, out.keys, out, true, h.op_key[o]);
+      if (h.op_kind[o] == OpKind::read_list) {
+        list.clear();
+        for (Sym v : h.list(o)) {
+          const bool was_named = out.values.named();
+          const Sym m = sym(h.values, out.values, out, false, v);
+          if (!was_named && out.values.named())
+            for (Sym& x : list) x = out.values.remap(x);
+          list.push_back(m);
+        }
+        out.add_list_read(k, list);
+      } else {
+        const Sym v = h.op_value[o];
+        out.add_op(h.op_kind[o], k, v == kNullValue ? v : sym(h.values, out.values, out, false, v));
+      }
+    }
+    out.end_txn();
+  }
+  return out;
+}
+
+// The formats read whole (Cobra, dbcop, PolySI): the history is imported
+// at the first piece and handed out in pieces.
+class WholeTxnReader : public TxnReader {
+ public:
+  WholeTxnReader(const std::string& path, Format f) : path_(path), format_(f) {}
+  History next(uint64_t n) override {
+    load();
+    const uint64_t to = std::min<uint64_t>(whole_.txn_count(), pos_.txn + n);
+    History h = slice(whole_, pos_.txn, to);
+    pos_.txn = to;
+    return h;
+  }
+  TxnPosition position() const override { return pos_; }
+  void seek(const TxnPosition& p) override { pos_ = p; }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return false; }
+
+ private:
+  void load() {
+    if (loaded_) return;
+    whole_ = import_history(path_, format_, &stats_);
+    loaded_ = true;
+  }
+  std::string path_;
+  Format format_;
+  bool loaded_ = false;
+  History whole_;
+  ImportStats stats_;
+  TxnPosition pos_;
+};
+
+}  // namespace
+
+uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
+                     const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open) {
+  std::unique_ptr<HistorySink> sink;
+  std::vector<int64_t> ids;
+  uint64_t n = 0;
+  std::string unit;  // (an empty input's: what its reader tells, e.g. a JSONL header's)
+  for (;;) {
+    History h = r.next(piece);
+    if (h.txn_count() == 0) {
+      unit = h.time_unit;
+      break;
+    }
+    if (!sink) sink = open(h.time_unit);
+    sink->append(h);
+    ids.insert(ids.end(), h.txn_id.begin(), h.txn_id.end());
+    n += h.txn_count();
+  }
+  std::sort(ids.begin(), ids.end());
+  if (auto d = std::adjacent_find(ids.begin(), ids.end()); d != ids.end())
+    throw InputError(path, "duplicate transaction id " + std::to_string(*d));
+  if (!sink) sink = open(unit);
+  sink->finish();
+  return n;
+}
+
+std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
+  switch (f) {
+    case Format::jsonl: return std::make_unique<JsonlTxnReader>(path);
+    case Format::elle_edn:
+    case Format::elle_json: return open_elle_reader(path, f);
+    case Format::hdf5:
+    case Format::unknown: break;
+    default: return std::make_unique<WholeTxnReader>(path, f);
+  }
+  throw UsageError(path + ": no piece reader for this format");
+}
+
+}  // namespace isocheck

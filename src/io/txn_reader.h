@@ -1,0 +1,67 @@
+// Transactions a piece at a time, from any history format: the audit's round
+// reader and the whole-history reader (load_history) share these readers.
+// JSONL and Elle EDN / elle-cli JSON are read through a window of the file
+// that slides on, so memory holds one piece (and what the format makes a
+// reader remember: Elle's invocations still open); the other imported formats
+// (Cobra, dbcop, PolySI) are read whole and handed out in pieces.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/history.h"
+#include "io/import.h"
+#include "io/sink.h"
+
+namespace isocheck {
+
+struct TxnPosition {
+  uint64_t txn = 0;   // transactions before this position
+  uint64_t byte = 0;  // JSONL: byte offset of the next line
+  uint64_t line = 0;  // JSONL: lines before it
+};
+
+class TxnReader {
+ public:
+  virtual ~TxnReader() = default;
+  // Up to n more transactions, as a history with symbol tables of its own
+  // (ids unique within it); empty at the end. Throws InputError naming the
+  // file and line on malformed input.
+  virtual History next(uint64_t n) = 0;
+  // next() for a scan that asks of each key only whether it is `fence_key`
+  // (the audit's pass 1): a reader may leave keys uninterned, naming in the
+  // key table only that key and one for all the others.
+  virtual History next_scan(uint64_t n, const std::string& fence_key) {
+    (void)fence_key;
+    return next(n);
+  }
+  virtual TxnPosition position() const = 0;
+  // Back to a position this reader (or another of the same file) gave.
+  virtual void seek(const TxnPosition& p) = 0;
+  // What the importer skipped or noted so far (import_history's counts).
+  virtual const ImportStats& stats() const = 0;
+  // Whether pieces are read from the file as they are asked for (false: the
+  // format is read whole first).
+  virtual bool streamed() const = 0;
+};
+
+// Every transaction of `r`, `piece` at a time, into the sink `open` makes at
+// the first piece (with that piece's time unit; an empty input gets none).
+// Ids must be unique across the pieces (a piece checks its own): 8 bytes a
+// transaction are kept to check that at the end; a repeat is an InputError
+// naming `path` and the id, and the sink is dropped unfinished. Returns the
+// transactions copied.
+uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
+                     const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open);
+
+// `f` must be a known format other than HDF5 (UsageError otherwise).
+std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
+
+// Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
+// block size (tests use small ones).
+std::unique_ptr<TxnReader> open_elle_reader(const std::string& path, Format f, size_t block = 8 << 20);
+// The whole history of an Elle file, its text read through a window.
+History read_elle_file(const std::string& path, Format f, ImportStats& st, size_t block = 8 << 20);
+
+}  // namespace isocheck

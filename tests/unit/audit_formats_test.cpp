@@ -1,0 +1,215 @@
+// The audit reads every input format in rounds: its verdicts on random logs
+// written as Elle EDN and elle-cli JSON equal verify's (check() on the whole
+// file as the importer reads it), and an anomaly whose overwritten version
+// was written 99 % of the log earlier is reported from JSONL, HDF5, EDN and
+// elle-cli JSON alike.
+//
+// ISOCHECK_AUDIT_ITERS scales the random part (default below).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "common/elle_writer.h"
+#include "common/temp_files.h"
+#include "io/hdf5.h"
+#include "io/jsonl.h"
+#include "io/load.h"
+#include "oracle/random_history.h"
+#include "solver/check.h"
+
+namespace isocheck {
+namespace {
+
+struct TempDir : testkit::ScopedTempDir {
+  TempDir() : ScopedTempDir("isocheck-audit-formats-test-") {}
+};
+
+int64_t env_int(const char* name, int64_t def) {
+  const char* s = std::getenv(name);
+  return s && *s ? std::strtoll(s, nullptr, 10) : def;
+}
+
+// verify: the whole file as load_history reads it, checked at once.
+std::vector<std::string> verified(const std::string& file, const std::vector<Level>& levels) {
+  CheckOptions o;
+  o.levels = levels;
+  CheckResult r = check(load_history(file), o);
+  std::vector<std::string> out;
+  for (Level l : levels)
+    for (auto& lr : r.levels)
+      if (lr.level == l)
+        out.push_back(!r.anomalies.empty() || (lr.decided && !lr.holds) ? "violated" : lr.decided ? "holds" : "undecided");
+  return out;
+}
+
+std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
+                                 const std::string& rule, AuditResult& r) {
+  AuditOptions o;
+  o.check.levels = levels;
+  o.round_txns = round;
+  o.rule = rule;
+  r = run_audit(file, o);
+  std::vector<std::string> out;
+  for (auto& l : r.levels) out.push_back(l.verdict);
+  return out;
+}
+
+// Random logs (the audit tests' fenced and timed families) as EDN and as
+// elle-cli JSON, in rounds of 1, 2, 3, 5 and 8 transactions.
+TEST(AuditFormats, RandomElleLogsEqualVerify) {
+  TempDir d;
+  const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
+  int logs = 0, compared = 0, forgot = 0, violated = 0;
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions o;
+    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
+    o.min_txns = 8;
+    o.max_txns = 24;
+    o.max_sessions = 3;
+    o.max_keys = 4;
+    o.times_percent = 100;
+    const bool fenced = i % 2 == 0;
+    History h = random_history(7000 + i, o);
+    if (fenced) h = add_fences(h, 1 + i % 3);
+    if (!testkit::elle_can_hold(h)) continue;
+    const bool json = i % 4 < 2;
+    const std::string file = d.write(json ? "r.json" : "r.edn", testkit::elle_text(h, json));
+    const std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::si, Level::sser}
+                                             : std::vector<Level>{Level::sser};
+    const auto want = verified(file, levels);
+    bool undecided = false;
+    for (auto& v : want) undecided |= v == "undecided";
+    if (undecided) continue;
+    ++logs;
+    for (auto& v : want) violated += v == "violated";
+    for (uint64_t round : {1, 2, 3, 5, 8}) {
+      AuditResult r;
+      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", r);
+      ++compared;
+      forgot += r.forgotten > 0;
+      ASSERT_EQ(got, want) << "seed " << 7000 + i << (json ? " (elle-cli JSON)" : " (EDN)") << " round " << round
+                           << "\n" << testkit::elle_text(h, json);
+    }
+  }
+  std::printf("elle: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", logs, violated, forgot,
+              compared);
+  EXPECT_GT(logs, iters / 3);
+  EXPECT_GT(forgot, compared / 4);
+  EXPECT_GT(violated, 0);
+}
+
+// 2,000 read-modify-write transactions on 50 string keys (times on every
+// one, four sessions), and key x: transaction 5 writes x=1001, transaction
+// 15 overwrites it with 1002 (and writes z=2001); near the end, transaction
+// 1995 reads the overwritten x=1001 — with z=2001 (a stale read: read skew)
+// or to overwrite it with 1003 (a lost update).
+History far_back(bool lost_update) {
+  History h;
+  for (int s = 0; s < 4; ++s) h.session_name.push_back(s);
+  const int n = 2000;
+  std::vector<int64_t> current(50, 0);
+  auto key = [&](const std::string& k) {
+    Sym s = h.keys.intern_string(k);
+    if (h.keys.take_switch()) h.remap_keys();
+    return s;
+  };
+  auto val = [&](int64_t v) { return v == 0 ? kNullValue : h.values.intern_int(v); };
+  for (int i = 0; i < n; ++i) {
+    h.begin_txn(i + 1, static_cast<uint32_t>(i % 4), TxnStatus::committed, 10 * i, 10 * i + 5);
+    if (i == 5) {
+      h.add_op(OpKind::read, key("x"), kNullValue);
+      h.add_op(OpKind::write, key("x"), val(1001));
+    } else if (i == 15) {
+      h.add_op(OpKind::read, key("x"), val(1001));
+      h.add_op(OpKind::write, key("x"), val(1002));
+      h.add_op(OpKind::write, key("z"), val(2001));
+    } else if (i == n - 5) {
+      h.add_op(OpKind::read, key("x"), val(1001));
+      if (lost_update) h.add_op(OpKind::write, key("x"), val(1003));
+      else h.add_op(OpKind::read, key("z"), val(2001));
+    } else {
+      const int k = (i * 7) % 50;
+      h.add_op(OpKind::read, key("k" + std::to_string(k)), val(current[k]));
+      current[k] = 10000 + i;
+      h.add_op(OpKind::write, key("k" + std::to_string(k)), val(current[k]));
+    }
+    h.end_txn();
+  }
+  h.time_unit = "ns";
+  return h;
+}
+
+TEST(AuditFormats, AnomalyOfAVersionOverwrittenFarBackFromEveryFormat) {
+  TempDir d;
+  int audits = 0;
+  for (bool lost_update : {false, true}) {
+    const char* what = lost_update ? "lost update" : "stale read";
+    for (bool fenced : {false, true}) {
+      const History h = fenced ? add_fences(far_back(lost_update), 5) : far_back(lost_update);
+      const std::vector<Level> levels =
+          fenced ? std::vector<Level>{Level::ser, Level::si} : std::vector<Level>{Level::sser};
+      const std::string rule = fenced ? "fence" : "time";
+      std::vector<std::string> files;
+      files.push_back((d.path / "f.jsonl").string());
+      write_jsonl(h, files.back());
+      files.push_back((d.path / "f.h5").string());
+      write_hdf5(h, files.back());
+      files.push_back(d.write("f.edn", testkit::elle_text(h, false)));
+      files.push_back(d.write("f.json", testkit::elle_text(h, true)));
+      for (const std::string& file : files) {
+        const std::vector<std::string> violated(levels.size(), "violated");
+        ASSERT_EQ(verified(file, levels), violated) << what << ": " << file;
+        AuditResult r;
+        EXPECT_EQ(audited(file, levels, 100, rule, r), violated) << what << ": " << file;
+        EXPECT_EQ(r.rounds, (h.txn_count() + 99) / 100) << what << ": " << file;
+        // The overwritten version's writers were forgotten long before.
+        EXPECT_GT(r.forgotten, h.txn_count() / 2) << what << ": " << file;
+        EXPECT_LT(r.max_kept, h.txn_count() / 4) << what << ": " << file;
+        for (auto& l : r.levels) EXPECT_EQ(l.round, r.rounds - 1) << what << ": " << file;
+        ++audits;
+      }
+    }
+  }
+  EXPECT_EQ(audits, 2 * 2 * 4);
+}
+
+// Stopped after every 3 rounds and resumed from the checkpoint until it
+// completes: an Elle reader resumes by reading the file again up to the
+// saved position. Same verdict and rounds as one run.
+TEST(AuditFormats, ElleLogPreemptedAndResumedEqualsUninterrupted) {
+  TempDir d;
+  for (bool json : {false, true}) {
+    const History h = add_fences(far_back(false), 5);
+    const std::string file = d.write(json ? "p.json" : "p.edn", testkit::elle_text(h, json));
+    AuditOptions o;
+    o.check.levels = {Level::ser, Level::si};
+    o.round_txns = 100;
+    o.rule = "fence";
+    const AuditResult whole = run_audit(file, o);
+    o.checkpoint_dir = (d.path / "ck").string();
+    o.resume = true;
+    o.stop_after_rounds = 3;
+    AuditResult r;
+    int runs = 0;
+    do {
+      r = run_audit(file, o);
+    } while (!r.complete && ++runs < 100);
+    EXPECT_TRUE(r.complete);
+    EXPECT_GT(runs, 3);
+    EXPECT_GT(r.resumptions, 3u);
+    EXPECT_EQ(r.rounds, whole.rounds);
+    EXPECT_EQ(r.txns, whole.txns);
+    ASSERT_EQ(r.levels.size(), whole.levels.size());
+    for (size_t i = 0; i < r.levels.size(); ++i) {
+      EXPECT_EQ(r.levels[i].verdict, "violated");
+      EXPECT_EQ(r.levels[i].verdict, whole.levels[i].verdict);
+      EXPECT_EQ(r.levels[i].round, whole.levels[i].round);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace isocheck
