@@ -849,6 +849,9 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
                      " is not simulated under snapshot isolation (rmw, mt, blindw-rm, blindw-rw, blindw-wh are)");
   if (o.sessions < 1) throw UsageError("--sessions must be at least 1");
   if (o.sessions > 10'000'000) throw UsageError("--sessions must be at most 10000000");
+  // (the SI simulation holds a transaction in flight per session)
+  if (o.isolation == "si" && o.sessions > 1'000'000)
+    throw UsageError("--sessions must be at most 1000000 with --isolation si");
   if (!o.plant.empty() && o.sessions < 4)
     throw UsageError("planting anomalies needs at least 4 sessions (got " + std::to_string(o.sessions) + ")");
   const uint64_t keys = o.keys ? o.keys : wl->default_keys;

@@ -771,6 +771,10 @@ TEST(GenSi, InvalidOptionsAreUsageErrors) {
   GenOptions o = opts("rmw", 10);
   o.isolation = "rc";
   EXPECT_THROW(generate_history(o), UsageError);
+  o = opts("rmw", 10);
+  o.isolation = "si";
+  o.sessions = 2'000'000;
+  EXPECT_THROW(generate_history(o), UsageError);
   for (const char* w : {"append", "twitter", "tpcc"}) {
     o = opts(w, 10);
     o.isolation = "si";
