@@ -127,26 +127,45 @@ std::string replay(const History& h, const Events& ev, SiTies ties, States& st) 
   std::vector<uint64_t> snap(h.txn_count(), kNotBegun);  // commits seen at begin
   std::vector<uint32_t> done(h.session_count(), 0);      // commits per session so far
   uint64_t commits = 0;
-  std::vector<std::pair<Sym, Sym>> own;  // the beginning transaction's writes so far
+  // The beginning transaction's writes so far: a short list, or a hash map
+  // for transactions with many operations (a list would be quadratic).
+  constexpr uint64_t kShort = 32;
+  std::vector<std::pair<Sym, Sym>> own;
+  FlatMap64 own_map;
+  bool own_in_map = false;
+  auto own_write = [&](Sym k, Sym v) {
+    if (own_in_map) {
+      bool fresh;
+      own_map.get_or_insert(k, v, fresh) = v;
+      return;
+    }
+    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
+    if (it == own.end()) own.emplace_back(k, v);
+    else it->second = v;
+  };
+  auto own_value = [&](Sym k) -> const Sym* {
+    if (own_in_map) return own_map.find(k);
+    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
+    return it == own.end() ? nullptr : &it->second;
+  };
 
   auto begin = [&](TxnIdx t) -> std::string {
     if (done[h.txn_session[t]] != ev.rank[t])
       return txn_text(h, t) + " begins before the previous transaction of its session committed";
     snap[t] = commits;
     own.clear();
+    own_in_map = h.op_end(t) - h.op_begin(t) > kShort;
+    if (own_in_map) own_map = FlatMap64(h.op_end(t) - h.op_begin(t));
     for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
       const Sym k = h.op_key[o], v = h.op_value[o];
       if (h.op_kind[o] == OpKind::write) {
-        auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
-        if (it == own.end()) own.emplace_back(k, v);
-        else it->second = v;
+        own_write(k, v);
         continue;
       }
-      auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
-      if (it != own.end()) {
-        if (it->second != v)
+      if (const Sym* mine = own_value(k)) {
+        if (*mine != v)
           return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
-                 " after writing " + value_text(h, it->second);
+                 " after writing " + value_text(h, *mine);
         continue;
       }
       const Sym seen = st.at(k).value;

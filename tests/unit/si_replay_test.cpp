@@ -191,3 +191,20 @@ TEST(SiReplay, ReportsSayHowSiWasDecided) {
   write_json(json_off, h, off, ReportContext{"t.jsonl", 0.0});
   EXPECT_NE(json_off.str().find("\"si_replay\":false"), std::string::npos) << json_off.str();
 }
+
+TEST(SiReplay, LargeTransactionsReadTheirOwnWrites) {
+  // 200 writes then 200 reads of them (and key -1, the hash map's empty
+  // marker): past the short list, own writes live in a hash map.
+  std::string ops, reads;
+  for (int k = -1; k < 199; ++k) {
+    ops += std::string(ops.empty() ? "" : ",") + "[\"w\"," + std::to_string(k) + "," + std::to_string(k + 1000) + "]";
+    reads += ",[\"r\"," + std::to_string(k) + "," + std::to_string(k + 1000) + "]";
+  }
+  std::string good = T(1, 1, ops + reads, 0, 1) + T(2, 2, R"(["r",-1,999],["r",5,1005])", 2, 3);
+  SiReplay r = replay(good);
+  EXPECT_TRUE(r.found()) << r.why_not;
+  std::string bad = T(1, 1, ops + reads + R"(,["r",7,7])", 0, 1);
+  r = replay(bad);
+  EXPECT_FALSE(r.found());
+  EXPECT_NE(r.why_not.find("after writing 1007"), std::string::npos) << r.why_not;
+}
