@@ -1,8 +1,10 @@
 // End-to-end verify of one history file for SER+SI+SSER: read, then check()
 // as the CLI runs it (serial witness first), or with --graph the dependency
 // graph path stage by stage (read, graph, SSER graph, acyclicity). Prints
-// transactions/s per core and peak memory per operation.
-// Usage: verify_bench FILE [--graph]
+// transactions/s per core and peak memory per operation. With --si: SI alone,
+// stage by stage (the serial witness that fails on a non-serializable history,
+// the SI replay) and check() for --level si with the SI replay and without.
+// Usage: verify_bench FILE [--graph | --si]
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "solver/acyclic.h"
 #include "solver/check.h"
 #include "solver/serial_witness.h"
+#include "solver/si_replay.h"
 #include "core/timer.h"
 
 using namespace isocheck;
@@ -31,8 +34,9 @@ static double cpu_s() {
 
 int main(int argc, char** argv) {
   const bool graph = argc >= 3 && std::string(argv[2]) == "--graph";
-  if (argc < 2 || (argc >= 3 && !graph)) {
-    std::fprintf(stderr, "usage: verify_bench FILE [--graph]\n");
+  const bool si = argc >= 3 && std::string(argv[2]) == "--si";
+  if (argc < 2 || (argc >= 3 && !graph && !si)) {
+    std::fprintf(stderr, "usage: verify_bench FILE [--graph | --si]\n");
     return 2;
   }
   Timer wall;
@@ -41,7 +45,29 @@ int main(int argc, char** argv) {
   h.release_unused_list_offsets();  // as `isocheck verify` does
   double t_read = cpu_s() - c0;
   size_t n = h.txn_count(), ops = h.op_count();
-  if (!graph) {
+  if (si) {
+    double cw = cpu_s();
+    SerialWitness sw = find_serial_witness(h, false);
+    double t_witness = cpu_s() - cw;
+    double cr = cpu_s();
+    SiReplay sr = find_si_replay(h);
+    double t_replay = cpu_s() - cr;
+    std::printf("file %s: %zu txns, %zu ops\n", argv[1], n, ops);
+    std::printf("serial witness: %s (%.2f cpu s); SI replay: %s (%.2f cpu s, %.2f M txn/s per core)\n",
+                sw.found() ? "found" : "not found", t_witness, sr.found() ? to_string(sr.order) : sr.why_not.c_str(),
+                t_replay, n / t_replay / 1e6);
+    for (bool replay : {true, false}) {
+      CheckOptions opt;
+      opt.levels = {Level::si};
+      opt.si_replay = replay;
+      double c1 = cpu_s();
+      CheckResult r = check(h, opt);
+      double t_check = cpu_s() - c1;
+      std::printf("check --level si%s: %s, cpu seconds read %.2f + check %.2f (%.2f M txn/s per core for the check, "
+                  "%.2f with the read)\n", replay ? "" : " --no-si-replay", r.all_hold() ? "holds" : "violated",
+                  t_read, t_check, n / t_check / 1e6, n / (t_read + t_check) / 1e6);
+    }
+  } else if (!graph) {
     // Exactly what `isocheck verify -l ser,si,sser` does after reading.
     CheckOptions opt;
     opt.levels = {Level::ser, Level::si, Level::sser};

@@ -15,14 +15,22 @@ void add_generate_command(CLI::App& app, int& exit_code) {
     GenOptions g;
     std::string out, to = "auto";
     bool quiet = false;
+    int extra_reads = -1;  // -1: the default (rmw under si: 1, else 0)
     LimitArgs limits;
   };
   auto a = std::make_shared<Args>();
   std::string workloads, plants;
   for (auto& w : workload_names()) workloads += (workloads.empty() ? "" : "|") + w;
   for (auto& p : plant_names()) plants += (plants.empty() ? "" : "|") + p;
-  CLI::App* c = app.add_subcommand("generate", "Write a valid history of a workload (serial execution), optionally with planted anomalies");
+  CLI::App* c = app.add_subcommand(
+      "generate", "Write a valid history of a workload (serial or snapshot-isolation execution), optionally with planted anomalies");
   c->add_option("--workload", a->g.workload, workloads)->required();
+  c->add_option("--isolation", a->g.isolation,
+                "ser: a serial execution (default); si: a simulated snapshot-isolation database "
+                "(rmw, mt, blindw-*; aborted attempts recorded and retried)");
+  c->add_option("--extra-reads", a->extra_reads,
+                "rmw: pure reads of other keys per txn (default 0; 1 with --isolation si, so write skews can arise)")
+      ->check(CLI::Range(0, 64));
   c->add_option("--txns", a->g.txns, "Transactions to generate");
   c->add_option("--sessions", a->g.sessions, "Client sessions");
   c->add_option("--keys", a->g.keys, "Keys (0: the workload's default)");
@@ -37,6 +45,8 @@ void add_generate_command(CLI::App& app, int& exit_code) {
   add_limit_options(c, a->limits);
   c->callback([a, &exit_code] {
     apply_limits(a->limits, "generate");
+    if (a->extra_reads >= 0) a->g.extra_reads = static_cast<uint32_t>(a->extra_reads);
+    else a->g.extra_reads = a->g.isolation == "si" && a->g.workload == "rmw" ? 1 : 0;
     Format f = a->to == "auto" ? format_from_extension(a->out) : (a->to == "hdf5" ? Format::hdf5 : a->to == "jsonl" ? Format::jsonl : Format::unknown);
     if (f != Format::jsonl && f != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
@@ -46,6 +56,9 @@ void add_generate_command(CLI::App& app, int& exit_code) {
     if (!a->quiet) {
       std::fprintf(stderr, "isocheck: wrote %llu transactions, %llu operations to %s\n",
                    static_cast<unsigned long long>(s.txns), static_cast<unsigned long long>(s.ops), a->out.c_str());
+      if (a->g.isolation == "si")
+        std::fprintf(stderr, "isocheck: %llu attempts aborted by first committer wins (recorded aborted, retried)\n",
+                     static_cast<unsigned long long>(s.aborted));
       for (auto& p : s.plants) {
         std::fprintf(stderr, "isocheck: planted %s in transactions", p.name.c_str());
         for (auto id : p.txn_ids) std::fprintf(stderr, " %lld", static_cast<long long>(id));

@@ -70,6 +70,8 @@ struct CheckStats {
   size_t unordered_write_pairs = 0;
   // Set when a serial witness decided every level (no graph was built).
   WitnessOrder witness = WitnessOrder::none;
+  // Set when the SI replay (solver/si_replay.h) decided SI (no graph for SI).
+  bool si_replay = false;
 };
 
 struct CheckResult {

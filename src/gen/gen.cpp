@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <queue>
 #include <span>
+#include <tuple>
 
 #include "gen/random.h"
 #include "core/errors.h"
@@ -23,6 +25,7 @@ constexpr int64_t kMaxLatency = 40;  // end - begin is uniform in [1, kMaxLatenc
 constexpr int64_t kStaleGap = 1000;  // stale-read: the reader begins more than this after the writer ended
 constexpr uint64_t kMaxKeys = 1'000'000'000ULL;
 constexpr uint64_t kMaxWarehouses = 100'000ULL;
+constexpr uint32_t kPlantSessions = 4;  // --isolation si: plants run in sessions of their own
 
 inline Sym vsym(uint64_t v) { return v == 0 ? kNullValue : static_cast<Sym>(v); }
 
@@ -112,11 +115,12 @@ class Clock {
 class Emitter {
  public:
   Emitter(HistorySink& sink, const GenOptions& opt, GenSummary& sum)
-      : sink_(sink), chunk_txns_(opt.chunk_txns), sum_(sum), dense_(opt.sessions, kNone) {
+      : sink_(sink), chunk_txns_(opt.chunk_txns), sum_(sum), dense_(opt.sessions + kPlantSessions, kNone) {
     reset();
   }
 
   int64_t begin(const Slot& s, TxnStatus st = TxnStatus::committed) {
+    if (muted_) return -1;
     uint32_t& d = dense_[s.session];
     if (d == kNone) {
       d = static_cast<uint32_t>(h_.session_name.size());
@@ -126,15 +130,23 @@ class Emitter {
     h_.begin_txn(id, d, st, s.begin, s.end);
     return id;
   }
-  void read(int64_t k, Sym v) { h_.add_op(OpKind::read, static_cast<Sym>(k), v); }
-  void write(int64_t k, uint64_t v) { h_.add_op(OpKind::write, static_cast<Sym>(k), static_cast<Sym>(v)); }
+  void read(int64_t k, Sym v) {
+    if (!muted_) h_.add_op(OpKind::read, static_cast<Sym>(k), v);
+  }
+  void write(int64_t k, uint64_t v) {
+    if (!muted_) h_.add_op(OpKind::write, static_cast<Sym>(k), static_cast<Sym>(v));
+  }
   void append(int64_t k, uint64_t v) { h_.add_op(OpKind::append, static_cast<Sym>(k), static_cast<Sym>(v)); }
   void read_list(int64_t k, std::span<const Sym> vals) { h_.add_list_read(static_cast<Sym>(k), vals); }
   void end() {
+    if (muted_) return;
     h_.end_txn();
     if (h_.txn_count() >= chunk_txns_) flush();
   }
   uint64_t emitted() const { return next_id_; }
+  // Muted: begin/read/write/end record nothing (the SI simulation lets a
+  // workload pick a transaction's keys through its Registers' plan).
+  void mute(bool m) { muted_ = m; }
   void flush() {
     if (h_.txn_count() == 0) return;
     sum_.txns += h_.txn_count();
@@ -167,6 +179,7 @@ class Emitter {
   GenSummary& sum_;
   std::vector<uint32_t> dense_;  // session -> dense index in the current chunk
   uint64_t next_id_ = 0;
+  bool muted_ = false;
   History h_;
 };
 
@@ -201,14 +214,29 @@ class KeyPicker {
 // Register state: the value each key holds (0 = never written: reads null).
 // Written values come from one global counter, so they are unique per key
 // (and across keys).
+struct PlanOp {
+  int64_t key;
+  uint64_t idx;
+  bool write;
+};
+
 class Registers {
  public:
   explicit Registers(uint64_t n) : cur_(n, 0) {}
-  void read(Emitter& e, int64_t key, uint64_t idx) { e.read(key, vsym(cur_[idx])); }
+  void read(Emitter& e, int64_t key, uint64_t idx) {
+    if (plan_) return plan_->push_back({key, idx, false});
+    e.read(key, vsym(cur_[idx]));
+  }
   void write(Emitter& e, int64_t key, uint64_t idx) {
+    if (plan_) return plan_->push_back({key, idx, true});
     cur_[idx] = ++counter_;
     e.write(key, cur_[idx]);
   }
+  // While set, read() and write() only append what they would do to `plan`
+  // (state and emitter untouched): the SI simulation executes it later.
+  void plan_into(std::vector<PlanOp>* plan) { plan_ = plan; }
+  void install(uint64_t idx, uint64_t v) { cur_[idx] = v; }
+  uint64_t size() const { return cur_.size(); }
   void rmw(Emitter& e, int64_t key, uint64_t idx) {
     read(e, key, idx);
     write(e, key, idx);
@@ -219,6 +247,7 @@ class Registers {
  private:
   std::vector<uint64_t> cur_;
   uint64_t counter_ = 0;
+  std::vector<PlanOp>* plan_ = nullptr;
 };
 
 class Workload {
@@ -226,6 +255,9 @@ class Workload {
   virtual ~Workload() = default;
   virtual void txn(Emitter& e, const Slot& s) = 0;
   virtual bool lists() const { return false; }  // plants use list operations
+  // The register state, when every operation goes through it (what the SI
+  // simulation needs); nullptr otherwise.
+  virtual Registers* registers() { return nullptr; }
   // After the last transaction (and the plants placed at the end).
   virtual void finish(Emitter&, Clock&) {}
 };
@@ -244,6 +276,7 @@ class RmwWorkload : public Workload {
     for (uint32_t i = m_; i < m_ + extra_; ++i) reg_.read(e, static_cast<int64_t>(keys_[i]), keys_[i]);
     e.end();
   }
+  Registers* registers() override { return &reg_; }
 
  private:
   Rng& r_;
@@ -272,6 +305,7 @@ class MtWorkload : public Workload {
     }
     e.end();
   }
+  Registers* registers() override { return &reg_; }
 
  private:
   Rng& r_;
@@ -299,6 +333,7 @@ class BlindWorkload : public Workload {
     }
     e.end();
   }
+  Registers* registers() override { return &reg_; }
 
  private:
   Rng& r_;
@@ -642,17 +677,48 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, Emitter& e, Clock& clock) {
-  const std::vector<PTxn>& txns = list_workload ? def.lists : def.regs;
-  const int64_t base = kPlantKeyBase + static_cast<int64_t>(index) * 10;
+const std::vector<PTxn>& plant_txns(const PlantDef& def, bool list_workload) {
+  return list_workload ? def.lists : def.regs;
+}
+
+// Serial mode: the group's slots from the workload's clock, in existing sessions.
+std::vector<Slot> plant_slots(const PlantDef& def, size_t n, Clock& clock) {
   std::vector<Slot> slots;
   if (def.sequential) {
     slots.push_back(clock.next());
-    for (size_t i = 1; i < txns.size(); ++i)
-      slots.push_back(clock.after(slots.back().end + kStaleGap + 1, slots.back().session));
+    for (size_t i = 1; i < n; ++i) slots.push_back(clock.after(slots.back().end + kStaleGap + 1, slots.back().session));
   } else {
-    slots = clock.concurrent(static_cast<uint32_t>(txns.size()));
+    slots = clock.concurrent(static_cast<uint32_t>(n));
   }
+  return slots;
+}
+
+// SI mode: the group runs at time `t` or later in sessions first..first+n-1
+// of its own (free after `free_at`), with the same shapes as serial mode:
+// consecutive begins and pairwise overlapping intervals, or (stale-read) the
+// next transaction beginning kStaleGap after the previous one ended.
+std::vector<Slot> plant_slots_si(const PlantDef& def, size_t n, int64_t t, uint32_t first,
+                                 std::vector<int64_t>& free_at, Rng& rng) {
+  for (size_t i = 0; i < n; ++i) t = std::max(t, free_at[i] + 1);
+  std::vector<Slot> slots;
+  const int64_t m = static_cast<int64_t>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t lat = static_cast<int64_t>(rng.range(1, kMaxLatency));
+    if (def.sequential) {
+      const int64_t b = i == 0 ? t : slots.back().end + kStaleGap + 1;
+      slots.push_back({b, b + lat, first + static_cast<uint32_t>(i)});
+    } else {
+      slots.push_back({t + static_cast<int64_t>(i), t + m - 1 + lat, first + static_cast<uint32_t>(i)});
+    }
+    free_at[i] = slots.back().end;
+  }
+  return slots;
+}
+
+PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, Emitter& e,
+                      const std::vector<Slot>& slots) {
+  const std::vector<PTxn>& txns = plant_txns(def, list_workload);
+  const int64_t base = kPlantKeyBase + static_cast<int64_t>(index) * 10;
   PlantRecord rec{def.name, {}, {}, def.levels};
   std::vector<Sym> buf;
   for (size_t i = 0; i < txns.size(); ++i) {
@@ -676,6 +742,99 @@ PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, E
   return rec;
 }
 
+// Workloads whose every operation goes through Registers (Workload::registers()).
+bool si_capable(const std::string& w) {
+  return w == "rmw" || w == "mt" || w == "blindw-rm" || w == "blindw-rw" || w == "blindw-wh";
+}
+
+// --isolation si: a simulated snapshot-isolation database. Every session runs
+// one transaction after another without pause: begin (the snapshot is taken:
+// every read is answered from the committed state at this instant), commit
+// 1..kMaxLatency later, the next begin 1..kStep after that. At commit, a
+// transaction one of whose written keys another transaction committed after
+// its snapshot aborts (first committer wins); otherwise its writes are
+// installed. Commits are processed before begins at the same instant. The
+// attempt is recorded with its status (an aborted one with the values it read
+// and would have written), and the client retries an aborted transaction —
+// the same keys and shape, a new snapshot — until it commits, so `txns`
+// transactions commit and GenSummary::aborted counts the extra attempts.
+// Transactions are emitted when they end (file order = end order).
+template <class PlantsAt>
+void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum, Rng& rng, PlantsAt plants_at) {
+  Registers& reg = *w.registers();
+  std::vector<uint64_t> seq(reg.size(), 0);  // the commit that installed each key's value (0: initial)
+  uint64_t commits = 0, started = 0;
+  struct Session {
+    bool has_txn = false;
+    std::vector<PlanOp> plan;                             // the transaction, kept across retries
+    std::vector<Sym> values;                              // per plan op: the value read or written
+    std::vector<std::pair<uint64_t, uint64_t>> writes;    // (key index, value) of this attempt
+    int64_t begin = 0;
+    uint64_t snap = 0;                                    // commits seen at begin
+  };
+  std::vector<Session> ss(opt.sessions);
+  // Events (time, kind, session), earliest first; kind 0 = end, 1 = begin.
+  using Event = std::tuple<int64_t, int, uint32_t>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> q;
+  for (uint32_t s = 0; s < opt.sessions; ++s) q.emplace(static_cast<int64_t>(rng.below(kStep)), 1, s);
+  int64_t now = 0;
+  while (!q.empty()) {
+    const auto [t, kind, s] = q.top();
+    q.pop();
+    now = t;
+    Session& x = ss[s];
+    if (kind == 1) {
+      if (!x.has_txn) {
+        if (started == opt.txns) continue;  // this session is done
+        plants_at(started, t);
+        ++started;
+        x.plan.clear();
+        reg.plan_into(&x.plan);
+        e.mute(true);
+        w.txn(e, Slot{t, t, s});
+        e.mute(false);
+        reg.plan_into(nullptr);
+        x.has_txn = true;
+      }
+      x.begin = t;
+      x.snap = commits;
+      x.values.clear();
+      x.writes.clear();
+      for (const PlanOp& op : x.plan) {
+        if (op.write) {
+          const uint64_t v = reg.fresh_value();
+          x.values.push_back(static_cast<Sym>(v));
+          x.writes.emplace_back(op.idx, v);
+          continue;
+        }
+        uint64_t v = reg.value(op.idx);  // the snapshot, or the transaction's own write
+        for (const auto& [idx, own] : x.writes)
+          if (idx == op.idx) v = own;
+        x.values.push_back(vsym(v));
+      }
+      q.emplace(t + static_cast<int64_t>(rng.range(1, kMaxLatency)), 0, s);
+      continue;
+    }
+    bool ok = true;
+    for (const auto& [idx, v] : x.writes) ok &= seq[idx] <= x.snap;
+    if (ok) {
+      ++commits;
+      for (const auto& [idx, v] : x.writes) reg.install(idx, v), seq[idx] = commits;
+      x.has_txn = false;
+    } else {
+      ++sum.aborted;
+    }
+    e.begin(Slot{x.begin, t, s}, ok ? TxnStatus::committed : TxnStatus::aborted);
+    for (size_t i = 0; i < x.plan.size(); ++i) {
+      if (x.plan[i].write) e.write(x.plan[i].key, x.values[i]);
+      else e.read(x.plan[i].key, x.values[i]);
+    }
+    e.end();
+    q.emplace(t + static_cast<int64_t>(rng.range(1, kStep)), 1, s);
+  }
+  plants_at(opt.txns, now + 1);
+}
+
 void validate(const GenOptions& o, const WorkloadInfo*& wl) {
   wl = find_workload(o.workload);
   if (!wl) {
@@ -683,8 +842,16 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
     for (const auto& w : kWorkloads) n.push_back(w.name);
     throw UsageError("unknown workload '" + o.workload + "' (one of: " + joined(n) + ")");
   }
+  if (o.isolation != "ser" && o.isolation != "si")
+    throw UsageError("unknown isolation '" + o.isolation + "' (ser or si)");
+  if (o.isolation == "si" && !si_capable(o.workload))
+    throw UsageError("--isolation si: workload " + o.workload +
+                     " is not simulated under snapshot isolation (rmw, mt, blindw-rm, blindw-rw, blindw-wh are)");
   if (o.sessions < 1) throw UsageError("--sessions must be at least 1");
   if (o.sessions > 10'000'000) throw UsageError("--sessions must be at most 10000000");
+  // (the SI simulation holds a transaction in flight per session)
+  if (o.isolation == "si" && o.sessions > 1'000'000)
+    throw UsageError("--sessions must be at most 1000000 with --isolation si");
   if (!o.plant.empty() && o.sessions < 4)
     throw UsageError("planting anomalies needs at least 4 sessions (got " + std::to_string(o.sessions) + ")");
   const uint64_t keys = o.keys ? o.keys : wl->default_keys;
@@ -785,12 +952,28 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
 
   GenSummary sum;
   Emitter e(out, opt, sum);
-  Clock clock(opt.sessions, rng);
   size_t next_plant = 0;
+  if (opt.isolation == "si") {
+    std::vector<int64_t> plant_free(kPlantSessions, std::numeric_limits<int64_t>::min() / 2);
+    simulate_si(opt, *w, e, sum, rng, [&](uint64_t i, int64_t t) {
+      while (next_plant < pending.size() && pending[next_plant].pos == i) {
+        const size_t idx = pending[next_plant++].index;
+        const PlantDef& def = *find_plant(opt.plant[idx]);
+        const auto slots = plant_slots_si(def, plant_txns(def, false).size(), t, opt.sessions, plant_free, plant_rng);
+        sum.plants.push_back(run_plant(def, false, idx, e, slots));
+      }
+    });
+    e.flush();
+    out.finish();
+    return sum;
+  }
+  Clock clock(opt.sessions, rng);
   auto plants_at = [&](uint64_t i) {
     while (next_plant < pending.size() && pending[next_plant].pos == i) {
       const size_t idx = pending[next_plant++].index;
-      sum.plants.push_back(run_plant(*find_plant(opt.plant[idx]), w->lists(), idx, e, clock));
+      const PlantDef& def = *find_plant(opt.plant[idx]);
+      const auto slots = plant_slots(def, plant_txns(def, w->lists()).size(), clock);
+      sum.plants.push_back(run_plant(def, w->lists(), idx, e, slots));
     }
   };
   for (uint64_t i = 0; i < opt.txns; ++i) {

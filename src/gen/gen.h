@@ -1,7 +1,9 @@
 // History generators behind `isocheck generate`. A generator simulates a
 // SERIAL execution of a workload and records it, so that every generated
 // history is serializable, snapshot isolated and strictly serializable by
-// construction, unless anomalies are planted (see src/gen/PLANTS.md).
+// construction, unless anomalies are planted (see src/gen/PLANTS.md). With
+// isolation "si" it simulates a snapshot-isolation database instead: every
+// history is snapshot isolated by construction.
 // Workloads and their key-value modelling: src/gen/README.md.
 //
 // Output streams to a HistorySink in chunks of `chunk_txns` transactions;
@@ -20,6 +22,10 @@ namespace isocheck {
 
 struct GenOptions {
   std::string workload = "rmw";  // see workload_names()
+  // ser: a serial execution (every level holds). si: a simulated
+  // snapshot-isolation database (SI holds; write skews make SER fail at a
+  // rate set by contention); rmw, mt and blindw-* only. README.md.
+  std::string isolation = "ser";
   uint64_t txns = 10000;         // workload transactions (plants and append's final reads add more)
   uint32_t sessions = 8;         // >= 1; >= 4 when anything is planted
   uint64_t keys = 0;             // 0: the workload's default (docs/cli.md); tpcc: warehouses, twitter: users
@@ -56,6 +62,7 @@ struct GenSummary {
   uint64_t ops = 0;   // operations emitted
   uint64_t chunks = 0;
   uint64_t final_read_txns = 0;  // append: read-only txns at the end observing every list
+  uint64_t aborted = 0;          // --isolation si: attempts aborted by first committer wins (retried)
   std::vector<PlantRecord> plants;  // in file order
 };
 

@@ -111,6 +111,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
       << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"serial_witness\":";
   if (r.stats.witness == WitnessOrder::none) out << "null";
   else json_string(out, to_string(r.stats.witness));
+  out << ",\"si_replay\":" << (r.stats.si_replay ? "true" : "false");
   out << ",\"seconds\":" << ctx.seconds << "}}\n";
 }
 

@@ -14,6 +14,7 @@
 #include "solver/polygraph_solver.h"
 #include "solver/acyclic.h"
 #include "solver/forced_orders.h"
+#include "solver/si_replay.h"
 #include "solver/witness.h"
 
 namespace isocheck {
@@ -182,6 +183,26 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       r.stats.committed = sw.committed;
       r.stats.witness = sw.order;
       for (Level l : opt.levels) r.levels.push_back({l});
+      return r;
+    }
+  }
+  if (opt.si_replay && wants(Level::si)) {
+    // A clean SI replay settles SI; the graph (if any) decides the other
+    // levels. A failed replay proves nothing.
+    SiReplay sr = find_si_replay(h, opt.time_order, opt.clock_skew);
+    if (sr.found()) {
+      CheckOptions rest = opt;
+      rest.levels.erase(std::find(rest.levels.begin(), rest.levels.end(), Level::si));
+      CheckResult r;
+      r.stats.txns = h.txn_count();
+      r.stats.committed = sr.committed;
+      if (!rest.levels.empty()) {
+        DependencyGraph g = build_known_graph(h, KnownGraphOptions{});
+        r = check_levels(h, g, rest, std::move(chosen_engine));
+      }
+      r.stats.si_replay = true;
+      const auto at = std::find(opt.levels.begin(), opt.levels.end(), Level::si) - opt.levels.begin();
+      r.levels.insert(r.levels.begin() + at, LevelResult{Level::si});
       return r;
     }
   }

@@ -28,6 +28,9 @@ struct CheckOptions {
   int threads = 1;
   // Try a serial witness (solver/serial_witness.h) before building any graph.
   bool serial_witness = true;
+  // For SI, when no serial witness settles it: the SI replay
+  // (solver/si_replay.h) before any graph is built for SI.
+  bool si_replay = true;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);

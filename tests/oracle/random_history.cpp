@@ -33,6 +33,7 @@ struct GTxn {
   TxnStatus status = TxnStatus::committed;
   bool applied = true;  // its writes took effect (committed, or unknown that committed)
   int64_t begin = 0, end = 0, commit = 0;
+  int snap_pos = 0, commit_pos = 0;  // in simulate(): commits it saw, its place in the commit order
   std::vector<GOp> ops;
 };
 
@@ -133,6 +134,7 @@ class Gen {
         return back == 0 ? p : p - 1 - static_cast<int>(uni(static_cast<uint64_t>(back)));
       };
       int base = stale ? older() : p;
+      t.snap_pos = base, t.commit_pos = p;
       std::vector<Local> loc(keys_);
       auto view = [&](int k) {
         Local& l = loc[k];
@@ -464,6 +466,8 @@ class Gen {
     // (no draw at all when the option is off: the same seed, the same history)
     std::vector<std::pair<int64_t, int64_t>> shown(n_);
     for (int i = 0; i < n_; ++i) shown[i] = {t_[i].begin, t_[i].end};
+    if (o_.snapshot_times_percent > 0 && times_ && pct(o_.snapshot_times_percent))
+      for (int i = 0; i < n_; ++i) shown[i] = {10 * int64_t{t_[i].snap_pos} + 5, 10 * int64_t{t_[i].commit_pos} + 10};
     if (o_.time_swap_percent > 0 && times_ && n_ >= 2 && pct(o_.time_swap_percent)) {
       const int swaps = 1 + static_cast<int>(uni(2));
       for (int s = 0; s < swaps; ++s) {

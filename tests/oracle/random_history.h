@@ -47,6 +47,10 @@ struct RandomHistoryOptions {
   // File and session order stay the execution's.
   int time_swap_percent = 0;
   int untimed_txn_percent = 0;  // in histories with times: transactions shown without them
+  // Histories (with times) shown with each transaction's begin just after the
+  // last commit its snapshot saw and its end at its commit point (the times
+  // an SI database's snapshot and commit would give), for the SI replay.
+  int snapshot_times_percent = 0;
   bool serial = false;       // no staleness, no mutation, no aborted/unknown:
                              // always SER and SSER (oracle self-test)
 };

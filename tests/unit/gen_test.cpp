@@ -19,6 +19,7 @@
 #include "io/hdf5.h"
 #include "io/jsonl.h"
 #include "solver/check.h"
+#include "solver/si_replay.h"
 
 using namespace isocheck;
 
@@ -595,4 +596,193 @@ TEST(GenSink, RoundTripsThroughFiles) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// --isolation si: a simulated snapshot-isolation database.
+namespace {
+
+const char* const kSiWorkloads[] = {"rmw", "mt", "blindw-rm", "blindw-rw", "blindw-wh"};
+
+GenOptions si_opts(const std::string& w, uint64_t txns, uint64_t keys, uint32_t sessions, uint64_t seed) {
+  GenOptions o = opts(w, txns, seed);
+  o.isolation = "si";
+  o.keys = keys;
+  o.sessions = sessions;
+  if (w == "rmw") o.extra_reads = 1;
+  return o;
+}
+
+// File order is end order, a session's transactions never overlap, begin <=
+// end, values unique per key, `txns` committed and GenSummary::aborted aborted.
+void expect_si_well_formed(const History& h, const GenSummary& sum, uint64_t txns) {
+  std::vector<int64_t> last_end(h.session_count(), std::numeric_limits<int64_t>::min());
+  std::unordered_set<KV, KVHash> written;
+  int64_t prev_end = std::numeric_limits<int64_t>::min();
+  uint64_t committed = 0, aborted = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    ASSERT_EQ(h.txn_id[t], static_cast<int64_t>(t));
+    ASSERT_TRUE(h.has_times(t));
+    ASSERT_LE(h.txn_begin[t], h.txn_end[t]) << "txn " << t;
+    ASSERT_LE(prev_end, h.txn_end[t]) << "txn " << t;
+    prev_end = h.txn_end[t];
+    const uint32_t s = h.txn_session[t];
+    ASSERT_LT(last_end[s], h.txn_begin[t]) << "session overlap at txn " << t;
+    last_end[s] = h.txn_end[t];
+    committed += h.txn_status[t] == TxnStatus::committed;
+    aborted += h.txn_status[t] == TxnStatus::aborted;
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if (h.op_kind[o] == OpKind::write)
+        ASSERT_TRUE(written.insert({h.op_key[o], h.op_value[o]}).second) << "duplicate value on key " << h.op_key[o];
+  }
+  EXPECT_EQ(committed, txns);
+  EXPECT_EQ(aborted, sum.aborted);
+  EXPECT_EQ(sum.txns, h.txn_count());
+}
+
+}  // namespace
+
+// Many seeds and contention levels: SI always holds (by the SI replay, by the
+// graph with it switched off, and under --time-order), and write skews make
+// SER fail in some of them.
+TEST(GenSi, SnapshotHistoriesAreNeverRefusedForSi) {
+  int histories = 0, by_replay = 0, ser_violated = 0;
+  uint64_t aborted = 0;
+  for (const char* w : kSiWorkloads) {
+    for (auto [keys, sessions] : {std::pair<uint64_t, uint32_t>{20, 16}, {200, 8}, {5000, 4}}) {
+      for (uint64_t seed = 1; seed <= 12; ++seed) {
+        SCOPED_TRACE(std::string(w) + " keys " + std::to_string(keys) + " sessions " + std::to_string(sessions) +
+                     " seed " + std::to_string(seed));
+        GenOptions o = si_opts(w, 1500, keys, sessions, seed);
+        GenSummary sum;
+        History h = generate_history(o, &sum);
+        expect_si_well_formed(h, sum, 1500);
+        aborted += sum.aborted;
+        // The replay itself always settles them (begin = snapshot, end = commit).
+        SiReplay sr = find_si_replay(h);
+        EXPECT_TRUE(sr.found()) << sr.why_not;
+        // (SER of contended blind writes is a hard search for the general
+        // engine: SI alone there.)
+        const bool blind = std::string(w).starts_with("blindw");
+        CheckOptions c;
+        c.levels = blind ? std::vector<Level>{Level::si} : std::vector<Level>{Level::ser, Level::si};
+        CheckResult r = check(h, c);
+        ASSERT_EQ(r.levels.size(), c.levels.size());
+        EXPECT_TRUE(r.anomalies.empty());
+        EXPECT_TRUE(r.levels.back().decided && r.levels.back().holds) << r.levels.back().reason;
+        by_replay += r.stats.si_replay;
+        if (!blind) ser_violated += r.levels[0].decided && !r.levels[0].holds;
+        ++histories;
+        if (seed % 4 == 0 && (!blind || keys >= 5000)) {  // the graph alone, and the replay under --time-order
+          c.levels = {Level::si};
+          c.si_replay = false;
+          CheckResult g = check(h, c);
+          EXPECT_TRUE(g.levels[0].decided && g.levels[0].holds) << g.levels[0].reason;
+          c.si_replay = true;
+          c.time_order = true;
+          CheckResult t = check(h, c);
+          EXPECT_TRUE(t.levels[0].holds) << t.levels[0].reason;
+        }
+      }
+    }
+  }
+  std::printf("[GenSi] %d histories: SI by the SI replay %d, SER violated %d, %llu aborted attempts\n", histories,
+              by_replay, ser_violated, static_cast<unsigned long long>(aborted));
+  EXPECT_GT(by_replay * 10, histories * 9) << "the SI replay should settle nearly every generated SI history";
+  EXPECT_GT(ser_violated, histories / 10) << "write skews should make SER fail under contention";
+  EXPECT_GT(aborted, 0u);
+}
+
+// The serial mode (the default, and named): never refused for SER.
+TEST(GenSi, SerialModeIsNeverRefusedForSer) {
+  for (const auto& w : workload_names()) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      SCOPED_TRACE(w + " seed " + std::to_string(seed));
+      GenOptions o = opts(w, 1500, seed);
+      o.isolation = "ser";
+      o.keys = w == "tpcc" ? 1 : 20;
+      o.sessions = 16;
+      CheckOptions c;
+      c.levels = {Level::ser};
+      CheckResult r = check(generate_history(o), c);
+      EXPECT_TRUE(r.anomalies.empty());
+      if (r.levels[0].decided) {
+        EXPECT_TRUE(r.levels[0].holds) << r.levels[0].reason;
+      }
+    }
+  }
+}
+
+// Contention sets the rate: fewer keys, more aborts and more write skews.
+TEST(GenSi, ContentionSetsTheRate) {
+  auto run = [](uint64_t keys) {
+    GenSummary sum;
+    History h = generate_history(si_opts("rmw", 4000, keys, 16, 3), &sum);
+    CheckOptions c;
+    c.levels = {Level::ser};
+    c.serial_witness = false;
+    return std::pair{sum.aborted, check(h, c).levels[0].holds};
+  };
+  auto [hot_aborts, hot_ser] = run(30);
+  auto [cold_aborts, cold_ser] = run(1'000'000);
+  EXPECT_GT(hot_aborts, 10 * std::max<uint64_t>(cold_aborts, 1));
+  EXPECT_FALSE(hot_ser);
+  EXPECT_TRUE(cold_ser);
+}
+
+// Plants on top of an SI history: found at their levels (SI exactly as the
+// table says; SER and SSER at least where it says violated).
+TEST(GenSi, PlantsAreFoundAtTheirLevels) {
+  for (const char* w : {"rmw", "mt"}) {
+    for (const auto& name : plant_names()) {
+      SCOPED_TRACE(std::string(w) + " " + name);
+      GenOptions o = si_opts(w, 2000, 200, 8, 5);
+      o.plant = {name};
+      GenSummary sum;
+      History h = generate_history(o, &sum);
+      const PlantRecord& p = sum.plants.at(0);
+      EXPECT_EQ(h.txn_count(), 2000 + sum.aborted + p.txn_ids.size());
+      CheckResult r = check_all(h);
+      EXPECT_EQ(level(r, Level::si).holds, !p.violates.si);
+      if (p.violates.ser) {
+        EXPECT_FALSE(level(r, Level::ser).holds);
+      }
+      if (p.violates.sser) {
+        EXPECT_FALSE(level(r, Level::sser).holds);
+      }
+      // The planted transactions run in sessions of their own.
+      for (int64_t id : p.txn_ids) EXPECT_GE(h.session_name[h.txn_session[static_cast<TxnIdx>(id)]], 8);
+    }
+  }
+}
+
+TEST(GenSi, DeterministicAndChunkingInvisible) {
+  GenOptions o = si_opts("mt", 3000, 50, 8, 9);
+  o.plant = {"write-skew"};
+  History a = generate_history(o), b = generate_history(o);
+  testkit::expect_same_columns(a, b);
+  o.chunk_txns = 7;
+  CollectSink sink;
+  generate(o, sink);
+  EXPECT_GT(sink.chunks, 100u);
+  testkit::expect_same_columns(a, sink.history);
+}
+
+TEST(GenSi, InvalidOptionsAreUsageErrors) {
+  GenOptions o = opts("rmw", 10);
+  o.isolation = "rc";
+  EXPECT_THROW(generate_history(o), UsageError);
+  o = opts("rmw", 10);
+  o.isolation = "si";
+  o.sessions = 2'000'000;
+  EXPECT_THROW(generate_history(o), UsageError);
+  for (const char* w : {"append", "twitter", "tpcc"}) {
+    o = opts(w, 10);
+    o.isolation = "si";
+    try {
+      generate_history(o);
+      ADD_FAILURE() << w << " accepted under --isolation si";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--isolation si"), std::string::npos) << e.what();
+    }
+  }
 }

@@ -1,0 +1,295 @@
+#include "solver/si_replay.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/flat_hash.h"
+#include "core/radix_order.h"
+#include "core/text_escape.h"
+#include "solver/serial_witness.h"
+
+namespace isocheck {
+
+const char* to_string(SiTies t) {
+  switch (t) {
+    case SiTies::none: return "none";
+    case SiTies::commits_first: return "commits first on ties";
+    case SiTies::begins_first: return "begins first on ties";
+  }
+  return "?";
+}
+
+namespace {
+
+// A key's committed state: its value (kNullValue: initial) and the number of
+// the commit that installed it (0: initial state).
+struct KeyState {
+  Sym value = kNullValue;
+  uint64_t seq = 0;
+};
+
+// Keys that are small non-negative integers: a plain array.
+class DirectStates {
+ public:
+  explicit DirectStates(size_t keys) : s_(keys) {}
+  void prefetch(Sym k) const { __builtin_prefetch(&s_[k]); }
+  KeyState& at(Sym k) { return s_[k]; }
+
+ private:
+  std::vector<KeyState> s_;
+};
+
+// Any keys: open addressing with the state inline (one probe, one line).
+class HashedStates {
+ public:
+  explicit HashedStates(size_t expected) { slots_.assign(table_capacity(expected), Slot{kEmpty, {}}); }
+  void prefetch(Sym k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
+  KeyState& at(Sym k) {
+    if (k == kEmpty) return empty_key_state_;  // the one key that cannot live in a slot
+    size_t m = slots_.size() - 1, i = mix64(k) & m;
+    while (slots_[i].key != k) {
+      if (slots_[i].key == kEmpty) {
+        if ((used_ + 1) * 3 > slots_.size() * 2) {
+          grow();
+          return at(k);
+        }
+        ++used_;
+        slots_[i].key = k;
+        return slots_[i].state;
+      }
+      i = (i + 1) & m;
+    }
+    return slots_[i].state;
+  }
+
+ private:
+  static constexpr Sym kEmpty = ~0ULL;
+  struct Slot {
+    Sym key;
+    KeyState state;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{kEmpty, {}});
+    size_t m = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.key == kEmpty) continue;
+      size_t i = mix64(s.key) & m;
+      while (slots_[i].key != kEmpty) i = (i + 1) & m;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  KeyState empty_key_state_;
+};
+
+std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
+
+// Committed transactions ordered by `time`, ties by file position.
+std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time, size_t committed) {
+  std::vector<TxnIdx> order;
+  order.reserve(committed);
+  bool sorted = true;
+  int64_t last = std::numeric_limits<int64_t>::min();
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] != TxnStatus::committed) continue;
+    order.push_back(t);
+    if (time[t] < last) sorted = false;
+    last = time[t];
+  }
+  if (sorted) return order;
+  struct At {
+    uint64_t time;
+    TxnIdx t;
+  };
+  std::vector<At> by_time;
+  by_time.reserve(committed);
+  for (TxnIdx t : order) by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
+  radix_sort(by_time, [](const At& a) { return a.time; });
+  for (size_t i = 0; i < by_time.size(); ++i) order[i] = by_time[i].t;
+  return order;
+}
+
+struct Events {
+  std::vector<TxnIdx> begins, ends;  // committed transactions by begin time, by end time
+  std::vector<uint32_t> rank;        // a committed transaction's position among its session's
+  bool ties = false;                 // some commit falls at the time of some begin
+};
+
+constexpr uint64_t kNotBegun = ~0ULL;
+
+template <class States>
+std::string replay(const History& h, const Events& ev, SiTies ties, States& st) {
+  const size_t n = ev.begins.size();
+  std::vector<uint64_t> snap(h.txn_count(), kNotBegun);  // commits seen at begin
+  std::vector<uint32_t> done(h.session_count(), 0);      // commits per session so far
+  uint64_t commits = 0;
+  // The beginning transaction's writes so far: a short list, or a hash map
+  // for transactions with many operations (a list would be quadratic).
+  constexpr uint64_t kShort = 32;
+  std::vector<std::pair<Sym, Sym>> own;
+  FlatMap64 own_map;
+  bool own_in_map = false;
+  auto own_write = [&](Sym k, Sym v) {
+    if (own_in_map) {
+      bool fresh;
+      own_map.get_or_insert(k, v, fresh) = v;
+      return;
+    }
+    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
+    if (it == own.end()) own.emplace_back(k, v);
+    else it->second = v;
+  };
+  auto own_value = [&](Sym k) -> const Sym* {
+    if (own_in_map) return own_map.find(k);
+    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
+    return it == own.end() ? nullptr : &it->second;
+  };
+
+  auto begin = [&](TxnIdx t) -> std::string {
+    if (done[h.txn_session[t]] != ev.rank[t])
+      return txn_text(h, t) + " begins before the previous transaction of its session committed";
+    snap[t] = commits;
+    own.clear();
+    own_in_map = h.op_end(t) - h.op_begin(t) > kShort;
+    if (own_in_map) own_map = FlatMap64(h.op_end(t) - h.op_begin(t));
+    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
+      const Sym k = h.op_key[o], v = h.op_value[o];
+      if (h.op_kind[o] == OpKind::write) {
+        own_write(k, v);
+        continue;
+      }
+      if (const Sym* mine = own_value(k)) {
+        if (*mine != v)
+          return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
+                 " after writing " + value_text(h, *mine);
+        continue;
+      }
+      const Sym seen = st.at(k).value;
+      if (seen != v)
+        return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
+               " but its snapshot (at its begin) holds " + value_text(h, seen);
+    }
+    return "";
+  };
+  auto commit = [&](TxnIdx t) -> std::string {
+    ++done[h.txn_session[t]];
+    ++commits;
+    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
+      if (h.op_kind[o] != OpKind::write) continue;
+      KeyState& ks = st.at(h.op_key[o]);
+      if (ks.seq > snap[t] && ks.seq != commits)
+        return txn_text(h, t) + " writes " + printable(h.keys.text(h.op_key[o])) +
+               ", which a concurrent transaction wrote and committed after its snapshot";
+      ks.value = h.op_value[o];
+      ks.seq = commits;
+    }
+    return "";
+  };
+  // Keys of the events this far ahead are prefetched (the states are cache
+  // misses once there are many keys).
+  constexpr size_t kAhead = 8;
+  auto prefetch = [&](const std::vector<TxnIdx>& v, size_t i) {
+    if (i >= v.size()) return;
+    for (OpIdx o = h.op_begin(v[i]), e = h.op_end(v[i]); o < e; ++o) st.prefetch(h.op_key[o]);
+  };
+  size_t i = 0, j = 0;
+  while (j < n) {
+    bool take_commit = i == n;
+    if (!take_commit) {
+      const int64_t c = h.txn_end[ev.ends[j]], b = h.txn_begin[ev.begins[i]];
+      take_commit = ties == SiTies::commits_first ? c <= b : c < b;
+    }
+    if (take_commit) {
+      const TxnIdx t = ev.ends[j++];
+      prefetch(ev.ends, j + kAhead);
+      if (snap[t] == kNotBegun) {  // begin == end, commits first: its own begin comes first
+        std::string f = begin(t);
+        if (!f.empty()) return f;
+      }
+      std::string f = commit(t);
+      if (!f.empty()) return f;
+    } else {
+      const TxnIdx t = ev.begins[i++];
+      prefetch(ev.begins, i + kAhead);
+      if (snap[t] != kNotBegun) continue;
+      std::string f = begin(t);
+      if (!f.empty()) return f;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew) {
+  SiReplay r;
+  // Lists, null writes: as the serial witness, the graph decides.
+  const WitnessPlan p = plan_serial_witness(h, false);
+  r.committed = p.committed;
+  if (!p.why_not.empty()) {
+    r.why_not = p.why_not;
+    return r;
+  }
+  if (time_order && clock_skew < 0) {
+    r.why_not = "--time-order with a negative clock skew";
+    return r;
+  }
+  Events ev;
+  ev.rank.assign(h.txn_count(), 0);
+  {
+    std::vector<uint32_t> per_session(h.session_count(), 0);
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (h.txn_status[t] != TxnStatus::committed) continue;
+      if (!h.has_times(t)) {
+        r.why_not = "not every committed transaction has begin/end times";
+        return r;
+      }
+      if (h.txn_end[t] < h.txn_begin[t]) {
+        r.why_not = txn_text(h, t) + " ends before it begins";
+        return r;
+      }
+      ev.rank[t] = per_session[h.txn_session[t]]++;
+    }
+  }
+  ev.begins = order_by(h, h.txn_begin, p.committed);
+  ev.ends = order_by(h, h.txn_end, p.committed);
+  for (size_t i = 0, j = 0; i < ev.begins.size() && j < ev.ends.size() && !ev.ties;) {
+    const int64_t b = h.txn_begin[ev.begins[i]], c = h.txn_end[ev.ends[j]];
+    ev.ties = b == c;
+    if (c < b) ++j;
+    else ++i;
+  }
+  // Every time order respects --time-order for a skew >= 0: end(T1) + skew <
+  // begin(T2) puts T1's commit before T2's begin, so before T2's commit.
+  std::vector<SiTies> candidates{SiTies::commits_first};
+  if (ev.ties) candidates.push_back(SiTies::begins_first);
+  for (SiTies c : candidates) {
+    std::string failed;
+    if (p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
+      DirectStates st(static_cast<size_t>(p.max_key) + 1);
+      failed = replay(h, ev, c, st);
+    } else {
+      HashedStates st(std::max<size_t>(1024, p.writes));
+      failed = replay(h, ev, c, st);
+    }
+    if (!failed.empty()) {
+      r.why_not += (r.why_not.empty() ? "" : "; ") + failed + " (" + to_string(c) + ")";
+      continue;
+    }
+    // A read names one write only when no (key, value) is written twice.
+    if (!writes_unique(h, p)) {
+      r.why_not = "some (key, value) is written twice (or two fingerprints collide)";
+      return r;
+    }
+    r.why_not.clear();
+    r.order = c;
+    return r;
+  }
+  return r;
+}
+
+}  // namespace isocheck
