@@ -20,15 +20,15 @@ namespace {
 
 constexpr int kTagRequest = 11, kTagAssign = 12;
 
-PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, const Projection* pr) {
+}  // namespace
+
+PieceResult piece_result(const CheckResult& r, int32_t piece, const History& local, const std::vector<TxnIdx>* txn,
+                         const std::vector<uint32_t>* pos) {
   PieceResult out;
   out.piece = piece;
-  auto gtxn = [&](TxnIdx t) { return pr ? pr->txn[t] : t; };
-  auto gpos = [&](TxnIdx local_t, uint32_t pos) -> uint32_t {
-    if (!pr) return pos;
-    OpIdx local_op = pr->h.op_begin(local_t) + pos;
-    return static_cast<uint32_t>(pr->op[local_op] - h.op_begin(pr->txn[local_t]));
-  };
+  const bool mapped = txn != nullptr;
+  auto gtxn = [&](TxnIdx t) { return mapped ? (*txn)[t] : t; };
+  auto gpos = [&](TxnIdx local_t, uint32_t p) -> uint32_t { return mapped ? (*pos)[local.op_begin(local_t) + p] : p; };
   for (const Anomaly& a : r.anomalies)
     out.anomalies.push_back({static_cast<uint8_t>(a.kind), gtxn(a.txn), gtxn(a.other), gpos(a.txn, a.op), a.key, a.value});
   for (const LevelResult& lr : r.levels) {
@@ -50,7 +50,9 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
         else if (k == EdgeKind::rw) why = gpos(w.cycle.src[i], why_pos(why)) | marker;
         e.add(gtxn(w.cycle.src[i]), gtxn(w.cycle.dst[i]), k, why);
       }
-      o.anomaly = pr ? name_cycle(e, h) : w.anomaly;
+      // The name from the piece's own cycle: each of its operations has the
+      // key of the whole-history operation it maps to.
+      o.anomaly = mapped ? name_cycle(w.cycle, local) : w.anomaly;
       o.src = e.src, o.dst = e.dst, o.why = e.why;
       for (auto k : e.kind) o.kind.push_back(static_cast<uint8_t>(k));
       for (auto& c : w.core) o.core_key.push_back(c.key), o.core_first.push_back(gtxn(c.first_head)), o.core_second.push_back(gtxn(c.second_head));
@@ -65,36 +67,55 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
   return out;
 }
 
-}  // namespace
+PieceResult piece_error(uint32_t i, int code, const std::string& what) {
+  PieceResult r;
+  r.piece = static_cast<int32_t>(i), r.error_code = code, r.error = what;
+  return r;
+}
 
-PieceResult run_piece(const Job& job, uint32_t i) {
+PieceResult check_piece(const Job& job, uint32_t i, const History& local, const std::vector<TxnIdx>* txn,
+                        const std::vector<uint32_t>* pos) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
   try {
     check_limits();
-    note_ops_held(job.h.op_count());
-    if ((job.whole_sser && i == 0) || job.whole_split) return to_result(check(job.h, o), static_cast<int32_t>(i), job.h, nullptr);
-    uint32_t comp = i - (job.whole_sser ? 1 : 0);
-    Projection pr = project(job.h, job.p, comp, job.included, &job.index);
-    note_ops_held(job.h.op_count() + pr.h.op_count());
-    return to_result(check(pr.h, o), static_cast<int32_t>(i), job.h, &pr);
+    return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);
   } catch (const InputError& e) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 2, r.error = e.what();
-    return r;
+    return piece_error(i, 2, e.what());
   } catch (const ResourceError& e) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = e.what();
-    return r;
+    return piece_error(i, 3, e.what());
   } catch (const std::bad_alloc&) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; run on machines with more memory";
-    return r;
+    return piece_error(i, 3, "out of memory while checking a piece; run on machines with more memory");
   }
 }
 
-bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record) {
+PieceResult run_piece(const Job& job, uint32_t i) {
+  try {
+    check_limits();
+    note_ops_held(job.h.op_count());
+    if ((job.whole_sser && i == 0) || job.whole_split) return check_piece(job, i, job.h, nullptr, nullptr);
+    uint32_t comp = i - (job.whole_sser ? 1 : 0);
+    Projection pr = project(job.h, job.p, comp, job.included, &job.index);
+    note_ops_held(job.h.op_count() + pr.h.op_count());
+    // Each local operation's position inside its whole-history transaction.
+    std::vector<uint32_t> pos(pr.op.size());
+    for (TxnIdx t = 0; t < pr.h.txn_count(); ++t)
+      for (OpIdx o = pr.h.op_begin(t); o < pr.h.op_end(t); ++o)
+        pos[o] = static_cast<uint32_t>(pr.op[o] - job.h.op_begin(pr.txn[t]));
+    return check_piece(job, i, pr.h, &pr.txn, &pos);
+  } catch (const InputError& e) {
+    return piece_error(i, 2, e.what());
+  } catch (const ResourceError& e) {
+    return piece_error(i, 3, e.what());
+  } catch (const std::bad_alloc&) {
+    return piece_error(i, 3, "out of memory while checking a piece; run on machines with more memory");
+  }
+}
+
+bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record,
+                    const std::function<PieceResult(uint32_t)>& solve_fn) {
   const int P = size();
+  auto solve = [&](uint32_t i) { return solve_fn ? solve_fn(i) : run_piece(job, i); };
   int stop_all = 0;  // 1: a signal arrived somewhere
   if (rank() == 0) {
     std::mutex mu;
@@ -106,10 +127,10 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
         {
           std::lock_guard<std::mutex> g(mu);
           if (g_terminate || term_seen) break;
-          i = board.take();
+          i = board.take(0);
         }
         if (i < 0) break;
-        PieceResult r = run_piece(job, static_cast<uint32_t>(i));
+        PieceResult r = solve(static_cast<uint32_t>(i));
         std::lock_guard<std::mutex> g(mu);
         record(std::move(r));
       }
@@ -124,7 +145,7 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
         std::lock_guard<std::mutex> g(mu);
         if (req.terminating || g_terminate) term_seen = true;
         if (req.has_result) record(std::move(req.result));
-        assign = term_seen ? -1 : board.take();
+        assign = term_seen ? -1 : board.take(st.MPI_SOURCE);
       }
       MPI_Send(&assign, 1, MPI_INT, st.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD);
       if (assign < 0) --active;
@@ -140,7 +161,7 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
       wait_probe(0, kTagAssign);
       MPI_Recv(&assign, 1, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (assign < 0) break;
-      req.result = run_piece(job, static_cast<uint32_t>(assign));
+      req.result = solve(static_cast<uint32_t>(assign));
       req.has_result = true;
     }
   }
@@ -148,11 +169,11 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
   return stop_all != 0;
 }
 
-CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, const History& h,
-                  const std::vector<uint8_t>& included) {
+CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, uint64_t txns,
+                  uint64_t committed) {
   CheckResult r;
-  r.stats.txns = h.txn_count();
-  r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
+  r.stats.txns = txns;
+  r.stats.committed = committed;
   for (Level l : job.opt.levels) r.levels.push_back({l});
   std::vector<Anomaly> anomalies;
   std::map<Level, const LevelOutcome*> violated, undecided;
