@@ -82,6 +82,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   });
   uint64_t sizes[2] = {0, 0};  // the history's transactions and operations, for --stage-times
   KeyShardOutcome ks;          // when key shards ran: their outcome
+  int64_t largest_piece_ops = -1;  // owned components: the largest piece's operations
   auto write_times = [&](size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
     long rss = peak_rss_kib();
@@ -99,6 +100,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
         out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
             << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+      if (largest_piece_ops >= 0) out << ",\"largest_piece_ops\":" << largest_piece_ops;
       out << ",\"stages\":{";
       for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
       out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
@@ -162,6 +164,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       const bool whole = (wants_sser && i == 0) || job.whole_split;
       weight[i] = whole ? scan.ops : part.comp_ops[i - base];
     }
+    largest_piece_ops = static_cast<int64_t>(np ? *std::max_element(weight.begin(), weight.end()) : 0);
     Board board{job, d.all_violations, {}, 0};
     board.owner = assign_largest_first(weight, P);
     std::vector<uint8_t> skip(np, 0);
