@@ -116,24 +116,32 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   // Components on owned data (mpi/owned.h): no rank holds the whole history.
   if (!d.key_shards) {
     std::unique_ptr<RangeSource> src;
-    if (f == Format::hdf5) {
-      collective([&] { src = hdf5_source(file); });
-    } else {
-      // Read on rank 0 and scattered in consecutive ranges; rank 0's copy is
-      // freed before anything else is built.
+    // Read on rank 0 and scattered in consecutive ranges; rank 0's copy is
+    // freed before anything else is built.
+    auto read_on_rank0 = [&] {
+      src.reset();
       History whole;
       collective([&] {
         if (me == 0) whole = load_history(file, f, &run.import);
         note_ops_held(whole.op_count());
       });
       src = scattered_source(std::move(whole), 0);
-    }
+    };
+    if (f == Format::hdf5) collective([&] { src = hdf5_source(file); });
+    else if (f == Format::jsonl) src = jsonl_source(file);
+    else read_on_rank0();
     if (!have_ck) collective([&] { save(stage_read); });
     end_stage("read");
 
     // ---- partition: sessions, rows and the included set from a first pass
     g_stage = ("partition");
     OwnedScan scan = scan_owned(*src);
+    if (scan.named) {
+      // JSONL with string keys or values: symbols are numbered by first
+      // appearance in the whole file, which ranges parsed apart cannot give.
+      read_on_rank0();
+      scan = scan_owned(*src);
+    }
     sizes[0] = scan.txns, sizes[1] = scan.ops;
     std::vector<Level> split;
     bool wants_sser = false;

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/errors.h"
 #include "io/hdf5_range.h"
+#include "io/jsonl.h"
 #include "mpi/accounting.h"
 #include "mpi/collectives.h"
 
@@ -19,7 +22,8 @@ namespace {
 
 class Hdf5Source : public RangeSource {
  public:
-  explicit Hdf5Source(const std::string& file) : reader_(file) {
+  explicit Hdf5Source(const std::string& path) : reader_(path) {
+    file = path;
     n = reader_.txn_count();
     const int P = size(), me = rank();
     first = n * me / P, last = n * (me + 1) / P;
@@ -27,9 +31,155 @@ class Hdf5Source : public RangeSource {
     time_unit = reader_.time_unit();
   }
   History chunk(uint64_t a, uint64_t b) override { return reader_.range(a, b); }
+  [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override {
+    throw InputError(file + ": dataset /txn/id row " + std::to_string(b),
+                     "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
+                         std::to_string(b) + ")");
+  }
 
  private:
   Hdf5RangeReader reader_;
+};
+
+// JSONL by byte ranges. Rank r takes the lines that start in
+// [S*r/P, S*(r+1)/P) of the file's S bytes; a scan (no parsing) finds its
+// transaction lines (every non-blank line but the file's header), their byte
+// offsets and line numbers; chunk() reads the bytes of a run of them and
+// parses them behind the header line.
+class JsonlSource : public RangeSource {
+ public:
+  explicit JsonlSource(const std::string& path) {
+    file = path;
+    const int P = size(), me = rank();
+    std::error_code ec;
+    uint64_t S = 0;
+    collective([&] {
+      in_.open(path, std::ios::binary);
+      if (!in_) throw InputError(path, "cannot read the file");
+      S = std::filesystem::file_size(path, ec);
+      if (ec) throw InputError(path, "cannot read the file");
+    });
+    // The file's first non-blank line: its header when it is one.
+    uint64_t first_line_at = UINT64_MAX;
+    collective([&] {
+      std::string line;
+      uint64_t at = 0;
+      while (at < S) {
+        line = read_line(at);
+        if (!blank(line)) {
+          first_line_at = at;
+          break;
+        }
+        at += line.size() + 1;
+      }
+      header_ = "{\"isocheck\":1}";
+      if (first_line_at == UINT64_MAX) return;
+      try {
+        History h = parse_jsonl(line + "\n", path, false, 1);
+        if (h.txn_count() == 0) header_ = line, time_unit = h.time_unit;
+        else first_line_at = UINT64_MAX;  // a transaction: no header
+      } catch (const InputError&) {
+        first_line_at = UINT64_MAX;  // rank 0 reports it when it parses that line
+      }
+    });
+    auto line_start = [&](uint64_t x) {  // the first line starting at or after x
+      if (x == 0 || x >= S) return std::min(x, S);
+      uint64_t at = x - 1;
+      for (;;) {
+        if (at >= S) return S;
+        std::string piece = read_bytes(at, std::min<uint64_t>(1 << 16, S - at));
+        size_t nl = piece.find('\n');
+        if (nl != std::string::npos) return at + nl + 1;
+        at += piece.size();
+      }
+    };
+    uint64_t lo = 0, hi = 0;
+    collective([&] {
+      lo = line_start(S * static_cast<uint64_t>(me) / static_cast<uint64_t>(P));
+      hi = line_start(S * static_cast<uint64_t>(me + 1) / static_cast<uint64_t>(P));
+      end_ = hi;
+      // Scan: newlines and transaction lines.
+      uint64_t at = lo, lines = 0;
+      std::string carry;
+      uint64_t carry_at = lo;
+      while (at < hi) {
+        std::string block = read_bytes(at, std::min<uint64_t>(1 << 22, hi - at));
+        size_t p = 0;
+        for (;;) {
+          size_t nl = block.find('\n', p);
+          if (nl == std::string::npos) {
+            carry.append(block, p, std::string::npos);
+            break;
+          }
+          carry.append(block, p, nl - p);
+          note_line(carry, carry_at, lines, first_line_at);
+          ++lines;
+          carry.clear();
+          carry_at = at + nl + 1;
+          p = nl + 1;
+        }
+        at += block.size();
+      }
+      if (!carry.empty()) note_line(carry, carry_at, lines, first_line_at), ++lines;
+      newlines_ = lines;
+    });
+    // Global line numbers and transaction indices: prefix sums over ranks.
+    uint64_t mine[2] = {newlines_, off_.size()}, before[2] = {0, 0};
+    MPI_Exscan(mine, before, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) before[0] = before[1] = 0;
+    for (uint64_t& l : line_) l += before[0] + 1;  // 1-based
+    first = before[1], last = first + off_.size();
+    MPI_Allreduce(&mine[1], &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+
+  History chunk(uint64_t a, uint64_t b) override {
+    const uint64_t from = off_[a - first], to = b < last ? off_[b - first] : end_;
+    std::string text = header_ + "\n" + read_bytes(from, to - from);
+    History h = parse_jsonl(text, file, true, line_[a - first]);
+    named |= h.keys.named() || h.values.named();
+    return h;
+  }
+  [[noreturn]] void duplicate_id(int64_t id, uint64_t, uint64_t b) override {
+    throw InputError(file + ":" + std::to_string(line_[b - first]), "duplicate transaction id " + std::to_string(id));
+  }
+
+ private:
+  std::ifstream in_;
+  std::string header_;
+  uint64_t end_ = 0, newlines_ = 0;
+  std::vector<uint64_t> off_, line_;  // per transaction line: byte offset, line (local, then global)
+
+  static bool blank(const std::string& l) {
+    for (char c : l)
+      if (c != ' ' && c != '\t' && c != '\r') return false;
+    return true;
+  }
+  void note_line(const std::string& l, uint64_t at, uint64_t index, uint64_t header_at) {
+    if (blank(l) || at == header_at) return;
+    off_.push_back(at), line_.push_back(index);
+  }
+  std::string read_bytes(uint64_t at, uint64_t len) {
+    std::string s(len, '\0');
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(at));
+    in_.read(s.data(), static_cast<std::streamsize>(len));
+    if (static_cast<uint64_t>(in_.gcount()) != len) throw InputError(file, "cannot read the file");
+    return s;
+  }
+  std::string read_line(uint64_t at) {
+    std::string line;
+    for (;;) {
+      in_.clear();
+      in_.seekg(static_cast<std::streamoff>(at + line.size()));
+      char buf[4096];
+      in_.read(buf, sizeof buf);
+      const std::streamsize got = in_.gcount();
+      if (got <= 0) return line;
+      const char* nl = static_cast<const char*>(std::memchr(buf, '\n', static_cast<size_t>(got)));
+      if (nl) return line.append(buf, static_cast<size_t>(nl - buf));
+      line.append(buf, static_cast<size_t>(got));
+    }
+  }
 };
 
 class MemorySource : public RangeSource {
@@ -108,9 +258,10 @@ template <class T> T get(const char*& p) {
 struct Rounds {
   uint64_t count = 1, size = 0;
 };
-Rounds rounds_of(uint64_t n) {
-  const uint64_t P = static_cast<uint64_t>(size());
-  const uint64_t per = (n + P - 1) / P;
+Rounds rounds_of(const RangeSource& src) {
+  // Ranges may differ in length (JSONL ranges are cut by bytes): the longest decides.
+  uint64_t per = src.last - src.first;
+  MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   Rounds r;
   r.count = std::clamp<uint64_t>(per / 64, 1, 16);
   r.size = (per + r.count - 1) / r.count;
@@ -153,9 +304,65 @@ const char* skip_record(const char* p) {
   return p;
 }
 
+// Transaction ids are unique in the whole file (each range checked only
+// itself): the ids go to hash(id) % P; the earliest repetition in file order
+// is reported as one process reports it.
+void unique_ids(RangeSource& src, std::vector<std::pair<int64_t, uint64_t>> ids) {
+  const int P = size();
+  // Ids increasing across the file (generators, collectors): nothing to do.
+  int64_t mine[3] = {1, INT64_MAX, INT64_MIN};  // increasing, smallest, largest
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i && ids[i - 1].first >= ids[i].first) mine[0] = 0;
+    mine[1] = std::min(mine[1], ids[i].first), mine[2] = std::max(mine[2], ids[i].first);
+  }
+  std::vector<int64_t> all(3 * static_cast<size_t>(P));
+  MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, MPI_COMM_WORLD);
+  bool ordered = true;
+  int64_t top = INT64_MIN;
+  bool any = false;
+  for (int r = 0; r < P; ++r) {
+    if (!all[3 * r]) ordered = false;
+    if (all[3 * r + 1] > all[3 * r + 2]) continue;  // empty range
+    if (any && all[3 * r + 1] <= top) ordered = false;
+    top = all[3 * r + 2], any = true;
+  }
+  if (ordered) return;
+  std::vector<std::vector<char>> out(P);
+  for (auto& x : ids) {
+    std::vector<char>& o = out[static_cast<int>(mix(static_cast<uint64_t>(x.first)) % static_cast<uint64_t>(P))];
+    put(o, x.first), put(o, x.second);
+  }
+  std::vector<std::pair<int64_t, uint64_t>>().swap(ids);
+  std::vector<int> cnt, disp;
+  std::vector<char> in = exchange(out, cnt, disp);
+  std::vector<std::pair<int64_t, uint64_t>> got(in.size() / 16);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const char* p = in.data() + 16 * i;
+    got[i].first = get<int64_t>(p), got[i].second = get<uint64_t>(p);
+  }
+  std::sort(got.begin(), got.end());
+  uint64_t best[3] = {UINT64_MAX, 0, 0};  // b, a, id
+  for (size_t i = 1; i < got.size(); ++i)
+    if (got[i].first == got[i - 1].first && (i < 2 || got[i - 2].first != got[i].first) && got[i].second < best[0])
+      best[0] = got[i].second, best[1] = got[i - 1].second, best[2] = static_cast<uint64_t>(got[i].first);
+  std::vector<uint64_t> bests(3 * static_cast<size_t>(P));
+  MPI_Allgather(best, 3, MPI_UINT64_T, bests.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < P; ++r)
+    if (bests[3 * r] < best[0]) best[0] = bests[3 * r], best[1] = bests[3 * r + 1], best[2] = bests[3 * r + 2];
+  if (best[0] == UINT64_MAX) return;
+  collective([&] {
+    if (best[0] >= src.first && best[0] < src.last) src.duplicate_id(static_cast<int64_t>(best[2]), best[1], best[0]);
+  });
+}
+
 }  // namespace
 
+void RangeSource::duplicate_id(int64_t id, uint64_t, uint64_t) {
+  throw InputError(file, "duplicate transaction id " + std::to_string(id));
+}
+
 std::unique_ptr<RangeSource> hdf5_source(const std::string& file) { return std::make_unique<Hdf5Source>(file); }
+std::unique_ptr<RangeSource> jsonl_source(const std::string& file) { return std::make_unique<JsonlSource>(file); }
 
 std::unique_ptr<RangeSource> scattered_source(History&& h, int root) {
   auto s = std::make_unique<MemorySource>();
@@ -180,13 +387,14 @@ std::unique_ptr<RangeSource> scattered_source(History&& h, int root) {
 OwnedScan scan_owned(RangeSource& src) {
   const int P = size();
   OwnedScan out;
-  const Rounds R = rounds_of(src.n);
+  const Rounds R = rounds_of(src);
   std::vector<int64_t> order;  // my sessions by first appearance
   std::unordered_set<int64_t> seen;
   std::vector<KeyTriple> rows;  // session = the user's name until renumbered
   size_t compacted = 0;
   std::vector<uint8_t> committed(src.last - src.first, 0);
   std::vector<KV> unknown_writes;
+  std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
   uint64_t counts[2] = {src.last - src.first, 0};
   bool any_unknown = false;
   for (uint64_t k = 0; k < R.count; ++k) {
@@ -201,6 +409,7 @@ OwnedScan scan_owned(RangeSource& src) {
     std::vector<std::pair<uint64_t, int64_t>> ks;
     for (TxnIdx t = 0; t < c.txn_count(); ++t) {
       const int64_t name = c.session_name[c.txn_session[t]];
+      ids.push_back({c.txn_id[t], a + t});
       if (seen.insert(name).second) order.push_back(name);
       committed[a + t - src.first] = c.txn_status[t] == TxnStatus::committed;
       const bool unknown = c.txn_status[t] == TxnStatus::unknown;
@@ -221,6 +430,13 @@ OwnedScan scan_owned(RangeSource& src) {
     if (rows.size() > 2 * compacted + 4096) compact(rows), compacted = rows.size();
     });
   }
+  int named = src.named ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (named) {
+    out.named = true;
+    return out;
+  }
+  unique_ids(src, std::move(ids));
   compact(rows);
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
@@ -329,7 +545,7 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   if (tables) keys_ = src.keys, values_ = src.values;
   time_unit_ = src.time_unit;
   std::vector<uint64_t> comp_txns(part.comp_sessions.size(), 0);
-  const Rounds R = rounds_of(src.n);
+  const Rounds R = rounds_of(src);
   std::vector<std::pair<uint32_t, uint32_t>> by_piece;  // (piece, position) of one transaction's operations
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);

@@ -28,9 +28,18 @@ namespace isocheck::dist {
 class RangeSource {
  public:
   virtual ~RangeSource() = default;
+  std::string file;
   uint64_t n = 0, first = 0, last = 0;
   SymbolTable keys, values;
   std::string time_unit;
+  // A chunk read with named (string) symbols: chunks number them apart, so
+  // this source cannot give the history's symbols (the caller reads it on
+  // one rank instead). Integer symbols are the integers themselves.
+  bool named = false;
+  // Throws the InputError one process reading the file gives for a
+  // transaction id repeated at transaction b (first seen at a); called on
+  // the rank whose range holds b.
+  [[noreturn]] virtual void duplicate_id(int64_t id, uint64_t a, uint64_t b);
   // Transactions [a, b) (global indices inside [first, last)), their
   // operations and list values; sessions may be numbered locally (only the
   // user's session names are used).
@@ -42,6 +51,11 @@ class RangeSource {
 // Each rank reads its own hyperslab of an HDF5 file (the file and its tables
 // opened once). Not collective.
 std::unique_ptr<RangeSource> hdf5_source(const std::string& file);
+// JSONL read in parallel: every rank takes the lines starting in its share of
+// the file's bytes, and parses a chunk of them at a time (the file's header
+// line in front, so that line numbers and the time unit are the file's).
+// Collective.
+std::unique_ptr<RangeSource> jsonl_source(const std::string& file);
 // A history read on `root` (JSONL, imported formats), scattered in P
 // consecutive transaction ranges (lists included; symbol tables broadcast);
 // the root's copy is freed. Collective.
@@ -51,6 +65,7 @@ std::unique_ptr<RangeSource> scattered_source(History&& h, int root);
 struct OwnedScan {
   uint64_t txns = 0, ops = 0, committed = 0;  // whole history: included transactions
   uint32_t sessions = 0;
+  bool named = false;  // some chunk had named symbols (RangeSource::named): nothing else is filled
   std::vector<KeyTriple> triples;             // this rank's rows, global session ids
   std::vector<uint8_t> included;               // per transaction of this rank's range
 };
