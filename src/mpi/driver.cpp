@@ -83,6 +83,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   uint64_t sizes[2] = {0, 0};  // the history's transactions and operations, for --stage-times
   KeyShardOutcome ks;          // when key shards ran: their outcome
   int64_t largest_piece_ops = -1;  // owned components: the largest piece's operations
+  int64_t stolen_pieces = -1;      // owned components: pieces solved by a rank other than their owner
   auto write_times = [&](size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
     long rss = peak_rss_kib();
@@ -101,6 +102,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
         out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
             << ",\"gathered\":" << (ks.gathered ? "true" : "false");
       if (largest_piece_ops >= 0) out << ",\"largest_piece_ops\":" << largest_piece_ops;
+      if (stolen_pieces >= 0) out << ",\"stolen_pieces\":" << stolen_pieces;
       out << ",\"stages\":{";
       for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
       out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
@@ -195,6 +197,10 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     // ---- solve: every rank its own pieces, in piece order
     g_stage = ("solve");
     Timer since_save;
+    PieceMover mover;
+    mover.send = [&](uint32_t i, int to) { pieces.send_piece(i, to); };
+    mover.finish = [&] { pieces.finish_sends(); };
+    mover.recv = [&](uint32_t i, int from) { pieces.recv_piece(i, from); };
     const bool stop_all = run_work_queue(
         job, board,
         [&](PieceResult&& r) {
@@ -208,7 +214,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
             since_save.reset();
           }
         },
-        [&](uint32_t i) { return pieces.solve(job, i); });
+        [&](uint32_t i) { return pieces.solve(job, i); }, &mover);
     if (stop_all) {
       collective([&] { save(stage_solve); });
       if (me == 0 && !d.quiet)
@@ -219,7 +225,8 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       run.exit_code = kExitInterrupted;
       return run;
     }
-    pieces = OwnedPieces();
+    pieces.clear();
+    stolen_pieces = static_cast<int64_t>(board.stolen);
     end_stage("solve");
 
     // ---- merge and report (rank 0). Only a witness or an anomaly names

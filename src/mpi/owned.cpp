@@ -624,6 +624,62 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
                 MPI_COMM_WORLD);
 }
 
+namespace {
+constexpr int kTagPiece = 21;
+constexpr uint64_t kPieceMsg = uint64_t{1} << 30;  // bytes per message (MPI counts are int)
+}  // namespace
+
+void OwnedPieces::send_piece(uint32_t i, int to) {
+  Piece& p = pieces_.at(i);
+  const size_t P = p.from.size();
+  Outgoing o;
+  o.piece = i;
+  o.head.resize(2 * P);
+  for (size_t r = 0; r < P; ++r) o.head[r] = p.from[r].size(), o.head[P + r] = p.from_ops[r];
+  out_.push_back(std::move(o));
+  Outgoing& q = out_.back();
+  q.reqs.emplace_back();
+  MPI_Isend(q.head.data(), static_cast<int>(2 * P), MPI_UINT64_T, to, kTagPiece, MPI_COMM_WORLD, &q.reqs.back());
+  for (size_t r = 0; r < P; ++r)
+    for (uint64_t at = 0; at < p.from[r].size(); at += kPieceMsg) {
+      q.reqs.emplace_back();
+      MPI_Isend(p.from[r].data() + at, static_cast<int>(std::min(kPieceMsg, p.from[r].size() - at)), MPI_BYTE, to,
+                kTagPiece, MPI_COMM_WORLD, &q.reqs.back());
+    }
+}
+
+void OwnedPieces::finish_sends() {
+  for (Outgoing& o : out_) {
+    MPI_Waitall(static_cast<int>(o.reqs.size()), o.reqs.data(), MPI_STATUSES_IGNORE);
+    Piece& p = pieces_.at(o.piece);
+    for (size_t r = 0; r < p.from.size(); ++r) {
+      std::vector<char>().swap(p.from[r]);
+      ops_ -= p.from_ops[r];
+      p.from_ops[r] = 0;
+    }
+  }
+  out_.clear();
+}
+
+void OwnedPieces::recv_piece(uint32_t i, int from) {
+  Piece& p = pieces_.at(i);
+  const size_t P = p.from.size();
+  std::vector<uint64_t> head(2 * P);
+  wait_probe(from, kTagPiece);
+  MPI_Recv(head.data(), static_cast<int>(2 * P), MPI_UINT64_T, from, kTagPiece, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (size_t r = 0; r < P; ++r) {
+    p.from[r].resize(head[r]);
+    p.from_ops[r] = head[P + r];
+    ops_ += head[P + r];
+    for (uint64_t at = 0; at < head[r]; at += kPieceMsg) {
+      wait_probe(from, kTagPiece);
+      MPI_Recv(p.from[r].data() + at, static_cast<int>(std::min(kPieceMsg, head[r] - at)), MPI_BYTE, from, kTagPiece,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  note_ops_held(ops_);
+}
+
 uint64_t OwnedPieces::largest_bytes() const {
   uint64_t m = 0;
   for (const Piece& p : pieces_) m = std::max(m, p.bytes);

@@ -9,6 +9,9 @@
 // A rank then holds the encoded pieces it was given and, while it solves one,
 // that piece's history; it never holds its whole range next to them.
 #pragma once
+#include <mpi.h>
+
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -88,6 +91,13 @@ class OwnedPieces {
   // Checks piece i (given to this rank) and frees its data. Thread-safe
   // against nothing else: one caller at a time.
   PieceResult solve(const Job& job, uint32_t i);
+  // A stolen piece's data: posted to rank `to` (freed here once `finish_sends`
+  // returns), or received from rank `from` (blocking). Point-to-point, so
+  // only the two ranks take part.
+  void send_piece(uint32_t i, int to);
+  void finish_sends();
+  void recv_piece(uint32_t i, int from);
+  void clear() { std::vector<Piece>().swap(pieces_); }
 
  private:
   struct Piece {
@@ -96,7 +106,14 @@ class OwnedPieces {
     uint64_t bytes = 0;
   };
   std::vector<Piece> pieces_;
-  uint64_t bytes_ = 0, ops_ = 0;
+  uint64_t bytes_ = 0;
+  std::atomic<uint64_t> ops_{0};  // rank 0: its worker thread solves while the main thread sends
+  struct Outgoing {
+    uint32_t piece;
+    std::vector<uint64_t> head;
+    std::vector<MPI_Request> reqs;
+  };
+  std::vector<Outgoing> out_;
   SymbolTable keys_, values_;
   std::string time_unit_;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -112,9 +113,26 @@ PieceResult run_piece(const Job& job, uint32_t i) {
   }
 }
 
+int steal_piece(Board& b, int thief, int& victim) {
+  if (b.owner.empty()) return -1;
+  const uint32_t c = b.cutoff(), n = b.job.pieces();
+  if (b.taken.size() < n) b.taken.resize(n, 0);
+  for (uint32_t i = 0; i < std::min(c, n); ++i)
+    if (!b.taken[i] && b.owner[i] != thief && !b.done.count(static_cast<int32_t>(i))) {
+      b.taken[i] = 1;
+      victim = b.owner[i];
+      ++b.stolen;
+      return static_cast<int>(i);
+    }
+  return -1;
+}
+
 bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record,
-                    const std::function<PieceResult(uint32_t)>& solve_fn) {
+                    const std::function<PieceResult(uint32_t)>& solve_fn, const PieceMover* mover) {
   const int P = size();
+  // Test hook (tests/dist): ranks other than 0 steal before taking their own
+  // pieces, so that stolen pieces and their data moves happen on any history.
+  const bool steal_first = mover && std::getenv("ISOCHECK_TEST_STEAL_FIRST") && *std::getenv("ISOCHECK_TEST_STEAL_FIRST") == '1';
   auto solve = [&](uint32_t i) { return solve_fn ? solve_fn(i) : run_piece(job, i); };
   int stop_all = 0;  // 1: a signal arrived somewhere
   if (rank() == 0) {
@@ -136,19 +154,39 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
       }
     });
     int active = P - 1;
+    // Per rank: stolen pieces it must send, (piece, thief), at its next request.
+    std::vector<std::vector<int>> pending(P);
     while (active > 0) {
       MPI_Status st = wait_probe(MPI_ANY_SOURCE, kTagRequest);
+      const int who = st.MPI_SOURCE;
       Request req;
       from_bytes(recv_string(st), req);
-      int assign;
+      // Reply: the piece to run (-1: stop), the rank sending its data (-1:
+      // its own), then (piece, rank) pairs this rank must send first.
+      std::vector<int> reply{-1, -1};
       {
         std::lock_guard<std::mutex> g(mu);
         if (req.terminating || g_terminate) term_seen = true;
         if (req.has_result) record(std::move(req.result));
-        assign = term_seen ? -1 : board.take(st.MPI_SOURCE);
+        if (!term_seen) {
+          int victim = -1;
+          if (steal_first) reply[0] = steal_piece(board, who, victim);
+          if (reply[0] < 0) reply[0] = board.take(who);
+          if (reply[0] < 0 && mover) reply[0] = steal_piece(board, who, victim);
+          if (reply[0] >= 0 && victim >= 0) {
+            reply[1] = victim;
+            if (victim != 0) pending[victim].insert(pending[victim].end(), {reply[0], who});
+          }
+        }
+        reply.insert(reply.end(), pending[who].begin(), pending[who].end());
+        pending[who].clear();
       }
-      MPI_Send(&assign, 1, MPI_INT, st.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD);
-      if (assign < 0) --active;
+      MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT, who, kTagAssign, MPI_COMM_WORLD);
+      if (reply[0] >= 0 && reply[1] == 0) {  // rank 0's data: the main thread sends it now
+        mover->send(static_cast<uint32_t>(reply[0]), who);
+        mover->finish();
+      }
+      if (reply[0] < 0) --active;
     }
     local.join();
     stop_all = (g_terminate || term_seen) ? 1 : 0;
@@ -157,9 +195,17 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
     while (true) {
       req.terminating = g_terminate;
       send_string(to_bytes(req), 0, kTagRequest);
-      int assign;
-      wait_probe(0, kTagAssign);
-      MPI_Recv(&assign, 1, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Status st = wait_probe(0, kTagAssign);
+      int count = 0;
+      MPI_Get_count(&st, MPI_INT, &count);
+      std::vector<int> reply(static_cast<size_t>(count));
+      MPI_Recv(reply.data(), count, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const int assign = reply[0], from = reply[1];
+      // Stolen pieces go out first (posted, not waited for: the thieves may
+      // be sending to this rank too), then a stolen piece comes in.
+      for (size_t k = 2; k + 1 < reply.size(); k += 2) mover->send(static_cast<uint32_t>(reply[k]), reply[k + 1]);
+      if (assign >= 0 && from >= 0) mover->recv(static_cast<uint32_t>(assign), from);
+      if (reply.size() > 2) mover->finish();
       if (assign < 0) break;
       req.result = solve(static_cast<uint32_t>(assign));
       req.has_result = true;

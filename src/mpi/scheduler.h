@@ -66,6 +66,8 @@ struct Board {
   // rank that solves it; empty: any rank takes the next piece.
   std::vector<int> owner;
   std::vector<uint32_t> next_of;  // per rank, with `owner`
+  std::vector<uint8_t> taken;     // with `owner`: handed out (to its owner or a thief)
+  uint32_t stolen = 0;            // pieces a rank took from another's list
   uint32_t cutoff() const {
     if (all_violations) return job.pieces();
     std::map<Level, uint32_t> lowest;
@@ -92,9 +94,11 @@ struct Board {
     uint32_t c = cutoff();
     if (!owner.empty()) {
       if (next_of.size() <= static_cast<size_t>(who)) next_of.resize(who + 1, 0);
+      if (taken.size() < job.pieces()) taken.resize(job.pieces(), 0);
       uint32_t& nx = next_of[who];
-      while (nx < job.pieces() && (owner[nx] != who || done.count(static_cast<int32_t>(nx)))) ++nx;
+      while (nx < job.pieces() && (owner[nx] != who || taken[nx] || done.count(static_cast<int32_t>(nx)))) ++nx;
       if (nx >= c) return -1;
+      taken[nx] = 1;
       return static_cast<int>(nx++);
     }
     while (next < job.pieces() && done.count(static_cast<int32_t>(next))) ++next;
@@ -103,14 +107,31 @@ struct Board {
   }
 };
 
+// With `owner`: a piece of another rank's list that nobody has started, for
+// `thief` (the lowest-numbered below the cutoff), and in `victim` the rank
+// holding its data; -1 when there is none.
+int steal_piece(Board& b, int thief, int& victim);
+
+// Moving a stolen piece's data (mpi/owned.h): `send` posts the piece's data to
+// rank `to` (the data stays valid until `finish` returns); `recv` receives a
+// piece from rank `from` (blocking).
+struct PieceMover {
+  std::function<void(uint32_t piece, int to)> send;
+  std::function<void()> finish;
+  std::function<void(uint32_t piece, int from)> recv;
+};
+
 // The work queue. Collective. Rank 0 hands pieces out on request (a local
 // worker thread computes too) and passes each finished result to `record`
 // (called under a lock, on rank 0 only); the other ranks ask, compute and send
 // results back. Returns true on every rank when a signal stopped the queue.
 // `solve` computes a piece (run_piece when empty); with Board::owner each
 // rank is handed only its own pieces.
+// With a mover (and Board::owner), a rank whose own pieces are done steals a
+// piece nobody started: its owner sends the data at its next request (rank 0
+// at once); rank 0's local worker does not steal.
 bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record,
-                    const std::function<PieceResult(uint32_t)>& solve = {});
+                    const std::function<PieceResult(uint32_t)>& solve = {}, const PieceMover* mover = nullptr);
 
 // The report from the pieces below `cutoff` (rank 0): `txns` transactions in
 // the history, `committed` of them included.

@@ -8,7 +8,8 @@
 #    back to one rank reading the file, with the one-process report;
 #  - a malformed line in another rank's range, and a transaction id repeated
 #    across ranges (JSONL and HDF5), give the one-process message and exit 2;
-#  - blank lines and the header line change nothing.
+#  - blank lines and the header line change nothing;
+#  - pieces stolen by another rank (their data moved there) change nothing.
 # usage: dist_owned_read.sh ISOCHECK SOURCE_DIR DIST_GEN
 set -u
 BIN=$1; GEN=$3
@@ -46,6 +47,13 @@ PY
 
 "$GEN" many "$tmp/v.jsonl" --components 40 --txns 8000 --violate > /dev/null || fail "dist_gen violate"
 same "$tmp/v.jsonl"
+# Stolen pieces (test hook: steal before taking one's own): their data moves
+# to the thief, the report is unchanged.
+ISOCHECK_TEST_STEAL_FIRST=1 $MPI -x ISOCHECK_TEST_STEAL_FIRST "$BIN" verify "$tmp/v.jsonl" -q --json \
+  --stage-times "$tmp/steal.json" > "$tmp/steal.out" 2> /dev/null
+[ "$(strip "$tmp/one.json")" = "$(strip "$tmp/steal.out")" ] || fail "stolen pieces: report differs"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["stolen_pieces"] >= 10, t' "$tmp/steal.json" \
+  || fail "no pieces stolen: $(cat "$tmp/steal.json")"
 [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "planted lost update not found"
 
 python3 - "$tmp" <<'PY'
