@@ -182,7 +182,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     OwnedPieces pieces;
     pieces.distribute(*src, job, part, scan.included, board.owner, skip);
     ck.partition.comp_txns = part.comp_txns;
-    src.reset();
+    src->release();
     std::vector<uint8_t>().swap(scan.included);
     // --history-budget: what this rank holds (its pieces, one of them decoded at a time).
     collective([&] {
@@ -230,10 +230,12 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     end_stage("solve");
 
     // ---- merge and report (rank 0). Only a witness or an anomaly names
-    // transactions and operations: then rank 0 reads the history for the
-    // report, after every piece is freed.
+    // transactions and operations: then those transactions are read again by
+    // the ranks holding them and gathered on rank 0, after every piece is
+    // freed (a history scattered from rank 0 is read there whole again).
     g_stage = ("report");
     int code = 0;
+    std::vector<TxnIdx> named;
     collective([&] {
       if (me != 0) return;
       uint32_t cutoff = board.cutoff();
@@ -246,13 +248,22 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       ck.stage = stage_done;
       save(stage_done);
       code = exit_code(run.r);
-      bool names_ops = !run.r.anomalies.empty();
-      for (const LevelResult& lr : run.r.levels) names_ops |= lr.witness.has_value();
-      if (names_ops) {
-        run.h = load_history(file, f, &run.import);
-        note_ops_held(run.h.op_count());
-      }
+      named = named_transactions(run.r);
     });
+    bcast_vec(named, 0);
+    if (!named.empty() && src->can_fetch()) {
+      History part = fetch_transactions(*src, named);
+      if (me == 0) {
+        run.report_h = std::move(part);
+        run.report_r = renumber_result(run.r, named);
+        run.compact_report = true;
+      }
+    } else if (!named.empty()) {
+      collective([&] {
+        if (me == 0) run.h = load_history(file, f, &run.import), note_ops_held(run.h.op_count());
+      });
+    }
+    src.reset();
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     run.exit_code = code;
     end_stage("merge");

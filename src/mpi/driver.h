@@ -49,6 +49,11 @@ struct DistRun {
   bool interrupted = false;      // stopped by a signal; checkpoint written
   bool resumed = false;
   bool key_sharded = false;      // decided on key shards (not refused)
+  // Rank 0, owned data: the report's history holds only the transactions
+  // the report names (report_h), and report_r is r renumbered into it.
+  bool compact_report = false;
+  History report_h;
+  CheckResult report_r;
 };
 
 // Collective: every rank calls it. Throws InputError / UsageError /

@@ -63,23 +63,26 @@ class JsonlSource : public RangeSource {
     uint64_t first_line_at = UINT64_MAX;
     collective([&] {
       std::string line;
-      uint64_t at = 0;
+      uint64_t at = 0, number = 1;
       while (at < S) {
         line = read_line(at);
         if (!blank(line)) {
           first_line_at = at;
           break;
         }
-        at += line.size() + 1;
+        at += line.size() + 1, ++number;
       }
       header_ = "{\"isocheck\":1}";
       if (first_line_at == UINT64_MAX) return;
       try {
-        History h = parse_jsonl(line + "\n", path, false, 1);
+        History h = parse_jsonl(line + "\n", path, false, number);
         if (h.txn_count() == 0) header_ = line, time_unit = h.time_unit;
         else first_line_at = UINT64_MAX;  // a transaction: no header
       } catch (const InputError&) {
-        first_line_at = UINT64_MAX;  // rank 0 reports it when it parses that line
+        // One process stops at this line: so does every chunk (the line
+        // counts as a transaction line, so that its range has one).
+        bad_first_ = line, bad_first_number_ = number;
+        first_line_at = UINT64_MAX;
       }
     });
     auto line_start = [&](uint64_t x) {  // the first line starting at or after x
@@ -133,6 +136,7 @@ class JsonlSource : public RangeSource {
   }
 
   History chunk(uint64_t a, uint64_t b) override {
+    if (!bad_first_.empty()) parse_jsonl(bad_first_ + "\n", file, false, bad_first_number_);
     const uint64_t from = off_[a - first], to = b < last ? off_[b - first] : end_;
     std::string text = header_ + "\n" + read_bytes(from, to - from);
     History h = parse_jsonl(text, file, true, line_[a - first]);
@@ -145,7 +149,8 @@ class JsonlSource : public RangeSource {
 
  private:
   std::ifstream in_;
-  std::string header_;
+  std::string header_, bad_first_;
+  uint64_t bad_first_number_ = 0;
   uint64_t end_ = 0, newlines_ = 0;
   std::vector<uint64_t> off_, line_;  // per transaction line: byte offset, line (local, then global)
 
@@ -201,6 +206,8 @@ class MemorySource : public RangeSource {
     return c;
   }
   uint64_t ops_resident() const override { return mine.op_count(); }
+  void release() override { mine = History(); }
+  bool can_fetch() const override { return false; }
 };
 
 // Every rank's byte buffers exchanged (MPI_Alltoallv): `out[r]` goes to rank
@@ -741,6 +748,111 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
   } catch (const std::bad_alloc&) {
     return piece_error(i, 3, "out of memory while building a piece; run on more ranks or machines with more memory");
   }
+}
+
+std::vector<TxnIdx> named_transactions(const CheckResult& r) {
+  std::vector<TxnIdx> t;
+  for (const Anomaly& a : r.anomalies) t.push_back(a.txn), t.push_back(a.other);
+  for (const LevelResult& lr : r.levels) {
+    if (!lr.witness) continue;
+    for (size_t i = 0; i < lr.witness->cycle.size(); ++i) t.push_back(lr.witness->cycle.src[i]), t.push_back(lr.witness->cycle.dst[i]);
+    for (const ConstraintRef& c : lr.witness->core) t.push_back(c.first_head), t.push_back(c.second_head);
+  }
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txns) {
+  auto local = [&](TxnIdx g) { return static_cast<TxnIdx>(std::lower_bound(txns.begin(), txns.end(), g) - txns.begin()); };
+  CheckResult out = r;
+  for (Anomaly& a : out.anomalies) a.txn = local(a.txn), a.other = local(a.other);
+  for (LevelResult& lr : out.levels) {
+    if (!lr.witness) continue;
+    for (auto& v : lr.witness->cycle.src) v = local(v);
+    for (auto& v : lr.witness->cycle.dst) v = local(v);
+    for (ConstraintRef& c : lr.witness->core) c.first_head = local(c.first_head), c.second_head = local(c.second_head);
+  }
+  return out;
+}
+
+History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
+  const int P = size(), me = rank();
+  // Mine: runs of the listed transactions inside my range, read a run at a
+  // time (a run spans gaps of up to 256 transactions).
+  std::vector<char> out;
+  collective([&] {
+    auto lo = std::lower_bound(txns.begin(), txns.end(), src.first);
+    auto hi = std::lower_bound(txns.begin(), txns.end(), src.last);
+    for (auto it = lo; it != hi;) {
+      auto run_end = it + 1;
+      while (run_end != hi && *run_end - *(run_end - 1) <= 256) ++run_end;
+      const uint64_t a = *it, b = static_cast<uint64_t>(*(run_end - 1)) + 1;
+      History c = src.chunk(a, b);
+      const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
+      for (auto t = it; t != run_end; ++t) {
+        const TxnIdx l = static_cast<TxnIdx>(*t - a);
+        put(out, uint32_t{0}), put(out, static_cast<uint32_t>(*t)), put(out, c.txn_id[l]), put(out, c.session_name[c.txn_session[l]]);
+        put(out, c.txn_begin[l]), put(out, c.txn_end[l]), put(out, static_cast<uint8_t>(c.txn_status[l]));
+        put(out, static_cast<uint32_t>(c.op_end(l) - c.op_begin(l)));
+        for (OpIdx o = c.op_begin(l); o < c.op_end(l); ++o) {
+          put(out, static_cast<uint8_t>(c.op_kind[o])), put(out, static_cast<uint32_t>(o - c.op_begin(l)));
+          put(out, c.op_key[o]), put(out, c.op_value[o]);
+          if (c.op_kind[o] == OpKind::read_list) {
+            std::span<const Sym> l2 = lists ? c.list(o) : std::span<const Sym>{};
+            put(out, static_cast<uint32_t>(l2.size()));
+            for (Sym v : l2) put(out, v);
+          }
+        }
+      }
+      it = run_end;
+    }
+    if (out.size() > INT32_MAX) throw ResourceError("the report's transactions exceed 2 GiB on one rank");
+  });
+  int n = static_cast<int>(out.size());
+  std::vector<int> cnt(P), disp(P);
+  MPI_Gather(&n, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  uint64_t total = 0;
+  if (me == 0)
+    for (int r = 0; r < P; ++r) disp[r] = static_cast<int>(std::min<uint64_t>(total, INT32_MAX)), total += static_cast<uint64_t>(cnt[r]);
+  int bad = me == 0 && total > INT32_MAX;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    g_error_agreed = true;
+    throw ResourceError("the report's transactions exceed 2 GiB");
+  }
+  std::vector<char> all(me == 0 ? total : 0);
+  MPI_Gatherv(out.data(), n, MPI_BYTE, all.data(), cnt.data(), disp.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  History h;
+  if (me != 0) return h;
+  h.keys = src.keys, h.values = src.values, h.time_unit = src.time_unit;
+  std::unordered_map<int64_t, uint32_t> local_session;
+  for (const char* p = all.data(); p < all.data() + all.size();) {
+    p += 8;  // piece, transaction
+    const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), end = get<int64_t>(p);
+    const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
+    const uint32_t nops = get<uint32_t>(p);
+    auto [it, fresh] = local_session.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(session);
+    h.begin_txn(id, it->second, st, begin, end);
+    for (uint32_t k = 0; k < nops; ++k) {
+      const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
+      p += 4;
+      const Sym key = get<Sym>(p), value = get<Sym>(p);
+      if (kind == OpKind::read_list) {
+        const uint32_t len = get<uint32_t>(p);
+        std::vector<Sym> l(len);
+        std::memcpy(l.data(), p, 8 * static_cast<size_t>(len));
+        p += 8 * static_cast<size_t>(len);
+        h.add_list_read(key, l);
+      } else {
+        h.add_op(kind, key, value);
+      }
+    }
+    h.end_txn();
+  }
+  note_ops_held(h.op_count());
+  return h;
 }
 
 }  // namespace isocheck::dist

@@ -49,6 +49,10 @@ class RangeSource {
   virtual History chunk(uint64_t a, uint64_t b) = 0;
   // Operations this source keeps in memory (its range, when it holds one).
   virtual uint64_t ops_resident() const { return 0; }
+  // Frees what the source keeps in memory; chunk() may not be called after
+  // unless can_fetch() (sources that read the file again).
+  virtual void release() {}
+  virtual bool can_fetch() const { return true; }
 };
 
 // Each rank reads its own hyperslab of an HDF5 file (the file and its tables
@@ -75,6 +79,17 @@ struct OwnedScan {
 
 // Pass 1 (collective): sessions, rows, included set.
 OwnedScan scan_owned(RangeSource& src);
+
+// The transactions `txns` (sorted whole-history indices, the same list on
+// every rank), each read by the rank whose range holds it and gathered on
+// rank 0: a history of just those transactions, in that order, with all
+// their operations, sessions by first appearance and the file's tables
+// (rank 0; the other ranks get an empty one). Collective.
+History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns);
+// `r` with its transactions renumbered into fetch_transactions' order.
+CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txns);
+// The transactions a report of `r` names: witnesses, unsat cores, anomalies.
+std::vector<TxnIdx> named_transactions(const CheckResult& r);
 
 // The pieces a rank was given, encoded, and their decoding.
 class OwnedPieces {

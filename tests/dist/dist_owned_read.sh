@@ -8,6 +8,8 @@
 #    back to one rank reading the file, with the one-process report;
 #  - a malformed line in another rank's range, and a transaction id repeated
 #    across ranges (JSONL and HDF5), give the one-process message and exit 2;
+#  - the report of a violation is the one-process report, while no rank
+#    (rank 0 included) held half the history;
 #  - blank lines and the header line change nothing;
 #  - pieces stolen by another rank (their data moved there) change nothing.
 # usage: dist_owned_read.sh ISOCHECK SOURCE_DIR DIST_GEN
@@ -47,6 +49,11 @@ PY
 
 "$GEN" many "$tmp/v.jsonl" --components 40 --txns 8000 --violate > /dev/null || fail "dist_gen violate"
 same "$tmp/v.jsonl"
+# The report of the violation is built from the transactions it names, read
+# again by the ranks holding them: rank 0 never held the history either.
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert all(x < t["ops"] // 2 for x in t["ops_held"]), t' "$tmp/st.json" \
+  || fail "a rank held half the violating history or more: $(cat "$tmp/st.json")"
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "planted lost update not found"
 # Stolen pieces (test hook: steal before taking one's own): their data moves
 # to the thief, the report is unchanged.
 ISOCHECK_TEST_STEAL_FIRST=1 $MPI -x ISOCHECK_TEST_STEAL_FIRST "$BIN" verify "$tmp/v.jsonl" -q --json \
@@ -54,7 +61,6 @@ ISOCHECK_TEST_STEAL_FIRST=1 $MPI -x ISOCHECK_TEST_STEAL_FIRST "$BIN" verify "$tm
 [ "$(strip "$tmp/one.json")" = "$(strip "$tmp/steal.out")" ] || fail "stolen pieces: report differs"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["stolen_pieces"] >= 10, t' "$tmp/steal.json" \
   || fail "no pieces stolen: $(cat "$tmp/steal.json")"
-[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "planted lost update not found"
 
 python3 - "$tmp" <<'PY'
 import json, sys
@@ -84,11 +90,14 @@ open(d + "/bad.jsonl", "w").write("\n".join(bad) + "\n")
 dup = list(lines)
 t = json.loads(dup[-100]); t["id"] = json.loads(dup[20])["id"]; dup[-100] = json.dumps(t)
 open(d + "/dup.jsonl", "w").write("\n".join(dup) + "\n")
+# A header of another format version, after a blank line.
+open(d + "/version.jsonl", "w").write("\n" + '{"isocheck":2}' + "\n" + "\n".join(lines[1:]) + "\n")
 PY
 same "$tmp/named.jsonl"
 same "$tmp/blank.jsonl"
 error "$tmp/bad.jsonl"
 error "$tmp/dup.jsonl"
+error "$tmp/version.jsonl"
 "$GEN" many "$tmp/dup.h5" --components 40 --txns 8000 --dup-id 30:7000 > /dev/null || fail "dist_gen dup"
 error "$tmp/dup.h5"
 echo "dist_owned_read: ok"
