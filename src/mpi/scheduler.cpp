@@ -116,10 +116,14 @@ PieceResult run_piece(const Job& job, uint32_t i) {
 int steal_piece(Board& b, int thief, int& victim) {
   if (b.owner.empty()) return -1;
   const uint32_t c = b.cutoff(), n = b.job.pieces();
-  if (b.taken.size() < n) b.taken.resize(n, 0);
+  if (b.taken.size() < n) b.taken.resize(n, 0), b.taker.resize(n, -1);
+  std::vector<uint8_t> busy(static_cast<size_t>(size()), 0);
+  for (uint32_t i = 0; i < n; ++i)
+    if (b.taken[i] && b.taker[i] >= 0 && !b.done.count(static_cast<int32_t>(i))) busy[static_cast<size_t>(b.taker[i])] = 1;
   for (uint32_t i = 0; i < std::min(c, n); ++i)
-    if (!b.taken[i] && b.owner[i] != thief && !b.done.count(static_cast<int32_t>(i))) {
-      b.taken[i] = 1;
+    if (!b.taken[i] && b.owner[i] != thief && busy[static_cast<size_t>(b.owner[i])] &&
+        !b.done.count(static_cast<int32_t>(i))) {
+      b.taken[i] = 1, b.taker[i] = thief;
       victim = b.owner[i];
       ++b.stolen;
       return static_cast<int>(i);

@@ -67,6 +67,7 @@ struct Board {
   std::vector<int> owner;
   std::vector<uint32_t> next_of;  // per rank, with `owner`
   std::vector<uint8_t> taken;     // with `owner`: handed out (to its owner or a thief)
+  std::vector<int> taker;         // with `owner`: the rank a handed-out piece went to
   uint32_t stolen = 0;            // pieces a rank took from another's list
   uint32_t cutoff() const {
     if (all_violations) return job.pieces();
@@ -94,11 +95,11 @@ struct Board {
     uint32_t c = cutoff();
     if (!owner.empty()) {
       if (next_of.size() <= static_cast<size_t>(who)) next_of.resize(who + 1, 0);
-      if (taken.size() < job.pieces()) taken.resize(job.pieces(), 0);
+      if (taken.size() < job.pieces()) taken.resize(job.pieces(), 0), taker.resize(job.pieces(), -1);
       uint32_t& nx = next_of[who];
       while (nx < job.pieces() && (owner[nx] != who || taken[nx] || done.count(static_cast<int32_t>(nx)))) ++nx;
       if (nx >= c) return -1;
-      taken[nx] = 1;
+      taken[nx] = 1, taker[nx] = who;
       return static_cast<int>(nx++);
     }
     while (next < job.pieces() && done.count(static_cast<int32_t>(next))) ++next;
@@ -108,8 +109,9 @@ struct Board {
 };
 
 // With `owner`: a piece of another rank's list that nobody has started, for
-// `thief` (the lowest-numbered below the cutoff), and in `victim` the rank
-// holding its data; -1 when there is none.
+// `thief` (the lowest-numbered below the cutoff whose owner is busy with a
+// piece: an idle owner takes it itself, without moving its data), and in
+// `victim` the rank holding its data; -1 when there is none.
 int steal_piece(Board& b, int thief, int& victim);
 
 // Moving a stolen piece's data (mpi/owned.h): `send` posts the piece's data to
