@@ -404,13 +404,22 @@ OwnedScan scan_owned(RangeSource& src) {
   std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
   uint64_t counts[2] = {src.last - src.first, 0};
   bool any_unknown = false;
+  std::string input_error;  // this rank's first malformed chunk
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
-    // Each chunk's local work agrees on errors (a bad row on one rank stops
-    // every rank) before the next collective call.
+    // A malformed input stops this rank's reading; the error reported is
+    // agreed after the pass: the lowest rank's, its first — the first in
+    // the file, as one process reports it. Other errors stop every rank at
+    // once (collective).
     collective([&] {
-    if (a >= b) return;
-    History c = src.chunk(a, b);
+    if (a >= b || !input_error.empty()) return;
+    History c;
+    try {
+      c = src.chunk(a, b);
+    } catch (const InputError& e) {
+      input_error = e.what();
+      return;
+    }
     note_ops_held(src.ops_resident() + c.op_count());
     counts[1] += c.op_count();
     std::vector<std::pair<uint64_t, int64_t>> ks;
@@ -437,6 +446,12 @@ OwnedScan scan_owned(RangeSource& src) {
     if (rows.size() > 2 * compacted + 4096) compact(rows), compacted = rows.size();
     });
   }
+  collective([&] {
+    if (input_error.empty()) return;
+    const size_t cut = input_error.find(": ");
+    if (cut == std::string::npos) throw InputError(src.file, input_error);
+    throw InputError(input_error.substr(0, cut), input_error.substr(cut + 2));
+  });
   int named = src.named ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (named) {

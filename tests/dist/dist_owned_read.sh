@@ -6,8 +6,9 @@
 #    rank (rank 0 included) held more than ceil(ops/4)*1.2 + the largest piece;
 #  - string keys (symbols numbered by first appearance in the whole file) fall
 #    back to one rank reading the file, with the one-process report;
-#  - a malformed line in another rank's range, and a transaction id repeated
-#    across ranges (JSONL and HDF5), give the one-process message and exit 2;
+#  - a malformed line in another rank's range, the first of two malformed
+#    lines read in different rounds, and a transaction id repeated across
+#    ranges (JSONL and HDF5), give the one-process message and exit 2;
 #  - the report of a violation is the one-process report, while no rank
 #    (rank 0 included) held half the history;
 #  - blank lines and the header line change nothing;
@@ -86,6 +87,13 @@ bad = list(lines)
 bad.insert(50, "")
 bad[len(bad) * 3 // 4] = bad[len(bad) * 3 // 4][:-2]
 open(d + "/bad.jsonl", "w").write("\n".join(bad) + "\n")
+# Two malformed lines: one early in the last rank's range, one late in the
+# first rank's (read in a later round): the first in the file is reported.
+two = list(lines)
+n = len(two)
+two[n * 7 // 8] = two[n * 7 // 8][:-1]
+two[n // 5] = two[n // 5].replace('"ops"', '"opz"')
+open(d + "/two.jsonl", "w").write("\n".join(two) + "\n")
 # A transaction id repeated far from its first use.
 dup = list(lines)
 t = json.loads(dup[-100]); t["id"] = json.loads(dup[20])["id"]; dup[-100] = json.dumps(t)
@@ -96,6 +104,7 @@ PY
 same "$tmp/named.jsonl"
 same "$tmp/blank.jsonl"
 error "$tmp/bad.jsonl"
+error "$tmp/two.jsonl"
 error "$tmp/dup.jsonl"
 error "$tmp/version.jsonl"
 "$GEN" many "$tmp/dup.h5" --components 40 --txns 8000 --dup-id 30:7000 > /dev/null || fail "dist_gen dup"
