@@ -7,7 +7,8 @@
 // by operations) and a second pass sends every transaction's operations of
 // each piece, once, to the rank solving that piece (MPI_Alltoallv per chunk).
 // A rank then holds the encoded pieces it was given and, while it solves one,
-// that piece's history; it never holds its whole range next to them.
+// that piece's history; reading HDF5 or JSONL it never holds its whole range
+// next to them.
 #pragma once
 #include <mpi.h>
 
