@@ -82,7 +82,8 @@ int run_verify_distributed(const VerifyArgs& a, const CheckOptions& opt, Format 
   dist::DistRun run = dist::run_distributed(a.file, f, opt, d);
   if (run.interrupted || !run.root) return run.exit_code;
   if (run.import.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", run.import.describe().c_str());
-  write_reports(a, run.h, run.r, run.import, timer);
+  if (run.compact_report) write_reports(a, run.report_h, run.report_r, run.import, timer);
+  else write_reports(a, run.h, run.r, run.import, timer);
   return run.exit_code;
 }
 

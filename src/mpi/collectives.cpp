@@ -287,4 +287,28 @@ History scatter_ranges(const History& h, int root) {
   return mine;
 }
 
+History scatter_ranges_with_lists(const History& h, int root) {
+  const int P = size(), me = rank();
+  History mine = scatter_ranges(h, root);
+  // List reads: each range's operations' list offsets (rebased to its first
+  // list value) and its list values.
+  int lists = me == root && h.op_list_offset.size() == h.op_kind.size() + 1 && !h.list_value.empty();
+  MPI_Bcast(&lists, 1, MPI_INT, root, MPI_COMM_WORLD);
+  if (!lists) return mine;
+  uint64_t n = me == root ? h.txn_count() : 0;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<uint64_t> op_first(P + 1), list_first(P + 1);
+  if (me == root)
+    for (int r = 0; r <= P; ++r) op_first[r] = h.txn_op_offset[n * r / P], list_first[r] = h.op_list_offset[op_first[r]];
+  MPI_Bcast(op_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  MPI_Bcast(list_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<uint64_t> ends = scatter_column(
+      me == root ? std::vector<uint64_t>(h.op_list_offset.begin() + 1, h.op_list_offset.end()) : std::vector<uint64_t>{},
+      op_first, root);
+  mine.op_list_offset.assign(1, 0);
+  for (uint64_t e : ends) mine.op_list_offset.push_back(e - list_first[me]);
+  mine.list_value = scatter_column(h.list_value, list_first, root);
+  return mine;
+}
+
 }  // namespace isocheck::dist

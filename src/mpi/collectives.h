@@ -106,5 +106,7 @@ History allgather_ranges(History&& mine);
 // The root's history (registers only) cut into P consecutive transaction
 // ranges, rank r getting [n*r/P, n*(r+1)/P).
 History scatter_ranges(const History& h, int root);
+// The same with list reads' values.
+History scatter_ranges_with_lists(const History& h, int root);
 
 }  // namespace isocheck::dist

@@ -19,6 +19,7 @@
 #include "mpi/key_shards.h"
 #include "mpi/messages.h"
 #include "mpi/mpi_env.h"
+#include "mpi/owned.h"
 #include "mpi/scheduler.h"
 #include "mpi/shard_partition.h"
 #include "partition/partition.h"
@@ -80,6 +81,196 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   collective([&] {
     if (f == Format::unknown) f = sniff_format(file);
   });
+  uint64_t sizes[2] = {0, 0};  // the history's transactions and operations, for --stage-times
+  KeyShardOutcome ks;          // when key shards ran: their outcome
+  int64_t largest_piece_ops = -1;  // owned components: the largest piece's operations
+  int64_t stolen_pieces = -1;      // owned components: pieces solved by a rank other than their owner
+  auto write_times = [&](size_t components, uint32_t pieces) {
+    if (d.stage_times.empty()) return;
+    long rss = peak_rss_kib();
+    std::vector<long> all(P);
+    MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    uint64_t held = ops_held_peak();
+    std::vector<uint64_t> all_held(P);
+    MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    collective([&] {
+      if (me != 0) return;
+      std::ostringstream out;
+      out << "{\"ranks\":" << P << ",\"txns\":" << sizes[0] << ",\"ops\":" << sizes[1]
+          << ",\"components\":" << components << ",\"pieces\":" << pieces
+          << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
+      if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
+        out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
+            << ",\"gathered\":" << (ks.gathered ? "true" : "false");
+      if (largest_piece_ops >= 0) out << ",\"largest_piece_ops\":" << largest_piece_ops;
+      if (stolen_pieces >= 0) out << ",\"stolen_pieces\":" << stolen_pieces;
+      out << ",\"stages\":{";
+      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
+      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
+      // The most operations each rank held at once (mpi/accounting.h).
+      out << "],\"ops_held\":[";
+      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
+      out << "]}\n";
+      write_file_atomically(d.stage_times, "--stage-times", out.str());
+    });
+  };
+
+  // Components on owned data (mpi/owned.h): no rank holds the whole history.
+  if (!d.key_shards) {
+    std::unique_ptr<RangeSource> src;
+    // Read on rank 0 and scattered in consecutive ranges; rank 0's copy is
+    // freed before anything else is built.
+    auto read_on_rank0 = [&] {
+      src.reset();
+      History whole;
+      collective([&] {
+        if (me == 0) whole = load_history(file, f, &run.import);
+        note_ops_held(whole.op_count());
+      });
+      src = scattered_source(std::move(whole), 0);
+    };
+    if (f == Format::hdf5) collective([&] { src = hdf5_source(file); });
+    else if (f == Format::jsonl) src = jsonl_source(file);
+    else read_on_rank0();
+    if (!have_ck) collective([&] { save(stage_read); });
+    end_stage("read");
+
+    // ---- partition: sessions, rows and the included set from a first pass
+    g_stage = ("partition");
+    OwnedScan scan = scan_owned(*src);
+    if (scan.named) {
+      // JSONL with string keys or values: symbols are numbered by first
+      // appearance in the whole file, which ranges parsed apart cannot give.
+      read_on_rank0();
+      scan = scan_owned(*src);
+    }
+    sizes[0] = scan.txns, sizes[1] = scan.ops;
+    std::vector<Level> split;
+    bool wants_sser = false;
+    for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
+    Partition part;
+    if (have_ck && ck.has_partition) {
+      part = ck.partition.to();
+    } else {
+      part = partition_from_triples(std::move(scan.triples), scan.sessions);
+      ck.partition = PartitionMsg::from(part);
+      ck.has_partition = true;
+      collective([&] { save(stage_partition); });
+    }
+    std::vector<KeyTriple>().swap(scan.triples);
+    end_stage("partition");
+    test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
+
+    // ---- distribute: pieces assigned largest-first, each piece's
+    // operations sent once to the rank that solves it
+    g_stage = ("distribute");
+    const History none;
+    const std::vector<uint8_t> no_included;
+    const SessionTxns no_index;
+    Job job{none, part, no_included, no_index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
+    const uint32_t np = job.pieces(), base = wants_sser ? 1 : 0;
+    std::vector<uint64_t> weight(np);
+    for (uint32_t i = 0; i < np; ++i) {
+      const bool whole = (wants_sser && i == 0) || job.whole_split;
+      weight[i] = whole ? scan.ops : part.comp_ops[i - base];
+    }
+    largest_piece_ops = static_cast<int64_t>(np ? *std::max_element(weight.begin(), weight.end()) : 0);
+    Board board{job, d.all_violations, {}, 0};
+    board.owner = assign_largest_first(weight, P);
+    std::vector<uint8_t> skip(np, 0);
+    for (auto& r : ck.results) board.done[r.piece] = r, skip[static_cast<uint32_t>(r.piece)] = 1;
+    OwnedPieces pieces;
+    pieces.distribute(*src, job, part, scan.included, board.owner, skip);
+    ck.partition.comp_txns = part.comp_txns;
+    src->release();
+    std::vector<uint8_t>().swap(scan.included);
+    // --history-budget: what this rank holds (its pieces, one of them decoded at a time).
+    collective([&] {
+      const uint64_t held = pieces.bytes() + pieces.largest_bytes();
+      if (d.history_budget && held > d.history_budget)
+        throw ResourceError("rank " + std::to_string(me) + " holds " + std::to_string(held >> 20) +
+                            " MiB of the history (the pieces it solves) and --history-budget is " +
+                            std::to_string(d.history_budget >> 20) + " MiB; raise --history-budget or run more ranks");
+    });
+    end_stage("distribute");
+
+    // ---- solve: every rank its own pieces, in piece order
+    g_stage = ("solve");
+    Timer since_save;
+    PieceMover mover;
+    mover.send = [&](uint32_t i, int to) { pieces.send_piece(i, to); };
+    mover.finish = [&] { pieces.finish_sends(); };
+    mover.recv = [&](uint32_t i, int from) { pieces.recv_piece(i, from); };
+    const bool stop_all = run_work_queue(
+        job, board,
+        [&](PieceResult&& r) {
+          ck.results.push_back(r);
+          board.done[r.piece] = std::move(r);
+          if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+            try {
+              save(stage_solve);
+            } catch (const std::exception&) {
+            }
+            since_save.reset();
+          }
+        },
+        [&](uint32_t i) { return pieces.solve(job, i); }, &mover);
+    if (stop_all) {
+      collective([&] { save(stage_solve); });
+      if (me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
+                     d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
+                     ck.results.size(), job.pieces());
+      run.interrupted = true;
+      run.exit_code = kExitInterrupted;
+      return run;
+    }
+    pieces.clear();
+    stolen_pieces = static_cast<int64_t>(board.stolen);
+    end_stage("solve");
+
+    // ---- merge and report (rank 0). Only a witness or an anomaly names
+    // transactions and operations: then those transactions are read again by
+    // the ranks holding them and gathered on rank 0, after every piece is
+    // freed (a history scattered from rank 0 is read there whole again).
+    g_stage = ("report");
+    int code = 0;
+    std::vector<TxnIdx> named;
+    collective([&] {
+      if (me != 0) return;
+      uint32_t cutoff = board.cutoff();
+      for (auto& [i, r] : board.done)
+        if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
+          if (r.error_code == 2) throw InputError(file, r.error);
+          throw ResourceError(r.error);
+        }
+      run.r = merge(job, board.done, cutoff, scan.txns, scan.committed);
+      ck.stage = stage_done;
+      save(stage_done);
+      code = exit_code(run.r);
+      named = named_transactions(run.r);
+    });
+    bcast_vec(named, 0);
+    if (!named.empty() && src->can_fetch()) {
+      History part = fetch_transactions(*src, named);
+      if (me == 0) {
+        run.report_h = std::move(part);
+        run.report_r = renumber_result(run.r, named);
+        run.compact_report = true;
+      }
+    } else if (!named.empty()) {
+      collective([&] {
+        if (me == 0) run.h = load_history(file, f, &run.import), note_ops_held(run.h.op_count());
+      });
+    }
+    src.reset();
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.exit_code = code;
+    end_stage("merge");
+    write_times(part.comp_sessions.size(), job.pieces());
+    return run;
+  }
   // With key shards on HDF5 every rank keeps only its own range until key
   // shards refuse the history (rank 0 reads the whole one when it needs it).
   History mine;
@@ -131,13 +322,12 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
   };
   note_ops_held(h.op_count() + mine.op_count());
   // The history's size, for --stage-times (rank 0 may not hold it).
-  uint64_t sizes[2] = {ranges ? mine.txn_count() : h.txn_count(), ranges ? mine.op_count() : h.op_count()};
+  sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
   if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!ranges) check_history_budget();
   if (!have_ck) collective([&] { save(stage_read); });
   end_stage("read");
 
-  KeyShardOutcome ks;  // when key shards ran: their outcome
   // Rank 0 with per-rank HDF5 reads: the whole history, read once when needed
   // (after the shards' data is freed, so never next to it).
   bool whole_loaded = !ranges || scattered;
@@ -146,34 +336,6 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     h = load_history(file, f, &run.import);
     whole_loaded = true;
     note_ops_held(h.op_count());
-  };
-  auto write_times = [&](size_t components, uint32_t pieces) {
-    if (d.stage_times.empty()) return;
-    long rss = peak_rss_kib();
-    std::vector<long> all(P);
-    MPI_Gather(&rss, 1, MPI_LONG, all.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    uint64_t held = ops_held_peak();
-    std::vector<uint64_t> all_held(P);
-    MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    collective([&] {
-      if (me != 0) return;
-      std::ostringstream out;
-      out << "{\"ranks\":" << P << ",\"txns\":" << sizes[0] << ",\"ops\":" << sizes[1]
-          << ",\"components\":" << components << ",\"pieces\":" << pieces
-          << ",\"key_shards\":" << (run.key_sharded ? "true" : "false");
-      if (run.key_sharded)  // the distributed acyclicity test (dist_acyclic.h)
-        out << ",\"peel_supersteps\":" << ks.supersteps << ",\"cross_edges\":" << ks.cross_edges
-            << ",\"gathered\":" << (ks.gathered ? "true" : "false");
-      out << ",\"stages\":{";
-      for (size_t i = 0; i < times.size(); ++i) out << (i ? "," : "") << "\"" << times[i].first << "\":" << times[i].second;
-      out << "},\"total_s\":" << total.seconds() << ",\"peak_rss_kib\":[";
-      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all[r];
-      // The most operations each rank held at once (mpi/accounting.h).
-      out << "],\"ops_held\":[";
-      for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
-      out << "]}\n";
-      write_file_atomically(d.stage_times, "--stage-times", out.str());
-    });
   };
   // Key shards (mpi/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
@@ -334,7 +496,8 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
         if (r.error_code == 2) throw InputError(file, r.error);
         throw ResourceError(r.error);
       }
-    run.r = merge(job, board.done, cutoff, h, included);
+    run.r = merge(job, board.done, cutoff, h.txn_count(),
+                  static_cast<uint64_t>(std::count(included.begin(), included.end(), 1)));
     ck.stage = stage_done;
     save(stage_done);
     code = exit_code(run.r);

@@ -1,18 +1,22 @@
 // The distributed verify driver (docs/dist.md): the same job on any number of
 // ranks, with the same verdicts and witnesses for every rank count.
 //
-//  read       HDF5: every rank reads its own hyperslab of transactions
-//             (read_hdf5_range), then the columns are exchanged so that every
-//             rank holds the history. Other formats: rank 0 reads, the columns
-//             are broadcast as typed MPI arrays, symbol tables with Boost.
-//  partition  key shards: (key, session, ops) triples go to hash(key) % P with
-//             MPI_Alltoallv; each rank builds its keys' part of the
-//             communication graph; the parts are gathered everywhere and every
-//             rank computes the same blocks (partition/).
-//  solve      pieces (piece 0 = the whole history when SSER is asked — real
-//             time crosses blocks —, then one piece per block for SER/SI, the
-//             largest first) handed out by rank 0 on request; each piece is
-//             check()ed (with its own split into sub-problems on --threads).
+//  read       every rank its own range of transactions (HDF5 hyperslabs,
+//             JSONL line-aligned byte ranges; other formats read on rank 0
+//             and scattered), read chunk by chunk (mpi/owned.h); with
+//             --key-shards, as key_shards.h says.
+//  partition  a first pass: sessions numbered as one process numbers them,
+//             (key, session, ops) rows to hash(key) % P (MPI_Alltoallv);
+//             each rank builds its keys' part of the communication graph;
+//             the parts are gathered everywhere and every rank computes the
+//             same blocks (partition/).
+//  distribute pieces (piece 0 = the whole history when SSER is asked — real
+//             time crosses blocks —, then one piece per block for SER/SI,
+//             the largest first) assigned largest-first; a second pass sends
+//             each piece's operations once to the rank solving it.
+//  solve      every rank its own pieces (check(), with its own split into
+//             sub-problems on --threads); an idle rank steals a piece nobody
+//             started, its data sent by the rank holding it.
 //  report     rank 0 merges the results; tie-break in docs/dist.md.
 #pragma once
 #include <cstdint>
@@ -49,6 +53,11 @@ struct DistRun {
   bool interrupted = false;      // stopped by a signal; checkpoint written
   bool resumed = false;
   bool key_sharded = false;      // decided on key shards (not refused)
+  // Rank 0, owned data: the report's history holds only the transactions
+  // the report names (report_h), and report_r is r renumbered into it.
+  bool compact_report = false;
+  History report_h;
+  CheckResult report_r;
 };
 
 // Collective: every rank calls it. Throws InputError / UsageError /

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -20,15 +21,15 @@ namespace {
 
 constexpr int kTagRequest = 11, kTagAssign = 12;
 
-PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, const Projection* pr) {
+}  // namespace
+
+PieceResult piece_result(const CheckResult& r, int32_t piece, const History& local, const std::vector<TxnIdx>* txn,
+                         const std::vector<uint32_t>* pos) {
   PieceResult out;
   out.piece = piece;
-  auto gtxn = [&](TxnIdx t) { return pr ? pr->txn[t] : t; };
-  auto gpos = [&](TxnIdx local_t, uint32_t pos) -> uint32_t {
-    if (!pr) return pos;
-    OpIdx local_op = pr->h.op_begin(local_t) + pos;
-    return static_cast<uint32_t>(pr->op[local_op] - h.op_begin(pr->txn[local_t]));
-  };
+  const bool mapped = txn != nullptr;
+  auto gtxn = [&](TxnIdx t) { return mapped ? (*txn)[t] : t; };
+  auto gpos = [&](TxnIdx local_t, uint32_t p) -> uint32_t { return mapped ? (*pos)[local.op_begin(local_t) + p] : p; };
   for (const Anomaly& a : r.anomalies)
     out.anomalies.push_back({static_cast<uint8_t>(a.kind), gtxn(a.txn), gtxn(a.other), gpos(a.txn, a.op), a.key, a.value});
   for (const LevelResult& lr : r.levels) {
@@ -54,11 +55,13 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
         return e;
       };
       EdgeList e = global(w.cycle);
-      o.anomaly = pr ? name_cycle(e, h) : w.anomaly;
+      // The name from the piece's own cycle: each of its operations has the
+      // key of the whole-history operation it maps to.
+      o.anomaly = mapped ? name_cycle(w.cycle, local) : w.anomaly;
       for (const ForcedOrder& f : w.forced) {
         EdgeList fe = global(f.other_cycle);
         o.forced_edge.push_back(static_cast<uint32_t>(f.edge));
-        o.forced_anomaly.push_back(pr ? name_cycle(fe, h) : f.anomaly);
+        o.forced_anomaly.push_back(mapped ? name_cycle(f.other_cycle, local) : f.anomaly);
         o.forced_src.insert(o.forced_src.end(), fe.src.begin(), fe.src.end());
         o.forced_dst.insert(o.forced_dst.end(), fe.dst.begin(), fe.dst.end());
         o.forced_why.insert(o.forced_why.end(), fe.why.begin(), fe.why.end());
@@ -85,36 +88,76 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
   return out;
 }
 
-}  // namespace
+PieceResult piece_error(uint32_t i, int code, const std::string& what) {
+  PieceResult r;
+  r.piece = static_cast<int32_t>(i), r.error_code = code, r.error = what;
+  return r;
+}
 
-PieceResult run_piece(const Job& job, uint32_t i) {
+PieceResult check_piece(const Job& job, uint32_t i, const History& local, const std::vector<TxnIdx>* txn,
+                        const std::vector<uint32_t>* pos) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
   try {
     check_limits();
-    note_ops_held(job.h.op_count());
-    if ((job.whole_sser && i == 0) || job.whole_split) return to_result(check(job.h, o), static_cast<int32_t>(i), job.h, nullptr);
-    uint32_t comp = i - (job.whole_sser ? 1 : 0);
-    Projection pr = project(job.h, job.p, comp, job.included, &job.index);
-    note_ops_held(job.h.op_count() + pr.h.op_count());
-    return to_result(check(pr.h, o), static_cast<int32_t>(i), job.h, &pr);
+    return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);
   } catch (const InputError& e) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 2, r.error = e.what();
-    return r;
+    return piece_error(i, 2, e.what());
   } catch (const ResourceError& e) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = e.what();
-    return r;
+    return piece_error(i, 3, e.what());
   } catch (const std::bad_alloc&) {
-    PieceResult r;
-    r.piece = static_cast<int32_t>(i), r.error_code = 3, r.error = "out of memory while checking a piece; run on machines with more memory";
-    return r;
+    return piece_error(i, 3, "out of memory while checking a piece; run on machines with more memory");
   }
 }
 
-bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record) {
+PieceResult run_piece(const Job& job, uint32_t i) {
+  try {
+    check_limits();
+    note_ops_held(job.h.op_count());
+    if ((job.whole_sser && i == 0) || job.whole_split) return check_piece(job, i, job.h, nullptr, nullptr);
+    uint32_t comp = i - (job.whole_sser ? 1 : 0);
+    Projection pr = project(job.h, job.p, comp, job.included, &job.index);
+    note_ops_held(job.h.op_count() + pr.h.op_count());
+    // Each local operation's position inside its whole-history transaction.
+    std::vector<uint32_t> pos(pr.op.size());
+    for (TxnIdx t = 0; t < pr.h.txn_count(); ++t)
+      for (OpIdx o = pr.h.op_begin(t); o < pr.h.op_end(t); ++o)
+        pos[o] = static_cast<uint32_t>(pr.op[o] - job.h.op_begin(pr.txn[t]));
+    return check_piece(job, i, pr.h, &pr.txn, &pos);
+  } catch (const InputError& e) {
+    return piece_error(i, 2, e.what());
+  } catch (const ResourceError& e) {
+    return piece_error(i, 3, e.what());
+  } catch (const std::bad_alloc&) {
+    return piece_error(i, 3, "out of memory while checking a piece; run on machines with more memory");
+  }
+}
+
+int steal_piece(Board& b, int thief, int& victim) {
+  if (b.owner.empty()) return -1;
+  const uint32_t c = b.cutoff(), n = b.job.pieces();
+  if (b.taken.size() < n) b.taken.resize(n, 0), b.taker.resize(n, -1);
+  std::vector<uint8_t> busy(static_cast<size_t>(size()), 0);
+  for (uint32_t i = 0; i < n; ++i)
+    if (b.taken[i] && b.taker[i] >= 0 && !b.done.count(static_cast<int32_t>(i))) busy[static_cast<size_t>(b.taker[i])] = 1;
+  for (uint32_t i = 0; i < std::min(c, n); ++i)
+    if (!b.taken[i] && b.owner[i] != thief && busy[static_cast<size_t>(b.owner[i])] &&
+        !b.done.count(static_cast<int32_t>(i))) {
+      b.taken[i] = 1, b.taker[i] = thief;
+      victim = b.owner[i];
+      ++b.stolen;
+      return static_cast<int>(i);
+    }
+  return -1;
+}
+
+bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record,
+                    const std::function<PieceResult(uint32_t)>& solve_fn, const PieceMover* mover) {
   const int P = size();
+  // Test hook (tests/dist): ranks other than 0 steal before taking their own
+  // pieces, so that stolen pieces and their data moves happen on any history.
+  const bool steal_first = mover && std::getenv("ISOCHECK_TEST_STEAL_FIRST") && *std::getenv("ISOCHECK_TEST_STEAL_FIRST") == '1';
+  auto solve = [&](uint32_t i) { return solve_fn ? solve_fn(i) : run_piece(job, i); };
   int stop_all = 0;  // 1: a signal arrived somewhere
   if (rank() == 0) {
     std::mutex mu;
@@ -126,28 +169,48 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
         {
           std::lock_guard<std::mutex> g(mu);
           if (g_terminate || term_seen) break;
-          i = board.take();
+          i = board.take(0);
         }
         if (i < 0) break;
-        PieceResult r = run_piece(job, static_cast<uint32_t>(i));
+        PieceResult r = solve(static_cast<uint32_t>(i));
         std::lock_guard<std::mutex> g(mu);
         record(std::move(r));
       }
     });
     int active = P - 1;
+    // Per rank: stolen pieces it must send, (piece, thief), at its next request.
+    std::vector<std::vector<int>> pending(P);
     while (active > 0) {
       MPI_Status st = wait_probe(MPI_ANY_SOURCE, kTagRequest);
+      const int who = st.MPI_SOURCE;
       Request req;
       from_bytes(recv_string(st), req);
-      int assign;
+      // Reply: the piece to run (-1: stop), the rank sending its data (-1:
+      // its own), then (piece, rank) pairs this rank must send first.
+      std::vector<int> reply{-1, -1};
       {
         std::lock_guard<std::mutex> g(mu);
         if (req.terminating || g_terminate) term_seen = true;
         if (req.has_result) record(std::move(req.result));
-        assign = term_seen ? -1 : board.take();
+        if (!term_seen) {
+          int victim = -1;
+          if (steal_first) reply[0] = steal_piece(board, who, victim);
+          if (reply[0] < 0) reply[0] = board.take(who);
+          if (reply[0] < 0 && mover) reply[0] = steal_piece(board, who, victim);
+          if (reply[0] >= 0 && victim >= 0) {
+            reply[1] = victim;
+            if (victim != 0) pending[victim].insert(pending[victim].end(), {reply[0], who});
+          }
+        }
+        reply.insert(reply.end(), pending[who].begin(), pending[who].end());
+        pending[who].clear();
       }
-      MPI_Send(&assign, 1, MPI_INT, st.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD);
-      if (assign < 0) --active;
+      MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT, who, kTagAssign, MPI_COMM_WORLD);
+      if (reply[0] >= 0 && reply[1] == 0) {  // rank 0's data: the main thread sends it now
+        mover->send(static_cast<uint32_t>(reply[0]), who);
+        mover->finish();
+      }
+      if (reply[0] < 0) --active;
     }
     local.join();
     stop_all = (g_terminate || term_seen) ? 1 : 0;
@@ -156,11 +219,19 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
     while (true) {
       req.terminating = g_terminate;
       send_string(to_bytes(req), 0, kTagRequest);
-      int assign;
-      wait_probe(0, kTagAssign);
-      MPI_Recv(&assign, 1, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Status st = wait_probe(0, kTagAssign);
+      int count = 0;
+      MPI_Get_count(&st, MPI_INT, &count);
+      std::vector<int> reply(static_cast<size_t>(count));
+      MPI_Recv(reply.data(), count, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const int assign = reply[0], from = reply[1];
+      // Stolen pieces go out first (posted, not waited for: the thieves may
+      // be sending to this rank too), then a stolen piece comes in.
+      for (size_t k = 2; k + 1 < reply.size(); k += 2) mover->send(static_cast<uint32_t>(reply[k]), reply[k + 1]);
+      if (assign >= 0 && from >= 0) mover->recv(static_cast<uint32_t>(assign), from);
+      if (reply.size() > 2) mover->finish();
       if (assign < 0) break;
-      req.result = run_piece(job, static_cast<uint32_t>(assign));
+      req.result = solve(static_cast<uint32_t>(assign));
       req.has_result = true;
     }
   }
@@ -168,11 +239,11 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
   return stop_all != 0;
 }
 
-CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, const History& h,
-                  const std::vector<uint8_t>& included) {
+CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, uint64_t txns,
+                  uint64_t committed) {
   CheckResult r;
-  r.stats.txns = h.txn_count();
-  r.stats.committed = static_cast<size_t>(std::count(included.begin(), included.end(), 1));
+  r.stats.txns = txns;
+  r.stats.committed = committed;
   for (Level l : job.opt.levels) r.levels.push_back({l});
   std::vector<Anomaly> anomalies;
   std::map<Level, const LevelOutcome*> violated, undecided;

@@ -42,6 +42,18 @@ struct Job {
 // Input and resource errors become the result's error_code.
 PieceResult run_piece(const Job& job, uint32_t i);
 
+// check()'s result on a piece's history `local`, mapped back: `txn` gives each
+// local transaction's whole-history index and `pos` each local operation's
+// position inside its whole-history transaction (both nullptr when `local` is
+// the whole history).
+PieceResult piece_result(const CheckResult& r, int32_t piece, const History& local, const std::vector<TxnIdx>* txn,
+                         const std::vector<uint32_t>* pos);
+// check() on a piece's history with the piece's levels; input and resource
+// errors become the result's error_code.
+PieceResult check_piece(const Job& job, uint32_t i, const History& local, const std::vector<TxnIdx>* txn,
+                        const std::vector<uint32_t>* pos);
+PieceResult piece_error(uint32_t i, int code, const std::string& what);
+
 // Which pieces still matter: without --all-violations, once every level has a
 // violating piece, pieces above the highest of those lowest violators cannot
 // change the report (each level reports its lowest violating piece).
@@ -50,6 +62,13 @@ struct Board {
   bool all_violations;
   std::map<int32_t, PieceResult> done;
   uint32_t next = 0;
+  // Static assignment (pieces whose data lives on one rank): per piece, the
+  // rank that solves it; empty: any rank takes the next piece.
+  std::vector<int> owner;
+  std::vector<uint32_t> next_of;  // per rank, with `owner`
+  std::vector<uint8_t> taken;     // with `owner`: handed out (to its owner or a thief)
+  std::vector<int> taker;         // with `owner`: the rank a handed-out piece went to
+  uint32_t stolen = 0;            // pieces a rank took from another's list
   uint32_t cutoff() const {
     if (all_violations) return job.pieces();
     std::map<Level, uint32_t> lowest;
@@ -71,23 +90,54 @@ struct Board {
     }
     return c + 1;  // pieces [0, c] matter
   }
-  // Next piece to run, or -1.
-  int take() {
+  // Next piece for rank `who` to run, or -1.
+  int take(int who) {
     uint32_t c = cutoff();
+    if (!owner.empty()) {
+      if (next_of.size() <= static_cast<size_t>(who)) next_of.resize(who + 1, 0);
+      if (taken.size() < job.pieces()) taken.resize(job.pieces(), 0), taker.resize(job.pieces(), -1);
+      uint32_t& nx = next_of[who];
+      while (nx < job.pieces() && (owner[nx] != who || taken[nx] || done.count(static_cast<int32_t>(nx)))) ++nx;
+      if (nx >= c) return -1;
+      taken[nx] = 1, taker[nx] = who;
+      return static_cast<int>(nx++);
+    }
     while (next < job.pieces() && done.count(static_cast<int32_t>(next))) ++next;
     if (next >= c) return -1;
     return static_cast<int>(next++);
   }
 };
 
+// With `owner`: a piece of another rank's list that nobody has started, for
+// `thief` (the lowest-numbered below the cutoff whose owner is busy with a
+// piece: an idle owner takes it itself, without moving its data), and in
+// `victim` the rank holding its data; -1 when there is none.
+int steal_piece(Board& b, int thief, int& victim);
+
+// Moving a stolen piece's data (mpi/owned.h): `send` posts the piece's data to
+// rank `to` (the data stays valid until `finish` returns); `recv` receives a
+// piece from rank `from` (blocking).
+struct PieceMover {
+  std::function<void(uint32_t piece, int to)> send;
+  std::function<void()> finish;
+  std::function<void(uint32_t piece, int from)> recv;
+};
+
 // The work queue. Collective. Rank 0 hands pieces out on request (a local
 // worker thread computes too) and passes each finished result to `record`
 // (called under a lock, on rank 0 only); the other ranks ask, compute and send
 // results back. Returns true on every rank when a signal stopped the queue.
-bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record);
+// `solve` computes a piece (run_piece when empty); with Board::owner each
+// rank is handed only its own pieces.
+// With a mover (and Board::owner), a rank whose own pieces are done steals a
+// piece nobody started: its owner sends the data at its next request (rank 0
+// at once); rank 0's local worker does not steal.
+bool run_work_queue(const Job& job, Board& board, const std::function<void(PieceResult&&)>& record,
+                    const std::function<PieceResult(uint32_t)>& solve = {}, const PieceMover* mover = nullptr);
 
-// The report from the pieces below `cutoff` (rank 0).
-CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, const History& h,
-                  const std::vector<uint8_t>& included);
+// The report from the pieces below `cutoff` (rank 0): `txns` transactions in
+// the history, `committed` of them included.
+CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, uint32_t cutoff, uint64_t txns,
+                  uint64_t committed);
 
 }  // namespace isocheck::dist

@@ -6,14 +6,6 @@
 #include "mpi/collectives.h"
 
 namespace isocheck::dist {
-namespace {
-
-struct KeyTriple {
-  uint64_t key, session, ops;
-};
-
-}  // namespace
-
 Partition sharded_partition(const History& h) {
   int P = size(), me = rank();
   uint64_t n = h.txn_count();
@@ -32,6 +24,21 @@ Partition sharded_partition(const History& h) {
       i = j;
     }
   }
+  Partition p = partition_from_triples(std::move(local), static_cast<uint32_t>(h.session_count()));
+  // Transactions per block (informational; `info --components`).
+  std::vector<uint64_t> txns(p.comp_sessions.size(), 0);
+  std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
+  for (TxnIdx t = first; t < last; ++t)
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      uint32_t c = p.component_of_key(h.op_key[o]);
+      if (seen[c] != t) seen[c] = t, txns[c]++;
+    }
+  MPI_Allreduce(txns.data(), p.comp_txns.data(), static_cast<int>(txns.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return p;
+}
+
+Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions) {
+  int P = size(), me = rank();
   MPI_Datatype triple;
   MPI_Type_contiguous(3, MPI_UINT64_T, &triple);
   MPI_Type_commit(&triple);
@@ -82,7 +89,7 @@ Partition sharded_partition(const History& h) {
     all_rows.insert(all_rows.end(), w.begin(), w.end());
   }
   CommGraph g;
-  g.sessions = static_cast<uint32_t>(h.session_count());
+  g.sessions = sessions;
   for (size_t i = 0; i < all_edges.size(); i += 2)
     g.edges.push_back({static_cast<uint32_t>(all_edges[i]), static_cast<uint32_t>(all_edges[i + 1])});
   std::sort(g.edges.begin(), g.edges.end());
@@ -102,17 +109,7 @@ Partition sharded_partition(const History& h) {
       g.key_edge.push_back(static_cast<uint32_t>(std::lower_bound(g.edges.begin(), g.edges.end(), e) - g.edges.begin()));
     }
   }
-  Partition p = partition_from_graph(g, key_ops);
-  // Transactions per block (informational; `info --components`).
-  std::vector<uint64_t> txns(p.comp_sessions.size(), 0);
-  std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
-  for (TxnIdx t = first; t < last; ++t)
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      uint32_t c = p.component_of_key(h.op_key[o]);
-      if (seen[c] != t) seen[c] = t, txns[c]++;
-    }
-  MPI_Allreduce(txns.data(), p.comp_txns.data(), static_cast<int>(txns.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return p;
+  return partition_from_graph(g, key_ops);
 }
 
 }  // namespace isocheck::dist
