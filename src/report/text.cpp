@@ -49,6 +49,7 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     if (lr.holds) { out << "holds\n"; continue; }
     if (!lr.witness) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
     out << "VIOLATED: " << lr.witness->anomaly << "\n";
+    if (!lr.reason.empty()) out << "  " << one_line(lr.reason) << "\n";  // e.g. linearizability's summary
     out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
     if (same_cycle(prev, &*lr.witness)) {
       out << "  (the same cycle as above)\n";
