@@ -38,3 +38,4 @@ check untimed 2 "$bin" verify "$tmp/untimed.jsonl" --level lin
 expect_err untimed "transaction T8: has no begin time"
 check "audit lin" 2 "$bin" audit -q "$tmp/ok.jsonl" --level lin
 expect_err "audit lin" "audit does not check --level lin"
+summary
