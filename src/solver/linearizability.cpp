@@ -14,10 +14,10 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "core/errors.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 namespace {
@@ -25,13 +25,39 @@ namespace {
 constexpr TxnIdx kNone = ~TxnIdx{0};
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 
-struct PairHash {
-  size_t operator()(const std::pair<Sym, Sym>& p) const {
-    uint64_t x = p.first * 0x9E3779B97F4A7C15ULL ^ (p.second + 0x632BE59BD9B4E019ULL + (p.first << 6));
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    return static_cast<size_t>(x ^ (x >> 29));
+// (key, value) -> writer: open addressing over one flat array (linear
+// probing), as the graph builder's tables: a node-based map's cache misses
+// dominated the check.
+class WriterTable {
+ public:
+  explicit WriterTable(size_t n) {
+    size_t cap = 16;
+    while (cap < n + n / 2 + 1) cap <<= 1;
+    slots_.assign(cap, {0, 0, kNone});
   }
+  // The writer already there, or kNone after inserting t.
+  TxnIdx insert(Sym k, Sym v, TxnIdx t) {
+    for (size_t i = index(k, v);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (s.t == kNone) { s = {k, v, t}; return kNone; }
+      if (s.k == k && s.v == v) return s.t;
+    }
+  }
+  TxnIdx find(Sym k, Sym v) const {
+    for (size_t i = index(k, v);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.t == kNone) return kNone;
+      if (s.k == k && s.v == v) return s.t;
+    }
+  }
+
+ private:
+  struct Slot {
+    Sym k, v;
+    TxnIdx t;
+  };
+  size_t index(Sym k, Sym v) const { return mix64(k * 0x9E3779B97F4A7C15ULL ^ mix64(v)) & (slots_.size() - 1); }
+  std::vector<Slot> slots_;
 };
 
 // One lightweight transaction, read from the history's operations.
@@ -88,21 +114,20 @@ LevelResult check_linearizable(const History& h, int64_t clock_skew, size_t* inc
   for (TxnIdx t = 0; t < n; ++t) lwt[t] = read_lwt(h, t);
 
   // (key, value) -> its writer, any status.
-  std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;
-  writer.reserve(n);
+  WriterTable writer(n);
   for (TxnIdx t = 0; t < n; ++t) {
     if (!lwt[t].writes) continue;
-    auto [it, fresh] = writer.try_emplace({lwt[t].key, lwt[t].wrote}, t);
-    if (!fresh)
+    TxnIdx other = writer.insert(lwt[t].key, lwt[t].wrote, t);
+    if (other != kNone)
       throw InputError("transaction " + name(h, t), "writes " + kv(h, lwt[t].key, lwt[t].wrote) + ", which " +
-                                                        name(h, it->second) +
+                                                        name(h, other) +
                                                         " writes too (--level lin needs values unique per key)");
   }
-  auto writer_of = [&](TxnIdx t) -> TxnIdx {
-    if (lwt[t].read == kNullValue) return kNone;
-    auto it = writer.find({lwt[t].key, lwt[t].read});
-    return it == writer.end() ? kNone : it->second;
-  };
+  // The writer of the value each one read (kNone: the initial state, or nobody).
+  std::vector<TxnIdx> wof(n, kNone);
+  for (TxnIdx t = 0; t < n; ++t)
+    if (lwt[t].read != kNullValue) wof[t] = writer.find(lwt[t].key, lwt[t].read);
+  auto writer_of = [&](TxnIdx t) { return wof[t]; };
 
   LevelResult r;
   r.level = Level::lin;
@@ -137,16 +162,22 @@ LevelResult check_linearizable(const History& h, int64_t clock_skew, size_t* inc
 
   // Dense key index; per version (a writer, or a key's initial state) its
   // successor write and its readers (CSR).
-  std::unordered_map<Sym, uint32_t> key_index;
+  // Only readers of the initial state need their key's index.
+  FlatMap64 key_index(1024);
   std::vector<Sym> keys;
-  for (TxnIdx t = 0; t < n; ++t)
-    if (in[t] && key_index.try_emplace(lwt[t].key, static_cast<uint32_t>(keys.size())).second)
-      keys.push_back(lwt[t].key);
+  std::vector<uint32_t> null_key(n, 0);
+  for (TxnIdx t = 0; t < n; ++t) {
+    if (!in[t] || lwt[t].read != kNullValue) continue;
+    bool fresh = false;
+    null_key[t] = static_cast<uint32_t>(key_index.get_or_insert(lwt[t].key, keys.size(), fresh));
+    if (fresh) keys.push_back(lwt[t].key);
+  }
   const size_t K = keys.size();
-  // Version slots: writer t -> t; key i's initial state -> n + i.
+  // Version slots: writer t -> t; key i's initial state -> n + i. A key whose
+  // initial state nobody read has no chain: its writes are all unreached.
   auto version_of = [&](TxnIdx t) -> size_t {
     TxnIdx w = writer_of(t);
-    return w == kNone ? n + key_index[lwt[t].key] : w;
+    return w == kNone ? n + null_key[t] : w;
   };
   std::vector<TxnIdx> next(n + K, kNone);
   std::vector<uint64_t> off(n + K + 1, 0);
