@@ -68,6 +68,11 @@ struct Lwt {
   Sym wrote = 0;
 };
 
+// end + skew < begin, without overflow for any 64-bit times.
+bool ended_before(int64_t end, int64_t begin, int64_t skew) {
+  return static_cast<__int128>(end) + skew < static_cast<__int128>(begin);
+}
+
 std::string name(const History& h, TxnIdx t) { return "T" + std::to_string(h.txn_id[t]); }
 
 std::string kv(const History& h, Sym k, Sym v) {
@@ -234,7 +239,7 @@ LevelResult check_linearizable(const History& h, int64_t clock_skew, size_t* inc
         ++reached;
         int64_t e = end_of(b);
         if (late == kNone && e != kForever && max_begin != std::numeric_limits<int64_t>::min() &&
-            e + clock_skew < max_begin)
+            ended_before(e, max_begin, clock_skew))
           late = b;
       });
       if (late != kNone) {
@@ -245,7 +250,7 @@ LevelResult check_linearizable(const History& h, int64_t clock_skew, size_t* inc
         size_t ga = gi;
         while (a == kNone && ga-- > 0)
           members(groups[ga], [&](TxnIdx x) {
-            if (a == kNone && e + clock_skew < h.txn_begin[x]) a = x;
+            if (a == kNone && ended_before(e, h.txn_begin[x], clock_skew)) a = x;
           });
         if (a == kNone)  // cannot happen: max_begin came from an earlier group
           return fail(name(h, late) + " ended at " + at(h, e) + ", before an operation of lower rank began");
