@@ -45,7 +45,8 @@ const char* to_string(EngineChoice e) { return e == EngineChoice::linear ? "line
 const char* to_string(SolverChoice s) { return s == SolverChoice::cadical ? "cadical" : "own"; }
 
 void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_help, bool with_closure) {
-  c->add_option("-l,--level", a.levels, "Level to check: ser, si, sser (repeatable or comma-separated; default ser)")
+  c->add_option("-l,--level", a.levels, "Level to check: ser, si, sser, lin (linearizability of lightweight transactions) (repeatable or "
+                 "comma-separated; default ser)")
       ->delimiter(',')
       ->type_name("LEVEL")
       ->transform(choice<Level>({{"ser", Level::ser},
@@ -53,7 +54,9 @@ void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_hel
                                  {"sser", Level::sser},
                                  {"serializable", Level::ser},
                                  {"snapshot-isolation", Level::si},
-                                 {"strict-serializable", Level::sser}},
+                                 {"strict-serializable", Level::sser},
+                                 {"lin", Level::lin},
+                                 {"linearizable", Level::lin}},
                                 "level"));
   c->add_option("--clock-skew", a.clock_skew,
                 "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");

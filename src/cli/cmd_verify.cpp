@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -97,6 +98,8 @@ int run_verify(const VerifyArgs& a) {
   Format f = input_format(a.format);
   check_outputs(a);
   Timer timer;
+  if (distributed && std::find(opt.levels.begin(), opt.levels.end(), Level::lin) != opt.levels.end())
+    throw UsageError("--level lin runs on one process only (it is linear per key): drop the distributed options");
   if (distributed) return run_verify_distributed(a, opt, f, timer);
   Progress progress(a.quiet);
   progress.stage("read", 0);

@@ -9,6 +9,7 @@ const char* to_string(Level l) {
     case Level::ser: return "serializable";
     case Level::si: return "snapshot-isolation";
     case Level::sser: return "strict-serializable";
+    case Level::lin: return "linearizable";
   }
   return "?";
 }

@@ -13,7 +13,8 @@
 
 namespace isocheck {
 
-enum class Level : uint8_t { ser = 0, si = 1, sser = 2 };
+// lin: linearizability of lightweight-transaction histories (solver/linearizability.h).
+enum class Level : uint8_t { ser = 0, si = 1, sser = 2, lin = 3 };
 const char* to_string(Level l);
 
 // How a serial witness was found (solver/serial_witness.h), or none.

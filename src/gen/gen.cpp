@@ -314,6 +314,29 @@ class MtWorkload : public Workload {
   std::vector<uint64_t> keys_;
 };
 
+// lwt: lightweight transactions, one key each: an insert-if-absent on a key
+// nobody wrote yet ([r k null, w k v]); otherwise a compare-and-set that
+// succeeds (60%: [r k cur, w k v]) or fails ([r k cur]: it saw cur). Serial,
+// begins increasing: linearizable by construction (verify --level lin).
+class LwtWorkload : public Workload {
+ public:
+  LwtWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  void txn(Emitter& e, const Slot& s) override {
+    p_.distinct(r_, 1, keys_);
+    const uint64_t k = keys_[0];
+    e.begin(s);
+    if (reg_.value(k) == 0 || r_.below(10) < 6) reg_.rmw(e, static_cast<int64_t>(k), k);
+    else reg_.read(e, static_cast<int64_t>(k), k);
+    e.end();
+  }
+
+ private:
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  std::vector<uint64_t> keys_;
+};
+
 // blindw-*: `ops` distinct keys per transaction; read-only with probability
 // ro_percent, else write-only with blind writes.
 class BlindWorkload : public Workload {
@@ -569,6 +592,7 @@ constexpr WorkloadInfo kWorkloads[] = {
     {"rmw", 1000, 2, "read-modify-write registers: --ops keys per txn (default 2), each read then written; --extra-reads pure reads"},
     {"append", 1000, 4, "Elle list-append: 1..--ops (default 4) appends and whole-list reads per txn; keys rotate after --max-list-len appends"},
     {"mt", 1000, 0, "MTC mini-transactions: 1-2 reads, then up to 2 writes of keys the txn read"},
+    {"lwt", 1000, 0, "lightweight transactions: one insert-if-absent or compare-and-set (60% succeed) on one key each (verify --level lin)"},
     {"blindw-rm", 10000, 8, "BlindW read-mostly: --ops (8) ops per txn, 90% read-only, 10% write-only (blind writes)"},
     {"blindw-rw", 10000, 8, "BlindW read-write: --ops (8) ops per txn, 50% read-only, 50% write-only (blind writes)"},
     {"blindw-wh", 10000, 8, "BlindW write-heavy: --ops (8) ops per txn, 20% read-only, 80% write-only (blind writes)"},
@@ -935,6 +959,7 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
   if (n == "rmw") w = std::make_unique<RmwWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, opt.extra_reads);
   else if (n == "append") w = std::make_unique<AppendWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, opt.max_list_len);
   else if (n == "mt") w = std::make_unique<MtWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
+  else if (n == "lwt") w = std::make_unique<LwtWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
   else if (n == "blindw-rm") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 90);
   else if (n == "blindw-rw") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 50);
   else if (n == "blindw-wh") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 20);

@@ -137,6 +137,7 @@ static Model model_of(Level l) {
     case Level::ser: return Model::serializable;
     case Level::si: return Model::snapshot_isolation;
     case Level::sser: return Model::strict_serializable;
+    case Level::lin: return Model::strict_serializable;  // SSER of one-key transactions
   }
   return Model::strict_serializable;
 }

@@ -56,6 +56,7 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
       out << " (what was observed forces the write orders the cycle below takes; by its own edges it is "
           << lr.witness->cycle_anomaly << ")";
     out << "\n";
+    if (!lr.reason.empty()) out << "  " << one_line(lr.reason) << "\n";  // e.g. linearizability's summary
     out << "  rules out: " << rules_out_line(weakest_ruled_out(h, lr, r)) << "\n";
     if (same_cycle(prev, &*lr.witness)) {
       out << "  (the same cycle as above)\n";

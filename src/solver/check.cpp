@@ -15,6 +15,7 @@
 #include "solver/acyclic.h"
 #include "solver/forced_orders.h"
 #include "solver/si_replay.h"
+#include "solver/linearizability.h"
 #include "solver/witness.h"
 
 namespace isocheck {
@@ -169,6 +170,20 @@ CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOption
 }  // namespace
 
 CheckResult check(const History& h, const CheckOptions& opt) {
+  if (std::find(opt.levels.begin(), opt.levels.end(), Level::lin) != opt.levels.end()) {
+    // Linearizability has its own linear check; the other levels, if any,
+    // are decided as usual and the results kept in the order asked.
+    size_t included = 0;
+    LevelResult lin = check_linearizable(h, opt.clock_skew, &included);
+    CheckOptions rest = opt;
+    rest.levels.erase(std::remove(rest.levels.begin(), rest.levels.end(), Level::lin), rest.levels.end());
+    CheckResult r;
+    if (!rest.levels.empty()) r = check(h, rest);
+    else r.stats.txns = h.txn_count(), r.stats.committed = included;
+    r.levels.insert(r.levels.begin() + (std::find(opt.levels.begin(), opt.levels.end(), Level::lin) - opt.levels.begin()),
+                    std::move(lin));
+    return r;
+  }
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   std::unique_ptr<ClosureEngine> chosen_engine = chosen_closure(opt);
   if (opt.serial_witness) {

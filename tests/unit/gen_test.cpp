@@ -103,7 +103,7 @@ void expect_serial_replay(const History& h) {
 
 TEST(Gen, NamesAndHelp) {
   auto w = workload_names();
-  EXPECT_EQ(w.size(), 8u);
+  EXPECT_EQ(w.size(), 9u);
   for (const auto& n : w) EXPECT_FALSE(workload_help(n).empty()) << n;
   auto p = plant_names();
   EXPECT_EQ(p.size(), 11u);
@@ -785,4 +785,27 @@ TEST(GenSi, InvalidOptionsAreUsageErrors) {
       EXPECT_NE(std::string(e.what()).find("--isolation si"), std::string::npos) << e.what();
     }
   }
+TEST(Gen, LwtIsLinearizableLightweightTransactions) {
+  GenOptions o = opts("lwt", 20000, 5);
+  o.keys = 50;
+  History h = generate_history(o);
+  size_t inserts = 0, cas = 0, failed = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    ASSERT_GE(h.op_end(t) - h.op_begin(t), 1u);
+    if (h.op_end(t) - h.op_begin(t) == 1) ++failed;
+    else if (h.op_value[h.op_begin(t)] == kNullValue) ++inserts;
+    else ++cas;
+  }
+  EXPECT_EQ(inserts, 50u);
+  EXPECT_GT(cas, 10000u);
+  EXPECT_GT(failed, 6000u);
+  CheckOptions c;
+  c.levels = {Level::lin, Level::sser};
+  CheckResult r = check(h, c);  // throws if any transaction is not a lightweight one
+  EXPECT_TRUE(r.all_hold());
+  // Plants are not lightweight transactions: --level lin refuses them by name.
+  o.plant = {"g1c"};
+  o.txns = 100;
+  History p = generate_history(o);
+  EXPECT_THROW(check(p, c), InputError);
 }
