@@ -137,6 +137,11 @@ static Model model_of(Level l) {
     case Level::ser: return Model::serializable;
     case Level::si: return Model::snapshot_isolation;
     case Level::sser: return Model::strict_serializable;
+    case Level::ru:  // no Model below read-committed: a G0 rules out RC and above (and RU itself)
+    case Level::rc: return Model::read_committed;
+    case Level::ra: return Model::read_atomic;
+    case Level::cc: return Model::causal;
+    case Level::pc: return Model::prefix;
   }
   return Model::strict_serializable;
 }
@@ -195,10 +200,16 @@ bool orders_from_reads(const History& h, const EdgeList& c) {
 
 Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
-  if (!lr.witness || !lr.witness->core.empty()) return lvl;
+  // A weak level's witness violates that level's own axiom (and so every
+  // stronger level); it is never read as ruling out a weaker one.
+  if (is_weak(lr.level) || !lr.witness || !lr.witness->core.empty()) return lvl;
   if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
   if (m < Model::snapshot_isolation && !orders_from_reads(h, lr.witness->cycle)) m = Model::snapshot_isolation;
+  // Never below a level this report shows to hold.
+  for (const LevelResult& o : r.levels)
+    if (is_weak(o.level) && o.decided && o.holds && o.level != Level::ru && model_of(o.level) >= m)
+      m = static_cast<Model>(static_cast<int>(model_of(o.level)) + 1);
   return m < lvl ? m : lvl;
 }
 

@@ -28,6 +28,10 @@ struct CheckOptions {
   int threads = 1;
   // Try a serial witness (solver/serial_witness.h) before building any graph.
   bool serial_witness = true;
+  // Settle a level from another one's verdict along the lattice (a level that
+  // holds proves the weaker ones; a weak level that fails fails the stronger
+  // weak ones). Off only in tests that check each level on its own.
+  bool lattice_shortcuts = true;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);
