@@ -157,7 +157,11 @@ Model weakest_ruled_out(AnomalyKind k) {
 Level weakest_level_violated(AnomalyKind k) {
   switch (k) {
     case AnomalyKind::aborted_read:
-    case AnomalyKind::intermediate_read: return Level::rc;
+    case AnomalyKind::intermediate_read:
+    // A list read against the order of others, or holding an element twice,
+    // may be a dirty read (RU sets those aside); RU's engine finds the rest.
+    case AnomalyKind::incompatible_order:
+    case AnomalyKind::duplicate_elements: return Level::rc;
     case AnomalyKind::nonrepeatable_read: return Level::ra;
     case AnomalyKind::lost_update: return Level::si;
     default: return Level::ru;

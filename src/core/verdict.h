@@ -106,9 +106,10 @@ Model weakest_ruled_out(const EdgeList& cycle);
 // -> read-atomic (RC allows it); lost update -> snapshot-isolation (PC allows it).
 Model weakest_ruled_out(AnomalyKind k);
 // The same with read-uncommitted: the weakest Level a per-transaction anomaly
-// violates. Thin-air, internal, duplicate write, duplicate elements and
-// incompatible order: RU (no level allows them); G1a, G1b: RC; non-repeatable
-// read: RA; lost update: SI (PC allows it).
+// violates. Thin-air, internal, duplicate write: RU (no level allows them);
+// G1a, G1b, and list reads with an incompatible order or an element twice: RC
+// (RU sets dirty reads aside and checks the other list reads itself);
+// non-repeatable read: RA; lost update: SI (PC allows it).
 Level weakest_level_violated(AnomalyKind k);
 // The weakest level by the anomaly name alone (what docs/report.md tabulates):
 // G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,

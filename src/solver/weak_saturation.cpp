@@ -193,6 +193,15 @@ struct WeakChecker::Impl {
           }
           ext_len -= e.vals.size();
         }
+        bool own_value = false;  // what others wrote cannot hold this transaction's values
+        for (size_t i = 0; i < ext_len; ++i) {
+          const WriterRef* w = writer_of(k, obs[i]);
+          own_value |= w->txn == t;
+        }
+        if (own_value) {
+          if (corrupt.empty()) corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " with its own values out of place";
+          continue;
+        }
         ExtRead r{};
         r.t = t, r.op = o, r.key = k, r.dirty = is_dirty, r.list = h.op_kind[o] == OpKind::read_list;
         r.ext_off = ext_vals.size(), r.ext_len = ext_len;
@@ -442,7 +451,10 @@ struct WeakChecker::Impl {
         return out;
       }
       std::vector<uint32_t> vc(static_cast<size_t>(n) * S, 0);
-      Csr c2 = build_csr(n, e, false);
+      EdgeList hb;  // (so ∪ wr): the list orders are commit order, not causality
+      for (size_t i = 0; i < e.size(); ++i)
+        if (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr) hb.add(e.src[i], e.dst[i], e.kind[i]);
+      Csr c2 = build_csr(n, hb, false);
       std::vector<uint32_t> indeg(n, 0);
       for (uint32_t d : c2.target) indeg[d]++;
       std::deque<TxnIdx> q;
