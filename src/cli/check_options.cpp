@@ -103,6 +103,17 @@ CheckOptions check_options(const CheckArgs& a) {
   return opt;
 }
 
+void refuse_weak_levels(const CheckOptions& opt, const std::string& what) {
+  std::string weak;
+  int count = 0;
+  for (Level l : opt.levels)
+    if (is_weak(l)) weak += std::string(weak.empty() ? "" : ", ") + level_short(l), ++count;
+  if (count > 0)
+    throw UsageError("--level: " + what + " decides only ser, si and sser; " + weak + (count == 1 ? " is" : " are") +
+                     " decided only by `isocheck verify` in one process (without --dist, --key-shards, "
+                     "--checkpoint-dir or mpiexec)");
+}
+
 std::string check_options_text(const CheckArgs& a) {
   const CheckOptions opt = check_options(a);
   std::string levels;

@@ -53,6 +53,7 @@ int run_audit_command(const AuditArgs& a) {
   }
   AuditOptions opt;
   opt.check = check_options(a.check);
+  refuse_weak_levels(opt.check, "audit");
   opt.threads = static_cast<unsigned>(opt.check.threads);
   opt.round_txns = a.round;
   opt.rule = a.rule;

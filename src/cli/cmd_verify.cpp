@@ -98,7 +98,10 @@ int run_verify(const VerifyArgs& a) {
   }
   check_outputs(a);
   Timer timer;
-  if (distributed) return run_verify_distributed(a, opt, f, timer);
+  if (distributed) {
+    refuse_weak_levels(opt, "the distributed driver");
+    return run_verify_distributed(a, opt, f, timer);
+  }
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
