@@ -30,10 +30,6 @@ constexpr TxnIdx kInit = ~TxnIdx{0};
 // left undecided rather than exhausting memory.
 constexpr uint64_t kMaxClockWords = uint64_t{1} << 27;
 
-struct PairHash {
-  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const { return mix64(p.first * 0x9E3779B97F4A7C15ULL ^ p.second); }
-};
-
 struct WriterRef {
   TxnIdx txn;
   OpIdx op;
@@ -60,7 +56,15 @@ struct WeakChecker::Impl {
   std::string corrupt;     // every level fails: why
   std::string dirty;       // RC and above fail: why (first G1a/G1b)
   std::string list_fail;   // the list reads admit no version order: why
-  std::unordered_map<std::pair<uint64_t, uint64_t>, WriterRef, PairHash> writer;
+  // (key, value) -> its writer: open addressing over `writes` (slot = index + 1).
+  struct Write {
+    Sym key, value;
+    WriterRef ref;
+  };
+  std::vector<Write> writes_;
+  std::vector<uint64_t> slots_;
+  uint64_t mask_ = 0;
+  static uint64_t slot_hash(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL ^ v); }
   std::vector<ExtRead> reads;
   std::vector<uint64_t> read_off;  // reads of t: [read_off[t], read_off[t + 1])
   std::vector<Sym> ext_vals;
@@ -68,8 +72,16 @@ struct WeakChecker::Impl {
   std::vector<Sym> wkeys;
   std::vector<uint32_t> sess_pos;  // 1-based position among the included transactions of its session
   std::vector<std::vector<TxnIdx>> sess_txns;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, std::vector<TxnIdx>, PairHash> sess_key_writers;
-  std::unordered_map<Sym, std::vector<uint32_t>> key_sessions;
+  // The included writers of each key, grouped by session, each group in
+  // session order: key block b has groups [block_group[b], block_group[b + 1]),
+  // group g has writers kw_txn[group_begin[g] .. group_begin[g + 1]) of session group_sess[g].
+  FlatMap64 key_block;
+  std::vector<uint64_t> block_group, group_begin;
+  std::vector<uint32_t> group_sess;
+  std::vector<TxnIdx> kw_txn;
+  // Causal: strict happens-before clocks (transactions × sessions), or empty.
+  std::vector<uint32_t> vc;
+  uint64_t clock_width = 0;
   EdgeList list_edges;  // version orders the list reads show (ww)
 
   Impl(const History& hh, const std::vector<uint8_t>& included) : h(hh), inc(included), n(static_cast<uint32_t>(hh.txn_count())) {
@@ -83,13 +95,30 @@ struct WeakChecker::Impl {
   std::string K(Sym k) const { return h.keys.is_int(k) ? "key " + h.keys.text(k) : h.keys.text(k); }
 
   void index_writes() {
+    uint64_t total = 0;
+    for (OpIdx o = 0; o < h.op_count(); ++o) total += h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append;
+    uint64_t cap = 16;
+    while (cap < total + total / 2 + 1) cap <<= 1;
+    slots_.assign(cap, 0);
+    mask_ = cap - 1;
+    writes_.reserve(total);
     for (TxnIdx t = 0; t < n; ++t)
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
-        auto [it, fresh] = writer.try_emplace({h.op_key[o], h.op_value[o]}, WriterRef{t, o});
-        if (!fresh && corrupt.empty())
-          corrupt = "duplicate write: " + T(t) + " wrote " + K(h.op_key[o]) + "=" + value_text(h, h.op_value[o]) +
-                    ", a value " + T(it->second.txn) + " also wrote";
+        const Sym k = h.op_key[o], v = h.op_value[o];
+        uint64_t i = slot_hash(k, v) & mask_;
+        for (; slots_[i]; i = (i + 1) & mask_) {
+          const Write& w = writes_[slots_[i] - 1];
+          if (w.key == k && w.value == v) break;
+        }
+        if (slots_[i]) {
+          if (corrupt.empty())
+            corrupt = "duplicate write: " + T(t) + " wrote " + K(k) + "=" + value_text(h, v) + ", a value " +
+                      T(writes_[slots_[i] - 1].ref.txn) + " also wrote";
+          continue;
+        }
+        writes_.push_back({k, v, {t, o}});
+        slots_[i] = writes_.size();
       }
     wkey_off.assign(n + 1, 0);
     for (TxnIdx t = 0; t < n; ++t) {
@@ -109,8 +138,11 @@ struct WeakChecker::Impl {
   }
 
   const WriterRef* writer_of(Sym k, Sym v) const {
-    auto it = writer.find({k, v});
-    return it == writer.end() ? nullptr : &it->second;
+    for (uint64_t i = slot_hash(k, v) & mask_; slots_[i]; i = (i + 1) & mask_) {
+      const Write& w = writes_[slots_[i] - 1];
+      if (w.key == k && w.value == v) return &w.ref;
+    }
+    return nullptr;
   }
 
   void resolve_reads() {
@@ -221,18 +253,50 @@ struct WeakChecker::Impl {
   void index_sessions() {
     sess_pos.assign(n, 0);
     sess_txns.assign(h.session_count(), {});
+    struct Entry {
+      Sym key;
+      uint32_t sess;
+      TxnIdx t;
+    };
+    std::vector<Entry> entries;
+    entries.reserve(wkeys.size());
     for (TxnIdx t = 0; t < n; ++t) {
       if (!inc[t]) continue;
       uint32_t s = h.txn_session[t];
       if (s >= sess_txns.size()) sess_txns.resize(s + 1);
       sess_txns[s].push_back(t);
       sess_pos[t] = static_cast<uint32_t>(sess_txns[s].size());
-      for (uint64_t i = wkey_off[t]; i < wkey_off[t + 1]; ++i) {
-        auto& ws = sess_key_writers[{s, wkeys[i]}];
-        if (ws.empty()) key_sessions[wkeys[i]].push_back(s);
-        ws.push_back(t);
-      }
+      for (uint64_t i = wkey_off[t]; i < wkey_off[t + 1]; ++i) entries.push_back({wkeys[i], s, t});
     }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.key != b.key ? a.key < b.key : a.sess != b.sess ? a.sess < b.sess : a.t < b.t;
+    });
+    kw_txn.reserve(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const bool new_key = i == 0 || entries[i].key != entries[i - 1].key;
+      if (new_key) {
+        bool inserted;
+        key_block.get_or_insert(entries[i].key, block_group.size(), inserted);
+        block_group.push_back(group_sess.size());
+      }
+      if (new_key || entries[i].sess != entries[i - 1].sess) group_sess.push_back(entries[i].sess), group_begin.push_back(i);
+      kw_txn.push_back(entries[i].t);
+    }
+    block_group.push_back(group_sess.size());
+    group_begin.push_back(entries.size());
+  }
+
+  // The groups of key k's writers: [first, last).
+  std::pair<uint64_t, uint64_t> groups_of(Sym k) const {
+    const uint64_t* b = key_block.find(k);
+    if (!b) return {0, 0};
+    return {block_group[*b], block_group[*b + 1]};
+  }
+
+  // t1's version already precedes t2's through so ∪ wr (an edge t1 -> t2 adds nothing).
+  bool known_before(TxnIdx t1, TxnIdx t2) const {
+    if (h.txn_session[t1] == h.txn_session[t2] && t1 < t2) return true;
+    return !vc.empty() && sess_pos[t1] <= vc[static_cast<size_t>(t2) * clock_width + h.txn_session[t1]];
   }
 
   // Position (in t) of t's first write or append of k at or after op `from`.
@@ -394,6 +458,7 @@ struct WeakChecker::Impl {
     auto act = [&](const ExtRead& r, TxnIdx t1, EdgeKind how, uint32_t how_why) {
       if (t1 == r.from || t1 == r.t || !writes(t1, r.key)) return;
       if (r.from != kInit) {
+        if (known_before(t1, r.from)) return;
         e.add(t1, r.from, EdgeKind::ww, kInferredBit | static_cast<uint32_t>(r.from_op - h.op_begin(r.from)));
         axioms.push_back({&r, t1, how, how_why});
         return;
@@ -428,10 +493,13 @@ struct WeakChecker::Impl {
         for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) {
           const ExtRead& r = reads[i];
           for (auto [t1, pos] : froms) act(r, t1, EdgeKind::wr, pos);
-          auto it = sess_key_writers.find({h.txn_session[t], r.key});
-          if (it == sess_key_writers.end()) continue;
-          auto p = std::lower_bound(it->second.begin(), it->second.end(), t);
-          if (p != it->second.begin()) act(r, *(p - 1), EdgeKind::so, 0);
+          auto [g0, g1] = groups_of(r.key);  // the latest writer of the key earlier in t's session
+          auto g = std::lower_bound(group_sess.begin() + static_cast<ptrdiff_t>(g0), group_sess.begin() + static_cast<ptrdiff_t>(g1), h.txn_session[t]);
+          if (g == group_sess.begin() + static_cast<ptrdiff_t>(g1) || *g != h.txn_session[t]) continue;
+          const size_t gi = static_cast<size_t>(g - group_sess.begin());
+          auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi + 1]);
+          auto p = std::lower_bound(first, last, t);
+          if (p != first) act(r, *(p - 1), EdgeKind::so, 0);
         }
       }
     } else {  // causal
@@ -450,7 +518,8 @@ struct WeakChecker::Impl {
                      " sessions exceed " + std::to_string(kMaxClockWords) + " words";
         return out;
       }
-      std::vector<uint32_t> vc(static_cast<size_t>(n) * S, 0);
+      vc.assign(static_cast<size_t>(n) * S, 0);
+      clock_width = S;
       EdgeList hb;  // (so ∪ wr): the list orders are commit order, not causality
       for (size_t i = 0; i < e.size(); ++i)
         if (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr) hb.add(e.src[i], e.dst[i], e.kind[i]);
@@ -473,17 +542,19 @@ struct WeakChecker::Impl {
         }
       }
       for (const ExtRead& r : reads) {
-        auto ks = key_sessions.find(r.key);
-        if (ks == key_sessions.end()) continue;
+        auto [g0, g1] = groups_of(r.key);
         const uint32_t* rt = vc.data() + static_cast<size_t>(r.t) * S;
-        for (uint32_t s : ks->second) {
-          uint32_t lim = rt[s];
+        for (uint64_t g = g0; g < g1; ++g) {
+          // The latest writer of the key in this session that causally precedes r.
+          uint32_t lim = rt[group_sess[g]];
           if (lim == 0) continue;
-          const auto& ws = sess_key_writers.find({s, r.key})->second;
-          auto p = std::upper_bound(ws.begin(), ws.end(), lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
-          if (p != ws.begin()) act(r, *(p - 1), EdgeKind::aux, 0);
+          auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]);
+          auto p = std::upper_bound(first, last, lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
+          if (p != first) act(r, *(p - 1), EdgeKind::aux, 0);
         }
       }
+      vc.clear();
+      vc.shrink_to_fit();
     }
     WeakOutcome out;
     if (init_violation) {
