@@ -455,10 +455,12 @@ struct WeakChecker::Impl {
     std::vector<AxiomWhy> axioms;
     // t1 must commit before the writer of r's version (t1 also wrote its key
     // and r's transaction observed t1 through `how`).
-    auto act = [&](const ExtRead& r, TxnIdx t1, EdgeKind how, uint32_t how_why) {
-      if (t1 == r.from || t1 == r.t || !writes(t1, r.key)) return;
+    // `writer`: t1 is known to write r's key (it came from the key's index).
+    auto act = [&](const ExtRead& r, TxnIdx t1, EdgeKind how, uint32_t how_why, bool writer = false) {
+      if (t1 == r.from || t1 == r.t) return;
+      if (r.from != kInit && known_before(t1, r.from)) return;
+      if (!writer && !writes(t1, r.key)) return;
       if (r.from != kInit) {
-        if (known_before(t1, r.from)) return;
         e.add(t1, r.from, EdgeKind::ww, kInferredBit | static_cast<uint32_t>(r.from_op - h.op_begin(r.from)));
         axioms.push_back({&r, t1, how, how_why});
         return;
@@ -499,7 +501,7 @@ struct WeakChecker::Impl {
           const size_t gi = static_cast<size_t>(g - group_sess.begin());
           auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi + 1]);
           auto p = std::lower_bound(first, last, t);
-          if (p != first) act(r, *(p - 1), EdgeKind::so, 0);
+          if (p != first) act(r, *(p - 1), EdgeKind::so, 0, true);
         }
       }
     } else {  // causal
@@ -549,8 +551,9 @@ struct WeakChecker::Impl {
           uint32_t lim = rt[group_sess[g]];
           if (lim == 0) continue;
           auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]);
-          auto p = std::upper_bound(first, last, lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
-          if (p != first) act(r, *(p - 1), EdgeKind::aux, 0);
+          auto p = sess_pos[*(last - 1)] <= lim ? last
+                                                : std::upper_bound(first, last, lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
+          if (p != first) act(r, *(p - 1), EdgeKind::aux, 0, true);
         }
       }
       vc.clear();
