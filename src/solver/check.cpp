@@ -201,7 +201,7 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
     if (lr->level == Level::pc) {
       std::string pre = checker->precondition(Level::pc);
       if (!pre.empty()) o.holds = false, o.reason = pre;
-      else o = decide_prefix(h, g.included, opt);
+      else o = decide_prefix(h, g.included, opt, opt.lattice_shortcuts ? &g : nullptr);
     } else {
       o = checker->decide(lr->level);
     }

@@ -55,7 +55,13 @@ class WeakChecker {
 
 // Prefix consistency: serializability of the split history (general engine
 // when version orders are unknown; `opt.linear_only` then leaves it undecided).
-WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& included, const CheckOptions& opt);
+// With `g` (the known dependency graph) PC is decided in linear time on its
+// split graph when the split loses no version order: every version order
+// known, no lost update, and every register write preceded in its
+// transaction by a read of that key (docs/checking.md says why).
+struct DependencyGraph;
+WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& included, const CheckOptions& opt,
+                          const DependencyGraph* g = nullptr);
 
 // The anomaly name of a weak level's violation: "G0", "non-monotonic read",
 // "fractured read", "causality violation", "long fork".

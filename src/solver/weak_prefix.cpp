@@ -4,14 +4,81 @@
 // consistent iff the split history is serializable. The split check runs on
 // the SER engines (serial witness, linear engine, general engine), and its
 // witness is mapped back to the original transactions and operations.
+#include <algorithm>
 #include <unordered_map>
 
+#include "graph/known_graph.h"
+#include "solver/acyclic.h"
 #include "solver/check.h"
 #include "solver/weak_levels.h"
 
 namespace isocheck {
+namespace {
 
-WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, const CheckOptions& opt) {
+// Does splitting lose no version order? Every order known, no lost update,
+// and no blind register write (an unread one may sit, in the split history,
+// between a read-modify-write's read and its write).
+bool split_keeps_orders(const History& h, const std::vector<uint8_t>& inc, const DependencyGraph& g) {
+  if (!g.unordered.empty()) return false;
+  for (const Anomaly& a : g.anomalies)
+    if (a.kind == AnomalyKind::lost_update) return false;
+  std::vector<Sym> read;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (!inc[t]) continue;
+    read.clear();
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] == OpKind::read) read.push_back(h.op_key[o]);
+      if (h.op_kind[o] == OpKind::write && std::find(read.begin(), read.end(), h.op_key[o]) == read.end()) return false;
+    }
+  }
+  return true;
+}
+
+// The split graph of `g`: commit node t, start node n + t; so and wr enter
+// the start node, ww joins commit nodes, rw leaves the start node, and each
+// start node precedes its commit node. Acyclic iff the split history is
+// serializable with g's version orders.
+WeakOutcome split_graph_prefix(const DependencyGraph& g) {
+  const uint32_t n = g.n;
+  EdgeList se;
+  std::vector<uint64_t> orig;  // per split edge: its edge in g, or ~0 for start -> commit
+  se.reserve(g.edges.size() + n);
+  orig.reserve(g.edges.size() + n);
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    const uint32_t a = g.edges.src[i], b = g.edges.dst[i];
+    switch (g.edges.kind[i]) {
+      case EdgeKind::ww: se.add(a, b, EdgeKind::ww); break;
+      case EdgeKind::rw: se.add(n + a, b, EdgeKind::rw); break;
+      default: se.add(a, n + b, g.edges.kind[i]); break;
+    }
+    orig.push_back(i);
+  }
+  for (uint32_t t = 0; t < n; ++t)
+    if (g.included[t]) se.add(n + t, t, EdgeKind::aux), orig.push_back(~uint64_t{0});
+  Csr c = build_csr(2 * n, se, true);
+  std::vector<uint32_t> cyc = find_cycle(c, n);
+  WeakOutcome out;
+  if (cyc.empty()) return out;
+  out.holds = false;
+  Witness w;
+  w.anomaly = weak_violation_name(Level::pc);
+  for (size_t i = 0; i < cyc.size(); ++i) {
+    const uint32_t u = cyc[i], v = cyc[(i + 1) % cyc.size()];
+    uint64_t id = ~uint64_t{0};
+    for (uint64_t s = c.offset[u]; s < c.offset[u + 1]; ++s)
+      if (c.target[s] == v) { id = orig[c.edge_id[s]]; break; }
+    if (id == ~uint64_t{0}) continue;  // start -> commit of one transaction
+    w.cycle.add(g.edges.src[id], g.edges.dst[id], g.edges.kind[id], g.edges.why[id]);
+  }
+  out.witness = std::move(w);
+  return out;
+}
+
+}  // namespace
+
+WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, const CheckOptions& opt,
+                          const DependencyGraph* g) {
+  if (g && split_keeps_orders(h, inc, *g)) return split_graph_prefix(*g);
   History s;
   s.keys = h.keys;
   s.values = h.values;

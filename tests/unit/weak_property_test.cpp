@@ -194,6 +194,15 @@ Tally run(const char* test, const RandomHistoryOptions& o, int64_t default_iters
         bad = true, why += std::string("  alone: ") + level_short(order[i + 1]) + " holds but " + level_short(order[i]) + " does not\n";
       }
     }
+    // PC alone, as the command line runs it without a serial witness: the
+    // split graph of the known dependency graph where splitting keeps every
+    // version order, the split history's serializability otherwise.
+    CheckOptions pc_only;
+    pc_only.levels = {Level::pc};
+    pc_only.serial_witness = false;
+    const CheckResult rp = check(h, pc_only);
+    const LevelResult& pc = result(rp, Level::pc);
+    if (pc.decided && pc.holds != wv.pc) bad = true, why += "  pc alone (linear split graph or split history) differs from the oracle\n";
     CheckResult rq;
     if (seed % 4 == 0) {
       rq = check(h, quick);
