@@ -10,6 +10,9 @@
 namespace isocheck {
 namespace {
 
+// `--level all`: every level, weakest first (expanded by check_options()).
+constexpr Level kAllLevelsChoice = static_cast<Level>(255);
+
 // A CLI11 validator that maps names to an enum (CLI11 then reads the number):
 // an unknown name is refused with the names the option takes.
 template <class E>
@@ -45,8 +48,9 @@ const char* to_string(EngineChoice e) { return e == EngineChoice::linear ? "line
 const char* to_string(SolverChoice s) { return s == SolverChoice::cadical ? "cadical" : "own"; }
 
 void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_help, bool with_closure) {
-  c->add_option("-l,--level", a.levels, "Level to check: ser, si, sser, lin (linearizability of lightweight transactions) (repeatable or "
-                 "comma-separated; default ser)")
+  c->add_option("-l,--level", a.levels,
+                 "Level to check: ru, rc, ra, cc, pc, si, ser, sser, or all; lin (linearizability of lightweight "
+                 "transactions) (repeatable or comma-separated; default ser)")
       ->delimiter(',')
       ->type_name("LEVEL")
       ->transform(choice<Level>({{"ser", Level::ser},
@@ -57,6 +61,17 @@ void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_hel
                                  {"strict-serializable", Level::sser},
                                  {"lin", Level::lin},
                                  {"linearizable", Level::lin}},
+                                 {"ru", Level::ru},
+                                 {"rc", Level::rc},
+                                 {"ra", Level::ra},
+                                 {"cc", Level::cc},
+                                 {"pc", Level::pc},
+                                 {"read-uncommitted", Level::ru},
+                                 {"read-committed", Level::rc},
+                                 {"read-atomic", Level::ra},
+                                 {"causal", Level::cc},
+                                 {"prefix", Level::pc},
+                                 {"all", kAllLevelsChoice}},
                                 "level"));
   c->add_option("--clock-skew", a.clock_skew,
                 "Real-time margin δ for sser: T1 precedes T2 only when end(T1) + δ < begin(T2) (file's time unit)");
@@ -85,8 +100,13 @@ void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_hel
 CheckOptions check_options(const CheckArgs& a) {
   CheckOptions opt;
   opt.levels.clear();
-  for (Level l : a.levels)
+  auto add = [&](Level l) {
     if (std::find(opt.levels.begin(), opt.levels.end(), l) == opt.levels.end()) opt.levels.push_back(l);
+  };
+  for (Level l : a.levels) {
+    if (l != kAllLevelsChoice) add(l);
+    else for (Level x : kAllLevels) add(x);
+  }
   if (opt.levels.empty()) opt.levels.push_back(Level::ser);
   if (a.clock_skew < 0) throw UsageError("--clock-skew must not be negative");
   opt.clock_skew = a.clock_skew;
@@ -96,6 +116,17 @@ CheckOptions check_options(const CheckArgs& a) {
   opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.time_order = a.time_order;
   return opt;
+}
+
+void refuse_weak_levels(const CheckOptions& opt, const std::string& what) {
+  std::string weak;
+  int count = 0;
+  for (Level l : opt.levels)
+    if (is_weak(l)) weak += std::string(weak.empty() ? "" : ", ") + level_short(l), ++count;
+  if (count > 0)
+    throw UsageError("--level: " + what + " decides only ser, si and sser; " + weak + (count == 1 ? " is" : " are") +
+                     " decided only by `isocheck verify` in one process (without --dist, --key-shards, "
+                     "--checkpoint-dir or mpiexec)");
 }
 
 std::string check_options_text(const CheckArgs& a) {

@@ -55,6 +55,7 @@ int run_audit_command(const AuditArgs& a) {
   opt.check = check_options(a.check);
   for (Level l : opt.check.levels)
     if (l == Level::lin) throw UsageError("audit does not check --level lin: use verify --level lin");
+  refuse_weak_levels(opt.check, "audit");
   opt.threads = static_cast<unsigned>(opt.check.threads);
   opt.round_txns = a.round;
   opt.rule = a.rule;

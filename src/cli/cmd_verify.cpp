@@ -100,7 +100,10 @@ int run_verify(const VerifyArgs& a) {
   Timer timer;
   if (distributed && std::find(opt.levels.begin(), opt.levels.end(), Level::lin) != opt.levels.end())
     throw UsageError("--level lin runs on one process only (it is linear per key): drop the distributed options");
-  if (distributed) return run_verify_distributed(a, opt, f, timer);
+  if (distributed) {
+    refuse_weak_levels(opt, "the distributed driver");
+    return run_verify_distributed(a, opt, f, timer);
+  }
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;

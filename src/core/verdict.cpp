@@ -9,9 +9,44 @@ const char* to_string(Level l) {
     case Level::ser: return "serializable";
     case Level::si: return "snapshot-isolation";
     case Level::sser: return "strict-serializable";
+    case Level::ru: return "read-uncommitted";
+    case Level::rc: return "read-committed";
+    case Level::ra: return "read-atomic";
+    case Level::cc: return "causal";
+    case Level::pc: return "prefix";
     case Level::lin: return "linearizable";
   }
   return "?";
+}
+
+const char* level_short(Level l) {
+  switch (l) {
+    case Level::ser: return "SER";
+    case Level::si: return "SI";
+    case Level::sser: return "SSER";
+    case Level::ru: return "RU";
+    case Level::rc: return "RC";
+    case Level::ra: return "RA";
+    case Level::cc: return "CC";
+    case Level::pc: return "PC";
+    case Level::lin: return "LIN";
+  }
+  return "?";
+}
+
+int lattice_rank(Level l) {
+  switch (l) {
+    case Level::ru: return 0;
+    case Level::rc: return 1;
+    case Level::ra: return 2;
+    case Level::cc: return 3;
+    case Level::pc: return 4;
+    case Level::si: return 5;
+    case Level::ser: return 6;
+    case Level::sser: return 7;
+    case Level::lin: return 8;  // not on the lattice: decided apart (lattice_summary skips it)
+  }
+  return 7;
 }
 
 const char* to_string(AnomalyKind k) {
@@ -119,6 +154,20 @@ Model weakest_ruled_out(AnomalyKind k) {
     case AnomalyKind::nonrepeatable_read: return Model::read_atomic;
     case AnomalyKind::lost_update: return Model::snapshot_isolation;
     default: return Model::read_committed;
+  }
+}
+
+Level weakest_level_violated(AnomalyKind k) {
+  switch (k) {
+    case AnomalyKind::aborted_read:
+    case AnomalyKind::intermediate_read:
+    // A list read against the order of others, or holding an element twice,
+    // may be a dirty read (RU sets those aside); RU's engine finds the rest.
+    case AnomalyKind::incompatible_order:
+    case AnomalyKind::duplicate_elements: return Level::rc;
+    case AnomalyKind::nonrepeatable_read: return Level::ra;
+    case AnomalyKind::lost_update: return Level::si;
+    default: return Level::ru;
   }
 }
 

@@ -13,9 +13,22 @@
 
 namespace isocheck {
 
-// lin: linearizability of lightweight-transaction histories (solver/linearizability.h).
-enum class Level : uint8_t { ser = 0, si = 1, sser = 2, lin = 3 };
+// The weak levels (ru .. pc) come after the original three so that stored
+// numbers keep their meaning; lattice_rank() gives their order. lin:
+// linearizability of lightweight-transaction histories (solver/linearizability.h),
+// decided apart from the lattice.
+enum class Level : uint8_t { ser = 0, si = 1, sser = 2, ru = 3, rc = 4, ra = 5, cc = 6, pc = 7, lin = 8 };
 const char* to_string(Level l);
+// "RU", "RC", "RA", "CC", "PC", "SI", "SER", "SSER".
+const char* level_short(Level l);
+// The lattice, weakest first: RU < RC < RA < CC < PC < SI < SER < SSER; a
+// level that holds implies every level of lower rank holds.
+int lattice_rank(Level l);
+// RU, RC, RA, CC, PC: decided by the weak-level engines (solver/weak_levels.h).
+inline bool is_weak(Level l) { return l >= Level::ru && l <= Level::pc; }
+// Every level, weakest first (`--level all`).
+inline constexpr Level kAllLevels[] = {Level::ru, Level::rc, Level::ra, Level::cc,
+                                       Level::pc, Level::si, Level::ser, Level::sser};
 
 // How a serial witness was found (solver/serial_witness.h), or none.
 enum class WitnessOrder : uint8_t { none = 0, begin_time, end_time, file };
@@ -111,6 +124,12 @@ Model weakest_ruled_out(const EdgeList& cycle);
 // duplicate write, incompatible order -> read-committed; non-repeatable read
 // -> read-atomic (RC allows it); lost update -> snapshot-isolation (PC allows it).
 Model weakest_ruled_out(AnomalyKind k);
+// The same with read-uncommitted: the weakest Level a per-transaction anomaly
+// violates. Thin-air, internal, duplicate write: RU (no level allows them);
+// G1a, G1b, and list reads with an incompatible order or an element twice: RC
+// (RU sets dirty reads aside and checks the other list reads itself);
+// non-repeatable read: RA; lost update: SI (PC allows it).
+Level weakest_level_violated(AnomalyKind k);
 // The weakest level by the anomaly name alone (what docs/report.md tabulates):
 // G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
 // G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER.

@@ -137,6 +137,11 @@ static Model model_of(Level l) {
     case Level::ser: return Model::serializable;
     case Level::si: return Model::snapshot_isolation;
     case Level::sser: return Model::strict_serializable;
+    case Level::ru:  // no Model below read-committed: a G0 rules out RC and above (and RU itself)
+    case Level::rc: return Model::read_committed;
+    case Level::ra: return Model::read_atomic;
+    case Level::cc: return Model::causal;
+    case Level::pc: return Model::prefix;
     case Level::lin: return Model::strict_serializable;  // SSER of one-key transactions
   }
   return Model::strict_serializable;
@@ -201,7 +206,7 @@ namespace {
 // edges), so below SSER it only counts where every ww/rw edge rests on reads.
 Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
-  if (!lr.decided || lr.holds || !lr.witness || !lr.witness->core.empty()) return lvl;
+  if (!lr.decided || lr.holds || is_weak(lr.level) || !lr.witness || !lr.witness->core.empty()) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
   if (m >= lvl) return lvl;
   if (orders_from_reads(h, lr.witness->cycle)) return m;
@@ -213,14 +218,20 @@ Model witness_evidence(const History& h, const LevelResult& lr, const CheckResul
 
 // One cycle, one claim: a cycle reported by several levels ("the same cycle as
 // above") rules out whatever any of those levels' checks showed it rules out,
-// so every line (and JSON's rules_out) that shows it says the same.
+// so every line (and JSON's rules_out) that shows it says the same. A weak
+// level's witness violates that level's own axiom (and so every stronger
+// level); it is never read as ruling out a weaker one.
 Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model m = witness_evidence(h, lr, r);
   if (!lr.witness) return m;
   for (const LevelResult& other : r.levels)
     if (&other != &lr && other.decided && !other.holds && report_detail::same_cycle(&*lr.witness, other.witness ? &*other.witness : nullptr))
       m = std::min(m, witness_evidence(h, other, r));
-  return m;
+  // Never below a level this report shows to hold.
+  for (const LevelResult& o : r.levels)
+    if (is_weak(o.level) && o.decided && o.holds && o.level != Level::ru && model_of(o.level) >= m)
+      m = static_cast<Model>(static_cast<int>(model_of(o.level)) + 1);
+  return std::min(m, model_of(lr.level));
 }
 
 std::string rules_out_text(Model weakest) {

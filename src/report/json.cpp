@@ -30,6 +30,22 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
       << ",\"holds\":" << (exit_code(r) == 0 ? "true" : "false") << ",\"exit_code\":" << exit_code(r);
   out << ",\"import\":";
   json_string(out, ctx.import_note);
+  if (LatticeSummary ls = lattice_summary(r); ls.shown) {
+    out << ",\"lattice\":{\"strongest_holding\":";
+    if (ls.strongest_holding) json_string(out, to_string(ls.strongest_holding->level));
+    else out << "null";
+    out << ",\"weakest_violated\":";
+    if (!ls.weakest_violated) {
+      out << "null";
+    } else {
+      out << "{\"level\":";
+      json_string(out, to_string(ls.weakest_violated->level));
+      out << ",\"anomaly\":";
+      json_string(out, ls.weakest_violated->witness ? ls.weakest_violated->witness->anomaly : ls.weakest_violated->reason);
+      out << "}";
+    }
+    out << "}";
+  }
   out << ",\"levels\":[";
   for (size_t li = 0; li < r.levels.size(); ++li) {
     auto& lr = r.levels[li];

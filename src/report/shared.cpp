@@ -39,6 +39,18 @@ bool same_cycle(const Witness* a, const Witness* b) {
   return a && b && a->cycle.src == b->cycle.src && a->cycle.kind == b->cycle.kind;
 }
 
+LatticeSummary lattice_summary(const CheckResult& r) {
+  LatticeSummary s;
+  for (const LevelResult& lr : r.levels) {
+    s.shown |= is_weak(lr.level);
+    if (!lr.decided || lr.level == Level::lin) continue;
+    const int rank = lattice_rank(lr.level);
+    if (lr.holds && (!s.strongest_holding || rank > lattice_rank(s.strongest_holding->level))) s.strongest_holding = &lr;
+    if (!lr.holds && (!s.weakest_violated || rank < lattice_rank(s.weakest_violated->level))) s.weakest_violated = &lr;
+  }
+  return s;
+}
+
 Model weakest_of_anomalies(const CheckResult& r) {
   Model w = Model::strict_serializable;
   for (auto& a : r.anomalies) w = std::min(w, weakest_ruled_out(a.kind));

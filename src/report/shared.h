@@ -28,6 +28,15 @@ bool same_cycle(const Witness* a, const Witness* b);
 Model weakest_of_anomalies(const CheckResult& r);
 // One colour per edge kind, shared by DOT and HTML.
 const char* kind_colour(EdgeKind k);
+// The lattice of the levels checked (RU < RC < RA < CC < PC < SI < SER <
+// SSER): the strongest that holds and the weakest violated (null if none).
+// Reports lead with it when a weak level was requested.
+struct LatticeSummary {
+  bool shown = false;  // some weak level was requested
+  const LevelResult* strongest_holding = nullptr;
+  const LevelResult* weakest_violated = nullptr;
+};
+LatticeSummary lattice_summary(const CheckResult& r);
 // The key an edge is about ("" for so/rt).
 std::string edge_key(const History& h, const EdgeList& c, size_t i);
 

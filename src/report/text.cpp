@@ -23,6 +23,27 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     b = std::min(ctx.import_note.find('\n', a), ctx.import_note.size());
     if (b > a) out << "import: " << one_line(std::string_view(ctx.import_note).substr(a, b - a)) << "\n";
   }
+  if (LatticeSummary ls = lattice_summary(r); ls.shown) {
+    std::vector<const LevelResult*> by_rank;
+    for (auto& lr : r.levels) by_rank.push_back(&lr);
+    std::sort(by_rank.begin(), by_rank.end(),
+              [](auto* a, auto* b) { return lattice_rank(a->level) < lattice_rank(b->level); });
+    out << "lattice:";
+    for (auto* lr : by_rank)
+      out << " " << level_short(lr->level) << "=" << (!lr->decided ? "undecided" : lr->holds ? "holds" : "VIOLATED");
+    out << "\n  strongest that holds: "
+        << (ls.strongest_holding ? std::string(level_short(ls.strongest_holding->level)) + " (" +
+                                       to_string(ls.strongest_holding->level) + ")"
+                                 : std::string("none of those checked"));
+    out << "\n  weakest violated: ";
+    if (!ls.weakest_violated) {
+      out << "none of those checked\n";
+    } else {
+      const LevelResult& w = *ls.weakest_violated;
+      out << level_short(w.level) << " (" << to_string(w.level) << "): "
+          << (w.witness ? w.witness->anomaly : one_line(w.reason)) << "\n";
+    }
+  }
   if (r.stats.witness != WitnessOrder::none)
     out << "serial witness: replaying the committed transactions in " << to_string(r.stats.witness)
         << ", every read returns the latest write to its key (no dependency graph needed)\n";

@@ -17,6 +17,7 @@
 #include "solver/si_replay.h"
 #include "solver/linearizability.h"
 #include "solver/witness.h"
+#include "solver/weak_levels.h"
 
 namespace isocheck {
 
@@ -167,6 +168,52 @@ std::unique_ptr<ClosureEngine> chosen_closure(const CheckOptions& opt) {
 CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
                          std::unique_ptr<ClosureEngine> chosen_engine);
 
+// The weak levels requested, weakest first. With lattice shortcuts a level is
+// settled by a stronger one that holds (SI ⇒ PC ⇒ CC ⇒ RA ⇒ RC ⇒ RU) or a
+// weaker weak one that fails; otherwise by its own engine.
+void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckOptions& opt, CheckResult& r) {
+  std::vector<LevelResult*> weak;
+  for (auto& lr : r.levels) if (is_weak(lr.level)) weak.push_back(&lr);
+  if (weak.empty()) return;
+  std::sort(weak.begin(), weak.end(), [](auto* a, auto* b) { return lattice_rank(a->level) < lattice_rank(b->level); });
+  std::unique_ptr<WeakChecker> checker;
+  const LevelResult* failed = nullptr;  // the weakest weak level found violated
+  for (LevelResult* lr : weak) {
+    const int rank = lattice_rank(lr->level);
+    const Anomaly* anomaly = nullptr;
+    for (const Anomaly& a : g.anomalies)
+      if (lattice_rank(weakest_level_violated(a.kind)) <= rank) { anomaly = &a; break; }
+    if (anomaly) {
+      lr->holds = false;
+      lr->reason = std::string("the history contains ") + to_string(anomaly->kind) + ", which " + level_short(lr->level) +
+                   " does not allow";
+      if (!failed) failed = lr;
+      continue;
+    }
+    if (opt.lattice_shortcuts) {
+      bool proved = false;
+      for (auto& other : r.levels)
+        proved |= lattice_rank(other.level) > rank && !is_weak(other.level) && other.decided && other.holds;
+      if (proved) continue;
+      if (failed && failed->decided) {
+        lr->holds = false, lr->reason = failed->reason, lr->witness = failed->witness;
+        continue;
+      }
+    }
+    if (!checker) checker = std::make_unique<WeakChecker>(h, g.included);
+    WeakOutcome o;
+    if (lr->level == Level::pc) {
+      std::string pre = checker->precondition(Level::pc);
+      if (!pre.empty()) o.holds = false, o.reason = pre;
+      else o = decide_prefix(h, g.included, opt, opt.lattice_shortcuts ? &g : nullptr);
+    } else {
+      o = checker->decide(lr->level);
+    }
+    lr->holds = o.holds, lr->decided = o.decided, lr->reason = o.reason, lr->witness = o.witness;
+    if (!o.holds && o.decided && !failed) failed = lr;
+  }
+}
+
 }  // namespace
 
 CheckResult check(const History& h, const CheckOptions& opt) {
@@ -237,7 +284,12 @@ CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOption
                          std::unique_ptr<ClosureEngine> chosen_engine) {
   CheckResult r;
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
-  r.anomalies = g.anomalies;
+  // An anomaly is reported when it violates some requested level: prefix
+  // consistency allows a lost update, read committed a non-repeatable read.
+  int strongest = 0;
+  for (Level l : opt.levels) strongest = std::max(strongest, lattice_rank(l));
+  for (const Anomaly& a : g.anomalies)
+    if (lattice_rank(weakest_level_violated(a.kind)) <= strongest) r.anomalies.push_back(a);
   r.stats.txns = h.txn_count();
   r.stats.committed = static_cast<size_t>(std::count(g.included.begin(), g.included.end(), 1));
   r.stats.edges = g.edges.size();
@@ -251,30 +303,33 @@ CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOption
     LevelResult& lr = result_of(l);
     lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason, lr.witness = o.witness;
   };
-  if (!g.anomalies.empty()) {
-    for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
-    return r;
+  const bool strong = wants(Level::ser) || wants(Level::si) || wants(Level::sser);
+  if (strong && !g.anomalies.empty()) {
+    for (auto& lr : r.levels)
+      if (!is_weak(lr.level)) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
+  } else if (strong) {
+    // SER or SSER alone is decided once, so its general engine may take the
+    // graph's edges instead of copying them (the largest array at that point).
+    // (SI alone tries SER first and then needs them again; PC may need them.)
+    EdgeList* donate = opt.levels.size() == 1 && opt.levels[0] != Level::si ? &g.edges : nullptr;
+    // SSER ⊇ SER ⊇ SI in what they forbid: a valid stronger level settles the
+    // weaker ones, and a cycle for a weaker level is a cycle for the stronger.
+    std::optional<Outcome> ser, si, sser;
+    if (wants(Level::sser)) {
+      sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get(), donate);
+      if (sser->decided && sser->holds) ser = si = Outcome{};
+    }
+    if (!ser && (wants(Level::ser) || wants(Level::si))) {
+      ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get(), donate);
+      if (ser->decided && ser->holds) si = Outcome{};
+      if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;
+    }
+    if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats, chosen_engine.get(), donate);
+    if (sser) set(Level::sser, *sser);
+    if (ser) set(Level::ser, *ser);
+    if (si) set(Level::si, *si);
   }
-  // SER or SSER alone is decided once, so its general engine may take the
-  // graph's edges instead of copying them (the largest array at that point).
-  // (SI alone tries SER first and then needs them again.)
-  EdgeList* donate = opt.levels.size() == 1 && opt.levels[0] != Level::si ? &g.edges : nullptr;
-  // SSER ⊇ SER ⊇ SI in what they forbid: a valid stronger level settles the
-  // weaker ones, and a cycle for a weaker level is a cycle for the stronger.
-  std::optional<Outcome> ser, si, sser;
-  if (wants(Level::sser)) {
-    sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get(), donate);
-    if (sser->decided && sser->holds) ser = si = Outcome{};
-  }
-  if (!ser && (wants(Level::ser) || wants(Level::si))) {
-    ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get(), donate);
-    if (ser->decided && ser->holds) si = Outcome{};
-    if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;
-  }
-  if (!si && wants(Level::si)) si = decide(Level::si, g, h, opt, r.stats, chosen_engine.get(), donate);
-  if (sser) set(Level::sser, *sser);
-  if (ser) set(Level::ser, *ser);
-  if (si) set(Level::si, *si);
+  decide_weak_levels(h, g, opt, r);
   return r;
 }
 

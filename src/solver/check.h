@@ -31,6 +31,10 @@ struct CheckOptions {
   // For SI, when no serial witness settles it: the SI replay
   // (solver/si_replay.h) before any graph is built for SI.
   bool si_replay = true;
+  // Settle a level from another one's verdict along the lattice (a level that
+  // holds proves the weaker ones; a weak level that fails fails the stronger
+  // weak ones). Off only in tests that check each level on its own.
+  bool lattice_shortcuts = true;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);

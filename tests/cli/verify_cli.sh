@@ -33,8 +33,8 @@ printf 'not hdf5 at all' > "$tmp/bad.h5"
 check badh5 2 "$bin" verify -q "$tmp/bad.h5"
 expect_err badh5 'bad.h5'
 check nofile 2 "$bin" verify -q "$tmp/none.jsonl"
-check badlevel 2 "$bin" verify -q "$tmp/good.jsonl" --level rc
-expect_err badlevel 'unknown level "rc"'
+check badlevel 2 "$bin" verify -q "$tmp/good.jsonl" --level rcx
+expect_err badlevel 'unknown level "rcx"'
 # --format is checked while the command line is parsed, the same way by each command.
 for cmd in verify info convert; do
   out=(); [ "$cmd" = convert ] && out=("$tmp/fmt-out.jsonl")

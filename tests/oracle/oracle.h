@@ -31,4 +31,16 @@ struct OracleVerdict {
 // order — T1's version of the key precedes T2's at every level.
 OracleVerdict oracle_check(const History& h, int64_t clock_skew = 0, bool time_order = false);
 
+// The levels as Biswas–Enea define them, by axioms over every commit order
+// (oracle_weak.cpp states the semantics): read-uncommitted (no G0), read
+// committed, read atomic, causal, prefix, and — for cross-checking the
+// definitions against oracle_check — their snapshot isolation and
+// serializability. Each already includes the per-transaction anomalies the
+// level forbids. Throws std::invalid_argument like oracle_check.
+struct WeakOracleVerdict {
+  bool ru = false, rc = false, ra = false, cc = false, pc = false, si = false, ser = false;
+  std::string describe() const;  // "ru=1 rc=1 ra=0 cc=0 pc=0 si=0 ser=0"
+};
+WeakOracleVerdict oracle_weak_check(const History& h);
+
 }  // namespace isocheck

@@ -1,0 +1,632 @@
+// RU, RC, RA and CC by saturation (solver/weak_levels.h): resolve every
+// external read to the transaction it read from, add the commit-order edges
+// each level's axiom forces, and look for a cycle.
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+
+#include "core/flat_hash.h"
+#include "solver/acyclic.h"
+#include "solver/weak_levels.h"
+
+namespace isocheck {
+
+const char* weak_violation_name(Level l) {
+  switch (l) {
+    case Level::ru: return "G0";
+    case Level::rc: return "non-monotonic read";
+    case Level::ra: return "fractured read";
+    case Level::cc: return "causality violation";
+    case Level::pc: return "long fork";
+    default: return "cycle";
+  }
+}
+
+namespace {
+
+constexpr TxnIdx kInit = ~TxnIdx{0};
+// Dense vector clocks take transactions × sessions words: above this, CC is
+// left undecided rather than exhausting memory.
+constexpr uint64_t kMaxClockWords = uint64_t{1} << 27;
+
+struct WriterRef {
+  TxnIdx txn;
+  OpIdx op;
+};
+
+// One external read: what t observed of key before its own writes of it.
+struct ExtRead {
+  TxnIdx t;
+  OpIdx op;
+  Sym key;
+  TxnIdx from;     // writer of the version read; kInit for the initial state
+  OpIdx from_op;   // the op that wrote the last value observed
+  bool dirty;      // G1a or G1b: the version read is not a committed one
+  bool list;
+  uint64_t ext_off, ext_len;  // the external observation, in Impl::ext_vals
+};
+
+}  // namespace
+
+struct WeakChecker::Impl {
+  const History& h;
+  const std::vector<uint8_t>& inc;
+  uint32_t n;
+  std::string corrupt;     // every level fails: why
+  std::string dirty;       // RC and above fail: why (first G1a/G1b)
+  std::string list_fail;   // the list reads admit no version order: why
+  // (key, value) -> its writer: open addressing over `writes` (slot = index + 1).
+  struct Write {
+    Sym key, value;
+    WriterRef ref;
+  };
+  std::vector<Write> writes_;
+  std::vector<uint64_t> slots_;
+  uint64_t mask_ = 0;
+  static uint64_t slot_hash(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL ^ v); }
+  std::vector<ExtRead> reads;
+  std::vector<uint64_t> read_off;  // reads of t: [read_off[t], read_off[t + 1])
+  std::vector<Sym> ext_vals;
+  std::vector<uint64_t> wkey_off;  // keys t writes, sorted: wkeys[wkey_off[t] .. wkey_off[t + 1])
+  std::vector<Sym> wkeys;
+  std::vector<uint32_t> sess_pos;  // 1-based position among the included transactions of its session
+  std::vector<std::vector<TxnIdx>> sess_txns;
+  // The included writers of each key, grouped by session, each group in
+  // session order: key block b has groups [block_group[b], block_group[b + 1]),
+  // group g has writers kw_txn[group_begin[g] .. group_begin[g + 1]) of session group_sess[g].
+  FlatMap64 key_block;
+  std::vector<uint64_t> block_group, group_begin;
+  std::vector<uint32_t> group_sess;
+  std::vector<TxnIdx> kw_txn;
+  // Causal: strict happens-before clocks (transactions × sessions), or empty.
+  std::vector<uint32_t> vc;
+  uint64_t clock_width = 0;
+  EdgeList list_edges;  // version orders the list reads show (ww)
+
+  Impl(const History& hh, const std::vector<uint8_t>& included) : h(hh), inc(included), n(static_cast<uint32_t>(hh.txn_count())) {
+    index_writes();
+    resolve_reads();
+    index_sessions();
+    if (corrupt.empty()) list_orders();
+  }
+
+  std::string T(TxnIdx t) const { return "T" + std::to_string(h.txn_id[t]); }
+  std::string K(Sym k) const { return h.keys.is_int(k) ? "key " + h.keys.text(k) : h.keys.text(k); }
+
+  void index_writes() {
+    uint64_t total = 0;
+    for (OpIdx o = 0; o < h.op_count(); ++o) total += h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append;
+    uint64_t cap = 16;
+    while (cap < total + total / 2 + 1) cap <<= 1;
+    slots_.assign(cap, 0);
+    mask_ = cap - 1;
+    writes_.reserve(total);
+    for (TxnIdx t = 0; t < n; ++t)
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
+        const Sym k = h.op_key[o], v = h.op_value[o];
+        uint64_t i = slot_hash(k, v) & mask_;
+        for (; slots_[i]; i = (i + 1) & mask_) {
+          const Write& w = writes_[slots_[i] - 1];
+          if (w.key == k && w.value == v) break;
+        }
+        if (slots_[i]) {
+          if (corrupt.empty())
+            corrupt = "duplicate write: " + T(t) + " wrote " + K(k) + "=" + value_text(h, v) + ", a value " +
+                      T(writes_[slots_[i] - 1].ref.txn) + " also wrote";
+          continue;
+        }
+        writes_.push_back({k, v, {t, o}});
+        slots_[i] = writes_.size();
+      }
+    wkey_off.assign(n + 1, 0);
+    for (TxnIdx t = 0; t < n; ++t) {
+      size_t first = wkeys.size();
+      if (inc[t])
+        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+          if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) wkeys.push_back(h.op_key[o]);
+      std::sort(wkeys.begin() + static_cast<ptrdiff_t>(first), wkeys.end());
+      wkeys.erase(std::unique(wkeys.begin() + static_cast<ptrdiff_t>(first), wkeys.end()), wkeys.end());
+      wkey_off[t + 1] = wkeys.size();
+    }
+  }
+
+  bool writes(TxnIdx t, Sym k) const {
+    return std::binary_search(wkeys.begin() + static_cast<ptrdiff_t>(wkey_off[t]),
+                              wkeys.begin() + static_cast<ptrdiff_t>(wkey_off[t + 1]), k);
+  }
+
+  const WriterRef* writer_of(Sym k, Sym v) const {
+    for (uint64_t i = slot_hash(k, v) & mask_; slots_[i]; i = (i + 1) & mask_) {
+      const Write& w = writes_[slots_[i] - 1];
+      if (w.key == k && w.value == v) return &w.ref;
+    }
+    return nullptr;
+  }
+
+  void resolve_reads() {
+    read_off.assign(n + 1, 0);
+    struct Own {
+      bool overwrite = false;
+      std::vector<Sym> vals;
+    };
+    std::unordered_map<Sym, Own> own;
+    std::vector<Sym> obs;
+    for (TxnIdx t = 0; t < n; ++t) {
+      read_off[t] = reads.size();
+      if (!inc[t]) continue;
+      own.clear();
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        const Sym k = h.op_key[o];
+        switch (h.op_kind[o]) {
+          case OpKind::write: {
+            Own& e = own[k];
+            e.overwrite = true;
+            e.vals.assign(1, h.op_value[o]);
+            continue;
+          }
+          case OpKind::append: own[k].vals.push_back(h.op_value[o]); continue;
+          case OpKind::read:
+            obs.clear();
+            if (h.op_value[o] != kNullValue) obs.push_back(h.op_value[o]);
+            break;
+          case OpKind::read_list: {
+            auto l = h.list(o);
+            obs.assign(l.begin(), l.end());
+            break;
+          }
+        }
+        bool bad = false, is_dirty = false;
+        for (Sym v : obs) {
+          const WriterRef* w = writer_of(k, v);
+          if (!w) {
+            if (corrupt.empty()) corrupt = "thin-air read: " + T(t) + " read " + K(k) + "=" + value_text(h, v) + ", a value no transaction wrote";
+            bad = true;
+            continue;
+          }
+          if (w->txn == t) {
+            if (w->op > o) {
+              if (corrupt.empty()) corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + "=" + value_text(h, v) + " before writing it";
+              bad = true;
+            }
+            continue;
+          }
+          if (!inc[w->txn]) {
+            if (!is_dirty && dirty.empty())
+              dirty = "G1a (aborted read): " + T(t) + " read " + K(k) + "=" + value_text(h, v) + " written by " + T(w->txn) + ", which did not commit";
+            is_dirty = true;
+            continue;
+          }
+          for (OpIdx o2 = w->op + 1; o2 < h.op_end(w->txn); ++o2) {
+            if (h.op_key[o2] != k) continue;
+            if (h.op_kind[o2] == OpKind::write ||
+                (h.op_kind[o2] == OpKind::append && std::find(obs.begin(), obs.end(), h.op_value[o2]) == obs.end())) {
+              if (!is_dirty && dirty.empty())
+                dirty = "G1b (intermediate read): " + T(t) + " read " + K(k) + "=" + value_text(h, v) + ", which " +
+                        T(w->txn) + " overwrote or extended in the same transaction";
+              is_dirty = true;
+            }
+          }
+        }
+        if (bad) continue;
+        size_t ext_len = obs.size();
+        auto it = own.find(k);
+        if (it != own.end()) {
+          const Own& e = it->second;
+          if (e.overwrite) {  // read of its own write: not an observation of others
+            if (obs != e.vals && corrupt.empty())
+              corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " and did not see its own write";
+            continue;
+          }
+          if (obs.size() < e.vals.size() || !std::equal(e.vals.begin(), e.vals.end(), obs.end() - static_cast<ptrdiff_t>(e.vals.size()))) {
+            if (corrupt.empty()) corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " without its own appends at the end";
+            continue;
+          }
+          ext_len -= e.vals.size();
+        }
+        bool own_value = false;  // what others wrote cannot hold this transaction's values
+        for (size_t i = 0; i < ext_len; ++i) {
+          const WriterRef* w = writer_of(k, obs[i]);
+          own_value |= w->txn == t;
+        }
+        if (own_value) {
+          if (corrupt.empty()) corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " with its own values out of place";
+          continue;
+        }
+        ExtRead r{};
+        r.t = t, r.op = o, r.key = k, r.dirty = is_dirty, r.list = h.op_kind[o] == OpKind::read_list;
+        r.ext_off = ext_vals.size(), r.ext_len = ext_len;
+        ext_vals.insert(ext_vals.end(), obs.begin(), obs.begin() + static_cast<ptrdiff_t>(ext_len));
+        if (ext_len == 0) {
+          r.from = kInit, r.from_op = 0;
+        } else {
+          const WriterRef* w = writer_of(k, obs[ext_len - 1]);
+          r.from = w->txn, r.from_op = w->op;
+        }
+        reads.push_back(r);
+      }
+    }
+    read_off[n] = reads.size();
+  }
+
+  void index_sessions() {
+    sess_pos.assign(n, 0);
+    sess_txns.assign(h.session_count(), {});
+    struct Entry {
+      Sym key;
+      uint32_t sess;
+      TxnIdx t;
+    };
+    std::vector<Entry> entries;
+    entries.reserve(wkeys.size());
+    for (TxnIdx t = 0; t < n; ++t) {
+      if (!inc[t]) continue;
+      uint32_t s = h.txn_session[t];
+      if (s >= sess_txns.size()) sess_txns.resize(s + 1);
+      sess_txns[s].push_back(t);
+      sess_pos[t] = static_cast<uint32_t>(sess_txns[s].size());
+      for (uint64_t i = wkey_off[t]; i < wkey_off[t + 1]; ++i) entries.push_back({wkeys[i], s, t});
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.key != b.key ? a.key < b.key : a.sess != b.sess ? a.sess < b.sess : a.t < b.t;
+    });
+    kw_txn.reserve(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const bool new_key = i == 0 || entries[i].key != entries[i - 1].key;
+      if (new_key) {
+        bool inserted;
+        key_block.get_or_insert(entries[i].key, block_group.size(), inserted);
+        block_group.push_back(group_sess.size());
+      }
+      if (new_key || entries[i].sess != entries[i - 1].sess) group_sess.push_back(entries[i].sess), group_begin.push_back(i);
+      kw_txn.push_back(entries[i].t);
+    }
+    block_group.push_back(group_sess.size());
+    group_begin.push_back(entries.size());
+  }
+
+  // The groups of key k's writers: [first, last).
+  std::pair<uint64_t, uint64_t> groups_of(Sym k) const {
+    const uint64_t* b = key_block.find(k);
+    if (!b) return {0, 0};
+    return {block_group[*b], block_group[*b + 1]};
+  }
+
+  // t1's version already precedes t2's through so ∪ wr (an edge t1 -> t2 adds nothing).
+  bool known_before(TxnIdx t1, TxnIdx t2) const {
+    if (h.txn_session[t1] == h.txn_session[t2] && t1 < t2) return true;
+    return !vc.empty() && sess_pos[t1] <= vc[static_cast<size_t>(t2) * clock_width + h.txn_session[t1]];
+  }
+
+  // Position (in t) of t's first write or append of k at or after op `from`.
+  uint32_t write_pos(TxnIdx t, Sym k, OpIdx from = 0) const {
+    for (OpIdx o = std::max(from, h.op_begin(t)); o < h.op_end(t); ++o)
+      if ((h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) && h.op_key[o] == k)
+        return static_cast<uint32_t>(o - h.op_begin(t));
+    return 0;
+  }
+
+  // The list reads of a key show a prefix of one version order: each read is
+  // whole runs of its writers' appends, and all reads are prefixes of the
+  // longest. Its writers come in that order; every other appender later.
+  void list_orders() {
+    std::unordered_map<Sym, std::vector<uint64_t>> by_key;
+    for (uint64_t i = 0; i < reads.size(); ++i)
+      if (reads[i].list && !reads[i].dirty && reads[i].ext_len > 0) by_key[reads[i].key].push_back(i);
+    std::unordered_map<Sym, std::vector<TxnIdx>> appenders;
+    for (TxnIdx t = 0; t < n; ++t) {
+      if (!inc[t]) continue;
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+        if (h.op_kind[o] == OpKind::append && by_key.count(h.op_key[o])) {
+          auto& a = appenders[h.op_key[o]];
+          if (a.empty() || a.back() != t) a.push_back(t);
+        }
+    }
+    std::vector<Sym> run;
+    for (auto& [k, idx] : by_key) {
+      uint64_t longest = idx[0];
+      for (uint64_t i : idx) if (reads[i].ext_len > reads[longest].ext_len) longest = i;
+      const ExtRead& L = reads[longest];
+      const Sym* lv = ext_vals.data() + L.ext_off;
+      for (uint64_t i : idx) {
+        const ExtRead& r = reads[i];
+        if (!std::equal(lv, lv + r.ext_len, ext_vals.data() + r.ext_off)) {
+          list_fail = "incompatible order: " + T(r.t) + "'s read of " + K(k) + " is not a prefix of " + T(L.t) + "'s";
+          return;
+        }
+      }
+      std::vector<TxnIdx> seq;
+      for (uint64_t i = 0; i < L.ext_len;) {
+        TxnIdx w = writer_of(k, lv[i])->txn;
+        run.clear();
+        for (OpIdx o = h.op_begin(w); o < h.op_end(w); ++o)
+          if (h.op_kind[o] == OpKind::append && h.op_key[o] == k) run.push_back(h.op_value[o]);
+        if (i + run.size() > L.ext_len || !std::equal(run.begin(), run.end(), lv + i) ||
+            std::find(seq.begin(), seq.end(), w) != seq.end()) {
+          list_fail = "incompatible order: " + T(L.t) + "'s read of " + K(k) + " shows " + T(w) +
+                      "'s appends split, incomplete or out of order";
+          return;
+        }
+        seq.push_back(w);
+        i += run.size();
+      }
+      for (size_t i = 1; i < seq.size(); ++i) list_edges.add(seq[i - 1], seq[i], EdgeKind::ww, write_pos(seq[i], k));
+      std::vector<TxnIdx> sorted = seq;
+      std::sort(sorted.begin(), sorted.end());
+      for (TxnIdx d : appenders[k])
+        if (!std::binary_search(sorted.begin(), sorted.end(), d)) list_edges.add(seq.back(), d, EdgeKind::ww, write_pos(d, k));
+    }
+  }
+
+  WeakOutcome fail(const std::string& why) {
+    WeakOutcome o;
+    o.holds = false;
+    o.reason = why;
+    return o;
+  }
+
+  // Why an axiom edge t1 -> r.from exists: read r observed t1 through `how`
+  // (wr, so, or aux: a so/wr path).
+  struct AxiomWhy {
+    const ExtRead* r;
+    TxnIdx t1;
+    EdgeKind how;
+    uint32_t how_why;
+  };
+
+  // The dependency form of an axiom's violation: t1 -φ-> ... -> r.t, then
+  // r.t -rw-> t1 (r read an older version of the key than t1's: t1 is later
+  // in the version order, an order inferred from the rest of the cycle, or
+  // certain when r read the initial state).
+  void axiom_cycle(EdgeList& out, const EdgeList& e, size_t base_size, const AxiomWhy& a) const {
+    if (a.how == EdgeKind::aux) {
+      for (uint32_t id : hb_path(e, base_size, a.t1, a.r->t)) out.add(e.src[id], e.dst[id], e.kind[id], e.why[id]);
+    } else {
+      out.add(a.t1, a.r->t, a.how, a.how_why);
+    }
+    out.add(a.r->t, a.t1, EdgeKind::rw,
+            static_cast<uint32_t>(a.r->op - h.op_begin(a.r->t)) | (a.r->from == kInit ? 0 : kInferredBit));
+  }
+
+  // A cycle of `e` over transactions as a witness, or none. A cycle through
+  // exactly one axiom edge (edges from base_size on, explained by `axioms`)
+  // is shown in its dependency form (axiom_cycle).
+  std::optional<Witness> cycle_of(const EdgeList& e, Level level, size_t base_size = ~size_t{0},
+                                  const std::vector<AxiomWhy>* axioms = nullptr) const {
+    Csr c = build_csr(n, e, true);
+    std::vector<uint32_t> cyc = find_cycle(c, n);
+    if (cyc.empty()) return std::nullopt;
+    Witness w;
+    bool inferred = false, so = false, wr = false;
+    size_t axiom_hops = 0, which = 0;
+    for (size_t i = 0; i < cyc.size(); ++i) {
+      uint32_t u = cyc[i], v = cyc[(i + 1) % cyc.size()];
+      uint64_t best = ~uint64_t{0};  // a certain edge where there is one
+      for (uint64_t s = c.offset[u]; s < c.offset[u + 1]; ++s)
+        if (c.target[s] == v && (best == ~uint64_t{0} || (why_inferred(e.why[best]) && !why_inferred(e.why[c.edge_id[s]]))))
+          best = c.edge_id[s];
+      w.cycle.add(u, v, e.kind[best], e.why[best]);
+      inferred |= why_inferred(e.why[best]);
+      so |= e.kind[best] == EdgeKind::so;
+      wr |= e.kind[best] == EdgeKind::wr;
+      if (best >= base_size) ++axiom_hops, which = best - base_size;
+    }
+    if (inferred) w.anomaly = weak_violation_name(level);
+    else w.anomaly = std::string(wr ? "G1c" : "G0") + (so ? "-process" : "");
+    if (axioms && axiom_hops == 1) {
+      EdgeList dep;
+      axiom_cycle(dep, e, base_size, (*axioms)[which]);
+      w.cycle = std::move(dep);
+    }
+    return w;
+  }
+
+  // Session and read-from edges (RC and above: wr ⊆ co).
+  void base_edges(EdgeList& e, bool with_wr) const {
+    for (auto& st : sess_txns)
+      for (size_t i = 1; i < st.size(); ++i) e.add(st[i - 1], st[i], EdgeKind::so);
+    for (size_t i = 0; i < list_edges.size(); ++i) e.add(list_edges.src[i], list_edges.dst[i], list_edges.kind[i], list_edges.why[i]);
+    if (!with_wr) return;
+    for (const ExtRead& r : reads)
+      if (r.from != kInit) e.add(r.from, r.t, EdgeKind::wr, static_cast<uint32_t>(r.op - h.op_begin(r.t)));
+  }
+
+  // Read-uncommitted: session order plus the version orders the history
+  // shows (list reads; a transaction that read a version of a register and
+  // then wrote it wrote after that version), dirty reads set aside.
+  WeakOutcome decide_ru() {
+    EdgeList e;
+    base_edges(e, false);
+    for (const ExtRead& r : reads)
+      if (!r.list && !r.dirty && r.from != kInit && writes(r.t, r.key))
+        e.add(r.from, r.t, EdgeKind::ww, write_pos(r.t, r.key, r.op));
+    WeakOutcome out;
+    out.witness = cycle_of(e, Level::ru);
+    out.holds = !out.witness;
+    return out;
+  }
+
+  WeakOutcome decide_axioms(Level level) {
+    EdgeList e;
+    base_edges(e, true);
+    const size_t base_size = e.size();
+    std::optional<Witness> init_violation;
+    std::vector<AxiomWhy> axioms;
+    // t1 must commit before the writer of r's version (t1 also wrote its key
+    // and r's transaction observed t1 through `how`).
+    // `writer`: t1 is known to write r's key (it came from the key's index).
+    auto act = [&](const ExtRead& r, TxnIdx t1, EdgeKind how, uint32_t how_why, bool writer = false) {
+      if (t1 == r.from || t1 == r.t) return;
+      if (r.from != kInit && known_before(t1, r.from)) return;
+      if (!writer && !writes(t1, r.key)) return;
+      if (r.from != kInit) {
+        e.add(t1, r.from, EdgeKind::ww, kInferredBit | static_cast<uint32_t>(r.from_op - h.op_begin(r.from)));
+        axioms.push_back({&r, t1, how, how_why});
+        return;
+      }
+      if (init_violation) return;
+      // r read the initial state of a key t1 wrote, though it observed t1:
+      // t1 -> ... -> r.t -rw-> t1.
+      Witness w;
+      w.anomaly = weak_violation_name(level);
+      axiom_cycle(w.cycle, e, base_size, AxiomWhy{&r, t1, how, how_why});
+      init_violation = std::move(w);
+    };
+    if (level == Level::rc) {
+      std::vector<std::pair<TxnIdx, uint32_t>> seen;  // transactions read so far, and where
+      for (TxnIdx t = 0; t < n; ++t) {
+        seen.clear();
+        for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) {
+          const ExtRead& r = reads[i];
+          for (auto [t1, pos] : seen) act(r, t1, EdgeKind::wr, pos);
+          if (r.from != kInit && std::find_if(seen.begin(), seen.end(), [&](auto& p) { return p.first == r.from; }) == seen.end())
+            seen.push_back({r.from, static_cast<uint32_t>(r.op - h.op_begin(t))});
+        }
+      }
+    } else if (level == Level::ra) {
+      std::vector<std::pair<TxnIdx, uint32_t>> froms;
+      for (TxnIdx t = 0; t < n; ++t) {
+        froms.clear();
+        for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i)
+          if (reads[i].from != kInit &&
+              std::find_if(froms.begin(), froms.end(), [&](auto& p) { return p.first == reads[i].from; }) == froms.end())
+            froms.push_back({reads[i].from, static_cast<uint32_t>(reads[i].op - h.op_begin(t))});
+        for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) {
+          const ExtRead& r = reads[i];
+          for (auto [t1, pos] : froms) act(r, t1, EdgeKind::wr, pos);
+          auto [g0, g1] = groups_of(r.key);  // the latest writer of the key earlier in t's session
+          auto g = std::lower_bound(group_sess.begin() + static_cast<ptrdiff_t>(g0), group_sess.begin() + static_cast<ptrdiff_t>(g1), h.txn_session[t]);
+          if (g == group_sess.begin() + static_cast<ptrdiff_t>(g1) || *g != h.txn_session[t]) continue;
+          const size_t gi = static_cast<size_t>(g - group_sess.begin());
+          auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[gi + 1]);
+          auto p = std::lower_bound(first, last, t);
+          if (p != first) act(r, *(p - 1), EdgeKind::so, 0, true);
+        }
+      }
+    } else {  // causal
+      std::optional<Witness> c = cycle_of(e, level);  // so ∪ wr must be acyclic before clocks
+      if (c) {
+        WeakOutcome out;
+        out.holds = false;
+        out.witness = std::move(c);
+        return out;
+      }
+      const uint64_t S = sess_txns.size();
+      if (static_cast<uint64_t>(n) * S > kMaxClockWords) {
+        WeakOutcome out;
+        out.decided = false;
+        out.reason = "causal: vector clocks for " + std::to_string(n) + " transactions × " + std::to_string(S) +
+                     " sessions exceed " + std::to_string(kMaxClockWords) + " words";
+        return out;
+      }
+      vc.assign(static_cast<size_t>(n) * S, 0);
+      clock_width = S;
+      EdgeList hb;  // (so ∪ wr): the list orders are commit order, not causality
+      for (size_t i = 0; i < e.size(); ++i)
+        if (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr) hb.add(e.src[i], e.dst[i], e.kind[i]);
+      Csr c2 = build_csr(n, hb, false);
+      std::vector<uint32_t> indeg(n, 0);
+      for (uint32_t d : c2.target) indeg[d]++;
+      std::deque<TxnIdx> q;
+      for (TxnIdx t = 0; t < n; ++t) if (inc[t] && indeg[t] == 0) q.push_back(t);
+      while (!q.empty()) {
+        TxnIdx p = q.front();
+        q.pop_front();
+        const uint32_t* rp = vc.data() + static_cast<size_t>(p) * S;
+        for (uint64_t s = c2.offset[p]; s < c2.offset[p + 1]; ++s) {
+          TxnIdx d = c2.target[s];
+          uint32_t* rd = vc.data() + static_cast<size_t>(d) * S;
+          for (uint64_t j = 0; j < S; ++j) rd[j] = std::max(rd[j], rp[j]);
+          uint32_t& own = rd[h.txn_session[p]];
+          own = std::max(own, sess_pos[p]);
+          if (--indeg[d] == 0) q.push_back(d);
+        }
+      }
+      for (const ExtRead& r : reads) {
+        auto [g0, g1] = groups_of(r.key);
+        const uint32_t* rt = vc.data() + static_cast<size_t>(r.t) * S;
+        for (uint64_t g = g0; g < g1; ++g) {
+          // The latest writer of the key in this session that causally precedes r.
+          uint32_t lim = rt[group_sess[g]];
+          if (lim == 0) continue;
+          auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]);
+          auto p = sess_pos[*(last - 1)] <= lim ? last
+                                                : std::upper_bound(first, last, lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
+          if (p != first) act(r, *(p - 1), EdgeKind::aux, 0, true);
+        }
+      }
+      vc.clear();
+      vc.shrink_to_fit();
+    }
+    WeakOutcome out;
+    if (init_violation) {
+      out.holds = false;
+      out.witness = std::move(init_violation);
+      return out;
+    }
+    out.witness = cycle_of(e, level, base_size, &axioms);
+    out.holds = !out.witness;
+    return out;
+  }
+
+  // Edge ids of a path from a to b over the so/wr edges e[0, base_size) (BFS).
+  std::vector<uint32_t> hb_path(const EdgeList& e, size_t base_size, TxnIdx a, TxnIdx b) const {
+    std::vector<uint64_t> via(n, ~uint64_t{0});
+    std::vector<uint8_t> seen(n, 0);
+    Csr c;
+    {
+      EdgeList hb;
+      for (size_t i = 0; i < base_size; ++i)
+        if (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr) hb.add(e.src[i], e.dst[i], e.kind[i]);
+      c = build_csr(n, hb, false);
+      std::deque<TxnIdx> q{a};
+      seen[a] = 1;
+      while (!q.empty()) {
+        TxnIdx u = q.front();
+        q.pop_front();
+        if (u == b) break;
+        for (uint64_t s = c.offset[u]; s < c.offset[u + 1]; ++s) {
+          TxnIdx v = c.target[s];
+          if (seen[v]) continue;
+          seen[v] = 1;
+          via[v] = u;
+          q.push_back(v);
+        }
+      }
+    }
+    std::vector<uint32_t> path;
+    if (!seen[b]) return path;
+    for (TxnIdx v = b; v != a; v = static_cast<TxnIdx>(via[v])) {
+      TxnIdx u = static_cast<TxnIdx>(via[v]);
+      for (size_t i = 0; i < base_size; ++i)
+        if (e.src[i] == u && e.dst[i] == v && (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr)) {
+          path.push_back(static_cast<uint32_t>(i));
+          break;
+        }
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+};
+
+WeakChecker::WeakChecker(const History& h, const std::vector<uint8_t>& included) : impl_(std::make_unique<Impl>(h, included)) {}
+WeakChecker::~WeakChecker() = default;
+
+std::string WeakChecker::precondition(Level level) const {
+  const Impl& m = *impl_;
+  if (!m.corrupt.empty()) return m.corrupt;
+  if (!m.list_fail.empty()) return m.list_fail;
+  if (level != Level::ru && !m.dirty.empty()) return m.dirty;
+  return "";
+}
+
+WeakOutcome WeakChecker::decide(Level level) {
+  Impl& m = *impl_;
+  std::string pre = precondition(level);
+  if (!pre.empty()) return m.fail(pre);
+  if (level == Level::ru) return m.decide_ru();
+  return m.decide_axioms(level);
+}
+
+}  // namespace isocheck

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The weak levels through the real CLI: `--level all` on every bundled example
+# gives the expected lattice (RU RC RA CC PC SI SER SSER), the JSON lattice
+# summary names the weakest violated level, a single weak level exits 0 on the
+# anomalies it allows, and audit and the distributed driver refuse weak levels.
+set -u
+bin="$1"; src="$2"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+need jq
+# file, then RU RC RA CC PC SI SER SSER (1 holds, 0 violated), then the weakest violated level
+while read -r file lattice weakest; do
+  out=$("$bin" verify -q --json --level all "$src/examples/$file"); rc=$?
+  want=0; [ "$lattice" != "11111111" ] && want=1
+  got=$(printf '%s' "$out" | jq -r '[.levels[] | if .holds then "1" else "0" end] | join("")')
+  w=$(printf '%s' "$out" | jq -r '.lattice.weakest_violated.level // "-"')
+  if [ "$rc" -eq "$want" ] && [ "$got" = "$lattice" ] && [ "$w" = "$weakest" ]; then
+    pass
+  else
+    fail "$file: exit $rc (want $want), lattice $got (want $lattice), weakest violated $w (want $weakest)"
+  fi
+done <<'TABLE'
+serializable.jsonl 11111111 -
+serializable_list_append.jsonl 11111111 -
+serializable_rmw_times.jsonl 11111111 -
+stale_read_realtime.jsonl 11111110 strict-serializable
+g2_item_write_skew.jsonl 11111100 serializable
+lost_update.jsonl 11111000 snapshot-isolation
+long_fork.jsonl 11110000 prefix
+causality_violation.jsonl 11100000 causal
+g_single_read_skew.jsonl 11000000 read-atomic
+nonrepeatable_read.jsonl 11000000 read-atomic
+fractured_read.jsonl 10000000 read-committed
+g1a_aborted_read.jsonl 10000000 read-committed
+g1b_intermediate_read.jsonl 10000000 read-committed
+g1c_circular_information_flow.jsonl 10000000 read-committed
+g0_list_append.jsonl 00000000 read-uncommitted
+duplicate_write.jsonl 00000000 read-uncommitted
+thin_air_read.jsonl 00000000 read-uncommitted
+internal_inconsistency.jsonl 00000000 read-uncommitted
+TABLE
+
+# One weak level: the anomalies it allows are not violations (and not listed).
+check "pc allows a lost update" 0 "$bin" verify --level pc "$src/examples/lost_update.jsonl"
+lacks "pc: no anomaly listed" "$tmp/out" "anomalies"
+check "si forbids it" 1 "$bin" verify --level si "$src/examples/lost_update.jsonl"
+check "rc allows a non-repeatable read" 0 "$bin" verify --level rc "$src/examples/nonrepeatable_read.jsonl"
+check "ra forbids it" 1 "$bin" verify --level ra "$src/examples/nonrepeatable_read.jsonl"
+check "ru allows an aborted read" 0 "$bin" verify --level ru "$src/examples/g1a_aborted_read.jsonl"
+check "cc: long names too" 1 "$bin" verify --level causal "$src/examples/causality_violation.jsonl"
+expect_out "cc: witness named" "causal: VIOLATED: causality violation"
+expect_out "cc: lattice line first" "^lattice: CC=VIOLATED"
+check "pc: long fork" 1 "$bin" verify --level prefix "$src/examples/long_fork.jsonl"
+expect_out "pc: witness named" "prefix: VIOLATED: long fork"
+check "ra: fractured read" 1 "$bin" verify --level ra "$src/examples/g_single_read_skew.jsonl"
+expect_out "ra: witness named" "read-atomic: VIOLATED: fractured read"
+expect_out "ra: dependency form" "T3 -rw-> T2"
+
+# Not wired: refused with exit 2 and one line saying where they are decided.
+check_messages=1
+check "audit refuses rc" 2 "$bin" audit --level rc "$src/examples/serializable.jsonl"
+expect_one_err "audit: says why" "audit decides only ser, si and sser; RC is decided only by"
+check "dist refuses all" 2 "$bin" verify --dist --level all "$src/examples/serializable.jsonl"
+expect_one_err "dist: says why" "distributed driver decides only ser, si and sser; RU, RC, RA, CC, PC are"
+summary
