@@ -46,6 +46,42 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file) {
     changed.insert(p.key);
     if (p.kind == PredicateOp::del) deleted.insert(p.key), tombstones.insert({p.key, p.value});
   }
+  // Keys whose only insert is safe to place after the initial absence: one
+  // insert, no `w`, and every delete observed a present value of the key
+  // before deleting (so every tombstone follows the insert's version).
+  std::unordered_map<Sym, uint32_t> inserts;
+  std::unordered_set<Sym> blind_written, unobserved_delete;
+  for (OpIdx o = 0; o < b.op_count(); ++o)
+    if (b.op_kind[o] == OpKind::write) blind_written.insert(b.op_key[o]);
+  for (const PredicateOp& p : ph.ops)
+    if (p.kind == PredicateOp::insert) ++inserts[p.key];
+  {
+    size_t next = 0;
+    for (TxnIdx t = 0; t < b.txn_count(); ++t) {
+      std::unordered_set<Sym> observed;
+      OpIdx o = b.op_begin(t);
+      for (uint32_t pos = 0;; ++pos) {
+        if (next < ph.ops.size() && ph.ops[next].txn == t && ph.ops[next].pos == pos) {
+          const PredicateOp& p = ph.ops[next++];
+          if (p.kind == PredicateOp::scan)
+            for (const auto& r : p.rows) observed.insert(r.first);
+          else if (p.kind == PredicateOp::insert)
+            observed.insert(p.key);
+          else if (!observed.count(p.key))
+            unobserved_delete.insert(p.key);
+          continue;
+        }
+        if (o == b.op_end(t)) break;
+        if (b.op_kind[o] == OpKind::read && b.op_value[o] != kNullValue && !tombstones.count({b.op_key[o], b.op_value[o]}))
+          observed.insert(b.op_key[o]);
+        ++o;
+      }
+    }
+  }
+  auto insert_after_initial = [&](Sym k) {
+    auto it = inserts.find(k);
+    return it != inserts.end() && it->second == 1 && !blind_written.count(k) && !unobserved_delete.count(k);
+  };
   std::vector<Sym> sorted(changed.begin(), changed.end());
   std::sort(sorted.begin(), sorted.end(), less);
 
@@ -78,7 +114,7 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file) {
             } else if (it != own.end()) {
               out.add_op(OpKind::read, p.key, kNullValue);  // inserting a row it made present: internal read
             } else {
-              if (deleted.count(p.key)) undecided(p, p.key, "inserts, requiring");
+              if (deleted.count(p.key) && !insert_after_initial(p.key)) undecided(p, p.key, "inserts, requiring");
               out.add_op(OpKind::read, p.key, kNullValue);
             }
             out.add_op(OpKind::write, p.key, p.value);

@@ -21,7 +21,12 @@
 // transaction's own delete of k it is `w k v`. `delete k v` is `w k v`.
 // When a scan sees absent, or an insert requires absent, a key that another
 // transaction deletes, several absent versions qualify and which one was seen
-// is unknown: expand_predicates() refuses such histories as not decided.
+// is unknown: expand_predicates() refuses such histories as not decided. One
+// exception, the common "insert, later delete": a key with a single insert,
+// no `w`, and deletes that each observed a present value of the key (a read
+// or a scan row) before deleting it. Its only present versions are the
+// insert's, every tombstone follows one of them, so the insert's absence is
+// the initial one.
 #pragma once
 #include <string>
 #include <utility>

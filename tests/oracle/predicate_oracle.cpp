@@ -212,8 +212,12 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
             h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
           }
           break;
-        case 5:  // delete a present row
+        case 5:  // delete a present row, reading it first half the time
           if (v.present) {
+            if (chance(50)) {
+              h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
+              ++pos;
+            }
             v = {false, next_value++};
             ph.ops.push_back({PredicateOp::del, static_cast<TxnIdx>(t), pos, static_cast<Sym>(k), 0, v.name, {}});
             eff[k] = v;

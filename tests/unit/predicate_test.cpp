@@ -204,6 +204,19 @@ TEST(Predicates, SerialExecutionsHold) {
   EXPECT_GT(compared, 1800);
 }
 
+// Insert, then a delete that read the row: the insert's absence can only be
+// the initial one, so it is decided; a blind delete leaves it open.
+TEST(Predicates, InsertThenObservedDeleteIsDecided) {
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",4,1],[\"delete\",4,2]]}\n"
+      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",1,9,[[4,1]]]]}\n");
+  for (const LevelResult& lr : check_all(h).levels) EXPECT_TRUE(lr.decided && lr.holds);
+  EXPECT_THROW(parse("{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
+                     "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"),
+               ResourceError);
+}
+
 // check() on the expansion against the by-definition oracle. In ctest: 20,000
 // histories (about a second). A longer run:
 //   ISOCHECK_PREDICATE_ITERS=200000 ISOCHECK_PREDICATE_SEED=1000001 \
