@@ -98,6 +98,10 @@ struct History {
   SymbolTable keys, values;
   std::vector<int64_t> session_name;  // user's session number per dense session index
   std::string time_unit;              // "" when unknown: only order of times matters
+  // Reads that stand for a range scan's observation (core/predicates.h),
+  // sorted: scan_ops every one, scan_absent_ops those of keys the scan saw
+  // absent. Empty for histories without scans. Reports name cycles by them.
+  std::vector<OpIdx> scan_ops, scan_absent_ops;
 
   size_t txn_count() const { return txn_id.size(); }
   size_t op_count() const { return op_kind.size(); }

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "core/predicates.h"
 #include "io/jsonl_stream.h"
 
 namespace isocheck {
@@ -98,6 +99,22 @@ struct LineReader {
   // scan_fence_key, which is 1 (the history's key table names both).
   bool scan_keys = false;
   std::string_view scan_fence_key;
+  // Scans, inserts and deletes, expanded once the whole file is read
+  // (core/predicates.h); a piece of a file (the audit) refuses them.
+  std::vector<PredicateOp> preds;
+  bool allow_preds = true;
+  std::vector<std::pair<Sym, Sym>> pending_rows;  // the scan being read
+
+  // Key or value symbols renumbered (the table switched to named mode): the
+  // predicate operations read so far follow.
+  void keys_remapped() {
+    h.remap_keys();
+    for (PredicateOp& p : preds) {
+      p.key = h.keys.remap(p.key), p.hi = h.keys.remap(p.hi);
+      for (auto& r : p.rows) r.first = h.keys.remap(r.first);
+    }
+    for (auto& r : pending_rows) r.first = h.keys.remap(r.first);
+  }
 
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(file + ":" + std::to_string(line), what);
@@ -138,13 +155,13 @@ struct LineReader {
         const uint64_t hash = KeyCache::hash(name);
         if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
         s = h.keys.intern_string(name);
-        if (h.keys.take_switch()) h.remap_keys();
+        if (h.keys.take_switch()) keys_remapped();
         key_cache.add(name, hash, s);
         return s;
       }
       default: fail(op_at(index) + "a key must be a string or an integer");
     }
-    if (h.keys.take_switch()) h.remap_keys();
+    if (h.keys.take_switch()) keys_remapped();
     return s;
   }
 
@@ -166,6 +183,11 @@ struct LineReader {
       h.remap_values();
       // Earlier elements of the list being read are not in list_value yet.
       for (Sym& x : scratch) x = h.values.remap(x);
+      for (PredicateOp& p : preds) {
+        if (p.kind != PredicateOp::scan) p.value = h.values.remap(p.value);
+        for (auto& r : p.rows) r.second = h.values.remap(r.second);
+      }
+      for (auto& r : pending_rows) r.second = h.values.remap(r.second);
     }
     return s;
   }
@@ -194,7 +216,67 @@ struct LineReader {
     }
   }
 
+  // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
+  void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
+    const std::string at = op_at(index);
+    if (!allow_preds) fail(at + "\"" + std::string(kind) + "\" is read by verify, info and convert only (not by audit)");
+    PredicateOp p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
+    if (kind == "scan") {
+      if (a.size() != 4) fail(at + "a scan is [\"scan\", lo, hi, [[key, value], ...]] (4 elements), this one has " + std::to_string(a.size()));
+      Sym lo = key_sym(a.at(1).value_unsafe(), index);
+      Sym hi = key_sym(a.at(2).value_unsafe(), index);
+      simdjson::dom::array rows;
+      if (a.at(3).get_array().get(rows)) fail(at + "a scan's rows must be an array of [key, value] pairs");
+      pending_rows.clear();
+      size_t i = 0;
+      for (element r : rows) {
+        std::string rat = at + "row " + std::to_string(i++) + ": ";
+        simdjson::dom::array kv;
+        if (r.get_array().get(kv) || kv.size() != 2) fail(rat + "a row must be [key, value]");
+        Sym k = key_sym(kv.at(0).value_unsafe(), index);
+        element v = kv.at(1).value_unsafe();
+        if (v.is_null()) fail(rat + "a returned row has a value, not null (absent rows are not returned)");
+        if (v.type() == element_type::ARRAY) fail(rat + "a row's value must be an integer or a string");
+        Sym vs = value_sym(v, index, "a row's value");
+        pending_rows.push_back({k, vs});
+      }
+      // Symbols may have been remapped while reading the rows: lo and hi too.
+      lo = key_sym(a.at(1).value_unsafe(), index);
+      hi = key_sym(a.at(2).value_unsafe(), index);
+      if (key_less(h.keys, hi, lo)) fail(at + "the scan's lo " + h.keys.text(lo) + " is above its hi " + h.keys.text(hi));
+      for (size_t j = 0; j < pending_rows.size(); ++j) {
+        Sym k = pending_rows[j].first;
+        if (key_less(h.keys, k, lo) || key_less(h.keys, hi, k))
+          fail(at + "row " + std::to_string(j) + ": key " + h.keys.text(k) + " is outside the scanned range [" +
+               h.keys.text(lo) + ", " + h.keys.text(hi) + "]");
+        if (j > 0 && !key_less(h.keys, pending_rows[j - 1].first, k))
+          fail(at + "row " + std::to_string(j) + ": key " + h.keys.text(k) +
+               (pending_rows[j - 1].first == k ? " is returned twice" : " comes after a larger key (rows are ordered by key)"));
+      }
+      p.key = lo, p.hi = hi;
+      p.rows = std::move(pending_rows);
+      pending_rows.clear();
+    } else {
+      if (a.size() != 3) fail(at + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
+      p.kind = kind == "insert" ? PredicateOp::insert : PredicateOp::del;
+      p.key = key_sym(a.at(1).value_unsafe(), index);
+      element v = a.at(2).value_unsafe();
+      const char* role = kind == "insert" ? "an inserted value" : "a delete's tombstone (the deleted version's name)";
+      if (v.is_null() || v.type() == element_type::ARRAY) fail(at + role + " must be an integer or a string");
+      p.value = value_sym(v, index, role);
+      p.key = key_sym(a.at(1).value_unsafe(), index);
+    }
+    preds.push_back(std::move(p));
+  }
+
   void op(simdjson::dom::array a, size_t index) {
+    if (a.size() > 0) {
+      std::string_view k0;
+      if (!a.at(0).get_string().get(k0) && (k0 == "scan" || k0 == "insert" || k0 == "delete")) {
+        predicate_op(k0, a, index);
+        return;
+      }
+    }
     if (a.size() != 3) fail(op_at(index) + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
     std::string_view kind;
     if (a.at(0).get_string().get(kind)) fail(op_at(index) + "the operation kind must be a string");
@@ -221,7 +303,7 @@ struct LineReader {
       if (val.type() == element_type::ARRAY) fail(op_at(index) + "a written value must be an integer or a string, not a list");
       h.add_op(kind == "w" ? OpKind::write : OpKind::append, k, value_sym(val, index, "a written value"));
     } else {
-      fail(op_at(index) + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w or append)");
+      fail(op_at(index) + "unknown operation kind \"" + std::string(kind) + "\" (expected r, w, append, scan, insert or delete)");
     }
   }
 
@@ -333,6 +415,7 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
   LineReader r{name, h};
   r.has_header = has_header;
   r.first_line = first_line;
+  r.allow_preds = false;
   r.parse_all(buf.data(), buf.size());
   return h;
 }
@@ -424,6 +507,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   h.time_unit = time_unit_;
   LineReader r{path_, h};
   r.header_allowed = false;
+  r.allow_preds = false;
   if (fence_key) {
     r.scan_keys = true;
     r.scan_fence_key = *fence_key;
@@ -450,6 +534,7 @@ History JsonlReader::read_all() {
   size_t len;
   while (next_line(s, len)) r.parse_line(s, len, line_, impl_->parser);
   held_ids_ = r.ids.size();
+  if (!r.preds.empty()) return expand_predicates({std::move(h), std::move(r.preds)}, path_);
   return h;
 }
 

@@ -30,6 +30,16 @@ std::string read_text(const History& h, OpIdx o) {
   return key_text(h, h.op_key[o]) + "=" + v + (h.op_value[o] == kNullValue ? " (the initial state)" : "");
 }
 
+// " read k=v", or for a read that stands for a range scan's observation
+// (core/predicates.h) what the scan showed.
+std::string observed_text(const History& h, OpIdx o) {
+  if (h.scan_ops.empty() || !std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) return " read " + read_text(h, o);
+  if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o))
+    return "'s range scan saw " + key_text(h, h.op_key[o]) + " absent (" +
+           (h.op_value[o] == kNullValue ? std::string("the initial state") : "deleted: " + value_text(h, h.op_value[o])) + ")";
+  return "'s range scan returned the row " + read_text(h, o);
+}
+
 }  // namespace report_detail
 using namespace report_detail;
 
@@ -79,7 +89,7 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
         std::string last = l.empty() ? "?" : value_text(h, l.back());
         return D + " read " + read_text(h, o) + ": its last element, " + last + ", was appended by " + S;
       }
-      return D + " read " + read_text(h, o) + " from " + S + " (" + S + " wrote it)";
+      return D + observed_text(h, o) + " from " + S + " (" + S + " wrote it)";
     }
     case EdgeKind::ww: {
       OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
@@ -109,8 +119,10 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       if (w == h.op_end(d)) later = D + "'s write of " + K;
       else if (h.op_kind[w] == OpKind::append) later = D + "'s append of " + value_text(h, h.op_value[w]) + " to " + K;
       else later = D + "'s write " + K + "=" + value_text(h, h.op_value[w]);
-      return S + " read " + read_text(h, o) + ", but " + later + " is a later version of " + K + ": " + S +
-             " did not see it (anti-dependency)";
+      const bool phantom = !h.scan_absent_ops.empty() &&
+                           std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o);
+      return S + observed_text(h, o) + ", but " + later + " is a later version of " + K + ": " + S +
+             (phantom ? " did not see the row it made present (anti-dependency: a phantom)" : " did not see it (anti-dependency)");
     }
     case EdgeKind::so:
       return S + " precedes " + D + " in session " + std::to_string(h.session_name[h.txn_session[s]]) +

@@ -118,6 +118,20 @@ std::string name_cycle(const EdgeList& c, const History& h) {
     if (n == 2 && rw == 2) common = "write skew";
     else if (!adjacent && n == 4 && wr == 2) common = "long fork";
   }
+  // Anti-dependencies out of range scans (core/predicates.h): one from a key
+  // the scan saw absent, overwritten by a later insert or write, is a phantom;
+  // otherwise a G2 cycle through scans is a predicate write skew.
+  if (!h.scan_ops.empty()) {
+    bool phantom = false, scanned = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (c.kind[i] != EdgeKind::rw) continue;
+      OpIdx o = h.op_begin(c.src[i]) + why_pos(c.why[i]);
+      phantom |= std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o);
+      scanned |= std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o);
+    }
+    if (phantom) common = "phantom";
+    else if (scanned && rw >= 2) common = "predicate write skew";
+  }
   std::string name = base;
   if (rt > 0) name += "-realtime";
   else if (so > 0) name += "-process";

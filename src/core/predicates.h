@@ -1,0 +1,67 @@
+// Range scans, inserts and deletes: the operations a history states before
+// they are expanded into the point reads and writes they stand for.
+//
+// Model. Every key starts absent (the initial state, `null`). `w k v` and
+// `insert k v` make k present with value v; `insert` also requires k to be
+// absent just before (in the transaction's view). `delete k v` makes k absent
+// again; v names that deleted version (a tombstone, unique per key like a
+// written value). A scan [lo, hi] returns exactly the present rows (k, v)
+// with lo <= k <= hi, ordered by key.
+//
+// Expansion (exact for the keys it accepts). The keys whose state ever
+// changes are the keys written, inserted or deleted somewhere in the history;
+// every other key is absent throughout, so a scan's silence about it says
+// nothing. For each scan and each such key k in its range:
+//   * a returned row (k, v) is the point read `r k v`;
+//   * k missing from the rows is a read of the absent version it saw: the
+//     transaction's own tombstone when it deleted k itself before, otherwise
+//     the initial state `r k null` — exact when no transaction deletes k, the
+//     only absent version then being the initial one.
+// `insert k v` is `r k null` (the absence it required) then `w k v`; after the
+// transaction's own delete of k it is `w k v`. `delete k v` is `w k v`.
+// When a scan sees absent, or an insert requires absent, a key that another
+// transaction deletes, several absent versions qualify and which one was seen
+// is unknown: expand_predicates() refuses such histories as not decided. One
+// exception, the common "insert, later delete": a key with a single insert,
+// no `w`, and deletes that each observed a present value of the key (a read
+// or a scan row) before deleting it. Its only present versions are the
+// insert's, every tombstone follows one of them, so the insert's absence is
+// the initial one.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/history.h"
+
+namespace isocheck {
+
+struct PredicateOp {
+  enum Kind : uint8_t { scan, insert, del } kind;
+  TxnIdx txn;        // the transaction
+  uint32_t pos;      // its index among the transaction's operations as stated
+  Sym key = 0;       // insert/delete: the key; scan: lo
+  Sym hi = 0;        // scan: hi
+  Sym value = 0;     // insert: the value; delete: the tombstone
+  std::vector<std::pair<Sym, Sym>> rows;  // scan: (key, value), ordered by key
+};
+
+// A history as stated: `base` holds its reads and writes, `ops` (ordered by
+// transaction, then pos) its scans, inserts and deletes.
+struct PredicateHistory {
+  History base;
+  std::vector<PredicateOp> ops;
+};
+
+// Key order for ranges: integers before strings, integers by value, strings
+// bytewise.
+bool key_less(const SymbolTable& keys, Sym a, Sym b);
+
+// The point reads and writes the history stands for (see above). Scan reads
+// are listed in History::scan_ops. Throws InputError (naming `file`) for a
+// scan over a key that is appended to or read as a list, or a row naming a
+// deleted version, and ResourceError ("not decided: ...") for the ambiguous
+// absences described above.
+History expand_predicates(const PredicateHistory& ph, const std::string& file);
+
+}  // namespace isocheck

@@ -1,0 +1,269 @@
+// Range scans, inserts and deletes: the JSONL spelling and its validation,
+// the expansion into point reads and writes (core/predicates.h), the names of
+// their cycles, and check() against the by-definition oracle
+// (tests/oracle/predicate_oracle.h) on random histories.
+//
+// ISOCHECK_PREDICATE_ITERS (histories per level pair, default below) and
+// ISOCHECK_PREDICATE_SEED (first seed) raise the property run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "core/errors.h"
+#include "core/predicates.h"
+#include "io/jsonl.h"
+#include "oracle/predicate_oracle.h"
+#include "solver/check.h"
+
+namespace isocheck {
+namespace {
+
+int64_t env_int(const char* name, int64_t def) {
+  const char* s = std::getenv(name);
+  return s && *s ? std::strtoll(s, nullptr, 10) : def;
+}
+
+CheckResult check_all(const History& h) {
+  CheckOptions opt;
+  opt.levels = {Level::ser, Level::si, Level::sser};
+  return check(h, opt);
+}
+
+History parse(const std::string& lines) { return parse_jsonl("{\"isocheck\":1}\n" + lines, "t.jsonl"); }
+
+std::string input_error(const std::string& lines) {
+  try {
+    parse(lines);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(Predicates, DoctorsOnCallIsPredicateWriteSkew) {
+  // Both doctors are on call; each sees both rows with a range scan and goes
+  // off call (deletes its row): the constraint "someone is on call" breaks.
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",\"alice\",1],[\"w\",\"bob\",2]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"scan\",\"a\",\"z\",[[\"alice\",1],[\"bob\",2]]],[\"delete\",\"alice\",3]]}\n"
+      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",\"a\",\"z\",[[\"alice\",1],[\"bob\",2]]],[\"delete\",\"bob\",4]]}\n");
+  CheckResult r = check_all(h);
+  ASSERT_EQ(r.levels.size(), 3u);
+  EXPECT_TRUE(r.levels[0].decided);
+  EXPECT_FALSE(r.levels[0].holds);  // SER
+  ASSERT_TRUE(r.levels[0].witness);
+  EXPECT_EQ(r.levels[0].witness->anomaly, "G2-item (predicate write skew)");
+  EXPECT_TRUE(r.levels[1].decided && r.levels[1].holds);  // SI allows it
+}
+
+TEST(Predicates, PhantomIsNamed) {
+  // T2's scan of [1, 10] misses row 5, which T3 inserts, yet T2 reads T3's
+  // write to 100.
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",1,10]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",1,10,[[1,10]]],[\"r\",100,20]]}\n"
+      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",5,50],[\"w\",100,20]]}\n");
+  CheckResult r = check_all(h);
+  for (const LevelResult& lr : r.levels) {
+    EXPECT_TRUE(lr.decided);
+    EXPECT_FALSE(lr.holds);
+    ASSERT_TRUE(lr.witness);
+    EXPECT_EQ(lr.witness->anomaly, "G-single (phantom)");
+  }
+  // Without the insert's later write read, the same scan is serializable.
+  History ok = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",1,10]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",1,10,[[1,10]]]]}\n"
+      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",5,50],[\"w\",100,20]]}\n");
+  for (const LevelResult& lr : check_all(ok).levels) EXPECT_TRUE(lr.decided && lr.holds);
+}
+
+TEST(Predicates, TwoInsertsOfOneKeyViolate) {
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",7,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",7,2]]}\n");
+  for (const LevelResult& lr : check_all(h).levels) EXPECT_FALSE(lr.holds);
+}
+
+TEST(Predicates, ExpansionIsPointReadsAndWrites) {
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",2,20],[\"w\",9,90]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"delete\",9,91],[\"scan\",1,9,[[2,20]]],[\"insert\",9,92]]}\n");
+  ASSERT_EQ(h.txn_count(), 2u);
+  // t2: w 9 91 (delete), r 2 20, r 9 91 (its own tombstone), w 9 92 (insert after its delete).
+  ASSERT_EQ(h.op_end(1) - h.op_begin(1), 4u);
+  OpIdx o = h.op_begin(1);
+  EXPECT_EQ(h.op_kind[o], OpKind::write);
+  EXPECT_EQ(h.op_kind[o + 1], OpKind::read);
+  EXPECT_EQ(h.op_value[o + 1], h.values.intern_int(20));
+  EXPECT_EQ(h.op_kind[o + 2], OpKind::read);
+  EXPECT_EQ(h.op_value[o + 2], h.values.intern_int(91));
+  EXPECT_EQ(h.op_kind[o + 3], OpKind::write);
+  EXPECT_EQ(h.scan_ops.size(), 2u);
+  EXPECT_EQ(h.scan_absent_ops.size(), 1u);
+  for (const LevelResult& lr : check_all(h).levels) EXPECT_TRUE(lr.decided && lr.holds);
+}
+
+TEST(Predicates, MalformedScansAreInputErrors) {
+  auto txn = [](const std::string& op) {
+    return "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[" + op + "]}\n";
+  };
+  EXPECT_NE(input_error(txn("[\"scan\",5,1,[]]")).find("t.jsonl:2: operation 0: the scan's lo 5 is above its hi 1"),
+            std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5,[[7,1]]]")).find("key 7 is outside the scanned range [1, 5]"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5,[[3,1],[2,1]]]")).find("comes after a larger key"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5,[[3,1],[3,2]]]")).find("key 3 is returned twice"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5,[[3,null]]]")).find("a returned row has a value"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5]")).find("4 elements"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"scan\",1,5,[3]]")).find("a row must be [key, value]"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"delete\",1,null]")).find("tombstone"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"insert\",1,[2]]")).find("an inserted value must be"), std::string::npos);
+  EXPECT_NE(input_error(txn("[\"append\",3,1],[\"scan\",1,5,[]]")).find("appended to or read as a list"),
+            std::string::npos);
+  // Mixed keys: integers before strings, strings bytewise.
+  EXPECT_EQ(input_error(txn("[\"scan\",1,\"b\",[[2,1],[\"a\",1]]]")), "(accepted)");
+  EXPECT_NE(input_error(txn("[\"scan\",1,\"b\",[[\"a\",1],[2,1]]]")).find("comes after a larger key"), std::string::npos);
+  // A piece of a file (the audit) refuses them.
+  try {
+    parse_jsonl(txn("[\"insert\",1,1]"), "p.jsonl", false, 7);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.jsonl:7: operation 0: \"insert\" is read by verify"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Predicates, AbsenceOfAKeyOthersDeleteIsNotDecided) {
+  const std::string lines =
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",4,1]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"
+      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"scan\",1,9,[]]]}\n";
+  try {
+    parse(lines);
+    ADD_FAILURE() << "accepted";
+  } catch (const ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("not decided: t.jsonl: transaction 3, operation 0: scans, seeing key 4 absent"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The oracle by itself, on the doctors' history as stated (keys 1 and 2 for
+// the two doctors): SI holds, SER does not; and with the second doctor's scan
+// taken after the first one's delete, SER holds.
+TEST(Predicates, OracleOnDoctorsAsStated) {
+  auto doctors = [](bool serial) {
+    PredicateHistory ph;
+    History& h = ph.base;
+    h.session_name = {1, 2, 3};
+    h.begin_txn(1, 0, TxnStatus::committed, kNoTime, kNoTime);
+    h.add_op(OpKind::write, 1, 10);
+    h.add_op(OpKind::write, 2, 20);
+    h.end_txn();
+    h.begin_txn(2, 1, TxnStatus::committed, kNoTime, kNoTime);
+    h.end_txn();
+    h.begin_txn(3, 2, TxnStatus::committed, kNoTime, kNoTime);
+    h.end_txn();
+    ph.ops.push_back({PredicateOp::scan, 1, 0, 1, 2, 0, {{1, 10}, {2, 20}}});
+    ph.ops.push_back({PredicateOp::del, 1, 1, 1, 0, 11, {}});
+    if (serial) ph.ops.push_back({PredicateOp::scan, 2, 0, 1, 2, 0, {{2, 20}}});
+    else ph.ops.push_back({PredicateOp::scan, 2, 0, 1, 2, 0, {{1, 10}, {2, 20}}});
+    ph.ops.push_back({PredicateOp::del, 2, 1, 2, 0, 21, {}});
+    return ph;
+  };
+  OracleVerdict skew = predicate_oracle_check(doctors(false));
+  EXPECT_FALSE(skew.ser);
+  EXPECT_TRUE(skew.si);
+  OracleVerdict ok = predicate_oracle_check(doctors(true));
+  EXPECT_TRUE(ok.ser);
+  EXPECT_TRUE(ok.si);
+}
+
+// Executions without stale snapshots or planted changes are serial: the
+// oracle and check() must both say SER holds.
+TEST(Predicates, SerialExecutionsHold) {
+  RandomPredicateOptions opt;
+  opt.stale_percent = 0;
+  opt.mutation_percent = 0;
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
+    PredicateHistory ph = random_predicate_history(seed, opt);
+    ASSERT_TRUE(predicate_oracle_check(ph).ser) << predicate_history_text(ph);
+    History h;
+    try {
+      h = expand_predicates(ph, "serial");
+    } catch (const ResourceError&) {
+      continue;
+    }
+    CheckOptions co;
+    co.levels = {Level::ser};
+    CheckResult r = check(h, co);
+    EXPECT_TRUE(r.levels[0].decided && r.levels[0].holds) << predicate_history_text(ph);
+    ++compared;
+  }
+  EXPECT_GT(compared, 1800);
+}
+
+// Insert, then a delete that read the row: the insert's absence can only be
+// the initial one, so it is decided; a blind delete leaves it open.
+TEST(Predicates, InsertThenObservedDeleteIsDecided) {
+  History h = parse(
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",4,1],[\"delete\",4,2]]}\n"
+      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",1,9,[[4,1]]]]}\n");
+  for (const LevelResult& lr : check_all(h).levels) EXPECT_TRUE(lr.decided && lr.holds);
+  EXPECT_THROW(parse("{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
+                     "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"),
+               ResourceError);
+}
+
+// check() on the expansion against the by-definition oracle. In ctest: 20,000
+// histories (about a second). A longer run:
+//   ISOCHECK_PREDICATE_ITERS=200000 ISOCHECK_PREDICATE_SEED=1000001 \
+//     build/tests/predicate_test --gtest_filter='*Random*'
+TEST(Predicates, RandomHistoriesAgreeWithOracle) {
+  const int64_t iters = env_int("ISOCHECK_PREDICATE_ITERS", 20000);
+  const uint64_t seed0 = static_cast<uint64_t>(env_int("ISOCHECK_PREDICATE_SEED", 1));
+  int disagreements = 0, undecided = 0, ser_holds = 0, si_holds = 0, compared = 0;
+  for (int64_t i = 0; i < iters; ++i) {
+    const uint64_t seed = seed0 + static_cast<uint64_t>(i);
+    PredicateHistory ph = random_predicate_history(seed);
+    OracleVerdict v = predicate_oracle_check(ph);
+    History h;
+    try {
+      h = expand_predicates(ph, "random");
+    } catch (const ResourceError&) {
+      ++undecided;
+      continue;
+    }
+    CheckOptions opt;
+    opt.levels = {Level::ser, Level::si};
+    opt.serial_witness = (seed % 2) == 0;
+    CheckResult r = check(h, opt);
+    ++compared;
+    ser_holds += v.ser, si_holds += v.si;
+    const bool want[2] = {v.ser, v.si};
+    for (int l = 0; l < 2; ++l) {
+      if (!r.levels[l].decided) {
+        ++undecided;
+        break;
+      }
+      if (r.levels[l].holds != want[l] && ++disagreements <= 5)
+        ADD_FAILURE() << "seed " << seed << " (ISOCHECK_PREDICATE_SEED=" << seed << " ISOCHECK_PREDICATE_ITERS=1): "
+                      << to_string(r.levels[l].level) << " check=" << r.levels[l].holds << " oracle=" << want[l]
+                      << "\n" << predicate_history_text(ph);
+    }
+  }
+  std::printf("predicate property: %lld histories, %d compared, %d not decided, oracle SER holds %d, SI holds %d, "
+              "%d disagreements\n",
+              static_cast<long long>(iters), compared, undecided, ser_holds, si_holds, disagreements);
+  EXPECT_EQ(disagreements, 0);
+  // The generator must exercise both verdicts and mostly decided histories.
+  EXPECT_GT(compared, iters * 8 / 10);
+  EXPECT_GT(ser_holds, compared / 5);
+  EXPECT_LT(ser_holds, compared * 9 / 10);
+  EXPECT_GT(si_holds, ser_holds);
+}
+
+}  // namespace
+}  // namespace isocheck
