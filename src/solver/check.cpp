@@ -13,6 +13,7 @@
 #include "graph/polygraph_build.h"
 #include "solver/polygraph_solver.h"
 #include "solver/acyclic.h"
+#include "solver/local_check.h"
 #include "solver/witness.h"
 
 namespace isocheck {
@@ -161,7 +162,7 @@ std::unique_ptr<ClosureEngine> chosen_closure(const CheckOptions& opt) {
 }
 
 CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
-                         std::unique_ptr<ClosureEngine> chosen_engine);
+                         std::unique_ptr<ClosureEngine> chosen_engine, bool ser_violated = false);
 
 }  // namespace
 
@@ -182,6 +183,36 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       for (Level l : opt.levels) r.levels.push_back({l});
       return r;
     }
+    if (opt.localise) {
+      LocalSearch ls = find_violations_locally(h, opt, sw.failed_reads);
+      if (!ls.violated.empty()) {
+        CheckResult r;
+        if (ls.violated.size() == opt.levels.size()) {
+          r.levels = std::move(ls.violated);
+          r.stats = ls.stats;
+          return r;
+        }
+        // The levels the region did not violate: the whole graph.
+        CheckOptions rest = opt;
+        rest.levels.clear();
+        for (Level l : opt.levels) {
+          auto it = std::find_if(ls.violated.begin(), ls.violated.end(), [&](const LevelResult& x) { return x.level == l; });
+          if (it == ls.violated.end()) rest.levels.push_back(l);
+        }
+        KnownGraphOptions ko;
+        ko.for_si = wants(Level::si);
+        DependencyGraph g = build_known_graph(h, ko);
+        // Anomalies make every level fail: the report is the whole graph's.
+        if (!g.anomalies.empty()) return check_levels(h, g, opt, std::move(chosen_engine));
+        r = check_levels(h, g, rest, std::move(chosen_engine), ls.ser_violated);
+        for (LevelResult& lr : ls.violated) r.levels.push_back(std::move(lr));
+        std::stable_sort(r.levels.begin(), r.levels.end(), [&](const LevelResult& a, const LevelResult& b) {
+          auto pos = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) - opt.levels.begin(); };
+          return pos(a.level) < pos(b.level);
+        });
+        return r;
+      }
+    }
   }
   KnownGraphOptions ko;
   ko.for_si = wants(Level::si);
@@ -195,8 +226,10 @@ CheckResult check_graph(const History& h, DependencyGraph& g, const CheckOptions
 
 namespace {
 
+// ser_violated: a cycle already shows SER violated (SI alone then need not
+// try SER first).
 CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
-                         std::unique_ptr<ClosureEngine> chosen_engine) {
+                         std::unique_ptr<ClosureEngine> chosen_engine, bool ser_violated) {
   CheckResult r;
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   r.anomalies = g.anomalies;
@@ -228,7 +261,7 @@ CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOption
     sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get(), donate);
     if (sser->decided && sser->holds) ser = si = Outcome{};
   }
-  if (!ser && (wants(Level::ser) || wants(Level::si))) {
+  if (!ser && (wants(Level::ser) || (wants(Level::si) && !ser_violated))) {
     ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get(), donate);
     if (ser->decided && ser->holds) si = Outcome{};
     if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;

@@ -28,6 +28,9 @@ struct CheckOptions {
   int threads = 1;
   // Try a serial witness (solver/serial_witness.h) before building any graph.
   bool serial_witness = true;
+  // When the replay fails on a read, look for the violation around that read
+  // first (solver/local_check.h); the whole graph decides what it leaves.
+  bool localise = true;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);
