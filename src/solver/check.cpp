@@ -184,6 +184,15 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       return r;
     }
     if (opt.localise) {
+      // Without times on every transaction SSER refuses the replay before it
+      // runs: file order still shows where to look.
+      auto untimed = [&] {
+        for (TxnIdx t = 0; t < h.txn_count(); ++t)
+          if (h.txn_status[t] == TxnStatus::committed && !h.has_times(t)) return true;
+        return false;
+      };
+      if (sw.failed_reads.empty() && (wants(Level::sser) || opt.time_order) && untimed())
+        sw = find_serial_witness(h, false);
       LocalSearch ls = find_violations_locally(h, opt, sw.failed_reads);
       if (!ls.violated.empty()) {
         CheckResult r;
