@@ -25,6 +25,7 @@ struct VerifyArgs {
   std::string file, format = "auto", dot, html;
   CheckArgs check;  // shared with audit (cli/check_options.h)
   bool no_serial_witness = false;
+  bool no_local_search = false;
   bool json = false, quiet = false;
   // Distributed driver (docs/dist.md).
   bool dist = false, all_violations = false, key_shards = false;
@@ -91,6 +92,7 @@ int run_verify(const VerifyArgs& a) {
   apply_limits(a.limits, "start", !distributed);
   CheckOptions opt = check_options(a.check);
   opt.serial_witness = !a.no_serial_witness;
+  opt.localise = !a.no_local_search;
   Format f = Format::unknown;
   if (a.format != "auto") {
     f = parse_format_name(a.format);
@@ -128,6 +130,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names());
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
+  c->add_flag("--no-local-search", a->no_local_search,
+              "When the replay fails, skip the search for the violation around the failed read: the whole graph decides");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");

@@ -70,6 +70,9 @@ PieceResult to_result(const CheckResult& r, int32_t piece, const History& h, con
 PieceResult run_piece(const Job& job, uint32_t i) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
+  // Every piece on its whole graph: its anomalies are listed (--all-violations)
+  // and its witnesses are one process's whole-graph ones.
+  o.localise = false;
   try {
     check_limits();
     note_ops_held(job.h.op_count());
