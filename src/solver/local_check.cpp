@@ -132,14 +132,19 @@ LocalSearch find_violations_locally(const History& h, const CheckOptions& opt, s
     first = std::min(first, t), last = std::max(last, t);
   }
   // An eighth of the operations: past that, the whole graph costs little more
-  // than another round (small histories: any region).
-  const size_t max_ops = std::max<size_t>(m / 8, 4096);
+  // than another round (small histories: any region). And a failed search
+  // must not cost much beside the whole graph it leaves the work to: all
+  // rounds together project at most a quarter of the operations, in at most
+  // 16 rounds (each also scans every operation once).
+  const size_t max_ops = std::max<size_t>(m / 8, 4096), max_total = std::max<size_t>(m / 4, 8192);
+  size_t total = 0;
   uint64_t half = 16;  // the window: [first - half, last + half]
   while (true) {
     Region r = project(h, keys);
     ++ls.rounds;
     ls.keys = keys.size(), ls.txns = r.txn.size(), ls.ops = r.global_op.size();
-    if (r.global_op.size() > max_ops) return ls;
+    total += r.global_op.size();
+    if (r.global_op.size() > max_ops || total > max_total || ls.rounds > 16) return ls;
     KnownGraphOptions ko;
     ko.for_si = wants(Level::si);
     DependencyGraph g;
