@@ -60,7 +60,7 @@ void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_hel
                                  {"snapshot-isolation", Level::si},
                                  {"strict-serializable", Level::sser},
                                  {"lin", Level::lin},
-                                 {"linearizable", Level::lin}},
+                                 {"linearizable", Level::lin},
                                  {"ru", Level::ru},
                                  {"rc", Level::rc},
                                  {"ra", Level::ra},

@@ -27,6 +27,7 @@ struct VerifyArgs {
   CheckArgs check;  // shared with audit (cli/check_options.h)
   bool no_serial_witness = false;
   bool no_si_replay = false;
+  bool no_local_search = false;
   bool json = false, quiet = false;
   // Distributed driver (docs/dist.md).
   bool dist = false, all_violations = false, key_shards = false;
@@ -95,6 +96,7 @@ int run_verify(const VerifyArgs& a) {
   CheckOptions opt = check_options(a.check);
   opt.serial_witness = !a.no_serial_witness;
   opt.si_replay = !a.no_si_replay;
+  opt.localise = !a.no_local_search;
   Format f = input_format(a.format);
   check_outputs(a);
   Timer timer;
@@ -136,6 +138,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
   c->add_flag("--no-si-replay", a->no_si_replay,
               "Skip the snapshot-isolation replay and decide si on the dependency graph (for comparing engines)");
+  c->add_flag("--no-local-search", a->no_local_search,
+              "When the replay fails, skip the search for the violation around the failed read: the whole graph decides");
   c->add_flag("--json", a->json, "Print the report as JSON (schema in docs/report.md)");
   c->add_option("--dot", a->dot, "Write the witness as a Graphviz graph to this file");
   c->add_option("--html", a->html, "Write a self-contained HTML report (witness drawn as SVG) to this file");

@@ -406,6 +406,7 @@ History parse_jsonl(const std::string& text, const std::string& name) {
   simdjson::padded_string buf(text);
   LineReader r{name, h};
   r.parse_all(buf.data(), buf.size());
+  if (!r.preds.empty()) return expand_predicates({std::move(h), std::move(r.preds)}, name);
   return h;
 }
 

@@ -98,6 +98,9 @@ PieceResult check_piece(const Job& job, uint32_t i, const History& local, const 
                         const std::vector<uint32_t>* pos) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
+  // Every piece on its whole graph: its anomalies are listed (--all-violations)
+  // and its witnesses are one process's whole-graph ones.
+  o.localise = false;
   try {
     check_limits();
     return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);

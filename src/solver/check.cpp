@@ -16,6 +16,7 @@
 #include "solver/forced_orders.h"
 #include "solver/si_replay.h"
 #include "solver/linearizability.h"
+#include "solver/local_check.h"
 #include "solver/witness.h"
 #include "solver/weak_levels.h"
 
@@ -166,7 +167,7 @@ std::unique_ptr<ClosureEngine> chosen_closure(const CheckOptions& opt) {
 }
 
 CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
-                         std::unique_ptr<ClosureEngine> chosen_engine);
+                         std::unique_ptr<ClosureEngine> chosen_engine, bool ser_violated = false);
 
 // The weak levels requested, weakest first. With lattice shortcuts a level is
 // settled by a stronger one that holds (SI ⇒ PC ⇒ CC ⇒ RA ⇒ RC ⇒ RU) or a
@@ -216,6 +217,60 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
 
 }  // namespace
 
+namespace {
+
+// The levels the serial witness did not settle (sw: its failed attempt, for
+// the local search): around the failed read first, then the whole graph.
+CheckResult check_without_witness(const History& h, const CheckOptions& opt, SerialWitness& sw,
+                                  std::unique_ptr<ClosureEngine> chosen_engine) {
+  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
+  if (opt.serial_witness && opt.localise) {
+    // Without times on every transaction SSER refuses the replay before it
+    // runs: file order still shows where to look.
+    auto untimed = [&] {
+      for (TxnIdx t = 0; t < h.txn_count(); ++t)
+        if (h.txn_status[t] == TxnStatus::committed && !h.has_times(t)) return true;
+      return false;
+    };
+    if (sw.failed_reads.empty() && (wants(Level::sser) || opt.time_order) && untimed())
+      sw = find_serial_witness(h, false);
+    LocalSearch ls = find_violations_locally(h, opt, sw.failed_reads);
+    if (!ls.violated.empty()) {
+      CheckResult r;
+      if (ls.violated.size() == opt.levels.size()) {
+        r.levels = std::move(ls.violated);
+        r.stats = ls.stats;
+        return r;
+      }
+      // The levels the region did not violate: the whole graph.
+      CheckOptions rest = opt;
+      rest.levels.clear();
+      for (Level l : opt.levels) {
+        auto it = std::find_if(ls.violated.begin(), ls.violated.end(), [&](const LevelResult& x) { return x.level == l; });
+        if (it == ls.violated.end()) rest.levels.push_back(l);
+      }
+      KnownGraphOptions ko;
+      ko.for_si = wants(Level::si);
+      DependencyGraph g = build_known_graph(h, ko);
+      // Anomalies make every level fail: the report is the whole graph's.
+      if (!g.anomalies.empty()) return check_levels(h, g, opt, std::move(chosen_engine));
+      r = check_levels(h, g, rest, std::move(chosen_engine), ls.ser_violated);
+      for (LevelResult& lr : ls.violated) r.levels.push_back(std::move(lr));
+      std::stable_sort(r.levels.begin(), r.levels.end(), [&](const LevelResult& a, const LevelResult& b) {
+        auto pos = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) - opt.levels.begin(); };
+        return pos(a.level) < pos(b.level);
+      });
+      return r;
+    }
+  }
+  KnownGraphOptions ko;
+  ko.for_si = wants(Level::si);
+  DependencyGraph g = build_known_graph(h, ko);
+  return check_levels(h, g, opt, std::move(chosen_engine));
+}
+
+}  // namespace
+
 CheckResult check(const History& h, const CheckOptions& opt) {
   if (std::find(opt.levels.begin(), opt.levels.end(), Level::lin) != opt.levels.end()) {
     // Linearizability has its own linear check; the other levels, if any,
@@ -233,12 +288,13 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   }
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   std::unique_ptr<ClosureEngine> chosen_engine = chosen_closure(opt);
+  SerialWitness sw;
   if (opt.serial_witness) {
     // A replay that succeeds proves every requested level; one that fails
     // proves nothing, and the graph engines below decide.
     // Under --time-order only the begin- and end-time orders (every
     // transaction timed) respect the write order it assumes; file order need not.
-    SerialWitness sw = find_serial_witness(h, wants(Level::sser) || opt.time_order);
+    sw = find_serial_witness(h, wants(Level::sser) || opt.time_order);
     if (sw.found()) {
       CheckResult r;
       r.stats.txns = h.txn_count();
@@ -249,8 +305,9 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     }
   }
   if (opt.si_replay && wants(Level::si)) {
-    // A clean SI replay settles SI; the graph (if any) decides the other
-    // levels. A failed replay proves nothing.
+    // A clean SI replay settles SI (before any local search or graph, so a
+    // write skew does not make SI cost a graph of the whole history); the
+    // other levels are decided as usual. A failed replay proves nothing.
     SiReplay sr = find_si_replay(h, opt.time_order, opt.clock_skew);
     if (sr.found()) {
       CheckOptions rest = opt;
@@ -258,20 +315,14 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       CheckResult r;
       r.stats.txns = h.txn_count();
       r.stats.committed = sr.committed;
-      if (!rest.levels.empty()) {
-        DependencyGraph g = build_known_graph(h, KnownGraphOptions{});
-        r = check_levels(h, g, rest, std::move(chosen_engine));
-      }
+      if (!rest.levels.empty()) r = check_without_witness(h, rest, sw, std::move(chosen_engine));
       r.stats.si_replay = true;
       const auto at = std::find(opt.levels.begin(), opt.levels.end(), Level::si) - opt.levels.begin();
       r.levels.insert(r.levels.begin() + at, LevelResult{Level::si});
       return r;
     }
   }
-  KnownGraphOptions ko;
-  ko.for_si = wants(Level::si);
-  DependencyGraph g = build_known_graph(h, ko);
-  return check_levels(h, g, opt, std::move(chosen_engine));
+  return check_without_witness(h, opt, sw, std::move(chosen_engine));
 }
 
 CheckResult check_graph(const History& h, DependencyGraph& g, const CheckOptions& opt) {
@@ -280,8 +331,10 @@ CheckResult check_graph(const History& h, DependencyGraph& g, const CheckOptions
 
 namespace {
 
+// ser_violated: a cycle already shows SER violated (SI alone then need not
+// try SER first).
 CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOptions& opt,
-                         std::unique_ptr<ClosureEngine> chosen_engine) {
+                         std::unique_ptr<ClosureEngine> chosen_engine, bool ser_violated) {
   CheckResult r;
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   // An anomaly is reported when it violates some requested level: prefix
@@ -319,7 +372,7 @@ CheckResult check_levels(const History& h, DependencyGraph& g, const CheckOption
       sser = decide(Level::sser, g, h, opt, r.stats, chosen_engine.get(), donate);
       if (sser->decided && sser->holds) ser = si = Outcome{};
     }
-    if (!ser && (wants(Level::ser) || wants(Level::si))) {
+    if (!ser && (wants(Level::ser) || (wants(Level::si) && !ser_violated))) {
       ser = decide(Level::ser, g, h, opt, r.stats, chosen_engine.get(), donate);
       if (ser->decided && ser->holds) si = Outcome{};
       if (sser && !sser->decided && ser->decided && !ser->holds) sser = ser;

@@ -35,6 +35,9 @@ struct CheckOptions {
   // holds proves the weaker ones; a weak level that fails fails the stronger
   // weak ones). Off only in tests that check each level on its own.
   bool lattice_shortcuts = true;
+  // When the replay fails on a read, look for the violation around that read
+  // first (solver/local_check.h); the whole graph decides what it leaves.
+  bool localise = true;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);

@@ -157,7 +157,8 @@ std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time)
 // Replays the committed transactions in `order` (empty: file order). Returns
 // "" when every read returns the latest write, else the first failed check.
 template <class Table>
-std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind, Table& latest) {
+std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind, Table& latest,
+                   OpIdx* failed_read) {
   const size_t n = h.txn_count();
   const size_t steps = order.empty() ? n : order.size();
   auto txn_at = [&](size_t i) { return order.empty() ? static_cast<TxnIdx>(i) : order[i]; };
@@ -196,6 +197,7 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
       if (kind_o == OpKind::write) {
         cur = v;
       } else if (cur != v) {
+        if (failed_read) *failed_read = o;
         return txn_text(h, t) + " reads " + printable(h.keys.text(h.op_key[o])) + " = " + value_text(h, v) +
                " but the latest write in " + to_string(kind) + " is " + value_text(h, cur);
       }
@@ -243,7 +245,7 @@ WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
   return p;
 }
 
-std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c) {
+std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read) {
   std::vector<TxnIdx> order;
   if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
   if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
@@ -254,12 +256,12 @@ std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrde
   // than the replay.
   if (p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
     LatestValuesDirect latest(static_cast<size_t>(p.max_key) + 1);
-    return replay(h, order, c, latest);
+    return replay(h, order, c, latest, failed_read);
   }
   // (sized for every written key at once: growing it by doubling rehashed
   // the table several times per call)
   LatestValues latest(std::max<size_t>(1024, p.writes));
-  return replay(h, order, c, latest);
+  return replay(h, order, c, latest, failed_read);
 }
 
 bool writes_unique(const History& h, const WitnessPlan& p) { return writes_unique(h, p.writes); }
@@ -271,8 +273,10 @@ SerialWitness find_serial_witness(const History& h, bool need_realtime) {
   w.why_not = p.why_not;
   if (!p.why_not.empty()) return w;
   for (WitnessOrder c : p.candidates) {
-    std::string failed = replay_candidate(h, p, c);
+    OpIdx failed_read = ~OpIdx{0};
+    std::string failed = replay_candidate(h, p, c, &failed_read);
     if (!failed.empty()) {
+      if (failed_read != ~OpIdx{0}) w.failed_reads.push_back(failed_read);
       w.why_not += (w.why_not.empty() ? "" : "; ") + failed;
       continue;
     }

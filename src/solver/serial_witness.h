@@ -25,6 +25,10 @@ struct SerialWitness {
   bool respects_realtime = false;           // the order settles SSER too
   uint64_t committed = 0;                   // transactions replayed
   std::string why_not;                      // when not found: the first failed check
+  // When not found: the read each candidate failed on (one per candidate
+  // that failed on a read; a session-order failure names none). Where to
+  // start looking for a violation (solver/local_check.h).
+  std::vector<OpIdx> failed_reads;
   bool found() const { return order != WitnessOrder::none; }
 };
 
@@ -44,7 +48,8 @@ struct WitnessPlan {
   Sym max_key = 0;
 };
 WitnessPlan plan_serial_witness(const History& h, bool need_realtime);
-std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c);  // "" = clean
+// "" = clean; otherwise the failed check, and the read it failed on in *failed_read (if given and it was a read).
+std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read = nullptr);
 bool writes_unique(const History& h, const WitnessPlan& p);
 
 }  // namespace isocheck

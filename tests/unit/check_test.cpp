@@ -5,6 +5,11 @@
 #include "io/jsonl.h"
 #include "report/report.h"
 #include "solver/check.h"
+#include "solver/local_check.h"
+#include "solver/serial_witness.h"
+
+#include <set>
+#include <tuple>
 
 using namespace isocheck;
 
@@ -340,4 +345,220 @@ TEST(Check, ForcedChainOrderThatClosesACycleIsAViolation) {
     ASSERT_TRUE(r.levels[0].witness) << to_string(l);
     EXPECT_GE(r.levels[0].witness->cycle.size(), 2u);
   }
+}
+
+// ---- Violations found locally (solver/local_check.h) ----
+
+namespace {
+
+// A serial read-modify-write history: `n` transactions on keys 0..999 in 8
+// sessions, each reads its key's latest value and writes the next; begin
+// order is a serialization. `plant(i, h)` may add transactions before
+// filler transaction i (and returns true when it did).
+template <class Plant> History filler_history(int n, Plant plant) {
+  History h;
+  for (int s = 0; s < 8; ++s) h.session_name.push_back(s);
+  std::vector<int64_t> latest(1000, 0);
+  int64_t clock = 0, id = 0, next_value = 1;
+  for (int i = 0; i < n; ++i) {
+    plant(i, h, clock, id);
+    const int64_t k = i % 1000;
+    h.begin_txn(++id, static_cast<uint32_t>(i % 8), TxnStatus::committed, clock, clock + 5);
+    clock += 10;
+    h.add_op(OpKind::read, h.keys.intern_int(k), latest[k] ? h.values.intern_int(latest[k]) : kNullValue);
+    latest[k] = next_value++;
+    h.add_op(OpKind::write, h.keys.intern_int(k), h.values.intern_int(latest[k]));
+    h.end_txn();
+  }
+  return h;
+}
+
+// A plant transaction in a session of its own.
+void plant_txn(History& h, int64_t& clock, int64_t& id, std::vector<std::tuple<OpKind, int64_t, int64_t>> ops) {
+  h.session_name.push_back(static_cast<int64_t>(h.session_name.size()));
+  h.begin_txn(++id, static_cast<uint32_t>(h.session_name.size() - 1), TxnStatus::committed, clock, clock + 5);
+  clock += 10;
+  for (auto [kind, k, v] : ops) h.add_op(kind, h.keys.intern_int(k), v ? h.values.intern_int(v) : kNullValue);
+  h.end_txn();
+}
+
+CheckResult check_with(const History& h, bool localise, std::vector<Level> levels = {Level::ser, Level::si, Level::sser}) {
+  CheckOptions o;
+  o.levels = levels;
+  o.localise = localise;
+  return check(h, o);
+}
+
+}  // namespace
+
+// The replay fails at Tb's read of y (begin order puts Ta's write of y
+// first), but the cycle Ta -wr(z)-> Tc -wr(w)-> Tb -rw(y)-> Ta needs key z,
+// which only Ta and Tc, 15,000 transactions earlier, touch: the window must
+// grow that far before the region has z. The region found stays three keys,
+// and its cycle is the whole graph's. (SER and SI: with SSER the first region
+// already shows the stale read Ta -rt-> Tb -rw-> Ta, and stops there.)
+TEST(LocalCheck, FindsACycleFarFromTheFailingRead) {
+  constexpr int64_t y = 5000, z = 5001, w = 5002;
+  History h = filler_history(20000, [&](int i, History& hh, int64_t& clock, int64_t& id) {
+    if (i == 100) plant_txn(hh, clock, id, {{OpKind::read, y, 0}, {OpKind::write, y, 1}, {OpKind::write, z, 1}});  // Ta
+    if (i == 200) plant_txn(hh, clock, id, {{OpKind::read, z, 1}, {OpKind::write, w, 1}});                       // Tc
+    if (i == 15200) plant_txn(hh, clock, id, {{OpKind::read, w, 1}, {OpKind::read, y, 0}});                      // Tb
+  });
+  const TxnIdx ta = 100, tc = 201, tb = 15202;
+  SerialWitness sw = find_serial_witness(h, true);
+  ASSERT_FALSE(sw.found());
+  ASSERT_FALSE(sw.failed_reads.empty());
+  for (OpIdx o : sw.failed_reads) EXPECT_EQ(h.op_key[o], static_cast<Sym>(y));
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si};
+  LocalSearch ls = find_violations_locally(h, o, sw.failed_reads);
+  ASSERT_EQ(ls.violated.size(), 2u);
+  EXPECT_GE(ls.rounds, 3);
+  EXPECT_EQ(ls.keys, 3u);
+  EXPECT_EQ(ls.txns, 3u);
+  const Witness& wit = *ls.violated[0].witness;
+  ASSERT_EQ(wit.cycle.size(), 3u);
+  std::set<std::tuple<TxnIdx, TxnIdx, EdgeKind>> edges;
+  for (size_t i = 0; i < 3; ++i) edges.insert({wit.cycle.src[i], wit.cycle.dst[i], wit.cycle.kind[i]});
+  EXPECT_EQ(edges, (std::set<std::tuple<TxnIdx, TxnIdx, EdgeKind>>{
+                       {ta, tc, EdgeKind::wr}, {tc, tb, EdgeKind::wr}, {tb, ta, EdgeKind::rw}}));
+  // check() with the search on and off: the same verdicts and cycles.
+  CheckResult on = check_with(h, true, o.levels), off = check_with(h, false, o.levels);
+  ASSERT_EQ(on.levels.size(), 2u);
+  ASSERT_EQ(off.levels.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(on.levels[i].holds);
+    EXPECT_FALSE(off.levels[i].holds);
+    ASSERT_TRUE(on.levels[i].witness && off.levels[i].witness);
+    EXPECT_EQ(on.levels[i].witness->anomaly, off.levels[i].witness->anomaly);
+    EXPECT_EQ(on.levels[i].witness->cycle.src, off.levels[i].witness->cycle.src);
+    EXPECT_EQ(on.levels[i].witness->cycle.why, off.levels[i].witness->cycle.why);
+  }
+}
+
+// A valid history whose begin and end orders both fail: T2 reads x before
+// T1's write although T1 began first (begin order fails), T4 reads v from T3
+// although T4 ended first (end order fails). T2, T1, T3, T4 is a
+// serialization that respects real time. The search finds no cycle, stops
+// when its region stops growing, and the whole graph proves every level.
+TEST(LocalCheck, FailedReplayOfAValidHistoryHolds) {
+  constexpr int64_t x = 6000, v = 6001;
+  History h = filler_history(5000, [&](int i, History& hh, int64_t& clock, int64_t& id) {
+    if (i != 2500) return;
+    const int64_t c = clock;
+    auto at = [&](int64_t b, int64_t e, std::vector<std::tuple<OpKind, int64_t, int64_t>> ops) {
+      hh.session_name.push_back(static_cast<int64_t>(hh.session_name.size()));
+      hh.begin_txn(++id, static_cast<uint32_t>(hh.session_name.size() - 1), TxnStatus::committed, c + b, c + e);
+      for (auto [kind, k, val] : ops) hh.add_op(kind, hh.keys.intern_int(k), val ? hh.values.intern_int(val) : kNullValue);
+      hh.end_txn();
+    };
+    at(0, 10, {{OpKind::write, x, 1}});      // T1
+    at(1, 5, {{OpKind::read, x, 0}});        // T2
+    at(30, 40, {{OpKind::write, v, 1}});     // T3
+    at(31, 35, {{OpKind::read, v, 1}});      // T4
+    clock += 100;
+  });
+  SerialWitness sw = find_serial_witness(h, true);
+  ASSERT_FALSE(sw.found());
+  EXPECT_EQ(sw.failed_reads.size(), 2u);
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  LocalSearch ls = find_violations_locally(h, o, sw.failed_reads);
+  EXPECT_TRUE(ls.violated.empty());
+  EXPECT_LE(ls.keys, 2u);  // each key is touched by the plant alone: nothing more to add
+  CheckResult r = check_with(h, true);
+  ASSERT_EQ(r.levels.size(), 3u);
+  for (const LevelResult& lr : r.levels) EXPECT_TRUE(lr.decided && lr.holds) << to_string(lr.level);
+}
+
+// A write skew: SER is violated by the region, SI is not (and is left to the
+// whole graph, which proves it), in either order of the levels asked.
+TEST(LocalCheck, WriteSkewSerFoundLocallySiProvenByTheWholeGraph) {
+  constexpr int64_t x = 7000, y = 7001;
+  History h = filler_history(3000, [&](int i, History& hh, int64_t& clock, int64_t& id) {
+    if (i != 1000) return;
+    plant_txn(hh, clock, id, {{OpKind::read, x, 0}, {OpKind::read, y, 0}, {OpKind::write, x, 1}});
+    plant_txn(hh, clock, id, {{OpKind::read, x, 0}, {OpKind::read, y, 0}, {OpKind::write, y, 1}});
+  });
+  for (std::vector<Level> levels : {std::vector<Level>{Level::ser, Level::si}, std::vector<Level>{Level::si, Level::ser}}) {
+    CheckResult r = check_with(h, true, levels), off = check_with(h, false, levels);
+    ASSERT_EQ(r.levels.size(), 2u);
+    EXPECT_EQ(r.levels[0].level, levels[0]);
+    EXPECT_EQ(r.levels[1].level, levels[1]);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(r.levels[i].holds, levels[i] == Level::si);
+      EXPECT_EQ(r.levels[i].holds, off.levels[i].holds);
+      if (!r.levels[i].holds) {
+        ASSERT_TRUE(r.levels[i].witness);
+        EXPECT_EQ(r.levels[i].witness->anomaly, "G2-item (write skew)");
+      }
+    }
+  }
+}
+
+// A region that shows an anomaly (here a read of a value nobody wrote) is
+// left to the whole graph: the report lists the anomalies as without the search.
+TEST(LocalCheck, AnomalyInTheRegionGivesTheWholeGraphsReport) {
+  History h = filler_history(3000, [&](int i, History& hh, int64_t& clock, int64_t& id) {
+    if (i == 1000) plant_txn(hh, clock, id, {{OpKind::read, 3, 999999}});
+  });
+  CheckResult on = check_with(h, true), off = check_with(h, false);
+  ASSERT_EQ(on.anomalies.size(), 1u);
+  EXPECT_EQ(on.anomalies[0].kind, AnomalyKind::thin_air_read);
+  EXPECT_EQ(on.anomalies.size(), off.anomalies.size());
+  EXPECT_EQ(on.stats.edges, off.stats.edges);
+  for (size_t i = 0; i < on.levels.size(); ++i) EXPECT_EQ(on.levels[i].reason, off.levels[i].reason);
+}
+
+// Session order between the region's transactions skips T2 (no key of the
+// region): the witness has the whole graph's session-order edges, T1 -so-> T2
+// -so-> T3, not one edge T1 -so-> T3.
+TEST(LocalCheck, SessionOrderInAWitnessIsTheWholeGraphs) {
+  const std::string hist = T(1, 1, R"(["r","x",null],["w","x",1])", R"(,"begin":0,"end":1)") +
+                           T(2, 1, R"(["r","q",null],["w","q",1])", R"(,"begin":2,"end":3)") +
+                           T(3, 1, R"(["r","x",null])", R"(,"begin":4,"end":5)");
+  History h = parse_jsonl(hist, "test.jsonl");
+  SerialWitness sw = find_serial_witness(h, true);
+  ASSERT_EQ(sw.failed_reads.size(), 2u);
+  CheckOptions o;
+  o.levels = {Level::ser};
+  LocalSearch ls = find_violations_locally(h, o, sw.failed_reads);
+  ASSERT_EQ(ls.violated.size(), 1u);
+  EXPECT_EQ(ls.txns, 2u);  // T1 and T3
+  const EdgeList& c = ls.violated[0].witness->cycle;
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c.src, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(c.dst, (std::vector<uint32_t>{1, 2, 0}));
+  EXPECT_EQ(c.kind, (std::vector<EdgeKind>{EdgeKind::so, EdgeKind::so, EdgeKind::rw}));
+  CheckResult off = check_with(h, false, {Level::ser});
+  EXPECT_EQ(off.levels[0].witness->cycle.src, c.src);
+  EXPECT_EQ(off.levels[0].witness->anomaly, ls.violated[0].witness->anomaly);
+}
+
+// Without times on every transaction SSER refuses the replay before it runs;
+// the search still starts from where the file-order replay fails: the region
+// (a handful of edges) decides SER and SSER, not the whole graph.
+TEST(LocalCheck, UntimedHistoryIsSearchedFromTheFileOrderReplay) {
+  constexpr int64_t x = 7000, y = 7001;
+  History h = filler_history(3000, [&](int i, History& hh, int64_t&, int64_t& id) {
+    if (i != 1000) return;
+    for (int j = 0; j < 2; ++j) {
+      hh.session_name.push_back(static_cast<int64_t>(hh.session_name.size()));
+      hh.begin_txn(++id, static_cast<uint32_t>(hh.session_name.size() - 1), TxnStatus::committed, kNoTime, kNoTime);
+      hh.add_op(OpKind::read, hh.keys.intern_int(x), kNullValue);
+      hh.add_op(OpKind::read, hh.keys.intern_int(y), kNullValue);
+      hh.add_op(OpKind::write, hh.keys.intern_int(j ? y : x), hh.values.intern_int(1));
+      hh.end_txn();
+    }
+  });
+  CheckResult on = check_with(h, true, {Level::ser, Level::sser}), off = check_with(h, false, {Level::ser, Level::sser});
+  ASSERT_EQ(on.levels.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(on.levels[i].holds);
+    EXPECT_FALSE(off.levels[i].holds);
+    ASSERT_TRUE(on.levels[i].witness);
+    EXPECT_EQ(on.levels[i].witness->anomaly, "G2-item (write skew)");
+  }
+  EXPECT_LT(on.stats.edges, 10u);   // the region's
+  EXPECT_GT(off.stats.edges, 3000u);  // the whole graph's
 }

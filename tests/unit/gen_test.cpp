@@ -785,6 +785,8 @@ TEST(GenSi, InvalidOptionsAreUsageErrors) {
       EXPECT_NE(std::string(e.what()).find("--isolation si"), std::string::npos) << e.what();
     }
   }
+}
+
 TEST(Gen, LwtIsLinearizableLightweightTransactions) {
   GenOptions o = opts("lwt", 20000, 5);
   o.keys = 50;
