@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "core/errors.h"
+#include "io/jsonl.h"
 #include "io/load.h"
 #include "io/output_file.h"
 #include "io/sink.h"
@@ -30,7 +31,8 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     // Before anything is read or written: the output is never the input.
     check_output_file(a->out, "convert output", {a->in});
     if (in == Format::unknown) in = sniff_format(a->in);
-    if (in == Format::jsonl || in == Format::elle_edn || in == Format::elle_json) {
+    const bool whole = in == Format::jsonl && jsonl_may_hold_predicates(a->in);  // scans are expanded whole
+    if (!whole && (in == Format::jsonl || in == Format::elle_edn || in == Format::elle_json)) {
       // Streamed: a piece at a time into the sink (src/io/txn_reader.h).
       auto r = open_txn_reader(a->in, in);
       copy_pieces(*r, a->in, 1 << 18, [&](const std::string& unit) { return open_sink(a->out, out, unit); });

@@ -88,4 +88,57 @@ class FlatMap64 {
   uint64_t empty_key_value_ = 0;
 };
 
+// A 64-bit key's state V inline in its slot, created with `init` on first
+// access: one probe touches one cache line, and callers prefetch the next
+// keys' slots while the current one is compared (the replays' tables: the
+// latest value per key, a key's snapshot state). Grows at 2/3 load; the key
+// ~0, which marks free slots, has a state of its own beside the table.
+template <class V>
+class InlineStateMap {
+ public:
+  InlineStateMap(size_t expected, V init) : init_(init), empty_key_state_(init) {
+    slots_.assign(table_capacity(expected), Slot{kEmpty, init_});
+  }
+  void prefetch(uint64_t k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
+  V& at(uint64_t k) {
+    if (k == kEmpty) return empty_key_state_;
+    size_t m = slots_.size() - 1, i = mix64(k) & m;
+    while (slots_[i].key != k) {
+      if (slots_[i].key == kEmpty) {
+        if ((used_ + 1) * 3 > slots_.size() * 2) {
+          grow();
+          return at(k);
+        }
+        ++used_;
+        slots_[i].key = k;
+        return slots_[i].state;
+      }
+      i = (i + 1) & m;
+    }
+    return slots_[i].state;
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ULL;
+  struct Slot {
+    uint64_t key;
+    V state;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{kEmpty, init_});
+    const size_t m = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.key == kEmpty) continue;
+      size_t i = mix64(s.key) & m;
+      while (slots_[i].key != kEmpty) i = (i + 1) & m;
+      slots_[i] = s;
+    }
+  }
+  V init_;
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  V empty_key_state_;
+};
+
 }  // namespace isocheck

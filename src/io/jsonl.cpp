@@ -219,7 +219,7 @@ struct LineReader {
   // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
   void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
     const std::string at = op_at(index);
-    if (!allow_preds) fail(at + "\"" + std::string(kind) + "\" is read by verify, info and convert only (not by audit)");
+    if (!allow_preds) fail(at + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify, info and convert in one process, not audit or the distributed driver");
     PredicateOp p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
     if (kind == "scan") {
       if (a.size() != 4) fail(at + "a scan is [\"scan\", lo, hi, [[key, value], ...]] (4 elements), this one has " + std::to_string(a.size()));
@@ -540,6 +540,26 @@ History JsonlReader::read_all() {
 }
 
 History read_jsonl(const std::string& path) { return JsonlReader(path).read_all(); }
+
+bool jsonl_may_hold_predicates(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;  // the reader that follows reports it
+  static const std::string_view words[] = {"\"scan\"", "\"insert\"", "\"delete\""};
+  constexpr size_t kBlock = 1 << 20, kKeep = 8;  // a word cut by a block edge is in the kept tail
+  std::string buf(kBlock + kKeep, '\0');
+  size_t kept = 0;
+  bool found = false;
+  while (!found) {
+    const size_t got = std::fread(buf.data() + kept, 1, kBlock, f);
+    if (got == 0) break;
+    const std::string_view text(buf.data(), kept + got);
+    for (std::string_view w : words) found |= text.find(w) != std::string_view::npos;
+    kept = std::min(kKeep, text.size());
+    std::memmove(buf.data(), buf.data() + text.size() - kept, kept);
+  }
+  std::fclose(f);
+  return found;
+}
 
 // One writer of the line format for both whole histories and streamed chunks.
 void write_jsonl(const History& h, std::ostream& os) { write_jsonl_txns(h, os, true); }

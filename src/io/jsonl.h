@@ -14,6 +14,12 @@ namespace isocheck {
 
 // Throws InputError naming the file and line on any malformed input.
 History read_jsonl(const std::string& path);
+
+// Whether the file may hold range scans, inserts or deletes (it names one of
+// the words "scan", "insert", "delete" in quotes anywhere): those are expanded
+// only when the file is read whole (read_jsonl), so a streamed copy reads such
+// a file whole instead. A false alarm (a key named "scan") only costs memory.
+bool jsonl_may_hold_predicates(const std::string& path);
 History parse_jsonl(const std::string& text, const std::string& name);  // tests
 // A piece of a file: `text` holds the file's header line when `has_header`,
 // then the file's lines from line `first_line` on; errors give file lines.

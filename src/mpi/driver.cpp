@@ -259,6 +259,11 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
         run.report_r = renumber_result(run.r, named);
         run.compact_report = true;
       }
+      collective([&] {
+        if (me != 0 || !report_needs_whole(run.report_r, run.report_h)) return;
+        run.compact_report = false;
+        run.h = load_history(file, f, &run.import), note_ops_held(run.h.op_count());
+      });
     } else if (!named.empty()) {
       collective([&] {
         if (me == 0) run.h = load_history(file, f, &run.import), note_ops_held(run.h.op_count());

@@ -631,8 +631,11 @@ void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, 
   std::vector<uint32_t> want;
   if (rank() == 0) {
     for (const LevelResult& lr : r.levels)
-      if (lr.witness)
+      if (lr.witness) {
         for (size_t i = 0; i < lr.witness->cycle.size(); ++i) want.push_back(lr.witness->cycle.src[i]), want.push_back(lr.witness->cycle.dst[i]);
+        for (const ForcedOrder& f : lr.witness->forced)
+          for (size_t i = 0; i < f.other_cycle.size(); ++i) want.push_back(f.other_cycle.src[i]), want.push_back(f.other_cycle.dst[i]);
+      }
     for (const Anomaly& a : r.anomalies) want.push_back(a.txn), want.push_back(a.other);
     std::sort(want.begin(), want.end());
     want.erase(std::unique(want.begin(), want.end()), want.end());
@@ -640,7 +643,8 @@ void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, 
   if (!fetch) {
     if (rank() == 0)
       for (LevelResult& lr : r.levels)
-        if (lr.witness) lr.witness->anomaly = name_cycle(lr.witness->cycle, *whole);
+        // (A G0 renamed by its forced orders keeps that name: solver/forced_orders.h.)
+        if (lr.witness && lr.witness->cycle_anomaly.empty()) lr.witness->anomaly = name_cycle(lr.witness->cycle, *whole);
     return;
   }
   History mini = fetch_txns(want, rg, s);
@@ -655,6 +659,11 @@ void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, 
     EdgeList& c = lr_local.levels[l].witness->cycle;
     for (auto& v : c.src) v = local(v);
     for (auto& v : c.dst) v = local(v);
+    for (ForcedOrder& f : lr_local.levels[l].witness->forced) {
+      for (auto& v : f.other_cycle.src) v = local(v);
+      for (auto& v : f.other_cycle.dst) v = local(v);
+    }
+    if (!r.levels[l].witness->cycle_anomaly.empty()) continue;
     const std::string name = name_cycle(c, mini);
     lr_local.levels[l].witness->anomaly = name;
     r.levels[l].witness->anomaly = name;

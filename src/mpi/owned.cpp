@@ -772,10 +772,25 @@ std::vector<TxnIdx> named_transactions(const CheckResult& r) {
     if (!lr.witness) continue;
     for (size_t i = 0; i < lr.witness->cycle.size(); ++i) t.push_back(lr.witness->cycle.src[i]), t.push_back(lr.witness->cycle.dst[i]);
     for (const ConstraintRef& c : lr.witness->core) t.push_back(c.first_head), t.push_back(c.second_head);
+    for (const ForcedOrder& f : lr.witness->forced)
+      for (size_t i = 0; i < f.other_cycle.size(); ++i) t.push_back(f.other_cycle.src[i]), t.push_back(f.other_cycle.dst[i]);
   }
   std::sort(t.begin(), t.end());
   t.erase(std::unique(t.begin(), t.end()), t.end());
   return t;
+}
+
+bool report_needs_whole(const CheckResult& r, const History& part) {
+  for (const LevelResult& lr : r.levels) {
+    if (!lr.witness) continue;
+    const EdgeList& c = lr.witness->cycle;
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.kind[i] != EdgeKind::ww && c.kind[i] != EdgeKind::rw) continue;
+      for (OpIdx o = part.op_begin(c.dst[i]); o < part.op_end(c.dst[i]); ++o)
+        if (part.op_kind[o] == OpKind::append) return true;
+    }
+  }
+  return false;
 }
 
 CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txns) {
@@ -787,6 +802,10 @@ CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txn
     for (auto& v : lr.witness->cycle.src) v = local(v);
     for (auto& v : lr.witness->cycle.dst) v = local(v);
     for (ConstraintRef& c : lr.witness->core) c.first_head = local(c.first_head), c.second_head = local(c.second_head);
+    for (ForcedOrder& f : lr.witness->forced) {
+      for (auto& v : f.other_cycle.src) v = local(v);
+      for (auto& v : f.other_cycle.dst) v = local(v);
+    }
   }
   return out;
 }

@@ -91,6 +91,11 @@ History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns);
 CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txns);
 // The transactions a report of `r` names: witnesses, unsat cores, anomalies.
 std::vector<TxnIdx> named_transactions(const CheckResult& r);
+// Whether the report of `r` (renumbered to `part`, the named transactions)
+// needs the whole history after all: a witness edge ordered by an append is
+// confirmed by the list reads that show it (what the witness rules out), and
+// those readers are not among the named transactions.
+bool report_needs_whole(const CheckResult& r, const History& part);
 
 // The pieces a rank was given, encoded, and their decoding.
 class OwnedPieces {

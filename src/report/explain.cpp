@@ -213,16 +213,16 @@ bool orders_from_reads(const History& h, const EdgeList& c) {
 
 namespace {
 
-// What one level's own witness shows. An SSER witness may hold write orders the
-// engine took from real time (chain pairs ordered by time are ww edges, not rt
-// edges), so below SSER it only counts where every ww/rw edge rests on reads.
+// What one level's own witness shows. An SSER witness with unknown version
+// orders may hold write orders the engine took from real time (chain pairs
+// ordered by time are ww edges, not rt edges): alone it rules out SSER only.
 Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
   if (!lr.decided || lr.holds || is_weak(lr.level) || !lr.witness || !lr.witness->core.empty()) return lvl;
+  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
   if (m >= lvl) return lvl;
   if (orders_from_reads(h, lr.witness->cycle)) return m;
-  if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   return std::max(m, Model::snapshot_isolation);
 }
 

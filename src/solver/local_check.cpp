@@ -165,7 +165,19 @@ LocalSearch find_violations_locally(const History& h, const CheckOptions& opt, s
         LevelResult out = lr;
         Witness& w = *out.witness;
         w.cycle = map_cycle(lr.witness->cycle, r, h);
+        const std::string forced_name = w.anomaly;
         w.anomaly = name_cycle(w.cycle, h);
+        for (ForcedOrder& f : w.forced) {
+          f.other_cycle = map_cycle(f.other_cycle, r, h);
+          f.anomaly = name_cycle(f.other_cycle, h);
+        }
+        // A G0 renamed by its forced orders (solver/forced_orders.h) keeps
+        // the name of the forcing cycle it was given.
+        if (!w.cycle_anomaly.empty()) {
+          w.cycle_anomaly = w.anomaly;
+          for (size_t i = 0; i < w.forced.size(); ++i)
+            if (lr.witness->forced[i].anomaly == forced_name) { w.anomaly = w.forced[i].anomaly; break; }
+        }
         for (ConstraintRef& c : w.core) c.first_head = r.txn[c.first_head], c.second_head = r.txn[c.second_head];
         ls.violated.push_back(std::move(out));
       }

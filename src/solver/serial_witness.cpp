@@ -15,49 +15,9 @@ namespace isocheck {
 namespace {
 
 // key → latest value written in the replay so far (kNullValue: initial state).
-// Inline slots: one probe touches one cache line, and the next operations'
-// slots are prefetched while the current one is compared.
-class LatestValues {
+class LatestValues : public InlineStateMap<Sym> {
  public:
-  explicit LatestValues(size_t expected) { slots_.assign(table_capacity(expected), Slot{kEmpty, kNullValue}); }
-  void prefetch(Sym k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
-  Sym& at(Sym k) {
-    if (k == kEmpty) return empty_key_value_;  // the one key that cannot live in a slot
-    size_t m = slots_.size() - 1, i = mix64(k) & m;
-    while (slots_[i].key != k) {
-      if (slots_[i].key == kEmpty) {
-        if ((used_ + 1) * 3 > slots_.size() * 2) {
-          grow();
-          return at(k);
-        }
-        ++used_;
-        slots_[i].key = k;
-        return slots_[i].value;
-      }
-      i = (i + 1) & m;
-    }
-    return slots_[i].value;
-  }
-
- private:
-  static constexpr Sym kEmpty = ~0ULL;
-  struct Slot {
-    Sym key, value;
-  };
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{kEmpty, kNullValue});
-    size_t m = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.key == kEmpty) continue;
-      size_t i = mix64(s.key) & m;
-      while (slots_[i].key != kEmpty) i = (i + 1) & m;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t used_ = 0;
-  Sym empty_key_value_ = kNullValue;
+  explicit LatestValues(size_t expected) : InlineStateMap<Sym>(expected, kNullValue) {}
 };
 
 // The same for keys that are small non-negative integers (named keys are row

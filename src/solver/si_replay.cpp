@@ -42,48 +42,9 @@ class DirectStates {
 };
 
 // Any keys: open addressing with the state inline (one probe, one line).
-class HashedStates {
+class HashedStates : public InlineStateMap<KeyState> {
  public:
-  explicit HashedStates(size_t expected) { slots_.assign(table_capacity(expected), Slot{kEmpty, {}}); }
-  void prefetch(Sym k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
-  KeyState& at(Sym k) {
-    if (k == kEmpty) return empty_key_state_;  // the one key that cannot live in a slot
-    size_t m = slots_.size() - 1, i = mix64(k) & m;
-    while (slots_[i].key != k) {
-      if (slots_[i].key == kEmpty) {
-        if ((used_ + 1) * 3 > slots_.size() * 2) {
-          grow();
-          return at(k);
-        }
-        ++used_;
-        slots_[i].key = k;
-        return slots_[i].state;
-      }
-      i = (i + 1) & m;
-    }
-    return slots_[i].state;
-  }
-
- private:
-  static constexpr Sym kEmpty = ~0ULL;
-  struct Slot {
-    Sym key;
-    KeyState state;
-  };
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{kEmpty, {}});
-    size_t m = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.key == kEmpty) continue;
-      size_t i = mix64(s.key) & m;
-      while (slots_[i].key != kEmpty) i = (i + 1) & m;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t used_ = 0;
-  KeyState empty_key_state_;
+  explicit HashedStates(size_t expected) : InlineStateMap<KeyState>(expected, KeyState{}) {}
 };
 
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }

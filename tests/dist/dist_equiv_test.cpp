@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -181,7 +182,16 @@ int main(int argc, char** argv) {
   if (me == 0) {
     fs::create_directories(out + "/hist");
     for (auto& e : fs::directory_iterator(src + "/examples"))
-      if (e.path().extension() == ".jsonl") files.push_back(e.path().string());
+      if (e.path().extension() == ".jsonl") {
+        // Range scans, inserts and deletes are refused by the distributed
+        // driver (expanded only where a file is read whole; cli.predicates_cli).
+        std::ifstream in(e.path());
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("[\"scan\"") != std::string::npos || text.find("[\"insert\"") != std::string::npos ||
+            text.find("[\"delete\"") != std::string::npos)
+          continue;
+        files.push_back(e.path().string());
+      }
     std::sort(files.begin(), files.end());
     for (uint64_t seed = 1; seed <= 200; ++seed) {
       RandomHistoryOptions ro;
