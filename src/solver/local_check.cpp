@@ -166,7 +166,8 @@ LocalSearch find_violations_locally(const History& h, const CheckOptions& opt, s
         Witness& w = *out.witness;
         w.cycle = map_cycle(lr.witness->cycle, r, h);
         const std::string forced_name = w.anomaly;
-        w.anomaly = name_cycle(w.cycle, h);
+        // (A weak level's witness keeps its level's name: solver/weak_saturation.cpp.)
+        if (!is_weak(lr.level)) w.anomaly = name_cycle(w.cycle, h);
         for (ForcedOrder& f : w.forced) {
           f.other_cycle = map_cycle(f.other_cycle, r, h);
           f.anomaly = name_cycle(f.other_cycle, h);
