@@ -28,64 +28,101 @@
 
 namespace isocheck::dist {
 
-DistRun run_distributed(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d) {
-  init();
-  install_term_handler();
+namespace {
+
+// run_distributed's stages as methods; they share the checkpoint, the
+// history, the stage times and the result through members. execute() calls
+// them in the order they always ran, so every rank makes the same collective
+// calls in the same order.
+class DistributedRun {
+ public:
+  DistributedRun(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d)
+      : file(file), f(f), opt(opt), d(d) {
+    run.root = me == 0;
+  }
+
+  DistRun execute() {
+    resume_from_checkpoint();
+    // ---- read
+    g_stage = ("read");
+    collective([&] {
+      if (f == Format::unknown) f = sniff_format(file);
+    });
+    if (!d.key_shards) {
+      run_on_owned_data();
+      return std::move(run);
+    }
+    read_replicated_or_ranges();
+    if (decided_by_key_shards()) return std::move(run);
+    partition_solve_and_merge();
+    return std::move(run);
+  }
+
+ private:
+  const std::string& file;
+  Format f;
+  const CheckOptions& opt;
+  const DistOptions& d;
   DistRun run;
   const int P = size(), me = rank();
-  run.root = me == 0;
   std::vector<std::pair<std::string, double>> times;
   Timer stage_timer, total;
-  auto end_stage = [&](const char* name) {
+  std::string header;
+  Checkpoint ck;
+  bool have_ck = false;
+  History h;
+  uint64_t sizes[2] = {0, 0};  // the history's transactions and operations, for --stage-times
+  KeyShardOutcome ks;          // when key shards ran: their outcome
+  int64_t largest_piece_ops = -1;  // owned components: the largest piece's operations
+  int64_t stolen_pieces = -1;      // owned components: pieces solved by a rank other than their owner
+  // With key shards on HDF5 every rank keeps only its own range until key
+  // shards refuse the history (rank 0 reads the whole one when it needs it).
+  History mine;
+  bool ranges = false, scattered = false, use_key_shards = d.key_shards;
+  // Key shards on HDF5 read their range slice by slice (key_shards.h).
+  uint64_t range_lo = 0, range_hi = 0;
+  bool whole_loaded = false;  // set by the read: rank 0 holds the whole history
+
+  void end_stage(const char* name) {
     MPI_Barrier(MPI_COMM_WORLD);
     times.push_back({name, stage_timer.seconds()});
     stage_timer.reset();
     // Like the one-process progress: a line per stage once the run has taken a second.
     if (!d.quiet && me == 0 && total.seconds() > 1.0)
       std::fprintf(stderr, "isocheck: [%d ranks] %s done (%.2f s)\n", P, name, times.back().second);
-  };
+  }
 
   // Checkpoint: fingerprint of the input (rank 0 hashes the bytes).
-  std::string header;
-  Checkpoint ck;
-  bool have_ck = false;
-  collective([&] {
-    if (d.checkpoint_dir.empty() || me != 0) return;
-    Fingerprint fp = fingerprint_file(file);
-    header = header_line(fp, d.options_text);
-    have_ck = load_checkpoint(d.checkpoint_dir, fp, d.options_text, ck);
-  });
-  {
-    int flag = have_ck;
-    MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    have_ck = flag;
-    std::string bytes = me == 0 && have_ck ? to_bytes(ck) : std::string();
-    if (have_ck) {
-      bcast_string(bytes, 0);
-      if (me != 0) from_bytes(bytes, ck);
+  void resume_from_checkpoint() {
+    collective([&] {
+      if (d.checkpoint_dir.empty() || me != 0) return;
+      Fingerprint fp = fingerprint_file(file);
+      header = header_line(fp, d.options_text);
+      have_ck = load_checkpoint(d.checkpoint_dir, fp, d.options_text, ck);
+    });
+    {
+      int flag = have_ck;
+      MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      have_ck = flag;
+      std::string bytes = me == 0 && have_ck ? to_bytes(ck) : std::string();
+      if (have_ck) {
+        bcast_string(bytes, 0);
+        if (me != 0) from_bytes(bytes, ck);
+      }
     }
+    run.resumed = have_ck;
+    if (have_ck && !d.quiet && me == 0)
+      std::fprintf(stderr, "isocheck: resuming from checkpoint %s (stage %d, %zu pieces done)\n",
+                   checkpoint_path(d.checkpoint_dir).c_str(), ck.stage, ck.results.size());
   }
-  run.resumed = have_ck;
-  if (have_ck && !d.quiet && me == 0)
-    std::fprintf(stderr, "isocheck: resuming from checkpoint %s (stage %d, %zu pieces done)\n",
-                 checkpoint_path(d.checkpoint_dir).c_str(), ck.stage, ck.results.size());
-  auto save = [&](int32_t stage) {
+  void save(int32_t stage) {
     if (d.checkpoint_dir.empty() || me != 0) return;
     ck.stage = std::max(ck.stage, stage);
     write_checkpoint(d.checkpoint_dir, header, ck);
-  };
+  }
 
-  // ---- read
-  g_stage = ("read");
-  History h;
-  collective([&] {
-    if (f == Format::unknown) f = sniff_format(file);
-  });
-  uint64_t sizes[2] = {0, 0};  // the history's transactions and operations, for --stage-times
-  KeyShardOutcome ks;          // when key shards ran: their outcome
-  int64_t largest_piece_ops = -1;  // owned components: the largest piece's operations
-  int64_t stolen_pieces = -1;      // owned components: pieces solved by a rank other than their owner
-  auto write_times = [&](size_t components, uint32_t pieces) {
+  // --stage-times: the stages' times, the sizes and every rank's peak memory.
+  void write_times(size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
     long rss = peak_rss_kib();
     std::vector<long> all(P);
@@ -114,10 +151,10 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
       out << "]}\n";
       write_file_atomically(d.stage_times, "--stage-times", out.str());
     });
-  };
+  }
 
   // Components on owned data (mpi/owned.h): no rank holds the whole history.
-  if (!d.key_shards) {
+  void run_on_owned_data() {
     std::unique_ptr<RangeSource> src;
     // Read on rank 0 and scattered in consecutive ranges; rank 0's copy is
     // freed before anything else is built.
@@ -224,7 +261,7 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
                      ck.results.size(), job.pieces());
       run.interrupted = true;
       run.exit_code = kExitInterrupted;
-      return run;
+      return;
     }
     pieces.clear();
     stolen_pieces = static_cast<int64_t>(board.stolen);
@@ -274,78 +311,79 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     run.exit_code = code;
     end_stage("merge");
     write_times(part.comp_sessions.size(), job.pieces());
-    return run;
+    return;
   }
-  // With key shards on HDF5 every rank keeps only its own range until key
-  // shards refuse the history (rank 0 reads the whole one when it needs it).
-  History mine;
-  bool ranges = false, scattered = false, use_key_shards = d.key_shards;
-  // Key shards on HDF5 read their range slice by slice (key_shards.h).
-  uint64_t range_lo = 0, range_hi = 0;
-  if (f == Format::hdf5) {
-    ranges = use_key_shards && P > 1;  // one rank holds everything anyway
-    collective([&] {
-      uint64_t n = hdf5_txn_count(file);
-      range_lo = n * me / P, range_hi = n * (me + 1) / P;
-      if (!ranges) mine = read_hdf5_range(file, range_lo, range_hi);
-    });
-    // With key shards rank 0 reads the whole history only when it needs it:
-    // for the gather (a level fails) or, after the shards, for the report.
-    if (!ranges) {
+
+  // ---- read, replicated: every rank the whole history, or (key shards)
+  // its own transaction range, read by range (HDF5) or scattered from rank 0.
+  void read_replicated_or_ranges() {
+    if (f == Format::hdf5) {
+      ranges = use_key_shards && P > 1;  // one rank holds everything anyway
       collective([&] {
-        h = allgather_ranges(std::move(mine));
+        uint64_t n = hdf5_txn_count(file);
+        range_lo = n * me / P, range_hi = n * (me + 1) / P;
+        if (!ranges) mine = read_hdf5_range(file, range_lo, range_hi);
       });
-    }
-  } else {
-    collective([&] {
-      if (me == 0) h = load_history(file, f, &run.import);
-    });
-    // Key shards: the history read on rank 0 is scattered in transaction
-    // ranges, as if each rank had read its own (lists are exchanged only
-    // replicated: broadcast them).
-    int lists = 0;
-    if (me == 0)
-      for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
-    MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    scattered = use_key_shards && P > 1 && !lists;
-    if (scattered) {
-      collective([&] { mine = scatter_ranges(h, 0); });
-      ranges = true;
+      // With key shards rank 0 reads the whole history only when it needs it:
+      // for the gather (a level fails) or, after the shards, for the report.
+      if (!ranges) {
+        collective([&] {
+          h = allgather_ranges(std::move(mine));
+        });
+      }
     } else {
-      bcast_history(h, 0);
+      collective([&] {
+        if (me == 0) h = load_history(file, f, &run.import);
+      });
+      // Key shards: the history read on rank 0 is scattered in transaction
+      // ranges, as if each rank had read its own (lists are exchanged only
+      // replicated: broadcast them).
+      int lists = 0;
+      if (me == 0)
+        for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
+      MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      scattered = use_key_shards && P > 1 && !lists;
+      if (scattered) {
+        collective([&] { mine = scatter_ranges(h, 0); });
+        ranges = true;
+      } else {
+        bcast_history(h, 0);
+      }
     }
+    note_ops_held(h.op_count() + mine.op_count());
+    // The history's size, for --stage-times (rank 0 may not hold it).
+    sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
+    if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (!ranges) check_history_budget();
+    if (!have_ck) collective([&] { save(stage_read); });
+    end_stage("read");
+    whole_loaded = !ranges || scattered;
   }
+
   // Every rank holds the whole history from here on (except with per-rank
   // key shards, until they refuse): within --history-budget or exit 3.
-  auto check_history_budget = [&] {
+  void check_history_budget() {
     collective([&] {
       if (d.history_budget && h.resident_bytes() > d.history_budget)
         throw ResourceError("every rank holds the whole history (" + std::to_string(h.resident_bytes() >> 20) +
                             " MiB) and --history-budget is " + std::to_string(d.history_budget >> 20) +
                             " MiB; raise --history-budget or run fewer ranks per node");
     });
-  };
-  note_ops_held(h.op_count() + mine.op_count());
-  // The history's size, for --stage-times (rank 0 may not hold it).
-  sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
-  if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (!ranges) check_history_budget();
-  if (!have_ck) collective([&] { save(stage_read); });
-  end_stage("read");
+  }
 
   // Rank 0 with per-rank HDF5 reads: the whole history, read once when needed
   // (after the shards' data is freed, so never next to it).
-  bool whole_loaded = !ranges || scattered;
-  auto load_whole = [&] {
+  void load_whole() {
     if (me != 0 || whole_loaded) return;
     h = load_history(file, f, &run.import);
     whole_loaded = true;
     note_ops_held(h.op_count());
-  };
+  }
+
   // Key shards (mpi/key_shards.h): the whole history decided on key shards,
   // from the replicated history or (`ranges`) from the per-rank reads. True
   // when they decided; refused: a note says why (`note`), the caller goes on.
-  auto run_key_shards = [&](bool from_ranges, bool note) -> bool {
+  bool run_key_shards(bool from_ranges, bool note) {
     g_stage = "key shards";
     KeyShardOptions ko;
     ko.history_budget = d.history_budget;
@@ -409,110 +447,125 @@ DistRun run_distributed(const std::string& file, Format f, const CheckOptions& o
     write_times(1, 1);
     if (me == 0) run.h = std::move(ks.has_report ? ks.report_h : h);
     return true;
-  };
+  }
 
-  if (ranges) {
-    // Key shards from the per-rank reads: operations exchanged by key. Lists
-    // are refused there but can run on the replicated history (no note yet).
-    if (run_key_shards(true, false)) return run;
-    const bool lists = ks.why.rfind("list operations", 0) == 0;
-    if (!lists && me == 0 && !d.quiet)
-      std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
-    if (!lists) use_key_shards = false;
-    // Every rank takes the whole history, as without key shards.
-    if (scattered) {
-      mine = History();
-      bcast_history(h, 0);
+  // Key shards, from the ranges first, then on the replicated history;
+  // true when they decided (or were interrupted): the run is over.
+  bool decided_by_key_shards() {
+    if (ranges) {
+      // Key shards from the per-rank reads: operations exchanged by key. Lists
+      // are refused there but can run on the replicated history (no note yet).
+      if (run_key_shards(true, false)) return true;
+      const bool lists = ks.why.rfind("list operations", 0) == 0;
+      if (!lists && me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
+      if (!lists) use_key_shards = false;
+      // Every rank takes the whole history, as without key shards.
+      if (scattered) {
+        mine = History();
+        bcast_history(h, 0);
+      } else {
+        collective([&] {
+          if (mine.txn_count() == 0) {  // the key shards freed the range (or it is empty): read it again
+            uint64_t n = hdf5_txn_count(file);
+            mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+          }
+          h = allgather_ranges(std::move(mine));
+        });
+      }
+      check_history_budget();
+    }
+    if (use_key_shards && run_key_shards(false, true)) return true;
+    return false;
+  }
+
+  // Neither owned data nor key shards: the replicated history's components.
+  void partition_solve_and_merge() {
+    // ---- partition
+    g_stage = ("partition");
+    std::vector<Level> split;
+    bool wants_sser = false;
+    for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
+    Partition part;
+    if (have_ck && ck.has_partition) {
+      part = ck.partition.to();
     } else {
-      collective([&] {
-        if (mine.txn_count() == 0) {  // the key shards freed the range (or it is empty): read it again
-          uint64_t n = hdf5_txn_count(file);
-          mine = read_hdf5_range(file, n * me / P, n * (me + 1) / P);
+      collective([&] { part = sharded_partition(h); });
+      ck.partition = PartitionMsg::from(part);
+      ck.has_partition = true;
+      collective([&] { save(stage_partition); });
+    }
+    end_stage("partition");
+    std::vector<uint8_t> included = included_transactions(h);
+    SessionTxns index = session_txns(h);
+
+    // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
+    // checkpoint until a signal arrives, so that a test can kill the job at a
+    // known point without sleeping.
+    test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
+
+    // ---- solve
+    g_stage = ("solve");
+    Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
+    Board board{job, d.all_violations, {}, 0};
+    for (auto& r : ck.results) board.done[r.piece] = r;
+    Timer since_save;
+    const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
+      ck.results.push_back(r);
+      board.done[r.piece] = std::move(r);
+      if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+        // On a worker thread: a failed save must not escape it; the next
+        // save (the final one, or the one on a signal) reports the failure.
+        try {
+          save(stage_solve);
+        } catch (const std::exception&) {
         }
-        h = allgather_ranges(std::move(mine));
-      });
-    }
-    check_history_budget();
-  }
-  if (use_key_shards && run_key_shards(false, true)) return run;
-
-  // ---- partition
-  g_stage = ("partition");
-  std::vector<Level> split;
-  bool wants_sser = false;
-  for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
-  Partition part;
-  if (have_ck && ck.has_partition) {
-    part = ck.partition.to();
-  } else {
-    collective([&] { part = sharded_partition(h); });
-    ck.partition = PartitionMsg::from(part);
-    ck.has_partition = true;
-    collective([&] { save(stage_partition); });
-  }
-  end_stage("partition");
-  std::vector<uint8_t> included = included_transactions(h);
-  SessionTxns index = session_txns(h);
-
-  // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
-  // checkpoint until a signal arrives, so that a test can kill the job at a
-  // known point without sleeping.
-  test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
-
-  // ---- solve
-  g_stage = ("solve");
-  Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
-  Board board{job, d.all_violations, {}, 0};
-  for (auto& r : ck.results) board.done[r.piece] = r;
-  Timer since_save;
-  const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
-    ck.results.push_back(r);
-    board.done[r.piece] = std::move(r);
-    if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
-      // On a worker thread: a failed save must not escape it; the next
-      // save (the final one, or the one on a signal) reports the failure.
-      try {
-        save(stage_solve);
-      } catch (const std::exception&) {
+        since_save.reset();
       }
-      since_save.reset();
+    });
+    if (stop_all) {
+      collective([&] { save(stage_solve); });
+      if (me == 0 && !d.quiet)
+        std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
+                     d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
+                     ck.results.size(), job.pieces());
+      run.interrupted = true;
+      run.exit_code = kExitInterrupted;
+      return;
     }
-  });
-  if (stop_all) {
-    collective([&] { save(stage_solve); });
-    if (me == 0 && !d.quiet)
-      std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
-                   d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
-                   ck.results.size(), job.pieces());
-    run.interrupted = true;
-    run.exit_code = kExitInterrupted;
-    return run;
-  }
-  end_stage("solve");
+    end_stage("solve");
 
-  // ---- merge and report
-  g_stage = ("report");
-  int code = 0;
-  collective([&] {
-    if (me != 0) return;
-    uint32_t cutoff = board.cutoff();
-    for (auto& [i, r] : board.done)
-      if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
-        if (r.error_code == 2) throw InputError(file, r.error);
-        throw ResourceError(r.error);
-      }
-    run.r = merge(job, board.done, cutoff, h.txn_count(),
-                  static_cast<uint64_t>(std::count(included.begin(), included.end(), 1)));
-    ck.stage = stage_done;
-    save(stage_done);
-    code = exit_code(run.r);
-  });
-  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  run.exit_code = code;
-  end_stage("merge");
-  write_times(part.comp_sessions.size(), job.pieces());
-  if (me == 0) run.h = std::move(h);
-  return run;
+    // ---- merge and report
+    g_stage = ("report");
+    int code = 0;
+    collective([&] {
+      if (me != 0) return;
+      uint32_t cutoff = board.cutoff();
+      for (auto& [i, r] : board.done)
+        if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
+          if (r.error_code == 2) throw InputError(file, r.error);
+          throw ResourceError(r.error);
+        }
+      run.r = merge(job, board.done, cutoff, h.txn_count(),
+                    static_cast<uint64_t>(std::count(included.begin(), included.end(), 1)));
+      ck.stage = stage_done;
+      save(stage_done);
+      code = exit_code(run.r);
+    });
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.exit_code = code;
+    end_stage("merge");
+    write_times(part.comp_sessions.size(), job.pieces());
+    if (me == 0) run.h = std::move(h);
+  }
+};
+
+}  // namespace
+
+DistRun run_distributed(const std::string& file, Format f, const CheckOptions& opt, const DistOptions& d) {
+  init();
+  install_term_handler();
+  return DistributedRun(file, f, opt, d).execute();
 }
 
 }  // namespace isocheck::dist

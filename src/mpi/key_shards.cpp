@@ -678,75 +678,78 @@ void finish_report(KeyShardOutcome& out, const History* whole, const Range& rg, 
 // `shard`: its keys' operations, original statuses; `whole` (rank 0 only,
 // may be nullptr: KeyShardOptions::whole_on_demand): the whole history, for
 // the general engine and the gathered graph; `history_bytes`: its size.
-KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, uint64_t history_bytes,
-                                 const CheckOptions& opt, const KeyShardOptions& ko) {
-  const int me = rank();
-  auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
-  auto stage = [&](const char* name) {
-    if (ko.end_stage) ko.end_stage(name);
-  };
-  KeyShardOutcome out;
-  out.txns = rg.n;
-  {
-    uint64_t ops = 0;
-    for (uint32_t o : rg.ops) ops += o;
-    MPI_Allreduce(&ops, &out.ops, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+// One method a stage; the stages share the shard's graph, the flags and the
+// counts through members. run() calls them in the one order every rank
+// follows: a stage's collectives are made by every rank, and the early
+// returns between stages follow allreduced flags, the same on every rank.
+class ShardDecision {
+ public:
+  ShardDecision(Range& rg, Shard shard, const History* whole, uint64_t history_bytes, const CheckOptions& opt,
+                const KeyShardOptions& ko)
+      : rg(rg), shard(std::move(shard)), whole(whole), history_bytes(history_bytes), opt(opt), ko(ko) {}
+  ShardDecision(const ShardDecision&) = delete;
+  ShardDecision& operator=(const ShardDecision&) = delete;
+
+  KeyShardOutcome run() {
+    count_ops();
+    if (include_or_serial_witness()) return std::move(out);
+    build_shard_graph();
+    if (stopping()) return std::move(out);
+    if (settle_on_flags()) return std::move(out);
+    count_edges();
+    if (!flags[kGeneral]) {
+      decide_by_peeling();
+      return std::move(out);
+    }
+    if (settle_by_general_engine()) return std::move(out);
+    gather_and_decide_on_rank0();
+    return std::move(out);
   }
 
-  // ---- shard: included set, session order, projection, per-key graph, order keys
-  int rounds = 0;
-  include(rg, shard, rounds);
-  uint64_t committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
-  MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+ private:
+  enum Flag { kInputError = 0, kAnomaly, kGeneral, kListUnordered, kFlags };
+
+  Range& rg;
+  Shard shard;
+  const Shard& s = shard;
+  const History& p = s.h;
+  const History* whole;
+  const uint64_t history_bytes;
+  const CheckOptions& opt;
+  const KeyShardOptions& ko;
+  const int me = rank();
+  KeyShardOutcome out;
+  CheckResult& r = out.r;
+  uint64_t committed = 0;
   std::vector<std::pair<uint32_t, uint32_t>> so;
   bool bad_begin = false, bad_end = false;
-  session_links(rg, so, bad_begin, bad_end);
-  enum Flag { kInputError = 0, kAnomaly, kGeneral, kListUnordered, kFlags };
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
   uint64_t unordered_pairs = 0;
   std::vector<AnomalyRec> anomalies;
-  if (opt.serial_witness) {
-    // The serial witness, shard by shard: one candidate order for all ranks.
-    const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
-    if (found != WitnessOrder::none) {
-      CheckResult& r = out.r;
-      r.stats.txns = rg.n;
-      r.stats.committed = committed;
-      r.stats.witness = found;
-      for (Level l : opt.levels) r.levels.push_back({l});
-      stage("shard");
-      stage("gather");
-      stage("acyclic");
-      return out;
-    }
-  }
   // The shard's graph stays (13 bytes an edge) and its edges' records
   // (EdgeRec, 48 bytes) are made only for the edges a witness needs.
   // (The shard stays too: the report fetches the named transactions from it.)
-  const Shard& s = shard;
-  const History& p = s.h;
   DependencyGraph g;
   std::unordered_set<Sym> list_keys;
-  {
-    KnownGraphOptions kgo;
-    kgo.for_si = wants(Level::si);
-    try {
-      g = build_known_graph(p, kgo);
-    } catch (const InputError&) {
-      flags[kInputError] = 1;
-    }
+  uint64_t local = 0, total = 0;  // this shard's edges, all shards' edges
+
+  bool wants(Level l) const { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); }
+  void stage(const char* name) {
+    if (ko.end_stage) ko.end_stage(name);
   }
-  auto gtx = [&](TxnIdx t) -> uint32_t { return s.gtxn[t]; };
-  auto gpos = [&](TxnIdx t, uint32_t local_pos) -> uint32_t { return s.pos[p.op_begin(t) + local_pos]; };
-  auto key_at = [&](TxnIdx t, uint32_t local_pos) { return p.op_key[p.op_begin(t) + local_pos]; };
-  auto first_pos = [&](TxnIdx t, Sym k) -> uint64_t {
+  bool stopping() { return ko.stop && ko.stop() && (out.interrupted = true); }
+
+  uint32_t gtx(TxnIdx t) const { return s.gtxn[t]; }
+  uint32_t gpos(TxnIdx t, uint32_t local_pos) const { return s.pos[p.op_begin(t) + local_pos]; }
+  Sym key_at(TxnIdx t, uint32_t local_pos) const { return p.op_key[p.op_begin(t) + local_pos]; }
+  uint64_t first_pos(TxnIdx t, Sym k) const {
     for (OpIdx o = p.op_begin(t); o < p.op_end(t); ++o)
       if (p.op_key[o] == k) return s.pos[o];
     return 0;
-  };
+  }
   // Graph edge i (not a session edge: none here) and session edge j as records.
-  auto edge_rec = [&](size_t i) {
+  EdgeRec edge_rec(size_t i) const {
     EdgeRec r{};
     const uint32_t src = g.edges.src[i], dst = g.edges.dst[i], why = g.edges.why[i];
     const EdgeKind k = g.edges.kind[i];
@@ -765,85 +768,139 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
       else r.phase = 1, r.a = r.dst, r.b = (uint64_t{1} << 32) + first_pos(dst, key);
     }
     return r;
-  };
-  auto so_rec = [&](size_t j) {
+  }
+  EdgeRec so_rec(size_t j) const {
     EdgeRec r{};
     r.src = so[j].first, r.dst = so[j].second, r.kind = static_cast<uint32_t>(EdgeKind::so), r.phase = 5, r.a = r.dst;
     return r;
-  };
-  const EachEdge each_edge = [&](const std::function<void(const EdgeRec&)>& f) {
+  }
+  const EachEdge each_edge = [this](const std::function<void(const EdgeRec&)>& f) {
     for (size_t i = 0; i < g.edges.size(); ++i)
       if (g.edges.kind[i] != EdgeKind::so) f(edge_rec(i));
     for (size_t j = 0; j < so.size(); ++j) f(so_rec(j));
   };
-  if (!flags[kInputError]) {
-    for (OpIdx o = 0; o < p.op_count(); ++o)
-      if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
-    flags[kGeneral] = !g.unordered.empty();
-    flags[kAnomaly] = !g.anomalies.empty();
-    for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
-    if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
-      unordered_stream = encode_unordered(g, gtx, gpos);
-      unordered_pairs = g.unordered_write_pairs;
+
+  // Every rank counts the operations of all ranges.
+  void count_ops() {
+    out.txns = rg.n;
+    {
+      uint64_t ops = 0;
+      for (uint32_t o : rg.ops) ops += o;
+      MPI_Allreduce(&ops, &out.ops, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     }
-    for (size_t i = 0; i < g.anomalies.size(); ++i) {
-      const Anomaly& a = g.anomalies[i];
-      AnomalyRec r{};
-      uint32_t pos = gpos(a.txn, a.op);
-      r.seq = i, r.key = a.key, r.value = a.value;
-      r.kind = static_cast<uint32_t>(a.kind), r.txn = gtx(a.txn), r.other = gtx(a.other), r.op = pos;
-      if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = r.txn, r.b = ~uint64_t{0} - pos;
-      else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
-      else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = r.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
-      else r.phase = 1, r.a = r.txn, r.b = pos;
-      anomalies.push_back(r);
+  }
+
+  // ---- shard: included set, session order; then, with the serial witness
+  // on, one candidate order for all ranks (true: it was found, all is decided).
+  bool include_or_serial_witness() {
+    int rounds = 0;
+    include(rg, shard, rounds);
+    committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
+    MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    session_links(rg, so, bad_begin, bad_end);
+    if (opt.serial_witness) {
+      // The serial witness, shard by shard: one candidate order for all ranks.
+      const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
+      if (found != WitnessOrder::none) {
+        CheckResult& r = out.r;
+        r.stats.txns = rg.n;
+        r.stats.committed = committed;
+        r.stats.witness = found;
+        for (Level l : opt.levels) r.levels.push_back({l});
+        stage("shard");
+        stage("gather");
+        stage("acyclic");
+        return true;
+      }
     }
-    g.chains = ChainStore();  // (encoded above when needed)
+    return false;
   }
-  MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  stage("shard");
-  auto stopping = [&] { return ko.stop && ko.stop() && (out.interrupted = true); };
-  if (stopping()) return out;
 
-  // Which levels fail and how, exactly as check() sets them.
-  CheckResult& r = out.r;
-  r.stats.txns = rg.n;
-  r.stats.committed = committed;
-  for (Level l : opt.levels) r.levels.push_back({l});
-
-  if (flags[kInputError]) {
-    out.refused = true, out.why = "the history is rejected by the graph builder (the normal path reports where)";
-    return out;
-  }
-  if (flags[kAnomaly]) {
-    std::vector<AnomalyRec> all = gather_records(anomalies);
-    stage("gather");
-    if (me == 0) {
-      std::sort(all.begin(), all.end(), [](const AnomalyRec& x, const AnomalyRec& y) { return x.order() < y.order(); });
-      for (auto& a : all)
-        r.anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
-      for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
+  // ---- shard: projection, per-key graph, order keys, anomalies as records;
+  // the flags every rank acts on, allreduced.
+  void build_shard_graph() {
+    {
+      KnownGraphOptions kgo;
+      kgo.for_si = wants(Level::si);
+      try {
+        g = build_known_graph(p, kgo);
+      } catch (const InputError&) {
+        flags[kInputError] = 1;
+      }
     }
-    finish_report(out, whole, rg, shard, ko);
-    stage("acyclic");
-    return out;
-  }
-  if (flags[kListUnordered]) {
-    out.refused = true;
-    out.why = "appends whose order no read reveals (list keys for the general engine are not sharded)";
-    return out;
+    if (!flags[kInputError]) {
+      for (OpIdx o = 0; o < p.op_count(); ++o)
+        if (p.op_kind[o] == OpKind::append || p.op_kind[o] == OpKind::read_list) list_keys.insert(p.op_key[o]);
+      flags[kGeneral] = !g.unordered.empty();
+      flags[kAnomaly] = !g.anomalies.empty();
+      for (const UnorderedKey& uk : g.unordered) flags[kListUnordered] |= list_keys.count(uk.key) > 0;
+      if (flags[kGeneral] && !flags[kAnomaly] && !flags[kListUnordered]) {
+        unordered_stream = encode_unordered(g, [this](TxnIdx t) { return gtx(t); },
+                                          [this](TxnIdx t, uint32_t lp) { return gpos(t, lp); });
+        unordered_pairs = g.unordered_write_pairs;
+      }
+      for (size_t i = 0; i < g.anomalies.size(); ++i) {
+        const Anomaly& a = g.anomalies[i];
+        AnomalyRec r{};
+        uint32_t pos = gpos(a.txn, a.op);
+        r.seq = i, r.key = a.key, r.value = a.value;
+        r.kind = static_cast<uint32_t>(a.kind), r.txn = gtx(a.txn), r.other = gtx(a.other), r.op = pos;
+        if (a.kind == AnomalyKind::duplicate_write) r.phase = 0, r.a = r.txn, r.b = ~uint64_t{0} - pos;
+        else if (list_keys.count(a.key)) r.phase = 4, r.a = a.key, r.b = 0;
+        else if (a.kind == AnomalyKind::lost_update) r.phase = 1, r.a = r.txn, r.b = (uint64_t{1} << 32) + first_pos(a.txn, a.key);
+        else r.phase = 1, r.a = r.txn, r.b = pos;
+        anomalies.push_back(r);
+      }
+      g.chains = ChainStore();  // (encoded above when needed)
+    }
+    MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    stage("shard");
   }
 
-  uint64_t local = 0, total = 0;
-  for (EdgeKind k : g.edges.kind) local += k != EdgeKind::so;
-  local += so.size();
-  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // Which levels fail and how, exactly as check() sets them; true when the
+  // flags decide (input error, anomalies, unordered list keys).
+  bool settle_on_flags() {
+    r.stats.txns = rg.n;
+    r.stats.committed = committed;
+    for (Level l : opt.levels) r.levels.push_back({l});
 
-  // ---- acyclic, distributed: each level graph's pairs from this shard's
-  // edges, routed to their source's owner and peeled (dist_acyclic.h). The
-  // same cascade as check(): SSER acyclic settles SER and SI, SER settles SI.
-  // (Unknown version orders go to the general engine, below.)
-  if (!flags[kGeneral]) {
+    if (flags[kInputError]) {
+      out.refused = true, out.why = "the history is rejected by the graph builder (the normal path reports where)";
+      return true;
+    }
+    if (flags[kAnomaly]) {
+      std::vector<AnomalyRec> all = gather_records(anomalies);
+      stage("gather");
+      if (me == 0) {
+        std::sort(all.begin(), all.end(), [](const AnomalyRec& x, const AnomalyRec& y) { return x.order() < y.order(); });
+        for (auto& a : all)
+          r.anomalies.push_back({static_cast<AnomalyKind>(a.kind), a.txn, a.other, a.op, a.key, a.value});
+        for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
+      }
+      finish_report(out, whole, rg, shard, ko);
+      stage("acyclic");
+      return true;
+    }
+    if (flags[kListUnordered]) {
+      out.refused = true;
+      out.why = "appends whose order no read reveals (list keys for the general engine are not sharded)";
+      return true;
+    }
+    return false;
+  }
+
+  // The edges of all shards, for the budgets and the stats.
+  void count_edges() {
+    for (EdgeKind k : g.edges.kind) local += k != EdgeKind::so;
+    local += so.size();
+    MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+
+    // ---- acyclic, distributed: each level graph's pairs from this shard's
+    // edges, routed to their source's owner and peeled (dist_acyclic.h). The
+    // same cascade as check(): SSER acyclic settles SER and SI, SER settles SI.
+    // (Unknown version orders go to the general engine, below.)
+  void decide_by_peeling() {
     const uint32_t n = static_cast<uint32_t>(rg.n);
     std::vector<std::pair<Level, EdgeList>> cycles;  // rank 0: the failing levels' cycles
     auto peel = [&](Level level) {
@@ -895,10 +952,10 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     bool all = true;
     for (Level l : opt.levels) all &= *(l == Level::ser ? ser : l == Level::si ? si : sser);
     stage("acyclic");
-    if (stopping()) return out;
+    if (stopping()) return;
     out.edges = total;
     if (me == 0) r.stats.edges = total;
-    if (all) return out;  // every level holds: nothing was gathered
+    if (all) return;  // every level holds: nothing was gathered
     // The witnesses (chosen on the cores), named on the history or on the
     // transactions they name, fetched for the report.
     if (me == 0)
@@ -913,13 +970,15 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
     // are those the cascade peeled: each failing level has its cycle.
     finish_report(out, whole, rg, shard, ko);
     stage("witness");
-    return out;
+    return;
   }
 
-  // ---- the general engine on the shards (dist_prune.h): SER and SI hold
-  // when the SER polygraph is satisfiable, decided without gathering;
-  // otherwise (or SSER, or --linear-only) the gather below decides.
-  if (flags[kGeneral] && !wants(Level::sser) && !opt.linear_only) {
+    // ---- the general engine on the shards (dist_prune.h): SER and SI hold
+    // when the SER polygraph is satisfiable, decided without gathering;
+    // otherwise (or SSER, or --linear-only) the gather below decides.
+  // True when settled there.
+  bool settle_by_general_engine() {
+    if (!(flags[kGeneral] && !wants(Level::sser) && !opt.linear_only)) return false;
     const uint32_t n = static_cast<uint32_t>(rg.n);
     // Every rank ends up holding the known graph: 16 bytes an edge at most
     // (its pairs and CSR), 8 a transaction.
@@ -953,77 +1012,84 @@ KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, u
         r.stats.constraints = gs.pairs, r.stats.pruned = gs.forced, r.stats.to_solver = gs.to_solver;
         r.stats.subproblems = gs.subproblems;
       }
-      return out;
+      return true;
     }
     stage("prune");
+    return false;
   }
 
-  // ---- gather: a level fails, or version orders are unknown. A witness is
-  // chosen on the whole graph, as check() chooses it, and the general engine
-  // (pruning, solver) runs on it: rank 0 must hold the history, the whole
-  // graph and the unknown keys' chains. Budget: gathered records, the merged
-  // edge list, the CSR of the largest level graph (SI: twice the edges' slots
-  // plus 2n offsets), the chains twice (gathered and rebuilt).
-  uint64_t stream_words = unordered_stream.size(), all_words = 0;
-  MPI_Allreduce(&stream_words, &all_words, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + (2 * 8 + 1) * rg.n +
-                  all_words * 4 * 2;
-  if (ko.history_budget && need > ko.history_budget)
-    throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) + " edges" +
-                        (all_words ? " and the chains of keys whose version order is unknown" : "") +
-                        ") next to the history: about " + std::to_string(need >> 20) + " MiB, over --history-budget " +
-                        std::to_string(ko.history_budget >> 20) +
-                        " MiB; raise --history-budget (or use a node with more memory for rank 0)");
-  uint64_t pairs = 0;
-  MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  std::vector<uint64_t> starts, stream_starts;
-  std::vector<EdgeRec> edges;
-  edges.reserve(local);
-  each_edge([&](const EdgeRec& e) { edges.push_back(e); });
-  g = DependencyGraph();
-  {
-    auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
-    if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
-  }
-  std::vector<EdgeRec> all = gather_records(edges, 0, &starts);
-  std::vector<uint32_t> streams = gather_records(unordered_stream, 0, &stream_starts);
-  std::vector<uint8_t> included = gather_records(rg.included);
-  out.gathered = true;
-  edges.clear();
-  edges.shrink_to_fit();
-  std::vector<uint32_t>().swap(unordered_stream);
-  stage("gather");
+    // ---- gather: a level fails, or version orders are unknown. A witness is
+    // chosen on the whole graph, as check() chooses it, and the general engine
+    // (pruning, solver) runs on it: rank 0 must hold the history, the whole
+    // graph and the unknown keys' chains. Budget: gathered records, the merged
+    // edge list, the CSR of the largest level graph (SI: twice the edges' slots
+    // plus 2n offsets), the chains twice (gathered and rebuilt).
+  void gather_and_decide_on_rank0() {
+    uint64_t stream_words = unordered_stream.size(), all_words = 0;
+    MPI_Allreduce(&stream_words, &all_words, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t need = history_bytes + total * (sizeof(EdgeRec) + 13 + 2 * 4) + (2 * 8 + 1) * rg.n +
+                    all_words * 4 * 2;
+    if (ko.history_budget && need > ko.history_budget)
+      throw ResourceError("key shards: rank 0 gathers the dependency graph (" + std::to_string(total) + " edges" +
+                          (all_words ? " and the chains of keys whose version order is unknown" : "") +
+                          ") next to the history: about " + std::to_string(need >> 20) + " MiB, over --history-budget " +
+                          std::to_string(ko.history_budget >> 20) +
+                          " MiB; raise --history-budget (or use a node with more memory for rank 0)");
+    uint64_t pairs = 0;
+    MPI_Reduce(&unordered_pairs, &pairs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    std::vector<uint64_t> starts, stream_starts;
+    std::vector<EdgeRec> edges;
+    edges.reserve(local);
+    each_edge([&](const EdgeRec& e) { edges.push_back(e); });
+    g = DependencyGraph();
+    {
+      auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+      if (!std::is_sorted(edges.begin(), edges.end(), less)) std::sort(edges.begin(), edges.end(), less);
+    }
+    std::vector<EdgeRec> all = gather_records(edges, 0, &starts);
+    std::vector<uint32_t> streams = gather_records(unordered_stream, 0, &stream_starts);
+    std::vector<uint8_t> included = gather_records(rg.included);
+    out.gathered = true;
+    edges.clear();
+    edges.shrink_to_fit();
+    std::vector<uint32_t>().swap(unordered_stream);
+    stage("gather");
 
-  // ---- witness (or solve): the dependency graph build_known_graph(h) gives,
-  // rebuilt in its order, decided by the same code as check().
-  if (me == 0) {
-    if (!whole && ko.whole_on_demand) whole = ko.whole_on_demand();
-    if (!whole) throw std::logic_error("key shards: rank 0 gathers without the history");
-    const History& h = *whole;
-    // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
-    auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
-    for (size_t width = 1; width + 1 < starts.size(); width *= 2)
-      for (size_t i = 0; i + width + 1 < starts.size(); i += 2 * width) {
-        size_t mid = i + width, end = std::min(i + 2 * width, starts.size() - 1);
-        std::inplace_merge(all.begin() + starts[i], all.begin() + starts[mid], all.begin() + starts[end], less);
-      }
-    DependencyGraph g;
-    g.n = static_cast<uint32_t>(h.txn_count());
-    g.included = included;
-    g.edges.reserve(all.size());
-    for (auto& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
-    std::vector<EdgeRec>().swap(all);
-    decode_unordered(streams, stream_starts, g);
-    std::vector<uint32_t>().swap(streams);
-    g.unordered_write_pairs = pairs;
-    out.edges = g.edges.size();
-    CheckResult decided = check_graph(h, g, opt);
-    decided.stats.txns = r.stats.txns;
-    decided.stats.committed = r.stats.committed;
-    r = std::move(decided);
+    // ---- witness (or solve): the dependency graph build_known_graph(h) gives,
+    // rebuilt in its order, decided by the same code as check().
+    if (me == 0) {
+      if (!whole && ko.whole_on_demand) whole = ko.whole_on_demand();
+      if (!whole) throw std::logic_error("key shards: rank 0 gathers without the history");
+      const History& h = *whole;
+      // Each rank's part arrives sorted: merge neighbouring parts, log2(P) rounds.
+      auto less = [](const EdgeRec& x, const EdgeRec& y) { return x.order() < y.order(); };
+      for (size_t width = 1; width + 1 < starts.size(); width *= 2)
+        for (size_t i = 0; i + width + 1 < starts.size(); i += 2 * width) {
+          size_t mid = i + width, end = std::min(i + 2 * width, starts.size() - 1);
+          std::inplace_merge(all.begin() + starts[i], all.begin() + starts[mid], all.begin() + starts[end], less);
+        }
+      DependencyGraph g;
+      g.n = static_cast<uint32_t>(h.txn_count());
+      g.included = included;
+      g.edges.reserve(all.size());
+      for (auto& e : all) g.edges.add(e.src, e.dst, static_cast<EdgeKind>(e.kind), e.why);
+      std::vector<EdgeRec>().swap(all);
+      decode_unordered(streams, stream_starts, g);
+      std::vector<uint32_t>().swap(streams);
+      g.unordered_write_pairs = pairs;
+      out.edges = g.edges.size();
+      CheckResult decided = check_graph(h, g, opt);
+      decided.stats.txns = r.stats.txns;
+      decided.stats.committed = r.stats.committed;
+      r = std::move(decided);
+    }
+    stage(flags[kGeneral] ? "solve" : "witness");
   }
-  stage(flags[kGeneral] ? "solve" : "witness");
-  return out;
+};
+
+KeyShardOutcome decide_on_shards(Range& rg, Shard shard, const History* whole, uint64_t history_bytes,
+                                 const CheckOptions& opt, const KeyShardOptions& ko) {
+  return ShardDecision(rg, std::move(shard), whole, history_bytes, opt, ko).run();
 }
 
 }  // namespace

@@ -174,19 +174,17 @@ History by_session(const History& h) {
   return g;
 }
 
-}  // namespace
+// A read-modify-write case of the large-component stages.
+struct Case { const char* name; RmwOptions o; };
 
-int main(int argc, char** argv) {
-  if (argc < 3) return 2;
-  dist::init();
-  std::string src = argv[1], out = argv[2];
-  const int me = dist::rank();
-  if (me == 0) fs::create_directories(out);
-  MPI_Barrier(MPI_COMM_WORLD);
-
+// The test's stages share the counters, the results file and the two checks
+// run on every history, so they are methods of one object; main runs them in
+// the order they always ran (every rank makes the same collective calls).
+struct KeyShardsTest {
+  std::string src, out;
+  int me = 0;
   int failures = 0, decided = 0, refused = 0, with_witness = 0, with_anomalies = 0, holding = 0, unknown_included = 0;
   std::ofstream results;
-  if (me == 0) results.open(out + "/results.txt");
   const std::vector<std::vector<Level>> level_sets = {
       {Level::ser, Level::si}, {Level::ser, Level::si, Level::sser}, {Level::sser}, {Level::si}, {Level::ser}};
 
@@ -194,7 +192,10 @@ int main(int argc, char** argv) {
   // Every history twice: with the serial witness off (the sharded graph
   // path, counted below), then on (the sharded replay; same verdicts).
   int by_witness = 0, gathered = 0, decided_blind = 0, general_settled = 0, blind_cases = 0, blind_violated = 0;
-  auto run_with_witness = [&](const std::string& name, const History& h, size_t variant) {
+  std::vector<std::string> examples;
+  std::vector<Case> cases;
+
+  void run_with_witness(const std::string& name, const History& h, size_t variant) {
     CheckOptions opt;
     opt.levels = level_sets[variant % level_sets.size()];
     dist::KeyShardOutcome ks = dist::check_key_sharded(h, opt, {});
@@ -208,8 +209,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "FAIL %s (serial witness on): result differs\n  want%s\n  got %s\n", name.c_str(),
                    canonical(want).c_str(), canonical(ks.r).c_str());
     }
-  };
-  auto run_one = [&](const std::string& name, const History& h, size_t variant, bool must_decide,
+  }
+  void run_one(const std::string& name, const History& h, size_t variant, bool must_decide,
                      ClosureChoice closure = ClosureChoice::automatic) {
     run_with_witness(name, h, variant);
     CheckOptions opt;
@@ -287,213 +288,253 @@ int main(int argc, char** argv) {
     unknown_included += ks.r.stats.committed >
                         static_cast<size_t>(std::count(h.txn_status.begin(), h.txn_status.end(), TxnStatus::committed));
     results << name << canonical(ks.r) << "\n";
-  };
-
-  // examples/
-  std::vector<std::string> examples;
-  for (auto& e : fs::directory_iterator(src + "/examples"))
-    if (e.path().extension() == ".jsonl") examples.push_back(e.path().string());
-  std::sort(examples.begin(), examples.end());
-  for (size_t i = 0; i < examples.size(); ++i) {
-    History h = load_history(examples[i]);
-    for (size_t v = 0; v < 2; ++v) run_one(fs::path(examples[i]).filename().string() + "#" + std::to_string(v), h, i + v, false);
-  }
-  // Oracle random histories (known order; every fourth with blind writes).
-  for (uint64_t seed = 1; seed <= 400; ++seed) {
-    RandomHistoryOptions ro;
-    ro.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
-    if (seed % 7 == 0) ro.max_txns = 40, ro.max_keys = 6, ro.max_sessions = 6;
-    run_one("random_" + std::to_string(seed), random_history(seed, ro), seed, false);
-  }
-  // List reads that cut, split, reorder or repeat a writer's appends.
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    RandomHistoryOptions ro;
-    ro.max_keys = 3;
-    ro.run_mutation_percent = 100;
-    run_one("list_runs_" + std::to_string(seed), random_history(seed, ro), seed, false);
-  }
-  // One large component, read-modify-write.
-  struct Case { const char* name; RmwOptions o; };
-  std::vector<Case> cases = {
-      {"rmw_valid", {20000, 200, 16, 0, 0, 0, 0, true}},
-      {"rmw_stale", {20000, 200, 16, 2, 0, 0, 0, true}},
-      {"rmw_stale_notimes", {5000, 100, 8, 5, 0, 0, 0, false}},
-      {"rmw_lost", {20000, 200, 16, 0, 1, 0, 0, true}},
-      {"rmw_unknown", {20000, 100, 16, 0, 0, 30, 20, true}},
-      {"rmw_unknown_stale", {20000, 100, 16, 3, 0, 30, 20, true}},
-  };
-  for (size_t c = 0; c < cases.size(); ++c)
-    for (uint64_t seed = 1; seed <= 3; ++seed)
-      run_one(std::string(cases[c].name) + "_" + std::to_string(seed), rmw_history(seed, cases[c].o), c + seed, true);
-  // One large component of blind writes: the general engine on the shards
-  // (valid ones settled there, stale reads either explained by some version
-  // order or gathered for the one-process witness), for SER and SI, SI
-  // alone, SER alone (SSER is gathered: variant 1). Also every rank's
-  // --history-budget: the replicated known graph must fit it.
-  for (uint64_t seed = 1; seed <= 12; ++seed) {
-    const int stale = seed % 3 == 0 ? 0 : seed % 3 == 1 ? 3 : 20;
-    const History h = blind_history(seed, 1500 + 250 * static_cast<uint32_t>(seed % 4), 60 + 40 * static_cast<uint32_t>(seed % 3),
-                                    4 + static_cast<uint32_t>(seed % 3) * 6, 3, stale);
-    const size_t variant = std::vector<size_t>{0, 3, 4, 1}[seed % 4];
-    // Every other one with --closure cpu: the closure engine answers the
-    // pruning rounds' reachability instead of the path index.
-    run_one("blind_" + std::to_string(seed), h, variant, true, seed % 2 ? ClosureChoice::automatic : ClosureChoice::cpu);
-    if (me == 0) {
-      ++blind_cases;
-      CheckOptions o;
-      o.levels = level_sets[variant];
-      o.serial_witness = false;
-      blind_violated += !check(h, o).all_hold();
-    }
-  }
-  {
-    dist::KeyShardOptions ko;
-    ko.history_budget = 1024;
-    CheckOptions graph_path;
-    graph_path.serial_witness = false;
-    std::string msg;
-    try {
-      dist::check_key_sharded(blind_history(3, 1500, 60, 4, 3, 0), graph_path, ko);
-    } catch (const ResourceError& e) {
-      msg = e.what();
-    }
-    if (me == 0 && (msg.find("--history-budget") == std::string::npos || msg.find("every rank holds the known graph") == std::string::npos))
-      ++failures, std::fprintf(stderr, "FAIL budget: the general engine on the shards did not name --history-budget (got \"%s\")\n", msg.c_str());
-  }
-  // The same, the file grouped by session (file order far from time order:
-  // the distributed peel's blocks no longer follow the edges).
-  for (size_t c : {size_t{0}, size_t{1}, size_t{4}})
-    for (uint64_t seed = 1; seed <= 2; ++seed)
-      run_one(std::string(cases[c].name) + "_by_session_" + std::to_string(seed),
-              by_session(rmw_history(seed, cases[c].o)), c + seed, true);
-
-  // The driver with --key-shards: JSONL (rank 0 reads, broadcast) and HDF5
-  // (hyperslab per rank), against one-process check().
-  {
-    std::vector<std::string> files = examples;
-    if (me == 0) {
-      RmwOptions o{30000, 300, 16, 2, 0, 10, 10, true};
-      write_hdf5(rmw_history(7, o), out + "/big.h5");
-      write_jsonl(rmw_history(8, o), out + "/big.jsonl");
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    files.push_back(out + "/big.h5");
-    files.push_back(out + "/big.jsonl");
-    for (size_t i = 0; i < files.size(); ++i) {
-      CheckOptions opt;
-      opt.levels = level_sets[i % level_sets.size()];
-      dist::DistOptions d;
-      d.quiet = true;
-      d.key_shards = true;
-      dist::DistRun run = dist::run_distributed(files[i], Format::unknown, opt, d);
-      if (me != 0) continue;
-      History h = load_history(files[i]);
-      CheckResult want = check(h, opt);
-      std::string name = fs::path(files[i]).filename().string();
-      if (run.exit_code != exit_code(want)) ++failures, std::fprintf(stderr, "FAIL driver %s: exit code\n", name.c_str());
-      // Rank 0 without the whole history (HDF5 read by range) reports from
-      // the transactions the result names (run.h), the result renumbered to them.
-      const History& rh = run.h.txn_count() ? run.h : h;
-      if (report_json(h, want) != report_json(rh, run.r))
-        ++failures, std::fprintf(stderr, "FAIL driver %s: report differs\n  want%s\n  got %s\n", name.c_str(),
-                                 canonical(want).c_str(), canonical(run.r).c_str());
-      results << "driver " << name << " key_sharded=" << run.key_sharded << " " << report_json(rh, run.r) << "\n";
-      if (name.starts_with("big") && !run.key_sharded) ++failures, std::fprintf(stderr, "FAIL driver %s: refused\n", name.c_str());
-    }
-  }
-  // The gather budget. A valid history is decided on the shards (nothing
-  // gathered, so a tiny budget is no obstacle); a violated one needs its
-  // witness chosen on the whole graph: exit 3 naming the option to raise.
-  {
-    dist::KeyShardOptions ko;
-    ko.history_budget = 1024;
-    CheckOptions graph_path;
-    graph_path.serial_witness = false;  // the replay would settle a valid history without any graph
-    dist::KeyShardOutcome ks = dist::check_key_sharded(rmw_history(1, RmwOptions{}), graph_path, ko);
-    if (me == 0 && (ks.refused || ks.gathered || !ks.r.all_hold()))
-      ++failures, std::fprintf(stderr, "FAIL budget: a valid history under a tiny budget was not decided on the shards\n");
-    std::string msg;
-    try {
-      RmwOptions stale;
-      stale.stale_per_mille = 5;
-      dist::check_key_sharded(rmw_history(1, stale), graph_path, ko);
-    } catch (const ResourceError& e) {
-      msg = e.what();
-    }
-    if (me == 0 && msg.find("--history-budget") == std::string::npos)
-      ++failures, std::fprintf(stderr, "FAIL budget: no ResourceError naming --history-budget (got \"%s\")\n", msg.c_str());
   }
 
-  // The distributed peel (mpi/dist_acyclic.h) against the one-process cycle
-  // search on random graphs: DAGs numbered in topological order, DAGs with
-  // shuffled numbering (edges cross blocks both ways), planted cycles
-  // (self-loops, two-cycles, long cycles through the second segment), and
-  // multi-edges. Every rank holds an arbitrary share of the pairs.
-  {
-    int peel_cases = 0, cyclic = 0;
-    for (uint64_t seed = 1; seed <= 300; ++seed) {
-      std::mt19937_64 rng(seed * 7919);
-      const uint32_t n = static_cast<uint32_t>(rng() % 200), m = seed % 3 == 0 ? 0 : static_cast<uint32_t>(rng() % 100);
-      const uint32_t V = n + m;
-      std::vector<uint32_t> perm(V);
-      for (uint32_t v = 0; v < V; ++v) perm[v] = v;
-      if (seed % 2) std::shuffle(perm.begin(), perm.end(), rng);
-      std::vector<uint32_t> src, dst;
-      if (V > 1) {
-        const uint32_t edges = static_cast<uint32_t>(rng() % (4 * V));
-        for (uint32_t i = 0; i < edges; ++i) {
-          uint32_t a = static_cast<uint32_t>(rng() % V), b = static_cast<uint32_t>(rng() % V);
-          if (a == b) continue;
-          if (a > b) std::swap(a, b);
-          // Chains: most edges short, as in a history.
-          if (seed % 5 == 0) b = std::min(V - 1, a + 1 + static_cast<uint32_t>(rng() % 3));
-          src.push_back(perm[a]), dst.push_back(perm[b]);
-          if (rng() % 10 == 0) src.push_back(perm[a]), dst.push_back(perm[b]);  // multi-edge
-        }
+  // Example files, oracle random histories and list-run mutations.
+  void check_examples_and_random() {
+    // examples/
+    for (auto& e : fs::directory_iterator(src + "/examples"))
+      if (e.path().extension() == ".jsonl") examples.push_back(e.path().string());
+    std::sort(examples.begin(), examples.end());
+    for (size_t i = 0; i < examples.size(); ++i) {
+      History h = load_history(examples[i]);
+      for (size_t v = 0; v < 2; ++v) run_one(fs::path(examples[i]).filename().string() + "#" + std::to_string(v), h, i + v, false);
+    }
+    // Oracle random histories (known order; every fourth with blind writes).
+    for (uint64_t seed = 1; seed <= 400; ++seed) {
+      RandomHistoryOptions ro;
+      ro.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+      if (seed % 7 == 0) ro.max_txns = 40, ro.max_keys = 6, ro.max_sessions = 6;
+      run_one("random_" + std::to_string(seed), random_history(seed, ro), seed, false);
+    }
+    // List reads that cut, split, reorder or repeat a writer's appends.
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      RandomHistoryOptions ro;
+      ro.max_keys = 3;
+      ro.run_mutation_percent = 100;
+      run_one("list_runs_" + std::to_string(seed), random_history(seed, ro), seed, false);
+    }
+    // One large component, read-modify-write.
+  }
+
+  // One large component (read-modify-write, then blind writes, then the
+  // file grouped by session) and the general engine's --history-budget.
+  void check_large_components() {
+    cases = {
+        {"rmw_valid", {20000, 200, 16, 0, 0, 0, 0, true}},
+        {"rmw_stale", {20000, 200, 16, 2, 0, 0, 0, true}},
+        {"rmw_stale_notimes", {5000, 100, 8, 5, 0, 0, 0, false}},
+        {"rmw_lost", {20000, 200, 16, 0, 1, 0, 0, true}},
+        {"rmw_unknown", {20000, 100, 16, 0, 0, 30, 20, true}},
+        {"rmw_unknown_stale", {20000, 100, 16, 3, 0, 30, 20, true}},
+    };
+    for (size_t c = 0; c < cases.size(); ++c)
+      for (uint64_t seed = 1; seed <= 3; ++seed)
+        run_one(std::string(cases[c].name) + "_" + std::to_string(seed), rmw_history(seed, cases[c].o), c + seed, true);
+    // One large component of blind writes: the general engine on the shards
+    // (valid ones settled there, stale reads either explained by some version
+    // order or gathered for the one-process witness), for SER and SI, SI
+    // alone, SER alone (SSER is gathered: variant 1). Also every rank's
+    // --history-budget: the replicated known graph must fit it.
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      const int stale = seed % 3 == 0 ? 0 : seed % 3 == 1 ? 3 : 20;
+      const History h = blind_history(seed, 1500 + 250 * static_cast<uint32_t>(seed % 4), 60 + 40 * static_cast<uint32_t>(seed % 3),
+                                      4 + static_cast<uint32_t>(seed % 3) * 6, 3, stale);
+      const size_t variant = std::vector<size_t>{0, 3, 4, 1}[seed % 4];
+      // Every other one with --closure cpu: the closure engine answers the
+      // pruning rounds' reachability instead of the path index.
+      run_one("blind_" + std::to_string(seed), h, variant, true, seed % 2 ? ClosureChoice::automatic : ClosureChoice::cpu);
+      if (me == 0) {
+        ++blind_cases;
+        CheckOptions o;
+        o.levels = level_sets[variant];
+        o.serial_witness = false;
+        blind_violated += !check(h, o).all_hold();
       }
-      const int planted = V == 0 ? 0 : static_cast<int>(seed % 4);
-      if (planted == 1) {
-        uint32_t v = static_cast<uint32_t>(rng() % V);
-        src.push_back(v), dst.push_back(v);
-      } else if (planted >= 2) {
-        uint32_t len = planted == 2 ? 2 : 2 + static_cast<uint32_t>(rng() % 8), first = static_cast<uint32_t>(rng() % V);
-        uint32_t prev = first;
-        for (uint32_t i = 1; i < len; ++i) {
+    }
+    {
+      dist::KeyShardOptions ko;
+      ko.history_budget = 1024;
+      CheckOptions graph_path;
+      graph_path.serial_witness = false;
+      std::string msg;
+      try {
+        dist::check_key_sharded(blind_history(3, 1500, 60, 4, 3, 0), graph_path, ko);
+      } catch (const ResourceError& e) {
+        msg = e.what();
+      }
+      if (me == 0 && (msg.find("--history-budget") == std::string::npos || msg.find("every rank holds the known graph") == std::string::npos))
+        ++failures, std::fprintf(stderr, "FAIL budget: the general engine on the shards did not name --history-budget (got \"%s\")\n", msg.c_str());
+    }
+    // The same, the file grouped by session (file order far from time order:
+    // the distributed peel's blocks no longer follow the edges).
+    for (size_t c : {size_t{0}, size_t{1}, size_t{4}})
+      for (uint64_t seed = 1; seed <= 2; ++seed)
+        run_one(std::string(cases[c].name) + "_by_session_" + std::to_string(seed),
+                by_session(rmw_history(seed, cases[c].o)), c + seed, true);
+
+  }
+
+  void check_driver() {
+    // The driver with --key-shards: JSONL (rank 0 reads, broadcast) and HDF5
+    // (hyperslab per rank), against one-process check().
+    {
+      std::vector<std::string> files = examples;
+      if (me == 0) {
+        RmwOptions o{30000, 300, 16, 2, 0, 10, 10, true};
+        write_hdf5(rmw_history(7, o), out + "/big.h5");
+        write_jsonl(rmw_history(8, o), out + "/big.jsonl");
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      files.push_back(out + "/big.h5");
+      files.push_back(out + "/big.jsonl");
+      for (size_t i = 0; i < files.size(); ++i) {
+        CheckOptions opt;
+        opt.levels = level_sets[i % level_sets.size()];
+        dist::DistOptions d;
+        d.quiet = true;
+        d.key_shards = true;
+        dist::DistRun run = dist::run_distributed(files[i], Format::unknown, opt, d);
+        if (me != 0) continue;
+        History h = load_history(files[i]);
+        CheckResult want = check(h, opt);
+        std::string name = fs::path(files[i]).filename().string();
+        if (run.exit_code != exit_code(want)) ++failures, std::fprintf(stderr, "FAIL driver %s: exit code\n", name.c_str());
+        // Rank 0 without the whole history (HDF5 read by range) reports from
+        // the transactions the result names (run.h), the result renumbered to them.
+        const History& rh = run.h.txn_count() ? run.h : h;
+        if (report_json(h, want) != report_json(rh, run.r))
+          ++failures, std::fprintf(stderr, "FAIL driver %s: report differs\n  want%s\n  got %s\n", name.c_str(),
+                                   canonical(want).c_str(), canonical(run.r).c_str());
+        results << "driver " << name << " key_sharded=" << run.key_sharded << " " << report_json(rh, run.r) << "\n";
+        if (name.starts_with("big") && !run.key_sharded) ++failures, std::fprintf(stderr, "FAIL driver %s: refused\n", name.c_str());
+      }
+    }
+  }
+
+  void check_gather_budget() {
+    // The gather budget. A valid history is decided on the shards (nothing
+    // gathered, so a tiny budget is no obstacle); a violated one needs its
+    // witness chosen on the whole graph: exit 3 naming the option to raise.
+    {
+      dist::KeyShardOptions ko;
+      ko.history_budget = 1024;
+      CheckOptions graph_path;
+      graph_path.serial_witness = false;  // the replay would settle a valid history without any graph
+      dist::KeyShardOutcome ks = dist::check_key_sharded(rmw_history(1, RmwOptions{}), graph_path, ko);
+      if (me == 0 && (ks.refused || ks.gathered || !ks.r.all_hold()))
+        ++failures, std::fprintf(stderr, "FAIL budget: a valid history under a tiny budget was not decided on the shards\n");
+      std::string msg;
+      try {
+        RmwOptions stale;
+        stale.stale_per_mille = 5;
+        dist::check_key_sharded(rmw_history(1, stale), graph_path, ko);
+      } catch (const ResourceError& e) {
+        msg = e.what();
+      }
+      if (me == 0 && msg.find("--history-budget") == std::string::npos)
+        ++failures, std::fprintf(stderr, "FAIL budget: no ResourceError naming --history-budget (got \"%s\")\n", msg.c_str());
+    }
+
+  }
+
+  void check_peel() {
+    // The distributed peel (mpi/dist_acyclic.h) against the one-process cycle
+    // search on random graphs: DAGs numbered in topological order, DAGs with
+    // shuffled numbering (edges cross blocks both ways), planted cycles
+    // (self-loops, two-cycles, long cycles through the second segment), and
+    // multi-edges. Every rank holds an arbitrary share of the pairs.
+    {
+      int peel_cases = 0, cyclic = 0;
+      for (uint64_t seed = 1; seed <= 300; ++seed) {
+        std::mt19937_64 rng(seed * 7919);
+        const uint32_t n = static_cast<uint32_t>(rng() % 200), m = seed % 3 == 0 ? 0 : static_cast<uint32_t>(rng() % 100);
+        const uint32_t V = n + m;
+        std::vector<uint32_t> perm(V);
+        for (uint32_t v = 0; v < V; ++v) perm[v] = v;
+        if (seed % 2) std::shuffle(perm.begin(), perm.end(), rng);
+        std::vector<uint32_t> src, dst;
+        if (V > 1) {
+          const uint32_t edges = static_cast<uint32_t>(rng() % (4 * V));
+          for (uint32_t i = 0; i < edges; ++i) {
+            uint32_t a = static_cast<uint32_t>(rng() % V), b = static_cast<uint32_t>(rng() % V);
+            if (a == b) continue;
+            if (a > b) std::swap(a, b);
+            // Chains: most edges short, as in a history.
+            if (seed % 5 == 0) b = std::min(V - 1, a + 1 + static_cast<uint32_t>(rng() % 3));
+            src.push_back(perm[a]), dst.push_back(perm[b]);
+            if (rng() % 10 == 0) src.push_back(perm[a]), dst.push_back(perm[b]);  // multi-edge
+          }
+        }
+        const int planted = V == 0 ? 0 : static_cast<int>(seed % 4);
+        if (planted == 1) {
           uint32_t v = static_cast<uint32_t>(rng() % V);
-          src.push_back(prev), dst.push_back(v);
-          prev = v;
+          src.push_back(v), dst.push_back(v);
+        } else if (planted >= 2) {
+          uint32_t len = planted == 2 ? 2 : 2 + static_cast<uint32_t>(rng() % 8), first = static_cast<uint32_t>(rng() % V);
+          uint32_t prev = first;
+          for (uint32_t i = 1; i < len; ++i) {
+            uint32_t v = static_cast<uint32_t>(rng() % V);
+            src.push_back(prev), dst.push_back(v);
+            prev = v;
+          }
+          src.push_back(prev), dst.push_back(first);
         }
-        src.push_back(prev), dst.push_back(first);
+        const bool want = find_cycle(csr_from_pairs(V, src, dst), V).empty();
+        std::vector<uint32_t> my_src, my_dst;
+        for (size_t i = 0; i < src.size(); ++i)
+          if (static_cast<int>((i * 2654435761u) % dist::size()) == me) my_src.push_back(src[i]), my_dst.push_back(dst[i]);
+        dist::PeelStats ps = dist::peel_acyclic(n, m, my_src, my_dst);
+        if (me != 0) continue;
+        ++peel_cases, cyclic += !want;
+        if (ps.acyclic != want || ps.edges != src.size() || (ps.left == 0) != want)
+          ++failures, std::fprintf(stderr, "FAIL peel seed %llu: acyclic=%d, the cycle search says %d\n",
+                                   static_cast<unsigned long long>(seed), ps.acyclic, want);
+        results << "peel " << seed << " acyclic=" << ps.acyclic << " left=" << ps.left << "\n";
       }
-      const bool want = find_cycle(csr_from_pairs(V, src, dst), V).empty();
-      std::vector<uint32_t> my_src, my_dst;
-      for (size_t i = 0; i < src.size(); ++i)
-        if (static_cast<int>((i * 2654435761u) % dist::size()) == me) my_src.push_back(src[i]), my_dst.push_back(dst[i]);
-      dist::PeelStats ps = dist::peel_acyclic(n, m, my_src, my_dst);
-      if (me != 0) continue;
-      ++peel_cases, cyclic += !want;
-      if (ps.acyclic != want || ps.edges != src.size() || (ps.left == 0) != want)
-        ++failures, std::fprintf(stderr, "FAIL peel seed %llu: acyclic=%d, the cycle search says %d\n",
-                                 static_cast<unsigned long long>(seed), ps.acyclic, want);
-      results << "peel " << seed << " acyclic=" << ps.acyclic << " left=" << ps.left << "\n";
+      if (me == 0 && (peel_cases != 300 || cyclic < 100 || cyclic > 250))
+        ++failures, std::fprintf(stderr, "FAIL peel: %d cases, %d cyclic: not the mix intended\n", peel_cases, cyclic);
     }
-    if (me == 0 && (peel_cases != 300 || cyclic < 100 || cyclic > 250))
-      ++failures, std::fprintf(stderr, "FAIL peel: %d cases, %d cyclic: not the mix intended\n", peel_cases, cyclic);
   }
 
-  if (me == 0) {
-    std::fprintf(stderr,
-                 "key shards on %d ranks: %d decided (%d holding, %d with a witness, %d with anomalies, %d with unknown "
-                 "transactions included, %d gathered, %d with blind writes), %d refused; %d decided by the sharded serial witness: %d failures\n",
-                 dist::size(), decided, holding, with_witness, with_anomalies, unknown_included, gathered, decided_blind, refused, by_witness,
-                 failures);
-    // The corpus must exercise what it claims.
-    std::fprintf(stderr, "general engine on the shards: %d settled; generated blind-write cases %d, %d violated\n",
-                 general_settled, blind_cases, blind_violated);
-    if (gathered < 30 || decided < 300 || with_witness < 60 || with_anomalies < 20 || holding < 60 || decided_blind < 80 || unknown_included < 3 ||
-        by_witness < 50 || general_settled < 20 || blind_violated < 2 || blind_violated > blind_cases - 4)
-      ++failures, std::fprintf(stderr, "FAIL: the corpus does not exercise enough cases\n");
+  // Rank 0 prints the counts and fails a corpus that exercises too little.
+  void summarise() {
+    if (me == 0) {
+      std::fprintf(stderr,
+                   "key shards on %d ranks: %d decided (%d holding, %d with a witness, %d with anomalies, %d with unknown "
+                   "transactions included, %d gathered, %d with blind writes), %d refused; %d decided by the sharded serial witness: %d failures\n",
+                   dist::size(), decided, holding, with_witness, with_anomalies, unknown_included, gathered, decided_blind, refused, by_witness,
+                   failures);
+      // The corpus must exercise what it claims.
+      std::fprintf(stderr, "general engine on the shards: %d settled; generated blind-write cases %d, %d violated\n",
+                   general_settled, blind_cases, blind_violated);
+      if (gathered < 30 || decided < 300 || with_witness < 60 || with_anomalies < 20 || holding < 60 || decided_blind < 80 || unknown_included < 3 ||
+          by_witness < 50 || general_settled < 20 || blind_violated < 2 || blind_violated > blind_cases - 4)
+        ++failures, std::fprintf(stderr, "FAIL: the corpus does not exercise enough cases\n");
+    }
   }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  dist::init();
+  std::string src = argv[1], out = argv[2];
+  const int me = dist::rank();
+  if (me == 0) fs::create_directories(out);
+  MPI_Barrier(MPI_COMM_WORLD);
+  KeyShardsTest t;
+  t.src = src, t.out = out;
+  t.me = me;
+  if (me == 0) t.results.open(out + "/results.txt");
+  t.check_examples_and_random();
+  t.check_large_components();
+  t.check_driver();
+  t.check_gather_budget();
+  t.check_peel();
+  t.summarise();
+  int failures = t.failures;
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   dist::finalize();
   return failures ? 1 : 0;
