@@ -55,12 +55,13 @@ same "$tmp/v.jsonl"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert all(x < t["ops"] // 2 for x in t["ops_held"]), t' "$tmp/st.json" \
   || fail "a rank held half the violating history or more: $(cat "$tmp/st.json")"
 [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "planted lost update not found"
-# Stolen pieces (test hook: steal before taking one's own): their data moves
+# Stolen pieces (test hook: steal before taking one's own; how many depends
+# on the ranks' timing, at least one always): their data moves
 # to the thief, the report is unchanged.
 ISOCHECK_TEST_STEAL_FIRST=1 $MPI -x ISOCHECK_TEST_STEAL_FIRST "$BIN" verify "$tmp/v.jsonl" -q --json \
   --stage-times "$tmp/steal.json" > "$tmp/steal.out" 2> /dev/null
 [ "$(strip "$tmp/one.json")" = "$(strip "$tmp/steal.out")" ] || fail "stolen pieces: report differs"
-python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["stolen_pieces"] >= 10, t' "$tmp/steal.json" \
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["stolen_pieces"] >= 1, t' "$tmp/steal.json" \
   || fail "no pieces stolen: $(cat "$tmp/steal.json")"
 
 python3 - "$tmp" <<'PY'
