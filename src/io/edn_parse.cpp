@@ -211,23 +211,7 @@ EdnStream::EdnStream(std::string_view text, const std::string& name)
 
 EdnStream::EdnStream(TextWindow& window, const std::string& name) : win_(window), text_(win_.text()), name_(name) {}
 
-bool EdnStream::next(Node& out) {
-  for (;;) {
-    const size_t pos = pos_;
-    const uint32_t line = line_;
-    const int top = top_;
-    try {
-      return next_value(out);
-    } catch (const TextWindow::NeedMore&) {
-      // The value goes on past the window: slide it on and parse again.
-      win_.more(pos);
-      text_ = win_.text();
-      pos_ = 0;
-      line_ = line;
-      top_ = top;
-    }
-  }
-}
+bool EdnStream::next(Node& out) { return next_over_window(*this, out); }
 
 bool EdnStream::next_value(Node& out) {
   EdnParser p{*this};

@@ -72,6 +72,27 @@ class TextWindow {
   std::vector<char> buf_;
 };
 
+// One value of a stream over a TextWindow (EdnStream, JsonStream): parsed
+// again over the slid window whenever it runs past the window's end, from
+// the position, line and nesting it started at.
+template <class Stream>
+bool next_over_window(Stream& s, Node& out) {
+  for (;;) {
+    const size_t pos = s.pos_;
+    const uint32_t line = s.line_;
+    const int top = s.top_;
+    try {
+      return s.next_value(out);
+    } catch (const TextWindow::NeedMore&) {
+      s.win_.more(pos);
+      s.text_ = s.win_.text();
+      s.pos_ = 0;
+      s.line_ = line;
+      s.top_ = top;
+    }
+  }
+}
+
 // Top-level reader of a file that holds a sequence of values, or one vector /
 // array of values: next() yields the values one at a time (the elements when
 // the file is one big vector), so a large history is never one tree, and
@@ -84,6 +105,7 @@ class EdnStream {
   uint32_t line() const { return line_; }
  private:
   friend struct EdnParser;
+  template <class S> friend bool next_over_window(S&, Node&);
   bool next_value(Node& out);
   TextWindow own_{std::string_view()};
   TextWindow& win_;
@@ -103,6 +125,7 @@ class JsonStream {
   Node parse_one();
  private:
   friend struct JsonParser;
+  template <class S> friend bool next_over_window(S&, Node&);
   bool next_value(Node& out);
   TextWindow own_{std::string_view()};
   TextWindow& win_;

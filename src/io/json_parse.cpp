@@ -189,23 +189,7 @@ JsonStream::JsonStream(TextWindow& window, const std::string& name) : win_(windo
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
 }
 
-bool JsonStream::next(Node& out) {
-  for (;;) {
-    const size_t pos = pos_;
-    const uint32_t line = line_;
-    const int top = top_;
-    try {
-      return next_value(out);
-    } catch (const TextWindow::NeedMore&) {
-      // The value goes on past the window: slide it on and parse again.
-      win_.more(pos);
-      text_ = win_.text();
-      pos_ = 0;
-      line_ = line;
-      top_ = top;
-    }
-  }
-}
+bool JsonStream::next(Node& out) { return next_over_window(*this, out); }
 
 bool JsonStream::next_value(Node& out) {
   JsonParser p{*this};
