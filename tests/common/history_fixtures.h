@@ -14,6 +14,15 @@
 
 namespace isocheck::testkit {
 
+// One JSONL transaction line: its id, session and operations (the text inside
+// "ops":[...]), with begin/end times when begin >= 0.
+inline std::string txn_line(int id, int session, const std::string& ops, int64_t begin = -1, int64_t end = -1,
+                            const std::string& status = "committed") {
+  std::string times = begin >= 0 ? ",\"begin\":" + std::to_string(begin) + ",\"end\":" + std::to_string(end) : "";
+  return "{\"id\":" + std::to_string(id) + ",\"session\":" + std::to_string(session) + ",\"status\":\"" + status +
+         "\"" + times + ",\"ops\":[" + ops + "]}\n";
+}
+
 inline void expect_same_table(const SymbolTable& a, const SymbolTable& b) {
   EXPECT_EQ(a.named(), b.named());
   if (a.named() && b.named()) {

@@ -10,15 +10,15 @@
 #include "solver/check.h"
 #include "solver/serial_witness.h"
 
+#include "common/history_fixtures.h"
+
 using namespace isocheck;
 
 namespace {
 
 std::string T(int id, int session, const std::string& ops, int64_t begin = -1, int64_t end = -1,
               const std::string& status = "committed") {
-  std::string times = begin >= 0 ? ",\"begin\":" + std::to_string(begin) + ",\"end\":" + std::to_string(end) : "";
-  return "{\"id\":" + std::to_string(id) + ",\"session\":" + std::to_string(session) + ",\"status\":\"" + status +
-         "\"" + times + ",\"ops\":[" + ops + "]}\n";
+  return testkit::txn_line(id, session, ops, begin, end, status);
 }
 
 SerialWitness witness(const std::string& jsonl, bool need_realtime = true) {
