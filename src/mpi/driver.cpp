@@ -216,7 +216,7 @@ class DistributedRun {
     Board board{job, d.all_violations, {}, 0};
     board.owner = assign_largest_first(weight, P);
     std::vector<uint8_t> skip(np, 0);
-    for (auto& r : ck.results) board.done[r.piece] = r, skip[static_cast<uint32_t>(r.piece)] = 1;
+    for (auto& r : ck.results) board.add(r), skip[static_cast<uint32_t>(r.piece)] = 1;
     OwnedPieces pieces;
     pieces.distribute(*src, job, part, scan.included, board.owner, skip);
     ck.partition.comp_txns = part.comp_txns;
@@ -243,7 +243,7 @@ class DistributedRun {
         job, board,
         [&](PieceResult&& r) {
           ck.results.push_back(r);
-          board.done[r.piece] = std::move(r);
+          board.add(std::move(r));
           if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
             try {
               save(stage_solve);
@@ -508,11 +508,11 @@ class DistributedRun {
     g_stage = ("solve");
     Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
     Board board{job, d.all_violations, {}, 0};
-    for (auto& r : ck.results) board.done[r.piece] = r;
+    for (auto& r : ck.results) board.add(r);
     Timer since_save;
     const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
       ck.results.push_back(r);
-      board.done[r.piece] = std::move(r);
+      board.add(std::move(r));
       if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
         // On a worker thread: a failed save must not escape it; the next
         // save (the final one, or the one on a signal) reports the failure.

@@ -4,6 +4,7 @@
 // thread on rank 0 computes too), and the merge of the pieces' results into
 // one report with the tie-break of docs/dist.md.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -69,25 +70,35 @@ struct Board {
   std::vector<uint8_t> taken;     // with `owner`: handed out (to its owner or a thief)
   std::vector<int> taker;         // with `owner`: the rank a handed-out piece went to
   uint32_t stolen = 0;            // pieces a rank took from another's list
-  uint32_t cutoff() const {
-    if (all_violations) return job.pieces();
-    std::map<Level, uint32_t> lowest;
-    std::vector<Level> all;
-    if (job.whole_sser) all.push_back(Level::sser);
-    for (Level l : job.split_levels) all.push_back(l);
-    for (auto& [i, r] : done) {
-      if (r.error_code) return std::min<uint32_t>(job.pieces(), static_cast<uint32_t>(i) + 0);  // an error ends the run
-      for (Level l : job.levels_of(static_cast<uint32_t>(i))) {
-        bool bad = !r.anomalies.empty();
-        for (auto& o : r.levels) if (static_cast<Level>(o.level) == l && !o.holds && o.decided) bad = true;
-        if (bad && !lowest.count(l)) lowest[l] = static_cast<uint32_t>(i);  // map iterates in piece order
+  // Records a finished piece (its number is r.piece) and what it means for
+  // the cutoff: kept per level as the lowest violating piece, so cutoff() is
+  // O(levels), not a walk over every finished piece on every request (that
+  // was quadratic in the pieces: seconds at 10^4 small components).
+  void add(PieceResult r) {
+    const uint32_t i = static_cast<uint32_t>(r.piece);
+    if (r.error_code) lowest_error_ = std::min(lowest_error_, i);
+    for (Level l : job.levels_of(i)) {
+      bool bad = !r.anomalies.empty();
+      for (auto& o : r.levels) if (static_cast<Level>(o.level) == l && !o.holds && o.decided) bad = true;
+      if (bad) {
+        auto [it, fresh] = lowest_bad_.emplace(l, i);
+        if (!fresh) it->second = std::min(it->second, i);
       }
     }
+    done[r.piece] = std::move(r);
+  }
+  uint32_t cutoff() const {
+    if (all_violations) return job.pieces();
+    if (lowest_error_ != UINT32_MAX) return std::min(job.pieces(), lowest_error_);  // an error ends the run
     uint32_t c = 0;
-    for (Level l : all) {
-      if (!lowest.count(l)) return job.pieces();
-      c = std::max(c, lowest[l]);
-    }
+    auto need = [&](Level l) {
+      auto it = lowest_bad_.find(l);
+      if (it == lowest_bad_.end()) return false;
+      c = std::max(c, it->second);
+      return true;
+    };
+    if (job.whole_sser && !need(Level::sser)) return job.pieces();
+    for (Level l : job.split_levels) if (!need(l)) return job.pieces();
     return c + 1;  // pieces [0, c] matter
   }
   // Next piece for rank `who` to run, or -1.
@@ -106,6 +117,10 @@ struct Board {
     if (next >= c) return -1;
     return static_cast<int>(next++);
   }
+
+  // Kept by add(); read through cutoff().
+  uint32_t lowest_error_ = UINT32_MAX;   // the lowest piece that ended in an error
+  std::map<Level, uint32_t> lowest_bad_;  // per level, its lowest violating piece
 };
 
 // With `owner`: a piece of another rank's list that nobody has started, for

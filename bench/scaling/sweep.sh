@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The scale-out figures a 16-core node gives, in one script sized for a short
+# lease (each step under its own timeout; what ran is written as it ends):
+#   1. e2e: SER of contended BlindW-RW histories (many sessions, few keys),
+#      the class where pruning's reachability is most of the run, --closure
+#      gpu vs cpu on all cores, same binary, same node, back to back;
+#   2. strong: bench/scaling/run.sh at STRONG_OPS operations on 1..16 ranks,
+#      many components (owned pieces) and rmw on key shards;
+#   3. weak: WEAK_OPS operations per rank, many components (1000 per rank of
+#      4 sessions), 1..16 ranks.
+# All inputs are generated first, in parallel (one generator per core).
+#
+#   bench/scaling/sweep.sh BUILD OUT       (BUILD: a build folder or a packed .gpu-carry)
+#   STRONG_OPS=100000000 WEAK_OPS=10000000 RANKS="1 2 4 8 16" STEPS="e2e strong weak"
+#
+# Why that e2e class: a writer's chain per key, 1024 concurrent sessions and
+# ~800 writes per key leave 10^5 or more unordered write pairs that only
+# reachability in the known graph decides (pruning); the SAT solver gets few.
+# With 64 sessions (gpu-check's e2e) pruning is a few per cent of the run and
+# the GPU cannot pay.
+set -u
+B=${1:-build}; O=${2:-/tmp/sweep}
+STRONG_OPS=${STRONG_OPS:-100000000}; WEAK_OPS=${WEAK_OPS:-10000000}
+RANKS=${RANKS:-"1 2 4 8 16"}; STEPS=${STEPS:-"e2e strong weak"}
+E2E=${E2E:-"50000:1024:500 20000:1024:200"}   # txns:sessions:keys
+E2E_LIMIT=${E2E_LIMIT:-90}; STRONG_BUDGET=${STRONG_BUDGET:-240}; WEAK_BUDGET=${WEAK_BUDGET:-120}
+BIN=$B/isocheck; GEN=$B/tests/dist/dist_gen; T=$(nproc)
+mkdir -p "$O/strong" "$O/weak" "$O/e2e"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+echo "# sweep $(date -u +%FT%TZ) $(hostname) cores=$T ranks='$RANKS' strong=$STRONG_OPS weak/rank=$WEAK_OPS"
+
+# 0. Inputs, all at once.
+t0=$(now); pids=()
+if has e2e; then
+  for c in $E2E; do IFS=: read -r n s k <<<"$c"
+    "$BIN" generate --workload blindw-rw --txns "$n" --sessions "$s" --keys "$k" --seed 7 -q --out "$O/e2e/c$n-$s-$k.h5" & pids+=($!); done
+fi
+if has strong; then
+  "$BIN" generate --workload rmw --txns $((STRONG_OPS / 4)) --sessions 64 --out "$O/strong/rmw.h5" -q & pids+=($!)
+  "$GEN" many "$O/strong/many.h5" --components 1000 --txns $((STRONG_OPS / 4)) --sessions-per 4 >/dev/null & pids+=($!)
+fi
+if has weak; then
+  for p in $RANKS; do
+    "$GEN" many "$O/weak/many.$p.h5" --components $((1000 * p)) --txns $((WEAK_OPS / 4 * p)) --sessions-per 4 >/dev/null & pids+=($!)
+  done
+fi
+for p in "${pids[@]}"; do wait "$p" || echo "a generator failed (exit $?)"; done
+echo "inputs generated in $(since "$t0") s"
+
+# 1. GPU vs CPU closure, end to end.
+if has e2e; then
+  for c in $E2E; do IFS=: read -r n s k <<<"$c"; H=$O/e2e/c$n-$s-$k.h5
+    for e in gpu cpu; do
+      t1=$(now)
+      timeout -k 5 $((E2E_LIMIT + 10)) "$BIN" verify "$H" --level ser --no-serial-witness --closure $e --threads "$T" \
+        --time-limit ${E2E_LIMIT}s >"$O/e2e/$e.$n.out" 2>&1; rc=$?
+      echo "e2e blindw-rw txns=$n sessions=$s keys=$k --closure $e --threads $T: $(since "$t1") s, exit $rc"
+      grep -E "general engine|limit" "$O/e2e/$e.$n.out" | head -2 | sed 's/^/    /'
+    done
+    cmp -s <(grep -v "time limit" "$O/e2e/gpu.$n.out") <(grep -v "time limit" "$O/e2e/cpu.$n.out") &&
+      echo "    outputs gpu == cpu" || echo "    outputs differ (or one stopped at the limit)"
+  done
+fi
+
+# 2. Strong scaling (bench/scaling/run.sh finds the inputs already there).
+if has strong; then
+  OPS=$STRONG_OPS RANKS=$RANKS KINDS=many KS_FLAGS=--no-serial-witness \
+    timeout -k 5 "$STRONG_BUDGET" bash "$(dirname "$0")/run.sh" "$B" "$O/strong" >"$O/strong/log" 2>&1
+  echo "strong scaling exit $?"; cat "$O/strong/log" | grep -v "^$" | head -30
+  rm -f "$O"/strong/*.h5
+fi
+
+# 3. Weak scaling: the same operations per rank, P ranks on P times the history.
+if has weak; then
+  end=$(( $(date +%s) + WEAK_BUDGET ))
+  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\n' >"$O/weak/weak.tsv"
+  base=""
+  for p in $RANKS; do
+    left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "weak: budget spent before $p ranks"; break; }
+    f=$O/weak/many.$p.json
+    timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/weak/many.$p.h5" -l ser,si -q --stage-times "$f" >/dev/null 2>"$O/weak/err.$p"
+    line=$(python3 - "$f" "$p" "${base:-}" $((WEAK_OPS * p)) <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); p = int(sys.argv[2]); t = d["total_s"]
+base = float(sys.argv[3]) if sys.argv[3] else t; s = d["stages"]
+print(p, sys.argv[4], f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "partition", "solve")),
+      f"{base / t:.2f}", max(d["peak_rss_kib"]) // 1024, max(d.get("ops_held", [0])), sep="\t")
+PY
+) || { echo "weak: $p ranks gave no stage times: $(tail -2 "$O/weak/err.$p")"; continue; }
+    [ -z "$base" ] && base=$(echo "$line" | cut -f3)
+    echo "$line" >>"$O/weak/weak.tsv"
+  done
+  column -t "$O/weak/weak.tsv"
+  rm -f "$O"/weak/*.h5
+fi
