@@ -215,6 +215,7 @@ class DistributedRun {
     largest_piece_ops = static_cast<int64_t>(np ? *std::max_element(weight.begin(), weight.end()) : 0);
     Board board{job, d.all_violations, {}, 0};
     board.owner = assign_largest_first(weight, P);
+    board.weight = weight;
     std::vector<uint8_t> skip(np, 0);
     for (auto& r : ck.results) board.add(r), skip[static_cast<uint32_t>(r.piece)] = 1;
     OwnedPieces pieces;

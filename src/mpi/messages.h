@@ -64,12 +64,11 @@ struct PieceResult {
 
 // A worker's request to rank 0: the result of its last piece (if any).
 struct Request {
-  bool has_result = false;
   bool terminating = false;  // this rank got SIGTERM
-  PieceResult result;
+  std::vector<PieceResult> results;  // the pieces of its last batch it finished
   template <class A> void serialize(A& a, unsigned) {
-    serialize_bool(a, has_result), serialize_bool(a, terminating);
-    a & result;
+    serialize_bool(a, terminating);
+    a & results;
   }
 };
 

@@ -188,32 +188,38 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
       const int who = st.MPI_SOURCE;
       Request req;
       from_bytes(recv_string(st), req);
-      // Reply: the piece to run (-1: stop), the rank sending its data (-1:
-      // its own), then (piece, rank) pairs this rank must send first.
-      std::vector<int> reply{-1, -1};
+      // Reply: n, the rank sending the data of a stolen piece (-1: its own),
+      // the n pieces to run (n = 0: stop; a stolen piece comes alone), then
+      // (piece, rank) pairs this rank must send first.
+      std::vector<int> batch{-1};
+      int victim = -1;
       {
         std::lock_guard<std::mutex> g(mu);
         if (req.terminating || g_terminate) term_seen = true;
-        if (req.has_result) record(std::move(req.result));
+        for (auto& r : req.results) record(std::move(r));
         if (!term_seen) {
-          int victim = -1;
-          if (steal_first) reply[0] = steal_piece(board, who, victim);
-          if (reply[0] < 0) reply[0] = board.take(who);
-          if (reply[0] < 0 && mover) reply[0] = steal_piece(board, who, victim);
-          if (reply[0] >= 0 && victim >= 0) {
-            reply[1] = victim;
-            if (victim != 0) pending[victim].insert(pending[victim].end(), {reply[0], who});
-          }
+          if (steal_first) batch[0] = steal_piece(board, who, victim);
+          // (The test hook hands out one piece at a time, so that owners leave
+          // pieces to steal.)
+          if (batch[0] < 0) batch = steal_first ? std::vector<int>{board.take(who)} : board.take_batch(who, board.take(who));
+          if (batch[0] < 0 && mover) batch[0] = steal_piece(board, who, victim);
+          if (batch[0] >= 0 && victim >= 0 && victim != 0) pending[victim].insert(pending[victim].end(), {batch[0], who});
         }
+        if (batch[0] < 0) batch.clear();
+      }
+      std::vector<int> reply{static_cast<int>(batch.size()), batch.empty() ? -1 : victim};
+      reply.insert(reply.end(), batch.begin(), batch.end());
+      {
+        std::lock_guard<std::mutex> g(mu);
         reply.insert(reply.end(), pending[who].begin(), pending[who].end());
         pending[who].clear();
       }
       MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT, who, kTagAssign, MPI_COMM_WORLD);
-      if (reply[0] >= 0 && reply[1] == 0) {  // rank 0's data: the main thread sends it now
-        mover->send(static_cast<uint32_t>(reply[0]), who);
+      if (!batch.empty() && victim == 0) {  // rank 0's data: the main thread sends it now
+        mover->send(static_cast<uint32_t>(batch[0]), who);
         mover->finish();
       }
-      if (reply[0] < 0) --active;
+      if (batch.empty()) --active;
     }
     local.join();
     stop_all = (g_terminate || term_seen) ? 1 : 0;
@@ -227,15 +233,18 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
       MPI_Get_count(&st, MPI_INT, &count);
       std::vector<int> reply(static_cast<size_t>(count));
       MPI_Recv(reply.data(), count, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      const int assign = reply[0], from = reply[1];
+      const size_t n = static_cast<size_t>(reply[0]);
+      const int from = reply[1];
       // Stolen pieces go out first (posted, not waited for: the thieves may
       // be sending to this rank too), then a stolen piece comes in.
-      for (size_t k = 2; k + 1 < reply.size(); k += 2) mover->send(static_cast<uint32_t>(reply[k]), reply[k + 1]);
-      if (assign >= 0 && from >= 0) mover->recv(static_cast<uint32_t>(assign), from);
-      if (reply.size() > 2) mover->finish();
-      if (assign < 0) break;
-      req.result = solve(static_cast<uint32_t>(assign));
-      req.has_result = true;
+      for (size_t k = 2 + n; k + 1 < reply.size(); k += 2) mover->send(static_cast<uint32_t>(reply[k]), reply[k + 1]);
+      if (n > 0 && from >= 0) mover->recv(static_cast<uint32_t>(reply[2]), from);
+      if (reply.size() > 2 + n) mover->finish();
+      if (n == 0) break;
+      // A signal is honoured between the pieces of a batch: the pieces not
+      // started are left undone (a resumed run solves them).
+      req.results.clear();
+      for (size_t k = 0; k < n && !(k > 0 && g_terminate); ++k) req.results.push_back(solve(static_cast<uint32_t>(reply[2 + k])));
     }
   }
   MPI_Bcast(&stop_all, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -70,6 +70,13 @@ struct Board {
   std::vector<uint8_t> taken;     // with `owner`: handed out (to its owner or a thief)
   std::vector<int> taker;         // with `owner`: the rank a handed-out piece went to
   uint32_t stolen = 0;            // pieces a rank took from another's list
+  // Per piece, its operations; with it a rank asking for work is handed its
+  // next pieces up to kBatchOps operations at once (one request and reply per
+  // batch, not per piece: a thousand small components each paid an MPI round
+  // trip). Empty: one piece per request.
+  std::vector<uint64_t> weight;
+  static constexpr uint64_t kBatchOps = uint64_t{1} << 16;
+  static constexpr size_t kBatchPieces = 256;
   // Records a finished piece (its number is r.piece) and what it means for
   // the cutoff: kept per level as the lowest violating piece, so cutoff() is
   // O(levels), not a walk over every finished piece on every request (that
@@ -100,6 +107,19 @@ struct Board {
     if (job.whole_sser && !need(Level::sser)) return job.pieces();
     for (Level l : job.split_levels) if (!need(l)) return job.pieces();
     return c + 1;  // pieces [0, c] matter
+  }
+  // `first` (just taken for `who`) and more of `who`'s next pieces while the
+  // batch holds under kBatchOps operations; each piece is taken as take() does.
+  std::vector<int> take_batch(int who, int first) {
+    std::vector<int> batch{first};
+    if (first < 0 || weight.empty()) return batch;
+    uint64_t ops = weight[static_cast<size_t>(first)];
+    while (ops < kBatchOps && batch.size() < kBatchPieces) {
+      int j = take(who);
+      if (j < 0) break;
+      batch.push_back(j), ops += weight[static_cast<size_t>(j)];
+    }
+    return batch;
   }
   // Next piece for rank `who` to run, or -1.
   int take(int who) {
