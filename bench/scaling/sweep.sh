@@ -76,7 +76,7 @@ fi
 # 3. Weak scaling: the same operations per rank, P ranks on P times the history.
 if has weak; then
   end=$(( $(date +%s) + WEAK_BUDGET ))
-  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\n' >"$O/weak/weak.tsv"
+  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\n' >"$O/weak/weak.tsv"
   base=""
   for p in $RANKS; do
     left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "weak: budget spent before $p ranks"; break; }
@@ -86,13 +86,13 @@ if has weak; then
 import json, sys
 d = json.load(open(sys.argv[1])); p = int(sys.argv[2]); t = d["total_s"]
 base = float(sys.argv[3]) if sys.argv[3] else t; s = d["stages"]
-print(p, sys.argv[4], f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "partition", "solve")),
+print(p, sys.argv[4], f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "partition", "distribute", "solve")),
       f"{base / t:.2f}", max(d["peak_rss_kib"]) // 1024, max(d.get("ops_held", [0])), sep="\t")
 PY
 ) || { echo "weak: $p ranks gave no stage times: $(tail -2 "$O/weak/err.$p")"; continue; }
     [ -z "$base" ] && base=$(echo "$line" | cut -f3)
     echo "$line" >>"$O/weak/weak.tsv"
   done
-  column -t "$O/weak/weak.tsv"
+  column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
   rm -f "$O"/weak/*.h5
 fi
