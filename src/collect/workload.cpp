@@ -6,6 +6,12 @@
 #include "core/errors.h"
 
 namespace isocheck::collect {
+namespace {
+
+// A draw in [0, 1), the workloads' chance of read-only transactions and shapes.
+double uniform01(std::mt19937_64& rng) { return std::uniform_real_distribution<double>(0, 1)(rng); }
+
+}  // namespace
 
 bool Plan::read_only() const {
   for (const auto& s : steps)
@@ -111,16 +117,15 @@ Plan WorkloadGen::next() {
 //   update:    r(x) w(x) | r(x) r(y) w(x) | r(x) r(y) w(x) w(y)
 // r(x) r(y) w(x) against r(x) r(y) w(y) is the write-skew pair.
 Plan WorkloadGen::next_mt() {
-  std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
   bool two = ops_ >= 2 && keys_.keys() >= 2;
   auto ks = distinct_keys(two ? 2 : 1);
-  if (u01(rng_) < read_only_) {
+  if (uniform01(rng_) < read_only_) {
     p.steps.push_back({PlanOp::read, ks[0]});
-    if (ks.size() > 1 && u01(rng_) < 0.5) p.steps.push_back({PlanOp::read, ks[1]});
+    if (ks.size() > 1 && uniform01(rng_) < 0.5) p.steps.push_back({PlanOp::read, ks[1]});
     return p;
   }
-  double shape = u01(rng_);
+  double shape = uniform01(rng_);
   if (ks.size() < 2 || ops_ < 3 || shape < 0.25) {  // r(x) w(x)
     p.steps = {{PlanOp::read, ks[0]}, {PlanOp::write, ks[0]}};
   } else if (ops_ < 4 || shape < 0.75) {            // r(x) r(y) w(x)
@@ -136,15 +141,14 @@ Plan WorkloadGen::next_mt() {
 // followed by a write of that key; an update txn starts with a read+write.
 // Every write follows a read of its key, so the version order is known.
 Plan WorkloadGen::next_rmw() {
-  std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
-  bool ro = u01(rng_) < read_only_;
+  bool ro = uniform01(rng_) < read_only_;
   auto ks = distinct_keys(ops_);
   uint32_t used = 0;
   for (size_t i = 0; i < ks.size() && used < ops_; ++i) {
     p.steps.push_back({PlanOp::read, ks[i]});
     ++used;
-    bool write = !ro && used < ops_ && (i == 0 || u01(rng_) < 0.5);
+    bool write = !ro && used < ops_ && (i == 0 || uniform01(rng_) < 0.5);
     if (write) {
       p.steps.push_back({PlanOp::write, ks[i]});
       ++used;
@@ -156,9 +160,8 @@ Plan WorkloadGen::next_rmw() {
 // Cobra's BlindW: read-only txns of `ops` reads, or write-only txns of `ops`
 // blind writes (distinct keys). -rw: half read-only; -rm: 90% read-only.
 Plan WorkloadGen::next_blindw() {
-  std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
-  bool ro = u01(rng_) < read_only_;
+  bool ro = uniform01(rng_) < read_only_;
   auto ks = distinct_keys(ops_);
   // Writers take their row locks in key order: no deadlocks among them.
   if (!ro) std::sort(ks.begin(), ks.end());
@@ -169,13 +172,12 @@ Plan WorkloadGen::next_blindw() {
 // List-append: `ops` operations on distinct lists, each an append of a unique
 // value or a read of the whole list (half and half).
 Plan WorkloadGen::next_append() {
-  std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
-  bool ro = u01(rng_) < read_only_;
+  bool ro = uniform01(rng_) < read_only_;
   auto ks = distinct_keys(ops_);
   std::sort(ks.begin(), ks.end());  // appends lock rows in key order: no deadlocks
   for (int64_t k : ks)
-    p.steps.push_back({(ro || u01(rng_) < 0.5) ? PlanOp::read_list : PlanOp::append, k});
+    p.steps.push_back({(ro || uniform01(rng_) < 0.5) ? PlanOp::read_list : PlanOp::append, k});
   return p;
 }
 
@@ -183,16 +185,15 @@ Plan WorkloadGen::next_append() {
 // each: the money moves, the recorded value is the unique version tag), or a
 // read of every balance in one statement.
 Plan WorkloadGen::next_bank() {
-  std::uniform_real_distribution<double> u01(0, 1);
   Plan p;
-  if (u01(rng_) < read_only_ || keys_.keys() < 2) {
+  if (uniform01(rng_) < read_only_ || keys_.keys() < 2) {
     p.steps.push_back({PlanOp::read_all, 0});
     return p;
   }
   auto ks = distinct_keys(2);
   std::sort(ks.begin(), ks.end());  // accounts locked in key order: no deadlocks
   int64_t amount = std::uniform_int_distribution<int64_t>(1, 10)(rng_);
-  if (u01(rng_) < 0.5) amount = -amount;  // either direction
+  if (uniform01(rng_) < 0.5) amount = -amount;  // either direction
   p.steps = {{PlanOp::read, ks[0]},
              {PlanOp::read, ks[1]},
              {PlanOp::transfer, ks[0], -amount},

@@ -262,11 +262,23 @@ class Workload {
   virtual void finish(Emitter&, Clock&) {}
 };
 
+// The state of the workloads that draw keys from one picker and keep one
+// register per key: the generator's random numbers, the picker, the
+// registers, and the keys of the transaction being made.
+class KeyedRegisterWorkload : public Workload {
+ protected:
+  KeyedRegisterWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  Rng& r_;
+  KeyPicker p_;
+  Registers reg_;
+  std::vector<uint64_t> keys_;
+};
+
 // rmw: `m` distinct keys, each read then written; `extra` pure reads of other keys.
-class RmwWorkload : public Workload {
+class RmwWorkload : public KeyedRegisterWorkload {
  public:
   RmwWorkload(Rng& r, KeyPicker p, uint32_t m, uint32_t extra)
-      : r_(r), p_(p), reg_(p.size()),
+      : KeyedRegisterWorkload(r, p),
         m_(static_cast<uint32_t>(std::min<uint64_t>(m, p.size()))),
         extra_(static_cast<uint32_t>(std::min<uint64_t>(extra, p.size() - m_))) {}
   void txn(Emitter& e, const Slot& s) override {
@@ -279,18 +291,14 @@ class RmwWorkload : public Workload {
   Registers* registers() override { return &reg_; }
 
  private:
-  Rng& r_;
-  KeyPicker p_;
-  Registers reg_;
   uint32_t m_, extra_;
-  std::vector<uint64_t> keys_;
 };
 
 // mt: MTC mini-transactions: 1 or 2 reads of distinct keys, then 0..#reads
 // writes, each to a key the transaction read.
-class MtWorkload : public Workload {
+class MtWorkload : public KeyedRegisterWorkload {
  public:
-  MtWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  MtWorkload(Rng& r, KeyPicker p) : KeyedRegisterWorkload(r, p) {}
   void txn(Emitter& e, const Slot& s) override {
     const uint32_t nr = p_.size() >= 2 ? 1 + static_cast<uint32_t>(r_.below(2)) : 1;
     const uint32_t nw = static_cast<uint32_t>(r_.below(nr + 1));
@@ -306,21 +314,15 @@ class MtWorkload : public Workload {
     e.end();
   }
   Registers* registers() override { return &reg_; }
-
- private:
-  Rng& r_;
-  KeyPicker p_;
-  Registers reg_;
-  std::vector<uint64_t> keys_;
 };
 
 // lwt: lightweight transactions, one key each: an insert-if-absent on a key
 // nobody wrote yet ([r k null, w k v]); otherwise a compare-and-set that
 // succeeds (60%: [r k cur, w k v]) or fails ([r k cur]: it saw cur). Serial,
 // begins increasing: linearizable by construction (verify --level lin).
-class LwtWorkload : public Workload {
+class LwtWorkload : public KeyedRegisterWorkload {
  public:
-  LwtWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  LwtWorkload(Rng& r, KeyPicker p) : KeyedRegisterWorkload(r, p) {}
   void txn(Emitter& e, const Slot& s) override {
     p_.distinct(r_, 1, keys_);
     const uint64_t k = keys_[0];
@@ -329,20 +331,14 @@ class LwtWorkload : public Workload {
     else reg_.read(e, static_cast<int64_t>(k), k);
     e.end();
   }
-
- private:
-  Rng& r_;
-  KeyPicker p_;
-  Registers reg_;
-  std::vector<uint64_t> keys_;
 };
 
 // blindw-*: `ops` distinct keys per transaction; read-only with probability
 // ro_percent, else write-only with blind writes.
-class BlindWorkload : public Workload {
+class BlindWorkload : public KeyedRegisterWorkload {
  public:
   BlindWorkload(Rng& r, KeyPicker p, uint32_t ops, uint32_t ro_percent)
-      : r_(r), p_(p), reg_(p.size()),
+      : KeyedRegisterWorkload(r, p),
         ops_(static_cast<uint32_t>(std::min<uint64_t>(ops, p.size()))), ro_(ro_percent) {}
   void txn(Emitter& e, const Slot& s) override {
     const bool ro = r_.percent(ro_);
@@ -359,11 +355,7 @@ class BlindWorkload : public Workload {
   Registers* registers() override { return &reg_; }
 
  private:
-  Rng& r_;
-  KeyPicker p_;
-  Registers reg_;
   uint32_t ops_, ro_;
-  std::vector<uint64_t> keys_;
 };
 
 // append: Elle list-append. 1..max_ops micro-ops, each an append or a whole-list

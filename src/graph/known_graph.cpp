@@ -287,29 +287,37 @@ struct Builder {
     return s;
   }
 
+  // Calls f(o, k, s) on each of t's ops on register keys, in order, with s
+  // t's state for key k so far (ks starts empty).
+  template <class F>
+  void for_each_register_op(TxnIdx t, TxnKeys& ks, F&& f) {
+    ks.clear();
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      Sym k = h.op_key[o];
+      if (is_list_key(k)) continue;
+      f(o, k, ks.get(k));
+    }
+  }
+
   // Pass 1 over a transaction's register ops: intra-transaction checks, WR
   // edges, version predecessors (WW), successor bookkeeping.
   void pass1(TxnIdx t, TxnKeys& ks) {
-    ks.clear();
-    uint64_t b = h.op_begin(t);
-    for (OpIdx o = b; o < h.op_end(t); ++o) {
-      Sym k = h.op_key[o];
-      if (is_list_key(k)) continue;
-      KeyState& s = ks.get(k);
+    const uint64_t b = h.op_begin(t);
+    for_each_register_op(t, ks, [&](OpIdx o, Sym k, KeyState& s) {
       OpKind kind = h.op_kind[o];
       if (kind == OpKind::write) {
         s.written = true;
         s.last_write = h.op_value[o];
-        continue;
+        return;
       }
       Sym v = h.op_value[o];
       if (s.written) {
         if (v != s.last_write) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
-        continue;
+        return;
       }
       if (s.ext_read) {
         if (v != s.ext_value) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, v);
-        continue;
+        return;
       }
       s.ext_read = true;
       s.ext_value = v;
@@ -322,7 +330,7 @@ struct Builder {
       } else if (v == kNullValue) {
         info(k).init_read = true;
       }
-    }
+    });
     // Versions: the final write of each written key.
     for (size_t i = 0; i < ks.size(); ++i) {
       KeyState& s = ks.at(i);
@@ -425,38 +433,43 @@ struct Builder {
     }
   }
 
+  // Calls f(o, k, pos) on t's external reads of register keys, the first
+  // read of each key only and none after t's own write of that key
+  // (pos: the read's position in t).
+  template <class F>
+  void for_each_external_read(TxnIdx t, TxnKeys& ks, F&& f) {
+    const uint64_t b = h.op_begin(t);
+    for_each_register_op(t, ks, [&](OpIdx o, Sym k, KeyState& s) {
+      if (h.op_kind[o] == OpKind::write) { s.written = true; return; }
+      if (s.written || s.ext_read) return;
+      s.ext_read = true;
+      f(o, k, static_cast<uint32_t>(o - b));
+    });
+  }
+
   // Pass 2: RW edges, now that every version's successor is known.
   void pass2(TxnIdx t, TxnKeys& ks) {
-    ks.clear();
-    uint64_t b = h.op_begin(t);
-    for (OpIdx o = b; o < h.op_end(t); ++o) {
-      Sym k = h.op_key[o];
-      if (is_list_key(k)) continue;
-      KeyState& s = ks.get(k);
-      if (h.op_kind[o] == OpKind::write) { s.written = true; continue; }
-      if (s.written || s.ext_read) continue;
-      s.ext_read = true;
-      uint32_t pos = static_cast<uint32_t>(o - b);
+    for_each_external_read(t, ks, [&](OpIdx o, Sym k, uint32_t pos) {
       Sym v = h.op_value[o];
       if (v == kNullValue) {
         KeyInfo* ki = find_info(k);
-        if (!ki) continue;
+        if (!ki) return;
         if (ki->init_succ != kNoTxn) {  // certain even when other chains' order is not
           if (ki->init_succ != t) g.edges.add(t, ki->init_succ, EdgeKind::rw, pos);
         } else if (!ki->general) {
           for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
         }  // general keys without an init chain: the init readers ride on chain 0
-        continue;
+        return;
       }
       uint64_t slot = resolve_read(t, o, k, v, false);
-      if (slot == kNone) continue;
+      if (slot == kNone) return;
       uint32_t succ = widx.succ(slot);
       if (succ != kNoTxn && succ != t) g.edges.add(t, succ, EdgeKind::rw, pos);
       if (widx.flags(slot) & WriteIndex::kEndWithTails) {
         KeyInfo* ki = find_info(k);
         for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
       }
-    }
+    });
   }
 
   void session_order() {
@@ -803,22 +816,13 @@ void Builder::general_keys() {
   TxnKeys ks;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
     if (!g.included[t]) continue;
-    ks.clear();
-    uint64_t b = h.op_begin(t);
-    for (OpIdx o = b; o < h.op_end(t); ++o) {
-      Sym k = h.op_key[o];
-      if (is_list_key(k)) continue;
-      KeyState& s = ks.get(k);
-      if (h.op_kind[o] == OpKind::write) { s.written = true; continue; }
-      if (s.written || s.ext_read) continue;
-      s.ext_read = true;
+    for_each_external_read(t, ks, [&](OpIdx o, Sym k, uint32_t pos) {
       KeyInfo* ki = find_info(k);
-      if (!ki || !ki->general) continue;
-      uint32_t pos = static_cast<uint32_t>(o - b);
-      if (h.op_value[o] == kNullValue) { init_readers.push_back({key_index(ki), t, pos}); continue; }
+      if (!ki || !ki->general) return;
+      if (h.op_value[o] == kNullValue) { init_readers.push_back({key_index(ki), t, pos}); return; }
       uint64_t slot = resolve_read(t, o, k, h.op_value[o], false);
       if (slot != kNone) readers.push_back({key_index(ki), widx.txn(slot), t, pos});
-    }
+    });
   }
   std::sort(readers.begin(), readers.end(), [](const R& a, const R& b) {
     return a.key != b.key ? a.key < b.key : a.writer != b.writer ? a.writer < b.writer : a.t < b.t;

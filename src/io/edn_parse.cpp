@@ -5,25 +5,9 @@
 namespace isocheck::imp {
 
 
-struct EdnParser {
-  EdnStream& st;
+struct EdnParser : StreamParser<EdnStream> {
   std::string_view t() const { return st.text_; }
-  [[noreturn]] void fail(const std::string& what) const { fail_line(st.name_, st.line_, what); }
   [[noreturn]] void fail_at(uint32_t line, const std::string& what) const { fail_line(st.name_, line, what); }
-  // At the window's end: true at the input's end, else NeedMore (the
-  // stream reads on and parses the value again).
-  bool eof() const {
-    if (st.pos_ < st.text_.size()) return false;
-    if (st.win_.final()) return true;
-    throw TextWindow::NeedMore{};
-  }
-  // Whether n more bytes are there (NeedMore when the window ends first).
-  bool avail(size_t n) const {
-    if (st.pos_ + n <= st.text_.size()) return true;
-    if (st.win_.final()) return false;
-    throw TextWindow::NeedMore{};
-  }
-  char peek() const { return st.text_[st.pos_]; }
 
   static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '\f' || c == '\v'; }
   static bool is_delim(char c) {
@@ -206,15 +190,10 @@ struct EdnParser {
   }
 };
 
-EdnStream::EdnStream(std::string_view text, const std::string& name)
-    : own_(text), win_(own_), text_(win_.text()), name_(name) {}
-
-EdnStream::EdnStream(TextWindow& window, const std::string& name) : win_(window), text_(win_.text()), name_(name) {}
-
 bool EdnStream::next(Node& out) { return next_over_window(*this, out); }
 
 bool EdnStream::next_value(Node& out) {
-  EdnParser p{*this};
+  EdnParser p{{*this}};
   out = Node();
   p.skip(0);
   if (top_ == -1) {

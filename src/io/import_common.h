@@ -93,30 +93,66 @@ bool next_over_window(Stream& s, Node& out) {
   }
 }
 
-// Top-level reader of a file that holds a sequence of values, or one vector /
-// array of values: next() yields the values one at a time (the elements when
-// the file is one big vector), so a large history is never one tree, and
-// with a file's TextWindow never one text.
-class EdnStream {
+[[noreturn]] void fail_line(const std::string& name, uint32_t line, const std::string& what);
+[[noreturn]] void fail_byte(const std::string& name, uint64_t offset, const std::string& what);
+
+// What EdnStream and JsonStream share: the window they read and where in it
+// the next value starts (position, line, nesting).
+class ValueStream {
  public:
-  EdnStream(std::string_view text, const std::string& name);
-  EdnStream(TextWindow& window, const std::string& name);
-  bool next(Node& out);
   uint32_t line() const { return line_; }
- private:
-  friend struct EdnParser;
-  template <class S> friend bool next_over_window(S&, Node&);
-  bool next_value(Node& out);
+ protected:
+  ValueStream(std::string_view text, const std::string& name)
+      : own_(text), win_(own_), text_(win_.text()), name_(name) {}
+  ValueStream(TextWindow& window, const std::string& name) : win_(window), text_(win_.text()), name_(name) {}
+  template <class S> friend struct StreamParser;
   TextWindow own_{std::string_view()};
   TextWindow& win_;
   std::string_view text_;
   const std::string& name_;
   size_t pos_ = 0;
   uint32_t line_ = 1;
-  int top_ = -1;  // -1: not decided; 0: values at top level; ']' / ')': inside one collection
+  int top_ = -1;  // -1: not decided; else the stream's own mark of a top-level sequence or collection
 };
 
-class JsonStream {
+// What the EDN and JSON parsers share: the end of the text and the byte at
+// the position, over a stream's window.
+template <class Stream>
+struct StreamParser {
+  Stream& st;
+  [[noreturn]] void fail(const std::string& what) const { fail_line(st.name_, st.line_, what); }
+  // At the window's end: true at the input's end, else NeedMore (the
+  // stream reads on and parses the value again).
+  bool eof() const {
+    if (st.pos_ < st.text_.size()) return false;
+    if (st.win_.final()) return true;
+    throw TextWindow::NeedMore{};
+  }
+  // Whether n more bytes are there (NeedMore when the window ends first).
+  bool avail(size_t n) const {
+    if (st.pos_ + n <= st.text_.size()) return true;
+    if (st.win_.final()) return false;
+    throw TextWindow::NeedMore{};
+  }
+  char peek() const { return st.text_[st.pos_]; }
+};
+
+// Top-level reader of a file that holds a sequence of values, or one vector /
+// array of values: next() yields the values one at a time (the elements when
+// the file is one big vector), so a large history is never one tree, and
+// with a file's TextWindow never one text.
+class EdnStream : public ValueStream {
+ public:
+  EdnStream(std::string_view text, const std::string& name) : ValueStream(text, name) {}
+  EdnStream(TextWindow& window, const std::string& name) : ValueStream(window, name) {}
+  bool next(Node& out);
+ private:
+  friend struct EdnParser;
+  template <class S> friend bool next_over_window(S&, Node&);
+  bool next_value(Node& out);  // top_: 0 values at top level; ']' / ')' inside one collection
+};
+
+class JsonStream : public ValueStream {
  public:
   JsonStream(std::string_view text, const std::string& name);
   JsonStream(TextWindow& window, const std::string& name);
@@ -127,13 +163,6 @@ class JsonStream {
   friend struct JsonParser;
   template <class S> friend bool next_over_window(S&, Node&);
   bool next_value(Node& out);
-  TextWindow own_{std::string_view()};
-  TextWindow& win_;
-  std::string_view text_;
-  const std::string& name_;
-  size_t pos_ = 0;
-  uint32_t line_ = 1;
-  int top_ = -1;
 };
 
 // Nesting deeper than this is refused (the parsers recurse).
@@ -150,9 +179,6 @@ const Node* repeated_key(const std::vector<Node>& items);
 // Block YAML as serde_yaml writes it: block sequences and mappings, scalars,
 // empty or flat flow collections, comments, document markers.
 Node parse_yaml(std::string_view text, const std::string& name);
-
-[[noreturn]] void fail_line(const std::string& name, uint32_t line, const std::string& what);
-[[noreturn]] void fail_byte(const std::string& name, uint64_t offset, const std::string& what);
 
 // Reads a whole file; InputError when it cannot.
 std::string read_whole_file(const std::string& path);

@@ -5,23 +5,7 @@
 namespace isocheck::imp {
 
 
-struct JsonParser {
-  JsonStream& st;
-  [[noreturn]] void fail(const std::string& what) const { fail_line(st.name_, st.line_, what); }
-  // At the window's end: true at the input's end, else NeedMore (the
-  // stream reads on and parses the value again).
-  bool eof() const {
-    if (st.pos_ < st.text_.size()) return false;
-    if (st.win_.final()) return true;
-    throw TextWindow::NeedMore{};
-  }
-  // Whether n more bytes are there (NeedMore when the window ends first).
-  bool avail(size_t n) const {
-    if (st.pos_ + n <= st.text_.size()) return true;
-    if (st.win_.final()) return false;
-    throw TextWindow::NeedMore{};
-  }
-  char peek() const { return st.text_[st.pos_]; }
+struct JsonParser : StreamParser<JsonStream> {
 
   void skip() {
     while (!eof()) {
@@ -179,20 +163,19 @@ struct JsonParser {
   }
 };
 
-JsonStream::JsonStream(std::string_view text, const std::string& name)
-    : own_(text), win_(own_), text_(win_.text()), name_(name) {
+JsonStream::JsonStream(std::string_view text, const std::string& name) : ValueStream(text, name) {
   // A UTF-8 byte order mark is tolerated.
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
 }
 
-JsonStream::JsonStream(TextWindow& window, const std::string& name) : win_(window), text_(win_.text()), name_(name) {
+JsonStream::JsonStream(TextWindow& window, const std::string& name) : ValueStream(window, name) {
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
 }
 
 bool JsonStream::next(Node& out) { return next_over_window(*this, out); }
 
 bool JsonStream::next_value(Node& out) {
-  JsonParser p{*this};
+  JsonParser p{{*this}};
   out = Node();
   p.skip();
   if (top_ == -1) {
@@ -227,7 +210,7 @@ bool JsonStream::next_value(Node& out) {
 }
 
 Node JsonStream::parse_one() {
-  JsonParser p{*this};
+  JsonParser p{{*this}};
   Node out;
   p.value(out, 0);
   p.skip();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "core/text_escape.h"
@@ -61,6 +62,23 @@ OpIdx final_write_op(const History& h, TxnIdx t, Sym k) {
   return h.op_end(t);
 }
 
+// What a ww or rw edge's position names: the op of t there (for ww the
+// destination's write, for rw the source's read), its key and the key's
+// text, and the final write of that key by `other` (op_end(other): none);
+// nullopt when the position is past t's ops.
+struct KeyedOp {
+  OpIdx op;
+  Sym key;
+  std::string key_text;
+  OpIdx other_write;
+};
+std::optional<KeyedOp> keyed_op(const History& h, TxnIdx t, uint32_t why, TxnIdx other) {
+  const OpIdx o = h.op_begin(t) + why_pos(why);
+  if (o >= h.op_end(t)) return std::nullopt;
+  const Sym k = h.op_key[o];
+  return KeyedOp{o, k, key_text(h, k), final_write_op(h, other, k)};
+}
+
 std::string time_text(const History& h, int64_t t) {
   return std::to_string(t) + (h.time_unit.empty() ? "" : " " + printable(h.time_unit));
 }
@@ -92,11 +110,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       return D + observed_text(h, o) + " from " + S + " (" + S + " wrote it)";
     }
     case EdgeKind::ww: {
-      OpIdx o = h.op_begin(d) + why_pos(e.why[i]);
-      if (o >= h.op_end(d)) break;
-      Sym k = h.op_key[o];
-      std::string K = key_text(h, k);
-      OpIdx so = final_write_op(h, s, k);
+      const auto at = keyed_op(h, d, e.why[i], s);
+      if (!at) break;
+      const auto& [o, k, K, so] = *at;
       if (so == h.op_end(s)) return S + " wrote " + K + " before " + D + " wrote " + K + " (version order of " + K + ")";
       if (h.op_kind[o] == OpKind::append)
         return S + " appended " + value_text(h, h.op_value[so]) + " to " + K + ", and " + D + " later appended " +
@@ -110,11 +126,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
     }
     case EdgeKind::rw: {
-      OpIdx o = h.op_begin(s) + why_pos(e.why[i]);
-      if (o >= h.op_end(s)) break;
-      Sym k = h.op_key[o];
-      std::string K = key_text(h, k);
-      OpIdx w = final_write_op(h, d, k);
+      const auto at = keyed_op(h, s, e.why[i], d);
+      if (!at) break;
+      const auto& [o, k, K, w] = *at;
       std::string later;
       if (w == h.op_end(d)) later = D + "'s write of " + K;
       else if (h.op_kind[w] == OpKind::append) later = D + "'s append of " + value_text(h, h.op_value[w]) + " to " + K;
