@@ -138,35 +138,16 @@ struct OpRec {
 };
 static_assert(sizeof(OpRec) == 32);
 
-// MPI_Scatterv from `root` of per-destination record lists (emptied).
-template <class T> std::vector<T> scatter_records(std::vector<std::vector<T>>& out, int root) {
-  const int P = size(), me = rank();
-  std::vector<int> counts(P), disp(P);
-  std::vector<T> send;
-  if (me == root) {
-    for (int r = 0; r < P; ++r) {
-      if (out[r].size() > INT32_MAX) throw ResourceError("key shards: more than 2^31 records to one rank; run on more ranks");
-      counts[r] = static_cast<int>(out[r].size());
-    }
-    send.reserve(record_displacements(counts, disp, "records to send"));
-    for (int r = 0; r < P; ++r) send.insert(send.end(), out[r].begin(), out[r].end()), std::vector<T>().swap(out[r]);
-  }
-  int count = 0;
-  MPI_Scatter(counts.data(), 1, MPI_INT, &count, 1, MPI_INT, root, MPI_COMM_WORLD);
-  std::vector<T> recv(count);
-  MPI_Datatype t = record_type<T>();
-  MPI_Scatterv(send.data(), counts.data(), disp.data(), t, recv.data(), count, t, root, MPI_COMM_WORLD);
-  MPI_Type_free(&t);
-  return recv;
-}
-
 // The range and the shard from per-rank slices: each rank's range is read in
-// slices (read(lo, hi): transactions [lo, hi) of the range, relative to it);
-// rank by rank and slice by slice, in file order, each slice's transactions
-// go to the range's records and its operations, with their transactions'
-// status and times, to the ranks owning their keys (MPI_Scatterv from the
-// slice's reader). The shards so grow in global transaction order, and a
-// rank holds at most its shard, one slice and its records in flight.
+// kSlices slices (read(lo, hi): transactions [lo, hi) of the range, relative
+// to it), all ranks reading at once, one round per slice: each slice's
+// transactions go to the reader's range records, its operations, with their
+// transactions' status and times, to the ranks owning their keys (one
+// MPI_Alltoallv per round). A rank keeps what it receives per source rank;
+// sources' ranges are consecutive in the file, so appending source 0's
+// records, then source 1's, ... builds the shard in global transaction order.
+// (The ranks used to read one after another, each scattering its slices
+// while the others waited: reading was serial however many ranks there were.)
 // Returns false (on every rank) when some slice holds list operations.
 bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg, Shard& s,
                      const History* held) {
@@ -178,52 +159,70 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
   if (rg.n > UINT32_MAX) throw ResourceError("key shards: more than 2^32 transactions; not supported");
   constexpr uint64_t kSlices = 32;  // per range: a slice is about 3 % of a rank's share
   const uint64_t held_ops = held ? held->op_count() : 0;
+  const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
   int lists = 0;
-  uint64_t first = 0;
-  for (int root = 0; root < P; ++root) {
-    const uint64_t c = counts[root], step = std::max<uint64_t>(1, (c + kSlices - 1) / kSlices);
-    for (uint64_t lo = 0; lo < c; lo += step) {
-      const uint64_t hi = std::min(c, lo + step);
-      std::vector<std::vector<TxnRec>> txns(P);
-      std::vector<std::vector<OpRec>> ops(P);
-      uint64_t slice_ops = 0;
-      if (me == root) {
-        History sl = read(lo, hi);
-        slice_ops = sl.op_count();
-        std::vector<uint32_t> last(P, UINT32_MAX);
-        for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
-          const uint32_t g = static_cast<uint32_t>(first + lo + t);
-          rg.add(sl.txn_id[t], sl.session_name[sl.txn_session[t]], sl.txn_status[t], sl.txn_begin[t], sl.txn_end[t],
-                 sl.op_end(t) - sl.op_begin(t));
-          for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
-            const OpKind k = sl.op_kind[o];
-            lists |= k == OpKind::append || k == OpKind::read_list;
-            const int r = key_owner(sl.op_key[o], P);
-            if (last[r] != g)
-              txns[r].push_back({sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}), last[r] = g;
-            ops[r].push_back({sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
-                              static_cast<uint32_t>(k), 0});
-          }
+  std::vector<std::vector<TxnRec>> txns_from(P);
+  std::vector<std::vector<OpRec>> ops_from(P);
+  uint64_t kept_ops = 0;
+  for (uint64_t k = 0; k < kSlices; ++k) {
+    const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
+    std::vector<std::vector<TxnRec>> txns(P);
+    std::vector<std::vector<OpRec>> ops(P);
+    uint64_t slice_ops = 0;
+    if (lo < hi) {
+      History sl = read(lo, hi);
+      slice_ops = sl.op_count();
+      std::vector<uint32_t> last(P, UINT32_MAX);
+      for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
+        const uint32_t g = static_cast<uint32_t>(rg.first + lo + t);
+        rg.add(sl.txn_id[t], sl.session_name[sl.txn_session[t]], sl.txn_status[t], sl.txn_begin[t], sl.txn_end[t],
+               sl.op_end(t) - sl.op_begin(t));
+        for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
+          const OpKind kind = sl.op_kind[o];
+          lists |= kind == OpKind::append || kind == OpKind::read_list;
+          const int r = key_owner(sl.op_key[o], P);
+          if (last[r] != g)
+            txns[r].push_back({sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}), last[r] = g;
+          ops[r].push_back({sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
+                            static_cast<uint32_t>(kind), 0});
         }
-        if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
-        note_ops_held(held_ops + s.h.op_count() + 2 * slice_ops);  // the slice and its records
       }
-      std::vector<TxnRec> tin = scatter_records(txns, root);
-      std::vector<OpRec> oin = scatter_records(ops, root);
-      note_ops_held(held_ops + s.h.op_count() + oin.size() + (me == root ? slice_ops : 0));
-      size_t i = 0;
-      for (const TxnRec& tr : tin) {
-        s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
-        for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
-          s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
-          s.h.op_key.push_back(oin[i].key);
-          s.h.op_value.push_back(oin[i].value);
-          s.pos.push_back(oin[i].pos);
-        }
-        s.h.end_txn();
-      }
+      if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
+      note_ops_held(held_ops + kept_ops + 2 * slice_ops);  // the slice and its records
     }
-    first += c;
+    std::vector<uint64_t> tat, oat;
+    std::vector<TxnRec> tin = exchange(txns, &tat);
+    std::vector<OpRec> oin = exchange(ops, &oat);
+    for (int r = 0; r < P; ++r) {
+      txns_from[r].insert(txns_from[r].end(), tin.begin() + tat[r], tin.begin() + tat[r + 1]);
+      ops_from[r].insert(ops_from[r].end(), oin.begin() + oat[r], oin.begin() + oat[r + 1]);
+    }
+    kept_ops += oin.size();
+    note_ops_held(held_ops + kept_ops + oin.size() + slice_ops);
+  }
+  // The shard, in global transaction order, sized once; each source's
+  // records are freed as soon as they are in it.
+  uint64_t shard_txns = 0;
+  for (int r = 0; r < P; ++r) shard_txns += txns_from[r].size();
+  s.h.txn_id.reserve(shard_txns), s.h.txn_session.reserve(shard_txns), s.h.txn_status.reserve(shard_txns);
+  s.h.txn_begin.reserve(shard_txns), s.h.txn_end.reserve(shard_txns), s.h.txn_op_offset.reserve(shard_txns + 1);
+  s.h.session_name.reserve(shard_txns), s.gtxn.reserve(shard_txns);
+  s.h.op_kind.reserve(kept_ops), s.h.op_key.reserve(kept_ops), s.h.op_value.reserve(kept_ops), s.pos.reserve(kept_ops);
+  for (int r = 0; r < P; ++r) {
+    size_t i = 0;
+    const std::vector<OpRec>& oin = ops_from[r];
+    for (const TxnRec& tr : txns_from[r]) {
+      s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
+      for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
+        s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
+        s.h.op_key.push_back(oin[i].key);
+        s.h.op_value.push_back(oin[i].value);
+        s.pos.push_back(oin[i].pos);
+      }
+      s.h.end_txn();
+    }
+    std::vector<TxnRec>().swap(txns_from[r]);
+    std::vector<OpRec>().swap(ops_from[r]);
   }
   // The time unit of rank 0's file (every range reads the same attribute).
   {
