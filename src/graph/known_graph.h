@@ -71,6 +71,19 @@ struct UnorderedKey {
   uint32_t first_chain = 0, end_chain = 0;
 };
 
+// The chains of `uk` that hold writes and do not start from the initial
+// state, in order; the init chain's index goes to `init` (UINT32_MAX: none).
+inline std::vector<uint32_t> free_chains(const ChainStore& chains, const UnorderedKey& uk, uint32_t& init) {
+  std::vector<uint32_t> free;
+  init = UINT32_MAX;
+  for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c) {
+    const VersionChain vc = chains.chain(c);
+    if (vc.from_init) init = c;
+    else if (!vc.txns.empty()) free.push_back(c);
+  }
+  return free;
+}
+
 struct DependencyGraph {
   uint32_t n = 0;                   // transactions = vertices
   std::vector<uint8_t> included;    // committed, or unknown and read by someone

@@ -519,13 +519,8 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   for (const UnorderedKey& uk : g.unordered) {
     if (uk.si_only && !o.include_si_only) continue;
     // The init chain (if any) precedes every other chain: certain edges.
-    std::vector<uint32_t> free;
-    uint32_t init = kInf;
-    for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c) {
-      const VersionChain vc = g.chains.chain(c);
-      if (vc.from_init) init = c;
-      else if (!vc.txns.empty()) free.push_back(c);
-    }
+    uint32_t init;  // kInf: none
+    std::vector<uint32_t> free = free_chains(g.chains, uk, init);
     if (init != kInf)
       for (uint32_t c : free) order_edges(pg.known, g.chains.chain(init), g.chains.chain(c));
     std::vector<ChainTimes> times(free.size());

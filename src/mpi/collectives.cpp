@@ -182,6 +182,18 @@ template <class T> std::vector<T> scatter_column(const std::vector<T>& all, cons
   return mine;
 }
 
+// An offsets column (a leading 0, then each element's end) scattered as
+// scatter_column scatters its elements (`first`), each rank's part made
+// relative to its own first element's start (`base`), with a leading 0.
+std::vector<uint64_t> scatter_offsets(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& first,
+                                      uint64_t base, int root) {
+  std::vector<uint64_t> ends = scatter_column(
+      rank() == root ? std::vector<uint64_t>(offsets.begin() + 1, offsets.end()) : std::vector<uint64_t>{}, first, root);
+  std::vector<uint64_t> mine(1, 0);
+  for (uint64_t e : ends) mine.push_back(e - base);
+  return mine;
+}
+
 }  // namespace
 
 void bcast_history(History& h, int root) {
@@ -282,11 +294,7 @@ History scatter_ranges(const History& h, int root) {
   mine.txn_begin = scatter_column(h.txn_begin, txn_first, root);
   mine.txn_end = scatter_column(h.txn_end, txn_first, root);
   // Offsets: each rank's part of the column, made relative to its first op.
-  std::vector<uint64_t> ends = scatter_column(
-      me == root ? std::vector<uint64_t>(h.txn_op_offset.begin() + 1, h.txn_op_offset.end()) : std::vector<uint64_t>{},
-      txn_first, root);
-  mine.txn_op_offset.assign(1, 0);
-  for (uint64_t e : ends) mine.txn_op_offset.push_back(e - op_first[me]);
+  mine.txn_op_offset = scatter_offsets(h.txn_op_offset, txn_first, op_first[me], root);
   mine.op_kind = scatter_column(h.op_kind, op_first, root);
   mine.op_key = scatter_column(h.op_key, op_first, root);
   mine.op_value = scatter_column(h.op_value, op_first, root);
@@ -312,11 +320,7 @@ History scatter_ranges_with_lists(const History& h, int root) {
     for (int r = 0; r <= P; ++r) op_first[r] = h.txn_op_offset[n * r / P], list_first[r] = h.op_list_offset[op_first[r]];
   MPI_Bcast(op_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
   MPI_Bcast(list_first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
-  std::vector<uint64_t> ends = scatter_column(
-      me == root ? std::vector<uint64_t>(h.op_list_offset.begin() + 1, h.op_list_offset.end()) : std::vector<uint64_t>{},
-      op_first, root);
-  mine.op_list_offset.assign(1, 0);
-  for (uint64_t e : ends) mine.op_list_offset.push_back(e - list_first[me]);
+  mine.op_list_offset = scatter_offsets(h.op_list_offset, op_first, list_first[me], root);
   mine.list_value = scatter_column(h.list_value, list_first, root);
   return mine;
 }

@@ -52,6 +52,43 @@ std::vector<uint32_t> to_owners(std::vector<std::vector<uint32_t>>& out, int fie
   return recv;
 }
 
+// Kahn's peeling in supersteps over this rank's vertices (local ids): a
+// vertex whose count in `deg` is 0 is removed, and each vertex on its list
+// adj[off[v]], ..., adj[off[v + 1] - 1] (global ids) has its count lowered:
+// at once when it is this rank's, else by its owner in the next superstep.
+// `ready`: this rank's vertices at 0 to begin with; `left`: its vertices not
+// removed. Ends when no vertex is left anywhere (done) or a superstep sends
+// nothing (stuck); returns the vertices left on all ranks together.
+uint64_t peel(const VertexBlocks& vb, const std::vector<uint64_t>& off, const std::vector<uint32_t>& adj,
+              std::vector<uint32_t>& deg, std::vector<uint32_t>& ready, std::vector<uint8_t>& removed, uint64_t left,
+              uint32_t& supersteps) {
+  const int P = size(), me = rank();
+  std::vector<std::vector<uint32_t>> out(P);
+  while (true) {
+    ++supersteps;
+    while (!ready.empty()) {
+      const uint32_t v = ready.back();
+      ready.pop_back();
+      removed[v] = 1;
+      --left;
+      for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
+        const uint32_t w = adj[e];
+        const int o = vb.owner(w);
+        if (o != me) out[o].push_back(w);
+        else if (--deg[vb.local(w, me)] == 0) ready.push_back(vb.local(w, me));
+      }
+    }
+    uint64_t sent = 0;
+    for (auto& o : out) sent += o.size();
+    uint64_t state[2] = {left, sent};
+    MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (state[0] == 0 || state[1] == 0) return state[0];
+    for (uint32_t w : to_owners(out, 1))
+      if (--deg[vb.local(w, me)] == 0) ready.push_back(vb.local(w, me));
+    for (auto& o : out) o.clear();
+  }
+}
+
 }  // namespace
 
 PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::vector<uint32_t>& dst,
@@ -102,37 +139,9 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
   std::vector<uint32_t> ready;  // local ids with no in-edge left
   for (uint32_t v = 0; v < count; ++v)
     if (indeg[v] == 0) ready.push_back(v);
-  uint64_t left = count;
-  std::vector<std::vector<uint32_t>> out(P);
   std::vector<uint8_t> removed(count, 0);
-  while (true) {
-    ++st.supersteps;
-    while (!ready.empty()) {
-      const uint32_t v = ready.back();
-      ready.pop_back();
-      removed[v] = 1;
-      --left;
-      for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
-        const uint32_t w = target[e];
-        const int o = vb.owner(w);
-        if (o != me) out[o].push_back(w);
-        else if (--indeg[vb.local(w, me)] == 0) ready.push_back(vb.local(w, me));
-      }
-    }
-    uint64_t sent = 0;
-    for (auto& o : out) sent += o.size();
-    // Done when nothing is left anywhere; stuck when nothing moves.
-    uint64_t state[2] = {left, sent};
-    MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (state[0] == 0 || state[1] == 0) {
-      st.left = state[0];
-      st.acyclic = state[0] == 0;
-      break;
-    }
-    for (uint32_t w : to_owners(out, 1))
-      if (--indeg[vb.local(w, me)] == 0) ready.push_back(vb.local(w, me));
-    for (auto& o : out) o.clear();
-  }
+  st.left = peel(vb, off, target, indeg, ready, removed, count, st.supersteps);
+  st.acyclic = st.left == 0;
   if (st.acyclic || !core) return st;
   std::vector<uint32_t>().swap(indeg);
   std::vector<uint32_t>().swap(ready);
@@ -183,38 +192,13 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
     std::vector<uint32_t>().swap(rev_pairs);
   }
   std::vector<uint32_t> back;
-  left = 0;
+  uint64_t left = 0;
   for (uint32_t v = 0; v < count; ++v)
     if (!removed[v]) {
       ++left;
       if (outdeg[v] == 0) back.push_back(v);
     }
-  while (true) {
-    ++st.supersteps;
-    while (!back.empty()) {
-      const uint32_t v = back.back();
-      back.pop_back();
-      removed[v] = 1;
-      --left;
-      for (uint64_t e = roff[v]; e < roff[v + 1]; ++e) {
-        const uint32_t u = rsrc[e];
-        const int o = vb.owner(u);
-        if (o != me) out[o].push_back(u);
-        else if (--outdeg[vb.local(u, me)] == 0) back.push_back(vb.local(u, me));
-      }
-    }
-    uint64_t sent = 0;
-    for (auto& o : out) sent += o.size();
-    uint64_t state[2] = {left, sent};
-    MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (state[0] == 0 || state[1] == 0) {
-      st.core = state[0];
-      break;
-    }
-    for (uint32_t u : to_owners(out, 1))
-      if (--outdeg[vb.local(u, me)] == 0) back.push_back(vb.local(u, me));
-    for (auto& o : out) o.clear();
-  }
+  st.core = peel(vb, roff, rsrc, outdeg, back, removed, left, st.supersteps);
   core->clear();
   for (uint32_t v = 0; v < count; ++v)
     if (!removed[v]) core->push_back(global(v));

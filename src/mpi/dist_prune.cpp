@@ -132,13 +132,8 @@ class ShardPruner {
   ShardPruner(const DependencyGraph& mine, RoundReach& reach) : g_(mine), reach_(reach) {
     for (const UnorderedKey& uk : mine.unordered) {
       if (uk.si_only) continue;  // SER places unread blind writes freely
-      std::vector<uint32_t> free;
-      uint32_t init = UINT32_MAX;
-      for (uint32_t c = uk.first_chain; c < uk.end_chain; ++c) {
-        const VersionChain vc = mine.chains.chain(c);
-        if (vc.from_init) init = c;
-        else if (!vc.txns.empty()) free.push_back(c);
-      }
+      uint32_t init;
+      std::vector<uint32_t> free = free_chains(mine.chains, uk, init);
       init_.push_back(init);
       pairs_ += uint64_t{free.size()} * (free.size() - (free.empty() ? 0 : 1)) / 2;
       keys_.push_back(std::move(free));

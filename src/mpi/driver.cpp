@@ -121,6 +121,80 @@ class DistributedRun {
     write_checkpoint(d.checkpoint_dir, header, ck);
   }
 
+  // The levels checked on pieces split by component; SSER (`wants_sser`)
+  // runs on the whole history.
+  std::vector<Level> split_levels(bool& wants_sser) const {
+    std::vector<Level> split;
+    wants_sser = false;
+    for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
+    return split;
+  }
+
+  // The partition: the checkpoint's when it has one, else made by `make`
+  // and checkpointed.
+  template <class Make> Partition partition_or_resume(Make&& make) {
+    if (have_ck && ck.has_partition) return ck.partition.to();
+    Partition part = make();
+    ck.partition = PartitionMsg::from(part);
+    ck.has_partition = true;
+    collective([&] { save(stage_partition); });
+    return part;
+  }
+
+  // The pieces solved (run_work_queue), each result checkpointed, at most
+  // every 2 s while solving. True when a signal stopped the run: then the
+  // checkpoint is written and the run marked interrupted.
+  bool solve_stopped(const Job& job, Board& board, const std::function<PieceResult(uint32_t)>& solve = {},
+                     const PieceMover* mover = nullptr) {
+    Timer since_save;
+    const bool stop_all = run_work_queue(
+        job, board,
+        [&](PieceResult&& r) {
+          ck.results.push_back(r);
+          board.add(std::move(r));
+          if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
+            // On a worker thread: a failed save must not escape it; the next
+            // save (the final one, or the one on a signal) reports the failure.
+            try {
+              save(stage_solve);
+            } catch (const std::exception&) {
+            }
+            since_save.reset();
+          }
+        },
+        solve, mover);
+    if (!stop_all) return false;
+    collective([&] { save(stage_solve); });
+    if (me == 0 && !d.quiet)
+      std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
+                   d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
+                   ck.results.size(), job.pieces());
+    run.interrupted = true;
+    run.exit_code = kExitInterrupted;
+    return true;
+  }
+
+  // Rank 0: the pieces' results merged (a piece's error before the cutoff is
+  // the run's error) and the final checkpoint; the exit code.
+  int merge_on_root(const Job& job, const Board& board, uint64_t txns, uint64_t committed) {
+    uint32_t cutoff = board.cutoff();
+    for (auto& [i, r] : board.done)
+      if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
+        if (r.error_code == 2) throw InputError(file, r.error);
+        throw ResourceError(r.error);
+      }
+    run.r = merge(job, board.done, cutoff, txns, committed);
+    ck.stage = stage_done;
+    save(stage_done);
+    return exit_code(run.r);
+  }
+
+  // Rank 0's exit code, the run's on every rank.
+  void agree_exit_code(int code) {
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.exit_code = code;
+  }
+
   // --stage-times: the stages' times, the sizes and every rank's peak memory.
   void write_times(size_t components, uint32_t pieces) {
     if (d.stage_times.empty()) return;
@@ -183,18 +257,9 @@ class DistributedRun {
       scan = scan_owned(*src);
     }
     sizes[0] = scan.txns, sizes[1] = scan.ops;
-    std::vector<Level> split;
     bool wants_sser = false;
-    for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
-    Partition part;
-    if (have_ck && ck.has_partition) {
-      part = ck.partition.to();
-    } else {
-      part = partition_from_triples(std::move(scan.triples), scan.sessions);
-      ck.partition = PartitionMsg::from(part);
-      ck.has_partition = true;
-      collective([&] { save(stage_partition); });
-    }
+    const std::vector<Level> split = split_levels(wants_sser);
+    Partition part = partition_or_resume([&] { return partition_from_triples(std::move(scan.triples), scan.sessions); });
     std::vector<KeyTriple>().swap(scan.triples);
     end_stage("partition");
     test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
@@ -235,35 +300,11 @@ class DistributedRun {
 
     // ---- solve: every rank its own pieces, in piece order
     g_stage = ("solve");
-    Timer since_save;
     PieceMover mover;
     mover.send = [&](uint32_t i, int to) { pieces.send_piece(i, to); };
     mover.finish = [&] { pieces.finish_sends(); };
     mover.recv = [&](uint32_t i, int from) { pieces.recv_piece(i, from); };
-    const bool stop_all = run_work_queue(
-        job, board,
-        [&](PieceResult&& r) {
-          ck.results.push_back(r);
-          board.add(std::move(r));
-          if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
-            try {
-              save(stage_solve);
-            } catch (const std::exception&) {
-            }
-            since_save.reset();
-          }
-        },
-        [&](uint32_t i) { return pieces.solve(job, i); }, &mover);
-    if (stop_all) {
-      collective([&] { save(stage_solve); });
-      if (me == 0 && !d.quiet)
-        std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
-                     d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
-                     ck.results.size(), job.pieces());
-      run.interrupted = true;
-      run.exit_code = kExitInterrupted;
-      return;
-    }
+    if (solve_stopped(job, board, [&](uint32_t i) { return pieces.solve(job, i); }, &mover)) return;
     pieces.clear();
     stolen_pieces = static_cast<int64_t>(board.stolen);
     end_stage("solve");
@@ -277,16 +318,7 @@ class DistributedRun {
     std::vector<TxnIdx> named;
     collective([&] {
       if (me != 0) return;
-      uint32_t cutoff = board.cutoff();
-      for (auto& [i, r] : board.done)
-        if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
-          if (r.error_code == 2) throw InputError(file, r.error);
-          throw ResourceError(r.error);
-        }
-      run.r = merge(job, board.done, cutoff, scan.txns, scan.committed);
-      ck.stage = stage_done;
-      save(stage_done);
-      code = exit_code(run.r);
+      code = merge_on_root(job, board, scan.txns, scan.committed);
       named = named_transactions(run.r);
     });
     bcast_vec(named, 0);
@@ -308,8 +340,7 @@ class DistributedRun {
       });
     }
     src.reset();
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    run.exit_code = code;
+    agree_exit_code(code);
     end_stage("merge");
     write_times(part.comp_sessions.size(), job.pieces());
     return;
@@ -441,9 +472,7 @@ class DistributedRun {
     collective([&] {
       if (from_ranges && names_ops && !ks.has_report) load_whole();
     });
-    int code = me == 0 ? exit_code(ks.r) : 0;
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    run.exit_code = code;
+    agree_exit_code(me == 0 ? exit_code(ks.r) : 0);
     if (me == 0) run.r = std::move(ks.has_report ? ks.report_r : ks.r);
     write_times(1, 1);
     if (me == 0) run.h = std::move(ks.has_report ? ks.report_h : h);
@@ -484,18 +513,13 @@ class DistributedRun {
   void partition_solve_and_merge() {
     // ---- partition
     g_stage = ("partition");
-    std::vector<Level> split;
     bool wants_sser = false;
-    for (Level l : opt.levels) (l == Level::sser ? wants_sser = true : (split.push_back(l), false));
-    Partition part;
-    if (have_ck && ck.has_partition) {
-      part = ck.partition.to();
-    } else {
-      collective([&] { part = sharded_partition(h); });
-      ck.partition = PartitionMsg::from(part);
-      ck.has_partition = true;
-      collective([&] { save(stage_partition); });
-    }
+    const std::vector<Level> split = split_levels(wants_sser);
+    Partition part = partition_or_resume([&] {
+      Partition p;
+      collective([&] { p = sharded_partition(h); });
+      return p;
+    });
     end_stage("partition");
     std::vector<uint8_t> included = included_transactions(h);
     SessionTxns index = session_txns(h);
@@ -510,51 +534,18 @@ class DistributedRun {
     Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
     Board board{job, d.all_violations, {}, 0};
     for (auto& r : ck.results) board.add(r);
-    Timer since_save;
-    const bool stop_all = run_work_queue(job, board, [&](PieceResult&& r) {
-      ck.results.push_back(r);
-      board.add(std::move(r));
-      if (!d.checkpoint_dir.empty() && since_save.seconds() > 2.0) {
-        // On a worker thread: a failed save must not escape it; the next
-        // save (the final one, or the one on a signal) reports the failure.
-        try {
-          save(stage_solve);
-        } catch (const std::exception&) {
-        }
-        since_save.reset();
-      }
-    });
-    if (stop_all) {
-      collective([&] { save(stage_solve); });
-      if (me == 0 && !d.quiet)
-        std::fprintf(stderr, "isocheck: stopped by a signal; checkpoint %s written (%zu of %u pieces done); run the same command again to resume\n",
-                     d.checkpoint_dir.empty() ? "(none: no --checkpoint-dir)" : checkpoint_path(d.checkpoint_dir).c_str(),
-                     ck.results.size(), job.pieces());
-      run.interrupted = true;
-      run.exit_code = kExitInterrupted;
-      return;
-    }
+    if (solve_stopped(job, board)) return;
     end_stage("solve");
 
     // ---- merge and report
     g_stage = ("report");
     int code = 0;
     collective([&] {
-      if (me != 0) return;
-      uint32_t cutoff = board.cutoff();
-      for (auto& [i, r] : board.done)
-        if (r.error_code && static_cast<uint32_t>(i) < cutoff) {
-          if (r.error_code == 2) throw InputError(file, r.error);
-          throw ResourceError(r.error);
-        }
-      run.r = merge(job, board.done, cutoff, h.txn_count(),
-                    static_cast<uint64_t>(std::count(included.begin(), included.end(), 1)));
-      ck.stage = stage_done;
-      save(stage_done);
-      code = exit_code(run.r);
+      if (me == 0)
+        code = merge_on_root(job, board, h.txn_count(),
+                             static_cast<uint64_t>(std::count(included.begin(), included.end(), 1)));
     });
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    run.exit_code = code;
+    agree_exit_code(code);
     end_stage("merge");
     write_times(part.comp_sessions.size(), job.pieces());
     if (me == 0) run.h = std::move(h);

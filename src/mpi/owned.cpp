@@ -311,6 +311,60 @@ const char* skip_record(const char* p) {
   return p;
 }
 
+// Appends the record of transaction t of chunk c (`txn` its whole-history
+// index) with its operations at positions pos(0..nops) in t, `lists` when c
+// has list reads' values.
+template <class Pos>
+void put_record(std::vector<char>& o, uint32_t piece, uint32_t txn, const History& c, TxnIdx t, TxnStatus st,
+                bool lists, uint32_t nops, Pos pos) {
+  put(o, piece), put(o, txn), put(o, c.txn_id[t]), put(o, c.session_name[c.txn_session[t]]);
+  put(o, c.txn_begin[t]), put(o, c.txn_end[t]), put(o, static_cast<uint8_t>(st)), put(o, nops);
+  for (uint32_t i = 0; i < nops; ++i) {
+    const uint32_t at = pos(i);
+    const OpIdx op = c.op_begin(t) + at;
+    put(o, static_cast<uint8_t>(c.op_kind[op])), put(o, at), put(o, c.op_key[op]), put(o, c.op_value[op]);
+    if (c.op_kind[op] == OpKind::read_list) {
+      std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
+      put(o, static_cast<uint32_t>(l.size()));
+      for (Sym v : l) put(o, v);
+    }
+  }
+}
+
+// Decodes the record at p into a transaction of h, its session numbered in
+// h by first appearance (`sessions`: the user's name to h's); with `txn`
+// and `pos` its whole-history index and its operations' positions are
+// appended there. Returns the next record.
+const char* get_record(const char* p, History& h, std::unordered_map<int64_t, uint32_t>& sessions,
+                       std::vector<TxnIdx>* txn, std::vector<uint32_t>* pos) {
+  p += 4;  // piece
+  const uint32_t t = get<uint32_t>(p);
+  const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), end = get<int64_t>(p);
+  const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
+  const uint32_t nops = get<uint32_t>(p);
+  auto [it, fresh] = sessions.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
+  if (fresh) h.session_name.push_back(session);
+  h.begin_txn(id, it->second, st, begin, end);
+  if (txn) txn->push_back(t);
+  for (uint32_t k = 0; k < nops; ++k) {
+    const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
+    const uint32_t at = get<uint32_t>(p);
+    const Sym key = get<Sym>(p), value = get<Sym>(p);
+    if (kind == OpKind::read_list) {
+      const uint32_t len = get<uint32_t>(p);
+      std::vector<Sym> l(len);
+      std::memcpy(l.data(), p, 8 * static_cast<size_t>(len));
+      p += 8 * static_cast<size_t>(len);
+      h.add_list_read(key, l);
+    } else {
+      h.add_op(kind, key, value);
+    }
+    if (pos) pos->push_back(at);
+  }
+  h.end_txn();
+  return p;
+}
+
 // Transaction ids are unique in the whole file (each range checked only
 // itself): the ids go to hash(id) % P; the earliest repetition in file order
 // is reported as one process reports it.
@@ -579,18 +633,8 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
       chunk_ops = c.op_count();
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
       auto emit = [&](uint32_t piece, TxnIdx t, TxnStatus st, const std::pair<uint32_t, uint32_t>* ops, uint32_t nops) {
-        std::vector<char>& o = out[owner[piece]];
-        put(o, piece), put(o, static_cast<uint32_t>(a + t)), put(o, c.txn_id[t]), put(o, c.session_name[c.txn_session[t]]);
-        put(o, c.txn_begin[t]), put(o, c.txn_end[t]), put(o, static_cast<uint8_t>(st)), put(o, nops);
-        for (uint32_t i = 0; i < nops; ++i) {
-          const OpIdx op = c.op_begin(t) + ops[i].second;
-          put(o, static_cast<uint8_t>(c.op_kind[op])), put(o, ops[i].second), put(o, c.op_key[op]), put(o, c.op_value[op]);
-          if (c.op_kind[op] == OpKind::read_list) {
-            std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
-            put(o, static_cast<uint32_t>(l.size()));
-            for (Sym v : l) put(o, v);
-          }
-        }
+        put_record(out[owner[piece]], piece, static_cast<uint32_t>(a + t), c, t, st, lists, nops,
+                   [&](uint32_t i) { return ops[i].second; });
         sent_ops += nops;
       };
       for (TxnIdx t = 0; t < c.txn_count(); ++t) {
@@ -722,33 +766,7 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
       std::vector<char>& seg = piece.from[r];
       const char* p = seg.data();
       const char* end = p + seg.size();
-      while (p < end) {
-        p += 4;
-        const uint32_t t = get<uint32_t>(p);
-        const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), endt = get<int64_t>(p);
-        const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
-        const uint32_t nops = get<uint32_t>(p);
-        auto [it, fresh] = local_session.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
-        if (fresh) h.session_name.push_back(session);
-        h.begin_txn(id, it->second, st, begin, endt);
-        txn.push_back(t);
-        for (uint32_t k = 0; k < nops; ++k) {
-          const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
-          const uint32_t at = get<uint32_t>(p);
-          const Sym key = get<Sym>(p), value = get<Sym>(p);
-          if (kind == OpKind::read_list) {
-            const uint32_t len = get<uint32_t>(p);
-            std::vector<Sym> l(len);
-            std::memcpy(l.data(), p, 8 * static_cast<size_t>(len));
-            p += 8 * static_cast<size_t>(len);
-            h.add_list_read(key, l);
-          } else {
-            h.add_op(kind, key, value);
-          }
-          pos.push_back(at);
-        }
-        h.end_txn();
-      }
+      while (p < end) p = get_record(p, h, local_session, &txn, &pos);
       // Held at the most: the pieces still encoded, this one's segment and
       // what is decoded so far.
       note_ops_held(ops_ + h.op_count());
@@ -826,18 +844,8 @@ History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
       for (auto t = it; t != run_end; ++t) {
         const TxnIdx l = static_cast<TxnIdx>(*t - a);
-        put(out, uint32_t{0}), put(out, static_cast<uint32_t>(*t)), put(out, c.txn_id[l]), put(out, c.session_name[c.txn_session[l]]);
-        put(out, c.txn_begin[l]), put(out, c.txn_end[l]), put(out, static_cast<uint8_t>(c.txn_status[l]));
-        put(out, static_cast<uint32_t>(c.op_end(l) - c.op_begin(l)));
-        for (OpIdx o = c.op_begin(l); o < c.op_end(l); ++o) {
-          put(out, static_cast<uint8_t>(c.op_kind[o])), put(out, static_cast<uint32_t>(o - c.op_begin(l)));
-          put(out, c.op_key[o]), put(out, c.op_value[o]);
-          if (c.op_kind[o] == OpKind::read_list) {
-            std::span<const Sym> l2 = lists ? c.list(o) : std::span<const Sym>{};
-            put(out, static_cast<uint32_t>(l2.size()));
-            for (Sym v : l2) put(out, v);
-          }
-        }
+        put_record(out, 0, static_cast<uint32_t>(*t), c, l, c.txn_status[l], lists,
+                   static_cast<uint32_t>(c.op_end(l) - c.op_begin(l)), [](uint32_t i) { return i; });
       }
       it = run_end;
     }
@@ -861,30 +869,7 @@ History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
   if (me != 0) return h;
   h.keys = src.keys, h.values = src.values, h.time_unit = src.time_unit;
   std::unordered_map<int64_t, uint32_t> local_session;
-  for (const char* p = all.data(); p < all.data() + all.size();) {
-    p += 8;  // piece, transaction
-    const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), end = get<int64_t>(p);
-    const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
-    const uint32_t nops = get<uint32_t>(p);
-    auto [it, fresh] = local_session.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
-    if (fresh) h.session_name.push_back(session);
-    h.begin_txn(id, it->second, st, begin, end);
-    for (uint32_t k = 0; k < nops; ++k) {
-      const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
-      p += 4;
-      const Sym key = get<Sym>(p), value = get<Sym>(p);
-      if (kind == OpKind::read_list) {
-        const uint32_t len = get<uint32_t>(p);
-        std::vector<Sym> l(len);
-        std::memcpy(l.data(), p, 8 * static_cast<size_t>(len));
-        p += 8 * static_cast<size_t>(len);
-        h.add_list_read(key, l);
-      } else {
-        h.add_op(kind, key, value);
-      }
-    }
-    h.end_txn();
-  }
+  for (const char* p = all.data(); p < all.data() + all.size();) p = get_record(p, h, local_session, nullptr, nullptr);
   note_ops_held(h.op_count());
   return h;
 }
