@@ -16,53 +16,52 @@
 
 #include "collect/pg.h"
 #include "collect/workload.h"
+#include "core/enum_names.h"
 #include "core/errors.h"
 #include "io/sink.h"
 
 namespace isocheck::collect {
 
-const char* to_string(Workload w) {
-  switch (w) {
-    case Workload::mt: return "mt";
-    case Workload::rmw: return "rmw";
-    case Workload::blindw_rw: return "blindw-rw";
-    case Workload::blindw_rm: return "blindw-rm";
-    case Workload::append: return "append";
-    case Workload::bank: return "bank";
-  }
-  return "?";
+namespace {
+
+constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
+                                             {Workload::rmw, "rmw"},
+                                             {Workload::blindw_rw, "blindw-rw"},
+                                             {Workload::blindw_rm, "blindw-rm"},
+                                             {Workload::append, "append"},
+                                             {Workload::bank, "bank"}};
+static_assert(indexed_by_value(kWorkloads));
+
+struct IsolationRow {
+  Isolation value;
+  const char* name;
+  const char* begin_sql;  // what starts a transaction at this level
+};
+constexpr IsolationRow kIsolations[] = {
+    {Isolation::serializable, "serializable", "BEGIN ISOLATION LEVEL SERIALIZABLE"},
+    {Isolation::repeatable_read, "repeatable-read", "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+    {Isolation::read_committed, "read-committed", "BEGIN ISOLATION LEVEL READ COMMITTED"}};
+static_assert(indexed_by_value(kIsolations));
+
+constexpr EnumName<KeyDist> kKeyDists[] = {{KeyDist::uniform, "uniform"}, {KeyDist::zipf, "zipf"}};
+static_assert(indexed_by_value(kKeyDists));
+
+// The enumerator named s; else a usage error that lists the names.
+template <class Row, size_t N>
+auto parse_named(const Row (&table)[N], const std::string& s, const char* what) {
+  if (auto v = value_named(table, s)) return *v;
+  throw UsageError(std::string("unknown ") + what + " '" + s + "' (" + names_listed(table) + ")");
 }
 
-const char* to_string(Isolation i) {
-  switch (i) {
-    case Isolation::serializable: return "serializable";
-    case Isolation::repeatable_read: return "repeatable-read";
-    case Isolation::read_committed: return "read-committed";
-  }
-  return "?";
-}
+}  // namespace
 
-const char* to_string(KeyDist d) { return d == KeyDist::zipf ? "zipf" : "uniform"; }
+const char* to_string(Workload w) { return name_in(kWorkloads, w); }
+const char* to_string(Isolation i) { return name_in(kIsolations, i); }
+const char* to_string(KeyDist d) { return name_in(kKeyDists, d); }
 
-Workload parse_workload(const std::string& s) {
-  for (auto w : {Workload::mt, Workload::rmw, Workload::blindw_rw, Workload::blindw_rm,
-                 Workload::append, Workload::bank})
-    if (s == to_string(w)) return w;
-  throw UsageError("unknown workload '" + s + "' (mt, rmw, blindw-rw, blindw-rm, append, bank)");
-}
-
-Isolation parse_isolation(const std::string& s) {
-  for (auto i : {Isolation::serializable, Isolation::repeatable_read, Isolation::read_committed})
-    if (s == to_string(i)) return i;
-  throw UsageError("unknown isolation '" + s +
-                   "' (serializable, repeatable-read, read-committed)");
-}
-
-KeyDist parse_dist(const std::string& s) {
-  if (s == "uniform") return KeyDist::uniform;
-  if (s == "zipf") return KeyDist::zipf;
-  throw UsageError("unknown distribution '" + s + "' (uniform, zipf)");
-}
+Workload parse_workload(const std::string& s) { return parse_named(kWorkloads, s, "workload"); }
+Isolation parse_isolation(const std::string& s) { return parse_named(kIsolations, s, "isolation"); }
+KeyDist parse_dist(const std::string& s) { return parse_named(kKeyDists, s, "distribution"); }
 
 namespace {
 
@@ -73,12 +72,8 @@ int64_t now_ns() {
 }
 
 const char* begin_sql(Isolation i) {
-  switch (i) {
-    case Isolation::serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE";
-    case Isolation::repeatable_read: return "BEGIN ISOLATION LEVEL REPEATABLE READ";
-    case Isolation::read_committed: return "BEGIN ISOLATION LEVEL READ COMMITTED";
-  }
-  return "BEGIN";
+  const IsolationRow* r = row_of(kIsolations, i);
+  return r ? r->begin_sql : "BEGIN";
 }
 
 bool uses_list(Workload w) { return w == Workload::append; }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/flat_hash.h"
 #include "core/radix_order.h"
 #include "core/text_escape.h"
@@ -12,14 +13,16 @@
 
 namespace isocheck {
 
-const char* to_string(SiTies t) {
-  switch (t) {
-    case SiTies::none: return "none";
-    case SiTies::commits_first: return "commits first on ties";
-    case SiTies::begins_first: return "begins first on ties";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<SiTies> kSiTies[] = {{SiTies::none, "none"},
+                                        {SiTies::commits_first, "commits first on ties"},
+                                        {SiTies::begins_first, "begins first on ties"}};
+static_assert(indexed_by_value(kSiTies));
+
+}  // namespace
+
+const char* to_string(SiTies t) { return name_in(kSiTies, t); }
 
 namespace {
 
