@@ -179,6 +179,23 @@ class Session {
 
   void add_op(OpKind k, int64_t key, Sym value) { log_.ops.push_back({k, key, value}); }
 
+  // Records a read of list `key` that returned the elements in scratch_.
+  void add_list_read(int64_t key) {
+    SessionLog::Op op{OpKind::read_list, key, 0};
+    op.list_begin = log_.lists.size();
+    log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
+    op.list_end = log_.lists.size();
+    log_.ops.push_back(op);
+  }
+
+  // The outcome of statement r, which wrote value v to key: when it
+  // succeeded, recorded as an operation of kind k.
+  Outcome wrote(const Result& r, const char* what, OpKind k, int64_t key, Sym v) {
+    if (!r.ok()) return fail(what, r);
+    add_op(k, key, v);
+    return Outcome::ok;
+  }
+
   // Runs one step; returns the failed outcome or Outcome::ok.
   Outcome step(const PlanStep& s) {
     switch (s.op) {
@@ -196,37 +213,24 @@ class Session {
       }
       case PlanOp::write: {
         Sym v = next_value();
-        Result r = conn_.exec_prepared("w", {s.key, int64_t(v)});
-        if (!r.ok()) return fail("write", r);
-        add_op(OpKind::write, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("w", {s.key, int64_t(v)}), "write", OpKind::write, s.key, v);
       }
       case PlanOp::transfer: {
         Sym v = next_value();
         auto it = balances_.find(s.key);
         int64_t bal = (it == balances_.end() ? kBankInitialBalance : it->second) + s.arg;
-        Result r = conn_.exec_prepared("t", {s.key, int64_t(v), bal});
-        if (!r.ok()) return fail("transfer", r);
-        add_op(OpKind::write, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("t", {s.key, int64_t(v), bal}), "transfer", OpKind::write, s.key, v);
       }
       case PlanOp::append: {
         Sym v = next_value();
-        Result r = conn_.exec_prepared("a", {s.key, int64_t(v)});
-        if (!r.ok()) return fail("append", r);
-        add_op(OpKind::append, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("a", {s.key, int64_t(v)}), "append", OpKind::append, s.key, v);
       }
       case PlanOp::read_list: {
         Result r = conn_.exec_prepared("rl", {s.key});
         if (!r.ok()) return fail("list read", r);
         if (r.rows() > 0) parse_int_array(r.text(0, 0), scratch_);
         else scratch_.clear();
-        SessionLog::Op op{OpKind::read_list, s.key, 0};
-        op.list_begin = log_.lists.size();
-        log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
-        op.list_end = log_.lists.size();
-        log_.ops.push_back(op);
+        add_list_read(s.key);
         return Outcome::ok;
       }
       case PlanOp::read_all: {
@@ -258,11 +262,7 @@ class Session {
         for (int64_t k = 0; k < K; ++k) {
           if (seen[k].empty()) scratch_.clear();
           else parse_int_array(seen[k].c_str(), scratch_);
-          SessionLog::Op op{OpKind::read_list, k, 0};
-          op.list_begin = log_.lists.size();
-          log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
-          op.list_end = log_.lists.size();
-          log_.ops.push_back(op);
+          add_list_read(k);
         }
         return Outcome::ok;
       }
