@@ -115,6 +115,12 @@ class Auditor {
   }
   // (HDF5: the index is built and asked with this one function)
   static uint64_t symbol_pair_fp(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL + v); }
+  // Appends to `out` every register read of a value (not of the initial
+  // state) among transactions whose first is file row `row`, with its round
+  // (rounds of R rows): HDF5 columns by symbol, a JSONL chunk by name.
+  using ReadEntries = std::vector<LaterReads::Entry>;
+  static void later_reads_of(const Hdf5Columns& c, uint64_t row, uint64_t R, ReadEntries& out);
+  static void later_reads_of(const History& h, uint64_t row, uint64_t R, ReadEntries& out);
   // forget: can later reads see `chosen` (one top version per key) as the
   // last frozen write of its key? (docs/audit.md "Ambiguous frontiers")
   // (m: the fence rule's bound, the fences up to it join the check)

@@ -181,6 +181,22 @@ bool Auditor::starts_with_blind_writes() {
   return blind(h.op_kind.data(), h.op_key.data(), h.txn_op_offset.data(), h.txn_count());
 }
 
+void Auditor::later_reads_of(const Hdf5Columns& c, uint64_t row, uint64_t R, ReadEntries& out) {
+  for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
+    for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
+      if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
+        out.push_back({symbol_pair_fp(c.op_key[o], c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
+}
+
+void Auditor::later_reads_of(const History& h, uint64_t row, uint64_t R, ReadEntries& out) {
+  SymHashCache kh, vh;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
+        out.push_back({pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL),
+                       static_cast<uint32_t>((row + t) / R)});
+}
+
 // Every register read of a value (not of the initial state) from file row
 // `from` on, with its round, in pieces of whole rounds (HDF5: scanned on
 // threads, only the operation columns). The reader's position is kept.
@@ -202,11 +218,7 @@ void Auditor::build_later_reads(uint64_t from) {
       ColumnsPool::Lease lease(pool);
       Hdf5Columns& c = *lease;
       file.columns(row, last, Hdf5RangeReader::kOps, c);
-      std::vector<LaterReads::Entry>& e = entries[i];
-      for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
-        for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
-          if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
-            e.push_back({symbol_pair_fp(c.op_key[o], c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
+      later_reads_of(c, row, R, entries[i]);
     });
   } else {
     const LogPosition at = reader_.position();
@@ -216,13 +228,7 @@ void Auditor::build_later_reads(uint64_t from) {
     while (true) {
       History h = r.next(std::min(R, piece_rows - row % piece_rows));
       if (h.txn_count() == 0) break;
-      SymHashCache kh, vh;
-      std::vector<LaterReads::Entry>& e = entries[row / piece_rows - first_piece];
-      for (TxnIdx t = 0; t < h.txn_count(); ++t)
-        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-          if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-            e.push_back({pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL),
-                         static_cast<uint32_t>((row + t) / R)});
+      later_reads_of(h, row, R, entries[row / piece_rows - first_piece]);
       row += h.txn_count();
     }
   }

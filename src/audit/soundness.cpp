@@ -178,10 +178,7 @@ void Auditor::build_later_reads_spilled(uint64_t from) {
         const uint64_t row = std::max(from, (b + i) * piece_rows), last = std::min(total, (b + i + 1) * piece_rows);
         Hdf5Columns c;
         file.columns(row, last, Hdf5RangeReader::kOps, c);
-        for (size_t t = 0; t + 1 < c.op_offset.size(); ++t)
-          for (uint64_t o = c.op_offset[t]; o < c.op_offset[t + 1]; ++o)
-            if (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue)
-              e[i].push_back({symbol_pair_fp(c.op_key[o], c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
+        later_reads_of(c, row, R, e[i]);
       });
       for (auto& piece : e)
         for (const Entry& x : piece) sorter.add(x);
@@ -190,15 +187,13 @@ void Auditor::build_later_reads_spilled(uint64_t from) {
     LogReader r(path_, opt_.format);
     if (from > 0) r.seek(reader_.position());
     uint64_t row = from;
+    std::vector<Entry> reads;
     while (true) {
       History h = r.next(R);
       if (h.txn_count() == 0) break;
-      SymHashCache kh, vh;
-      for (TxnIdx t = 0; t < h.txn_count(); ++t)
-        for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-          if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-            sorter.add({pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL),
-                        static_cast<uint32_t>((row + t) / R)});
+      reads.clear();
+      later_reads_of(h, row, R, reads);
+      for (const Entry& x : reads) sorter.add(x);
       row += h.txn_count();
     }
   }

@@ -16,53 +16,52 @@
 
 #include "collect/pg.h"
 #include "collect/workload.h"
+#include "core/enum_names.h"
 #include "core/errors.h"
 #include "io/sink.h"
 
 namespace isocheck::collect {
 
-const char* to_string(Workload w) {
-  switch (w) {
-    case Workload::mt: return "mt";
-    case Workload::rmw: return "rmw";
-    case Workload::blindw_rw: return "blindw-rw";
-    case Workload::blindw_rm: return "blindw-rm";
-    case Workload::append: return "append";
-    case Workload::bank: return "bank";
-  }
-  return "?";
+namespace {
+
+constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
+                                             {Workload::rmw, "rmw"},
+                                             {Workload::blindw_rw, "blindw-rw"},
+                                             {Workload::blindw_rm, "blindw-rm"},
+                                             {Workload::append, "append"},
+                                             {Workload::bank, "bank"}};
+static_assert(indexed_by_value(kWorkloads));
+
+struct IsolationRow {
+  Isolation value;
+  const char* name;
+  const char* begin_sql;  // what starts a transaction at this level
+};
+constexpr IsolationRow kIsolations[] = {
+    {Isolation::serializable, "serializable", "BEGIN ISOLATION LEVEL SERIALIZABLE"},
+    {Isolation::repeatable_read, "repeatable-read", "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+    {Isolation::read_committed, "read-committed", "BEGIN ISOLATION LEVEL READ COMMITTED"}};
+static_assert(indexed_by_value(kIsolations));
+
+constexpr EnumName<KeyDist> kKeyDists[] = {{KeyDist::uniform, "uniform"}, {KeyDist::zipf, "zipf"}};
+static_assert(indexed_by_value(kKeyDists));
+
+// The enumerator named s; else a usage error that lists the names.
+template <class Row, size_t N>
+auto parse_named(const Row (&table)[N], const std::string& s, const char* what) {
+  if (auto v = value_named(table, s)) return *v;
+  throw UsageError(std::string("unknown ") + what + " '" + s + "' (" + names_listed(table) + ")");
 }
 
-const char* to_string(Isolation i) {
-  switch (i) {
-    case Isolation::serializable: return "serializable";
-    case Isolation::repeatable_read: return "repeatable-read";
-    case Isolation::read_committed: return "read-committed";
-  }
-  return "?";
-}
+}  // namespace
 
-const char* to_string(KeyDist d) { return d == KeyDist::zipf ? "zipf" : "uniform"; }
+const char* to_string(Workload w) { return name_in(kWorkloads, w); }
+const char* to_string(Isolation i) { return name_in(kIsolations, i); }
+const char* to_string(KeyDist d) { return name_in(kKeyDists, d); }
 
-Workload parse_workload(const std::string& s) {
-  for (auto w : {Workload::mt, Workload::rmw, Workload::blindw_rw, Workload::blindw_rm,
-                 Workload::append, Workload::bank})
-    if (s == to_string(w)) return w;
-  throw UsageError("unknown workload '" + s + "' (mt, rmw, blindw-rw, blindw-rm, append, bank)");
-}
-
-Isolation parse_isolation(const std::string& s) {
-  for (auto i : {Isolation::serializable, Isolation::repeatable_read, Isolation::read_committed})
-    if (s == to_string(i)) return i;
-  throw UsageError("unknown isolation '" + s +
-                   "' (serializable, repeatable-read, read-committed)");
-}
-
-KeyDist parse_dist(const std::string& s) {
-  if (s == "uniform") return KeyDist::uniform;
-  if (s == "zipf") return KeyDist::zipf;
-  throw UsageError("unknown distribution '" + s + "' (uniform, zipf)");
-}
+Workload parse_workload(const std::string& s) { return parse_named(kWorkloads, s, "workload"); }
+Isolation parse_isolation(const std::string& s) { return parse_named(kIsolations, s, "isolation"); }
+KeyDist parse_dist(const std::string& s) { return parse_named(kKeyDists, s, "distribution"); }
 
 namespace {
 
@@ -73,12 +72,8 @@ int64_t now_ns() {
 }
 
 const char* begin_sql(Isolation i) {
-  switch (i) {
-    case Isolation::serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE";
-    case Isolation::repeatable_read: return "BEGIN ISOLATION LEVEL REPEATABLE READ";
-    case Isolation::read_committed: return "BEGIN ISOLATION LEVEL READ COMMITTED";
-  }
-  return "BEGIN";
+  const IsolationRow* r = row_of(kIsolations, i);
+  return r ? r->begin_sql : "BEGIN";
 }
 
 bool uses_list(Workload w) { return w == Workload::append; }
@@ -184,6 +179,23 @@ class Session {
 
   void add_op(OpKind k, int64_t key, Sym value) { log_.ops.push_back({k, key, value}); }
 
+  // Records a read of list `key` that returned the elements in scratch_.
+  void add_list_read(int64_t key) {
+    SessionLog::Op op{OpKind::read_list, key, 0};
+    op.list_begin = log_.lists.size();
+    log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
+    op.list_end = log_.lists.size();
+    log_.ops.push_back(op);
+  }
+
+  // The outcome of statement r, which wrote value v to key: when it
+  // succeeded, recorded as an operation of kind k.
+  Outcome wrote(const Result& r, const char* what, OpKind k, int64_t key, Sym v) {
+    if (!r.ok()) return fail(what, r);
+    add_op(k, key, v);
+    return Outcome::ok;
+  }
+
   // Runs one step; returns the failed outcome or Outcome::ok.
   Outcome step(const PlanStep& s) {
     switch (s.op) {
@@ -201,37 +213,24 @@ class Session {
       }
       case PlanOp::write: {
         Sym v = next_value();
-        Result r = conn_.exec_prepared("w", {s.key, int64_t(v)});
-        if (!r.ok()) return fail("write", r);
-        add_op(OpKind::write, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("w", {s.key, int64_t(v)}), "write", OpKind::write, s.key, v);
       }
       case PlanOp::transfer: {
         Sym v = next_value();
         auto it = balances_.find(s.key);
         int64_t bal = (it == balances_.end() ? kBankInitialBalance : it->second) + s.arg;
-        Result r = conn_.exec_prepared("t", {s.key, int64_t(v), bal});
-        if (!r.ok()) return fail("transfer", r);
-        add_op(OpKind::write, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("t", {s.key, int64_t(v), bal}), "transfer", OpKind::write, s.key, v);
       }
       case PlanOp::append: {
         Sym v = next_value();
-        Result r = conn_.exec_prepared("a", {s.key, int64_t(v)});
-        if (!r.ok()) return fail("append", r);
-        add_op(OpKind::append, s.key, v);
-        return Outcome::ok;
+        return wrote(conn_.exec_prepared("a", {s.key, int64_t(v)}), "append", OpKind::append, s.key, v);
       }
       case PlanOp::read_list: {
         Result r = conn_.exec_prepared("rl", {s.key});
         if (!r.ok()) return fail("list read", r);
         if (r.rows() > 0) parse_int_array(r.text(0, 0), scratch_);
         else scratch_.clear();
-        SessionLog::Op op{OpKind::read_list, s.key, 0};
-        op.list_begin = log_.lists.size();
-        log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
-        op.list_end = log_.lists.size();
-        log_.ops.push_back(op);
+        add_list_read(s.key);
         return Outcome::ok;
       }
       case PlanOp::read_all: {
@@ -263,11 +262,7 @@ class Session {
         for (int64_t k = 0; k < K; ++k) {
           if (seen[k].empty()) scratch_.clear();
           else parse_int_array(seen[k].c_str(), scratch_);
-          SessionLog::Op op{OpKind::read_list, k, 0};
-          op.list_begin = log_.lists.size();
-          log_.lists.insert(log_.lists.end(), scratch_.begin(), scratch_.end());
-          op.list_end = log_.lists.size();
-          log_.ops.push_back(op);
+          add_list_read(k);
         }
         return Outcome::ok;
       }

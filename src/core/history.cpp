@@ -3,28 +3,27 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/enum_names.h"
 #include "core/text_escape.h"
 
 namespace isocheck {
 
-const char* to_string(TxnStatus s) {
-  switch (s) {
-    case TxnStatus::committed: return "committed";
-    case TxnStatus::aborted: return "aborted";
-    case TxnStatus::unknown: return "unknown";
-  }
-  return "?";
-}
+namespace {
 
-const char* to_string(OpKind k) {
-  switch (k) {
-    case OpKind::read: return "r";
-    case OpKind::write: return "w";
-    case OpKind::append: return "append";
-    case OpKind::read_list: return "r";
-  }
-  return "?";
-}
+constexpr EnumName<TxnStatus> kTxnStatuses[] = {
+    {TxnStatus::committed, "committed"}, {TxnStatus::aborted, "aborted"}, {TxnStatus::unknown, "unknown"}};
+static_assert(indexed_by_value(kTxnStatuses));
+
+// A list read is named as a read: "r".
+constexpr EnumName<OpKind> kOpKinds[] = {
+    {OpKind::read, "r"}, {OpKind::write, "w"}, {OpKind::append, "append"}, {OpKind::read_list, "r"}};
+static_assert(indexed_by_value(kOpKinds));
+
+}  // namespace
+
+const char* to_string(TxnStatus s) { return name_in(kTxnStatuses, s); }
+
+const char* to_string(OpKind k) { return name_in(kOpKinds, k); }
 
 Sym SymbolTable::intern_int(int64_t v) {
   if (!named_) return static_cast<Sym>(v);

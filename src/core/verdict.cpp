@@ -1,119 +1,100 @@
 #include "core/verdict.h"
 
 #include <algorithm>
+#include <iterator>
+
+#include "core/enum_names.h"
 
 namespace isocheck {
 
-const char* to_string(Level l) {
-  switch (l) {
-    case Level::ser: return "serializable";
-    case Level::si: return "snapshot-isolation";
-    case Level::sser: return "strict-serializable";
-    case Level::ru: return "read-uncommitted";
-    case Level::rc: return "read-committed";
-    case Level::ra: return "read-atomic";
-    case Level::cc: return "causal";
-    case Level::pc: return "prefix";
-    case Level::lin: return "linearizable";
-  }
-  return "?";
+namespace {
+
+struct LevelRow {
+  Level value;
+  const char* name;
+  const char* short_name;
+  int rank;  // lattice_rank
+};
+// lin is not on the lattice: decided apart (lattice_summary skips it).
+constexpr LevelRow kLevels[] = {
+    {Level::ser, "serializable", "SER", 6},
+    {Level::si, "snapshot-isolation", "SI", 5},
+    {Level::sser, "strict-serializable", "SSER", 7},
+    {Level::ru, "read-uncommitted", "RU", 0},
+    {Level::rc, "read-committed", "RC", 1},
+    {Level::ra, "read-atomic", "RA", 2},
+    {Level::cc, "causal", "CC", 3},
+    {Level::pc, "prefix", "PC", 4},
+    {Level::lin, "linearizable", "LIN", 8},
+};
+static_assert(indexed_by_value(kLevels));
+
+constexpr EnumName<AnomalyKind> kAnomalyKinds[] = {
+    {AnomalyKind::aborted_read, "G1a (aborted read)"},
+    {AnomalyKind::intermediate_read, "G1b (intermediate read)"},
+    {AnomalyKind::thin_air_read, "thin-air read"},
+    {AnomalyKind::internal_read, "internal inconsistency"},
+    {AnomalyKind::nonrepeatable_read, "non-repeatable read"},
+    {AnomalyKind::duplicate_write, "duplicate write"},
+    {AnomalyKind::lost_update, "lost update"},
+    {AnomalyKind::incompatible_order, "incompatible order"},
+    {AnomalyKind::duplicate_elements, "duplicate elements"},
+};
+static_assert(indexed_by_value(kAnomalyKinds));
+
+constexpr EnumName<EdgeKind> kEdgeKinds[] = {{EdgeKind::so, "so"}, {EdgeKind::wr, "wr"},
+                                             {EdgeKind::ww, "ww"}, {EdgeKind::rt, "rt"},
+                                             {EdgeKind::rw, "rw"}, {EdgeKind::aux, "aux"}};
+static_assert(indexed_by_value(kEdgeKinds));
+
+constexpr EnumName<WitnessOrder> kWitnessOrders[] = {{WitnessOrder::none, "none"},
+                                                     {WitnessOrder::begin_time, "begin-time order"},
+                                                     {WitnessOrder::end_time, "end-time order"},
+                                                     {WitnessOrder::file, "file order"}};
+static_assert(indexed_by_value(kWitnessOrders));
+
+// Each model is the level of the same name (its names are the level's).
+constexpr Level kModelLevels[] = {Level::rc, Level::ra, Level::cc, Level::pc,
+                                  Level::si, Level::ser, Level::sser};
+static_assert(std::size(kModelLevels) == kModelCount);
+
+const LevelRow* model_row(Model m) {
+  const size_t i = static_cast<size_t>(m);
+  return i < std::size(kModelLevels) ? row_of(kLevels, kModelLevels[i]) : nullptr;
 }
 
+}  // namespace
+
+const char* to_string(Level l) { return name_in(kLevels, l); }
+
 const char* level_short(Level l) {
-  switch (l) {
-    case Level::ser: return "SER";
-    case Level::si: return "SI";
-    case Level::sser: return "SSER";
-    case Level::ru: return "RU";
-    case Level::rc: return "RC";
-    case Level::ra: return "RA";
-    case Level::cc: return "CC";
-    case Level::pc: return "PC";
-    case Level::lin: return "LIN";
-  }
-  return "?";
+  const LevelRow* r = row_of(kLevels, l);
+  return r ? r->short_name : "?";
 }
 
 int lattice_rank(Level l) {
-  switch (l) {
-    case Level::ru: return 0;
-    case Level::rc: return 1;
-    case Level::ra: return 2;
-    case Level::cc: return 3;
-    case Level::pc: return 4;
-    case Level::si: return 5;
-    case Level::ser: return 6;
-    case Level::sser: return 7;
-    case Level::lin: return 8;  // not on the lattice: decided apart (lattice_summary skips it)
-  }
-  return 7;
+  const LevelRow* r = row_of(kLevels, l);
+  return r ? r->rank : 7;
 }
 
-const char* to_string(AnomalyKind k) {
-  switch (k) {
-    case AnomalyKind::aborted_read: return "G1a (aborted read)";
-    case AnomalyKind::intermediate_read: return "G1b (intermediate read)";
-    case AnomalyKind::thin_air_read: return "thin-air read";
-    case AnomalyKind::internal_read: return "internal inconsistency";
-    case AnomalyKind::nonrepeatable_read: return "non-repeatable read";
-    case AnomalyKind::duplicate_write: return "duplicate write";
-    case AnomalyKind::lost_update: return "lost update";
-    case AnomalyKind::incompatible_order: return "incompatible order";
-    case AnomalyKind::duplicate_elements: return "duplicate elements";
-  }
-  return "?";
-}
+const char* to_string(AnomalyKind k) { return name_in(kAnomalyKinds, k); }
 
-const char* to_string(EdgeKind k) {
-  switch (k) {
-    case EdgeKind::so: return "so";
-    case EdgeKind::wr: return "wr";
-    case EdgeKind::ww: return "ww";
-    case EdgeKind::rt: return "rt";
-    case EdgeKind::rw: return "rw";
-    case EdgeKind::aux: return "aux";
-  }
-  return "?";
-}
+const char* to_string(EdgeKind k) { return name_in(kEdgeKinds, k); }
 
 bool CheckResult::all_hold() const {
   return std::all_of(levels.begin(), levels.end(), [](const LevelResult& r) { return r.holds && r.decided; });
 }
 
-const char* to_string(WitnessOrder o) {
-  switch (o) {
-    case WitnessOrder::none: return "none";
-    case WitnessOrder::begin_time: return "begin-time order";
-    case WitnessOrder::end_time: return "end-time order";
-    case WitnessOrder::file: return "file order";
-  }
-  return "?";
-}
+const char* to_string(WitnessOrder o) { return name_in(kWitnessOrders, o); }
 
 const char* model_name(Model m) {
-  switch (m) {
-    case Model::read_committed: return "read-committed";
-    case Model::read_atomic: return "read-atomic";
-    case Model::causal: return "causal";
-    case Model::prefix: return "prefix";
-    case Model::snapshot_isolation: return "snapshot-isolation";
-    case Model::serializable: return "serializable";
-    case Model::strict_serializable: return "strict-serializable";
-  }
-  return "?";
+  const LevelRow* r = model_row(m);
+  return r ? r->name : "?";
 }
 
 const char* model_short(Model m) {
-  switch (m) {
-    case Model::read_committed: return "RC";
-    case Model::read_atomic: return "RA";
-    case Model::causal: return "CC";
-    case Model::prefix: return "PC";
-    case Model::snapshot_isolation: return "SI";
-    case Model::serializable: return "SER";
-    case Model::strict_serializable: return "SSER";
-  }
-  return "?";
+  const LevelRow* r = model_row(m);
+  return r ? r->short_name : "?";
 }
 
 Model weakest_ruled_out(const EdgeList& c) {

@@ -14,11 +14,93 @@ using namespace report_detail;
 
 namespace {
 
-void json_rules_out(std::ostream& out, Model weakest) {
+// "[" item(0) "," item(1) ... "]": each item writes itself.
+template <class Item> void json_list(std::ostream& out, size_t n, Item item) {
   out << "[";
-  for (int m = static_cast<int>(weakest); m < kModelCount; ++m)
-    out << (m == static_cast<int>(weakest) ? "" : ",") << '"' << model_name(static_cast<Model>(m)) << '"';
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out << ",";
+    item(i);
+  }
   out << "]";
+}
+
+void json_rules_out(std::ostream& out, Model weakest) {
+  const int w = static_cast<int>(weakest);
+  json_list(out, w < kModelCount ? kModelCount - w : 0,
+            [&](size_t i) { out << '"' << model_name(static_cast<Model>(w + i)) << '"'; });
+}
+
+// A cycle's edges, each with its explanation(i).
+template <class Explain>
+void json_cycle(std::ostream& out, const History& h, const EdgeList& c, Explain explanation) {
+  json_list(out, c.size(), [&](size_t i) {
+    out << "{\"from\":" << h.txn_id[c.src[i]] << ",\"to\":" << h.txn_id[c.dst[i]] << ",\"kind\":\""
+        << to_string(c.kind[i]) << "\",\"explanation\":";
+    json_string(out, explanation(i));
+    out << "}";
+  });
+}
+
+void json_witness(std::ostream& out, const History& h, const Witness& w) {
+  out << ",\"cycle\":";
+  json_cycle(out, h, w.cycle, [&](size_t i) { return witness_edge_text(h, w, i); });
+  if (!w.cycle_anomaly.empty()) {
+    out << ",\"cycle_anomaly\":";
+    json_string(out, w.cycle_anomaly);
+  }
+  if (!w.forced.empty()) {
+    // Per inferred order: the cycle of observed edges its other order
+    // would close (its first edge is that other order).
+    out << ",\"forced\":";
+    json_list(out, w.forced.size(), [&](size_t fi) {
+      const ForcedOrder& f = w.forced[fi];
+      out << "{\"edge\":" << f.edge << ",\"anomaly\":";
+      json_string(out, f.anomaly);
+      out << ",\"other_cycle\":";
+      json_cycle(out, h, f.other_cycle, [&](size_t e) { return explain_edge(h, f.other_cycle, e); });
+      out << "}";
+    });
+  }
+  if (!w.core.empty()) {
+    out << ",\"core_minimal\":" << (w.core_minimal ? "true" : "false") << ",\"core\":";
+    json_list(out, w.core.size(), [&](size_t i) {
+      const ConstraintRef& k = w.core[i];
+      out << "{\"key\":";
+      json_string(out, h.keys.text(k.key));
+      out << ",\"first_head\":" << h.txn_id[k.first_head] << ",\"second_head\":" << h.txn_id[k.second_head]
+          << ",\"explanation\":";
+      json_string(out, explain_constraint(h, k));
+      out << "}";
+    });
+  }
+}
+
+void json_level(std::ostream& out, const History& h, const LevelResult& lr, const CheckResult& r) {
+  out << "{\"level\":";
+  json_string(out, to_string(lr.level));
+  out << ",\"decided\":" << (lr.decided ? "true" : "false") << ",\"holds\":" << (lr.decided && lr.holds ? "true" : "false");
+  out << ",\"reason\":";
+  json_string(out, lr.reason);
+  if (lr.witness) {
+    out << ",\"anomaly\":";
+    json_string(out, lr.witness->anomaly);
+    out << ",\"rules_out\":";
+    json_rules_out(out, weakest_ruled_out(h, lr, r));
+    json_witness(out, h, *lr.witness);
+  }
+  out << "}";
+}
+
+void json_anomaly(std::ostream& out, const History& h, const Anomaly& a) {
+  out << "{\"kind\":";
+  json_string(out, to_string(a.kind));
+  out << ",\"txn\":" << h.txn_id[a.txn] << ",\"other\":" << h.txn_id[a.other] << ",\"key\":";
+  json_string(out, h.keys.text(a.key));
+  out << ",\"rules_out\":";
+  json_rules_out(out, weakest_ruled_out(a.kind));
+  out << ",\"explanation\":";
+  json_string(out, explain_anomaly(h, a));
+  out << "}";
 }
 
 }  // namespace
@@ -46,82 +128,11 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
     }
     out << "}";
   }
-  out << ",\"levels\":[";
-  for (size_t li = 0; li < r.levels.size(); ++li) {
-    auto& lr = r.levels[li];
-    out << (li ? "," : "") << "{\"level\":";
-    json_string(out, to_string(lr.level));
-    out << ",\"decided\":" << (lr.decided ? "true" : "false") << ",\"holds\":" << (lr.decided && lr.holds ? "true" : "false");
-    out << ",\"reason\":";
-    json_string(out, lr.reason);
-    if (lr.witness) {
-      out << ",\"anomaly\":";
-      json_string(out, lr.witness->anomaly);
-      out << ",\"rules_out\":";
-      json_rules_out(out, weakest_ruled_out(h, lr, r));
-      out << ",\"cycle\":[";
-      const EdgeList& c = lr.witness->cycle;
-      for (size_t i = 0; i < c.size(); ++i) {
-        out << (i ? "," : "") << "{\"from\":" << h.txn_id[c.src[i]] << ",\"to\":" << h.txn_id[c.dst[i]]
-            << ",\"kind\":\"" << to_string(c.kind[i]) << "\",\"explanation\":";
-        json_string(out, witness_edge_text(h, *lr.witness, i));
-        out << "}";
-      }
-      out << "]";
-      if (!lr.witness->cycle_anomaly.empty()) {
-        out << ",\"cycle_anomaly\":";
-        json_string(out, lr.witness->cycle_anomaly);
-      }
-      if (!lr.witness->forced.empty()) {
-        // Per inferred order: the cycle of observed edges its other order
-        // would close (its first edge is that other order).
-        out << ",\"forced\":[";
-        for (size_t fi = 0; fi < lr.witness->forced.size(); ++fi) {
-          const ForcedOrder& f = lr.witness->forced[fi];
-          out << (fi ? "," : "") << "{\"edge\":" << f.edge << ",\"anomaly\":";
-          json_string(out, f.anomaly);
-          out << ",\"other_cycle\":[";
-          for (size_t e = 0; e < f.other_cycle.size(); ++e) {
-            out << (e ? "," : "") << "{\"from\":" << h.txn_id[f.other_cycle.src[e]] << ",\"to\":"
-                << h.txn_id[f.other_cycle.dst[e]] << ",\"kind\":\"" << to_string(f.other_cycle.kind[e])
-                << "\",\"explanation\":";
-            json_string(out, explain_edge(h, f.other_cycle, e));
-            out << "}";
-          }
-          out << "]}";
-        }
-        out << "]";
-      }
-      if (!lr.witness->core.empty()) {
-        out << ",\"core_minimal\":" << (lr.witness->core_minimal ? "true" : "false") << ",\"core\":[";
-        for (size_t i = 0; i < lr.witness->core.size(); ++i) {
-          const ConstraintRef& k = lr.witness->core[i];
-          out << (i ? "," : "") << "{\"key\":";
-          json_string(out, h.keys.text(k.key));
-          out << ",\"first_head\":" << h.txn_id[k.first_head] << ",\"second_head\":" << h.txn_id[k.second_head]
-              << ",\"explanation\":";
-          json_string(out, explain_constraint(h, k));
-          out << "}";
-        }
-        out << "]";
-      }
-    }
-    out << "}";
-  }
-  out << "],\"anomalies\":[";
-  for (size_t i = 0; i < r.anomalies.size(); ++i) {
-    auto& a = r.anomalies[i];
-    out << (i ? "," : "") << "{\"kind\":";
-    json_string(out, to_string(a.kind));
-    out << ",\"txn\":" << h.txn_id[a.txn] << ",\"other\":" << h.txn_id[a.other] << ",\"key\":";
-    json_string(out, h.keys.text(a.key));
-    out << ",\"rules_out\":";
-    json_rules_out(out, weakest_ruled_out(a.kind));
-    out << ",\"explanation\":";
-    json_string(out, explain_anomaly(h, a));
-    out << "}";
-  }
-  out << "],\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
+  out << ",\"levels\":";
+  json_list(out, r.levels.size(), [&](size_t i) { json_level(out, h, r.levels[i], r); });
+  out << ",\"anomalies\":";
+  json_list(out, r.anomalies.size(), [&](size_t i) { json_anomaly(out, h, r.anomalies[i]); });
+  out << ",\"stats\":{\"edges\":" << r.stats.edges << ",\"constraints\":" << r.stats.constraints
       << ",\"ordered_by_time\":" << r.stats.ordered_by_time << ",\"decided_at_build\":" << r.stats.decided_at_build << ",\"subproblems\":" << r.stats.subproblems
       << ",\"pruned\":" << r.stats.pruned << ",\"to_solver\":" << r.stats.to_solver
       << ",\"unordered_write_pairs\":" << r.stats.unordered_write_pairs << ",\"serial_witness\":";

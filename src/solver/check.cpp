@@ -4,6 +4,7 @@
 
 #include "closure/closure.h"
 #include "closure/windowed_closure.h"
+#include "core/enum_names.h"
 #include "core/errors.h"
 
 #include <algorithm>
@@ -22,14 +23,15 @@
 
 namespace isocheck {
 
-const char* to_string(ClosureChoice c) {
-  switch (c) {
-    case ClosureChoice::automatic: return "auto";
-    case ClosureChoice::cpu: return "cpu";
-    case ClosureChoice::gpu: return "gpu";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<ClosureChoice> kClosureChoices[] = {
+    {ClosureChoice::automatic, "auto"}, {ClosureChoice::cpu, "cpu"}, {ClosureChoice::gpu, "gpu"}};
+static_assert(indexed_by_value(kClosureChoices));
+
+}  // namespace
+
+const char* to_string(ClosureChoice c) { return name_in(kClosureChoices, c); }
 
 
 namespace {

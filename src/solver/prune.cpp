@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "closure/graph_algos.h"
+#include "solver/pk_order.h"
 
 namespace isocheck {
 
@@ -100,26 +101,7 @@ class DynamicDag {
   }
 
   // Is there a path d ⇝ a (d != a)?
-  bool reaches(uint32_t d, uint32_t a) {
-    if (ord_[d] > ord_[a]) return false;
-    const uint32_t lim = ord_[a];
-    const uint32_t st = next_stamp();
-    stack_.clear();
-    stack_.push_back(d), mark_[d] = st;
-    while (!stack_.empty()) {
-      const uint32_t v = stack_.back();
-      stack_.pop_back();
-      bool found = false;
-      auto visit = [&](uint32_t w) {
-        if (w == a) { found = true; return; }
-        if (ord_[w] < lim && mark_[w] != st) mark_[w] = st, stack_.push_back(w);
-      };
-      for (uint64_t i = g_.offset[v]; i < g_.offset[v + 1] && !found; ++i) visit(g_.target[i]);
-      for (uint32_t e = fhead_[v]; e != kNil && !found; e = fnext_[e]) visit(fdst_[e]);
-      if (found) return true;
-    }
-    return false;
-  }
+  bool reaches(uint32_t d, uint32_t a) { return ord_[d] <= ord_[a] && search_forward(d, a, nullptr); }
 
   // Adds x -> y; false when it closes a cycle (the edge is added anyway).
   bool insert(uint32_t x, uint32_t y) {
@@ -130,24 +112,10 @@ class DynamicDag {
     if (x == y) return false;
     if (ord_[x] < ord_[y]) return true;
     // Pearce–Kelly: the affected region is [ord(y), ord(x)].
-    const uint32_t lb = ord_[y], ub = ord_[x];
+    const uint32_t lb = ord_[y];
     fwd_.clear(), bwd_.clear();
-    uint32_t st = next_stamp();
-    stack_.assign(1, y), mark_[y] = st;
-    while (!stack_.empty()) {
-      const uint32_t v = stack_.back();
-      stack_.pop_back();
-      fwd_.push_back(v);
-      bool cyc = false;
-      auto visit = [&](uint32_t w) {
-        if (w == x) { cyc = true; return; }
-        if (ord_[w] < ub && mark_[w] != st) mark_[w] = st, stack_.push_back(w);
-      };
-      for (uint64_t i = g_.offset[v]; i < g_.offset[v + 1] && !cyc; ++i) visit(g_.target[i]);
-      for (uint32_t k = fhead_[v]; k != kNil && !cyc; k = fnext_[k]) visit(fdst_[k]);
-      if (cyc) return false;
-    }
-    st = next_stamp();
+    if (search_forward(y, x, &fwd_)) return false;
+    const uint32_t st = next_stamp();
     stack_.assign(1, x), mark_[x] = st;
     while (!stack_.empty()) {
       const uint32_t v = stack_.back();
@@ -159,21 +127,35 @@ class DynamicDag {
       for (uint64_t i = roff_[v]; i < roff_[v + 1]; ++i) visit(rsrc_[i]);
       for (uint32_t k = rhead_[v]; k != kNil; k = rnext_[k]) visit(fsrc_[k]);
     }
-    // Everything that reaches x goes before everything y reaches, keeping
-    // the relative order inside each set, on the same pool of positions.
-    auto by_ord = [&](uint32_t a, uint32_t b) { return ord_[a] < ord_[b]; };
-    std::sort(fwd_.begin(), fwd_.end(), by_ord), std::sort(bwd_.begin(), bwd_.end(), by_ord);
-    pool_.clear();
-    for (uint32_t v : bwd_) pool_.push_back(ord_[v]);
-    for (uint32_t v : fwd_) pool_.push_back(ord_[v]);
-    std::sort(pool_.begin(), pool_.end());
-    size_t k = 0;
-    for (uint32_t v : bwd_) ord_[v] = pool_[k++];
-    for (uint32_t v : fwd_) ord_[v] = pool_[k++];
+    // Everything that reaches x goes before everything y reaches.
+    pk_reorder(ord_, fwd_, bwd_, pool_);
     return true;
   }
 
  private:
+  // Depth-first from `from` over known and forced edges, through vertices
+  // ordered before `to`: true when it reaches `to`. Every vertex it expands
+  // goes to *expanded (if given).
+  bool search_forward(uint32_t from, uint32_t to, std::vector<uint32_t>* expanded) {
+    const uint32_t lim = ord_[to];
+    const uint32_t st = next_stamp();
+    stack_.assign(1, from), mark_[from] = st;
+    while (!stack_.empty()) {
+      const uint32_t v = stack_.back();
+      stack_.pop_back();
+      if (expanded) expanded->push_back(v);
+      bool found = false;
+      auto visit = [&](uint32_t w) {
+        if (w == to) { found = true; return; }
+        if (ord_[w] < lim && mark_[w] != st) mark_[w] = st, stack_.push_back(w);
+      };
+      for (uint64_t i = g_.offset[v]; i < g_.offset[v + 1] && !found; ++i) visit(g_.target[i]);
+      for (uint32_t e = fhead_[v]; e != kNil && !found; e = fnext_[e]) visit(fdst_[e]);
+      if (found) return true;
+    }
+    return false;
+  }
+
   uint32_t next_stamp() {
     if (++stamp_ == 0) std::fill(mark_.begin(), mark_.end(), 0), stamp_ = 1;
     return stamp_;

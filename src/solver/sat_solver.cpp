@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "closure/graph_algos.h"
+#include "solver/pk_order.h"
 
 namespace isocheck {
 
@@ -107,6 +108,10 @@ class OwnSolver {
   bool insert_edge(uint32_t e, std::vector<uint32_t>& cycle_edges);
   void theory_propagate(uint32_t e);
   bool reaches(uint32_t from, uint32_t to, uint32_t budget, std::vector<uint32_t>& path);
+  template <class Inside>
+  bool search(bool forward, uint32_t from, uint32_t to, uint32_t budget, Inside inside,
+              std::vector<uint32_t>* entered);
+  void append_path(uint32_t from, uint32_t to, std::vector<uint32_t>& out) const;
   void record_cycle(const std::vector<uint32_t>& cycle_edges);
   std::vector<uint32_t> lemma_from_cycle(const std::vector<uint32_t>& cycle_edges);
   void analyze(const std::vector<uint32_t>& conflict, std::vector<uint32_t>& out, uint32_t& bt);
@@ -276,35 +281,56 @@ uint32_t OwnSolver::propagate_bcp() {
   return kNone;
 }
 
-bool OwnSolver::reaches(uint32_t from, uint32_t to, uint32_t budget, std::vector<uint32_t>& path) {
-  // Path from -> to over inserted edges, only through vertices ordered before `to`.
-  path.clear();
-  if (ord_[from] >= ord_[to]) return false;
+// Depth-first over inserted edges from `from`: forward (out-edges, to their
+// heads) or backward (in-edges, to their tails), into vertices not yet
+// entered that `inside` admits, recording in parent_ the edge that entered
+// each. True when it enters `to`; false when it runs out of vertices or has
+// expanded `budget` of them. Every other vertex entered, `from` first, goes
+// to *entered (if given).
+template <class Inside>
+bool OwnSolver::search(bool forward, uint32_t from, uint32_t to, uint32_t budget, Inside inside,
+                       std::vector<uint32_t>* entered) {
+  const std::vector<uint64_t>& off = forward ? out_off_ : in_off_;
+  const std::vector<uint32_t>& edges = forward ? out_e_ : in_e_;
+  const std::vector<uint32_t>& far_end = forward ? edst_ : esrc_;
   ++stamp_;
   stack_.clear();
-  stack_.push_back(from);
-  mark_[from] = stamp_;
+  stack_.push_back(from), mark_[from] = stamp_;
+  if (entered) entered->push_back(from);
   uint32_t visited = 0;
-  const uint32_t limit = ord_[to];
   while (!stack_.empty()) {
     const uint32_t x = stack_.back();
     stack_.pop_back();
     if (++visited > budget) return false;
-    for (uint64_t k = out_off_[x]; k < out_off_[x + 1]; ++k) {
-      const uint32_t e = out_e_[k];
-      if (!active(e)) continue;
-      const uint32_t y = edst_[e];
-      if (mark_[y] == stamp_ || ord_[y] > limit) continue;
-      mark_[y] = stamp_, parent_[y] = e;
-      if (y == to) {
-        for (uint32_t z = to; z != from; z = esrc_[parent_[z]]) path.push_back(parent_[z]);
-        std::reverse(path.begin(), path.end());
-        return true;
-      }
+    for (uint64_t k = off[x]; k < off[x + 1]; ++k) {
+      const uint32_t f = edges[k];
+      if (!active(f)) continue;
+      const uint32_t y = far_end[f];
+      if (mark_[y] == stamp_ || !inside(y)) continue;
+      mark_[y] = stamp_, parent_[y] = f;
+      if (y == to) return true;
+      if (entered) entered->push_back(y);
       stack_.push_back(y);
     }
   }
   return false;
+}
+
+// Appends the edges of the path a forward search just found, from -> to.
+void OwnSolver::append_path(uint32_t from, uint32_t to, std::vector<uint32_t>& out) const {
+  const size_t first = out.size();
+  for (uint32_t z = to; z != from; z = esrc_[parent_[z]]) out.push_back(parent_[z]);
+  std::reverse(out.begin() + first, out.end());
+}
+
+bool OwnSolver::reaches(uint32_t from, uint32_t to, uint32_t budget, std::vector<uint32_t>& path) {
+  // Path from -> to over inserted edges, only through vertices ordered before `to`.
+  path.clear();
+  if (ord_[from] >= ord_[to]) return false;
+  const uint32_t limit = ord_[to];
+  if (!search(true, from, to, budget, [&](uint32_t y) { return ord_[y] <= limit; }, nullptr)) return false;
+  append_path(from, to, path);
+  return true;
 }
 
 // Pearce–Kelly insertion of internal edge e. False: it closes a cycle, whose
@@ -314,58 +340,25 @@ bool OwnSolver::insert_edge(uint32_t e, std::vector<uint32_t>& cycle_edges) {
   if (u == w) { cycle_edges = {e}; return false; }
   if (ord_[u] < ord_[w]) { inserted_[e] = 1; return true; }
   const uint32_t ub = ord_[u], lb = ord_[w];
+  constexpr uint32_t kUnbounded = std::numeric_limits<uint32_t>::max();
   // Forward from w within ord <= ub.
-  ++stamp_;
-  fwd_.clear(), stack_.clear();
-  stack_.push_back(w), mark_[w] = stamp_, fwd_.push_back(w);
-  while (!stack_.empty()) {
-    const uint32_t x = stack_.back();
-    stack_.pop_back();
-    for (uint64_t k = out_off_[x]; k < out_off_[x + 1]; ++k) {
-      const uint32_t f = out_e_[k];
-      if (!active(f)) continue;
-      const uint32_t y = edst_[f];
-      if (mark_[y] == stamp_ || ord_[y] > ub) continue;
-      mark_[y] = stamp_, parent_[y] = f;
-      if (y == u) {
-        cycle_edges.clear();
-        for (uint32_t z = u; z != w; z = esrc_[parent_[z]]) cycle_edges.push_back(parent_[z]);
-        cycle_edges.push_back(e);
-        std::reverse(cycle_edges.begin(), cycle_edges.end());
-        return false;
-      }
-      fwd_.push_back(y), stack_.push_back(y);
-    }
+  fwd_.clear();
+  if (search(true, w, u, kUnbounded, [&](uint32_t y) { return ord_[y] <= ub; }, &fwd_)) {
+    cycle_edges.assign(1, e);
+    append_path(w, u, cycle_edges);
+    return false;
   }
   // Backward from u within ord >= lb (disjoint from the forward set).
   const uint32_t fstamp = stamp_;
-  ++stamp_;
-  bwd_.clear(), stack_.clear();
-  stack_.push_back(u), mark_[u] = stamp_, bwd_.push_back(u);
-  while (!stack_.empty()) {
-    const uint32_t x = stack_.back();
-    stack_.pop_back();
-    for (uint64_t k = in_off_[x]; k < in_off_[x + 1]; ++k) {
-      const uint32_t f = in_e_[k];
-      if (!active(f)) continue;
-      const uint32_t y = esrc_[f];
-      if (mark_[y] == stamp_ || ord_[y] < lb) continue;
-      assert(mark_[y] != fstamp);
-      mark_[y] = stamp_;
-      bwd_.push_back(y), stack_.push_back(y);
-    }
-  }
+  bwd_.clear();
+  auto inside_bwd = [&](uint32_t y) {
+    if (ord_[y] < lb) return false;
+    assert(mark_[y] != fstamp);
+    return true;
+  };
+  search(false, u, kNone, kUnbounded, inside_bwd, &bwd_);
   (void)fstamp;
-  auto by_ord = [&](uint32_t a, uint32_t b) { return ord_[a] < ord_[b]; };
-  std::sort(fwd_.begin(), fwd_.end(), by_ord);
-  std::sort(bwd_.begin(), bwd_.end(), by_ord);
-  pool_.clear();
-  for (uint32_t x : bwd_) pool_.push_back(ord_[x]);
-  for (uint32_t x : fwd_) pool_.push_back(ord_[x]);
-  std::sort(pool_.begin(), pool_.end());
-  size_t k = 0;
-  for (uint32_t x : bwd_) ord_[x] = pool_[k++];
-  for (uint32_t x : fwd_) ord_[x] = pool_[k++];
+  pk_reorder(ord_, fwd_, bwd_, pool_);
   ++st_.reorders;
   inserted_[e] = 1;
   return true;

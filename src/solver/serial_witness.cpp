@@ -83,37 +83,6 @@ bool writes_unique(const History& h, size_t writes) {
   return true;
 }
 
-// Committed transactions ordered by `time` (begin or end), ties by file
-// position; empty when file order already is that order.
-std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time) {
-  bool sorted = true;
-  int64_t last = std::numeric_limits<int64_t>::min();
-  size_t committed = 0;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    if (h.txn_status[t] != TxnStatus::committed) continue;
-    ++committed;
-    if (time[t] < last) sorted = false;
-    last = time[t];
-  }
-  std::vector<TxnIdx> order;
-  if (sorted) return order;
-  // (time, position) records by a stable radix sort on the time (sign bit
-  // flipped so that it orders as unsigned): ties stay in file position.
-  struct At {
-    uint64_t time;
-    TxnIdx t;
-  };
-  std::vector<At> by_time;
-  by_time.reserve(committed);
-  for (TxnIdx t = 0; t < h.txn_count(); ++t)
-    if (h.txn_status[t] == TxnStatus::committed)
-      by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
-  radix_sort(by_time, [](const At& a) { return a.time; });
-  order.reserve(by_time.size());
-  for (const At& e : by_time) order.push_back(e.t);
-  return order;
-}
-
 // Replays the committed transactions in `order` (empty: file order). Returns
 // "" when every read returns the latest write, else the first failed check.
 template <class Table>
@@ -168,6 +137,35 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
 
 }  // namespace
 
+std::vector<TxnIdx> order_by_time(const History& h, const std::vector<int64_t>& time) {
+  bool sorted = true;
+  int64_t last = std::numeric_limits<int64_t>::min();
+  size_t committed = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] != TxnStatus::committed) continue;
+    ++committed;
+    if (time[t] < last) sorted = false;
+    last = time[t];
+  }
+  std::vector<TxnIdx> order;
+  if (sorted) return order;
+  // (time, position) records by a stable radix sort on the time (sign bit
+  // flipped so that it orders as unsigned): ties stay in file position.
+  struct At {
+    uint64_t time;
+    TxnIdx t;
+  };
+  std::vector<At> by_time;
+  by_time.reserve(committed);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (h.txn_status[t] == TxnStatus::committed)
+      by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
+  radix_sort(by_time, [](const At& a) { return a.time; });
+  order.reserve(by_time.size());
+  for (const At& e : by_time) order.push_back(e.t);
+  return order;
+}
+
 WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
   WitnessPlan p;
   // Lists need the graph engine; so do null writes (a read of null would be
@@ -207,8 +205,8 @@ WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
 
 std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read) {
   std::vector<TxnIdx> order;
-  if (c == WitnessOrder::begin_time) order = order_by(h, h.txn_begin);
-  if (c == WitnessOrder::end_time) order = order_by(h, h.txn_end);
+  if (c == WitnessOrder::begin_time) order = order_by_time(h, h.txn_begin);
+  if (c == WitnessOrder::end_time) order = order_by_time(h, h.txn_end);
   // Keys below this bound index an array directly (int64 keys < 0 are huge
   // here). Named keys too only when the table is not much larger than the
   // history: a round of an audit uses the file's table (10^7 names for 10^5
@@ -232,22 +230,15 @@ SerialWitness find_serial_witness(const History& h, bool need_realtime) {
   w.committed = p.committed;
   w.why_not = p.why_not;
   if (!p.why_not.empty()) return w;
-  for (WitnessOrder c : p.candidates) {
+  auto replay = [&](WitnessOrder c) {
     OpIdx failed_read = ~OpIdx{0};
     std::string failed = replay_candidate(h, p, c, &failed_read);
-    if (!failed.empty()) {
-      if (failed_read != ~OpIdx{0}) w.failed_reads.push_back(failed_read);
-      w.why_not += (w.why_not.empty() ? "" : "; ") + failed;
-      continue;
-    }
-    if (!writes_unique(h, p)) {
-      w.why_not = "some (key, value) is written twice (or two fingerprints collide)";
-      return w;
-    }
-    w.why_not.clear();
-    w.order = c;
-    w.respects_realtime = c != WitnessOrder::file;
-    return w;
+    if (!failed.empty() && failed_read != ~OpIdx{0}) w.failed_reads.push_back(failed_read);
+    return failed;
+  };
+  if (auto c = first_clean_replay(h, p, p.candidates, replay, w.why_not)) {
+    w.order = *c;
+    w.respects_realtime = *c != WitnessOrder::file;
   }
   return w;
 }

@@ -11,6 +11,7 @@
 // (key, value) that stays in cache (partitioned by hash).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,31 @@ WitnessPlan plan_serial_witness(const History& h, bool need_realtime);
 // "" = clean; otherwise the failed check, and the read it failed on in *failed_read (if given and it was a read).
 std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read = nullptr);
 bool writes_unique(const History& h, const WitnessPlan& p);
+// The first of `candidates` that replay(c) ("" = clean, else the failed
+// check) replays cleanly, when no (key, value) is written twice (only then
+// does a read name one write); else none. why_not: the failed checks, "; "
+// between them, or why a clean replay does not count; "" when one is found.
+template <class Candidate, class Replay>
+std::optional<Candidate> first_clean_replay(const History& h, const WitnessPlan& p,
+                                            const std::vector<Candidate>& candidates, Replay replay,
+                                            std::string& why_not) {
+  for (Candidate c : candidates) {
+    const std::string failed = replay(c);
+    if (!failed.empty()) {
+      why_not += (why_not.empty() ? "" : "; ") + failed;
+      continue;
+    }
+    if (!writes_unique(h, p)) {
+      why_not = "some (key, value) is written twice (or two fingerprints collide)";
+      return std::nullopt;
+    }
+    why_not.clear();
+    return c;
+  }
+  return std::nullopt;
+}
+// Committed transactions ordered by `time` (h.txn_begin or h.txn_end), ties by
+// file position; empty when file order already is that order.
+std::vector<TxnIdx> order_by_time(const History& h, const std::vector<int64_t>& time);
 
 }  // namespace isocheck

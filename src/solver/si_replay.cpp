@@ -1,25 +1,26 @@
 #include "solver/si_replay.h"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/flat_hash.h"
-#include "core/radix_order.h"
 #include "core/text_escape.h"
 #include "solver/serial_witness.h"
 
 namespace isocheck {
 
-const char* to_string(SiTies t) {
-  switch (t) {
-    case SiTies::none: return "none";
-    case SiTies::commits_first: return "commits first on ties";
-    case SiTies::begins_first: return "begins first on ties";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<SiTies> kSiTies[] = {{SiTies::none, "none"},
+                                        {SiTies::commits_first, "commits first on ties"},
+                                        {SiTies::begins_first, "begins first on ties"}};
+static_assert(indexed_by_value(kSiTies));
+
+}  // namespace
+
+const char* to_string(SiTies t) { return name_in(kSiTies, t); }
 
 namespace {
 
@@ -51,26 +52,11 @@ std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::
 
 // Committed transactions ordered by `time`, ties by file position.
 std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time, size_t committed) {
-  std::vector<TxnIdx> order;
+  std::vector<TxnIdx> order = order_by_time(h, time);
+  if (!order.empty()) return order;
   order.reserve(committed);
-  bool sorted = true;
-  int64_t last = std::numeric_limits<int64_t>::min();
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    if (h.txn_status[t] != TxnStatus::committed) continue;
-    order.push_back(t);
-    if (time[t] < last) sorted = false;
-    last = time[t];
-  }
-  if (sorted) return order;
-  struct At {
-    uint64_t time;
-    TxnIdx t;
-  };
-  std::vector<At> by_time;
-  by_time.reserve(committed);
-  for (TxnIdx t : order) by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
-  radix_sort(by_time, [](const At& a) { return a.time; });
-  for (size_t i = 0; i < by_time.size(); ++i) order[i] = by_time[i].t;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (h.txn_status[t] == TxnStatus::committed) order.push_back(t);
   return order;
 }
 
@@ -228,7 +214,7 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew) {
   // begin(T2) puts T1's commit before T2's begin, so before T2's commit.
   std::vector<SiTies> candidates{SiTies::commits_first};
   if (ev.ties) candidates.push_back(SiTies::begins_first);
-  for (SiTies c : candidates) {
+  auto replay_ties = [&](SiTies c) {
     std::string failed;
     if (p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
       DirectStates st(static_cast<size_t>(p.max_key) + 1);
@@ -237,19 +223,9 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew) {
       HashedStates st(std::max<size_t>(1024, p.writes));
       failed = replay(h, ev, c, st);
     }
-    if (!failed.empty()) {
-      r.why_not += (r.why_not.empty() ? "" : "; ") + failed + " (" + to_string(c) + ")";
-      continue;
-    }
-    // A read names one write only when no (key, value) is written twice.
-    if (!writes_unique(h, p)) {
-      r.why_not = "some (key, value) is written twice (or two fingerprints collide)";
-      return r;
-    }
-    r.why_not.clear();
-    r.order = c;
-    return r;
-  }
+    return failed.empty() ? failed : failed + " (" + to_string(c) + ")";
+  };
+  if (auto c = first_clean_replay(h, p, candidates, replay_ties, r.why_not)) r.order = *c;
   return r;
 }
 
