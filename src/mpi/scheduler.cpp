@@ -94,16 +94,11 @@ PieceResult piece_error(uint32_t i, int code, const std::string& what) {
   return r;
 }
 
-PieceResult check_piece(const Job& job, uint32_t i, const History& local, const std::vector<TxnIdx>* txn,
-                        const std::vector<uint32_t>* pos) {
-  CheckOptions o = job.opt;
-  o.levels = job.levels_of(i);
-  // Every piece on its whole graph: its anomalies are listed (--all-violations)
-  // and its witnesses are one process's whole-graph ones.
-  o.localise = false;
+// A piece's input and resource errors (and running out of memory) become its
+// result's error code, so the rank goes on answering the work queue.
+template <class Solve> PieceResult guarded(uint32_t i, Solve&& solve) {
   try {
-    check_limits();
-    return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);
+    return solve();
   } catch (const InputError& e) {
     return piece_error(i, 2, e.what());
   } catch (const ResourceError& e) {
@@ -113,8 +108,21 @@ PieceResult check_piece(const Job& job, uint32_t i, const History& local, const 
   }
 }
 
+PieceResult check_piece(const Job& job, uint32_t i, const History& local, const std::vector<TxnIdx>* txn,
+                        const std::vector<uint32_t>* pos) {
+  CheckOptions o = job.opt;
+  o.levels = job.levels_of(i);
+  // Every piece on its whole graph: its anomalies are listed (--all-violations)
+  // and its witnesses are one process's whole-graph ones.
+  o.localise = false;
+  return guarded(i, [&] {
+    check_limits();
+    return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);
+  });
+}
+
 PieceResult run_piece(const Job& job, uint32_t i) {
-  try {
+  return guarded(i, [&] {
     check_limits();
     note_ops_held(job.h.op_count());
     if ((job.whole_sser && i == 0) || job.whole_split) return check_piece(job, i, job.h, nullptr, nullptr);
@@ -127,13 +135,7 @@ PieceResult run_piece(const Job& job, uint32_t i) {
       for (OpIdx o = pr.h.op_begin(t); o < pr.h.op_end(t); ++o)
         pos[o] = static_cast<uint32_t>(pr.op[o] - job.h.op_begin(pr.txn[t]));
     return check_piece(job, i, pr.h, &pr.txn, &pos);
-  } catch (const InputError& e) {
-    return piece_error(i, 2, e.what());
-  } catch (const ResourceError& e) {
-    return piece_error(i, 3, e.what());
-  } catch (const std::bad_alloc&) {
-    return piece_error(i, 3, "out of memory while checking a piece; run on machines with more memory");
-  }
+  });
 }
 
 int steal_piece(Board& b, int thief, int& victim) {
