@@ -209,6 +209,8 @@ void bcast_history(History& h, int root) {
   bcast_vec(h.op_list_offset, root);
   bcast_vec(h.list_value, root);
   bcast_vec(h.session_name, root);
+  bcast_vec(h.scan_ops, root);
+  bcast_vec(h.scan_absent_ops, root);
   bcast_string(h.time_unit, root);
   bcast_symbols(h.keys, root);
   bcast_symbols(h.values, root);

@@ -264,9 +264,14 @@ Projection project(const History& h, const Partition& p, uint32_t comp, const st
     pr.txn.push_back(t);
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
       if (p.component_of_key(h.op_key[o]) != comp) continue;
+      const OpIdx local = static_cast<OpIdx>(out.op_count());
       if (h.op_kind[o] == OpKind::read_list) out.add_list_read(h.op_key[o], h.list(o));
       else out.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
       pr.op.push_back(o);
+      // The range-scan marks go with their reads (reports name phantoms by
+      // them); local indices grow, so the lists stay sorted.
+      if (std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) out.scan_ops.push_back(local);
+      if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o)) out.scan_absent_ops.push_back(local);
     }
     out.end_txn();
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "dist/glue.h"
 #include "oracle/random_history.h"
@@ -169,6 +170,41 @@ TEST(Partition, KeyOfThreeSessionsIsInsideOneBlock) {
   Projection pr = project(h, p, 1, inc);
   ASSERT_EQ(pr.txn, (std::vector<TxnIdx>{2, 3}));
   EXPECT_EQ(pr.h.op_count(), 3u);  // T3's write of key 1 is not in block 1
+}
+
+// A projection keeps the range-scan marks of the reads it keeps, renumbered
+// (the distributed driver names phantoms on projected pieces by them).
+TEST(Partition, ProjectionKeepsRangeScanMarks) {
+  History h;
+  for (int s = 0; s < 4; ++s) h.session_name.push_back(s);
+  auto txn = [&](uint32_t s, std::vector<std::tuple<OpKind, Sym, Sym>> ops) {
+    h.begin_txn(static_cast<int64_t>(h.txn_count()) + 1, s, TxnStatus::committed, kNoTime, kNoTime);
+    for (auto [k, key, v] : ops) h.add_op(k, key, v);
+    h.end_txn();
+  };
+  // Block {0, 1} on key 1, block {2, 3} on key 9.
+  txn(0, {{OpKind::write, 1, 1}, {OpKind::write, 1, 2}});  // ops 0, 1
+  txn(1, {{OpKind::read, 1, 2}});                          // op 2: a scan that saw key 1
+  txn(2, {{OpKind::write, 9, 3}, {OpKind::read, 9, 0}});   // ops 3, 4: 4 a scan, key 9 absent
+  txn(3, {{OpKind::read, 9, 0}, {OpKind::write, 9, 5}});   // ops 5, 6: 5 a scan, key 9 absent
+  h.scan_ops = {2, 4, 5};
+  h.scan_absent_ops = {4, 5};
+  Partition p = partition_history(h);
+  auto inc = included_transactions(h);
+  bool saw_absent = false;
+  for (uint32_t c = 0; c < p.comp_sessions.size(); ++c) {
+    Projection pr = project(h, p, c, inc);
+    std::vector<OpIdx> want_scan, want_absent;
+    for (OpIdx l = 0; l < pr.op.size(); ++l) {
+      if (std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), pr.op[l])) want_scan.push_back(l);
+      if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), pr.op[l])) want_absent.push_back(l);
+    }
+    EXPECT_EQ(pr.h.scan_ops, want_scan) << "block " << c;
+    EXPECT_EQ(pr.h.scan_absent_ops, want_absent) << "block " << c;
+    saw_absent |= !want_absent.empty();
+  }
+  EXPECT_GE(p.comp_sessions.size(), 2u);
+  EXPECT_TRUE(saw_absent);
 }
 
 // For every key, all sessions touching it lie in its block.
