@@ -28,6 +28,7 @@
 #include "core/errors.h"
 #include "audit/written.h"
 #include "gen/gen.h"
+#include "common/audit_verdicts.h"
 #include "common/history_fixtures.h"
 #include "common/temp_files.h"
 #include "io/hdf5.h"
@@ -81,34 +82,10 @@ std::vector<std::string> whole(const History& h, const std::vector<Level>& level
     *dup = false;
     for (auto& a : r.anomalies) *dup |= a.kind == AnomalyKind::duplicate_write;
   }
-  std::vector<std::string> out;
-  for (Level l : levels)
-    for (auto& lr : r.levels)
-      if (lr.level == l)
-        out.push_back(!r.anomalies.empty() || (lr.decided && !lr.holds) ? "violated" : lr.decided ? "holds" : "undecided");
-  return out;
+  return testkit::level_verdicts(r, levels);
 }
 
-// defer_min: AuditOptions::defer_min_txns (0: checks deferred whenever a
-// round forgets little, as on a large blind-write log).
-std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
-                                 const std::string& rule, AuditResult* res = nullptr, uint64_t fingerprint_mask = ~0ULL,
-                                 uint64_t defer_min = AuditOptions{}.defer_min_txns, int64_t clock_skew = 0,
-                                 bool time_order = false) {
-  AuditOptions o;
-  o.fingerprint_mask = fingerprint_mask;
-  o.defer_min_txns = defer_min;
-  o.check.levels = levels;
-  o.check.clock_skew = clock_skew;
-  o.check.time_order = time_order;
-  o.round_txns = round;
-  o.rule = rule;
-  AuditResult r = run_audit(file, o);
-  std::vector<std::string> out;
-  for (auto& l : r.levels) out.push_back(l.verdict);
-  if (res) *res = r;
-  return out;
-}
+using testkit::audited;
 
 // Audits `file` with a checkpoint in `dir`, stopped (as SIGTERM would stop
 // it) after every `every` rounds of a run and resumed until it completes;
@@ -130,17 +107,7 @@ AuditResult run_preempted(const std::string& file, AuditOptions& o, const fs::pa
   return r;
 }
 
-// The random histories most audit comparisons fence: 8-24 transactions,
-// up to 3 sessions and 4 keys, every third one with blind writes.
-RandomHistoryOptions small_fenced_options(int i) {
-  RandomHistoryOptions o;
-  o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-  o.min_txns = 8;
-  o.max_txns = 24;
-  o.max_sessions = 3;
-  o.max_keys = 4;
-  return o;
-}
+using testkit::small_fenced_options;
 
 struct Stats {
   int logs = 0, violated = 0, forgot = 0, compared = 0, dups = 0, rereads = 0, deferred = 0;
