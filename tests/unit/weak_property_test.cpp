@@ -233,7 +233,9 @@ Tally run(const char* test, const RandomHistoryOptions& o, int64_t default_iters
 void expect_agreed(const Tally& t, bool all_decided = true) {
   EXPECT_EQ(t.disagreements, 0);
   EXPECT_EQ(t.not_monotone, 0);
-  if (all_decided) EXPECT_EQ(t.undecided, 0);
+  if (all_decided) {
+    EXPECT_EQ(t.undecided, 0);
+  }
 }
 
 TEST(WeakProperty, KnownOrderAgreesWithOracle) {
