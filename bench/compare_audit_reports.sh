@@ -9,8 +9,7 @@
 # Prints one line per differing report and a summary; exits 1 when any differs.
 set -uo pipefail
 old=$1 new=$2
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/compare_lib.sh"
 logs=("$root"/examples/*.jsonl)
 gen() {  # name, generate's arguments
   local name=$1; shift
@@ -31,24 +30,11 @@ mask() {
           s/[0-9.]+ (txn\/s|MiB|GiB|MB|GB|KiB|kB)/_ \1/g;
           s/"spilled":false,"scratch_bytes":0,"spill_memory_records":0,//'
 }
-same=0 differ=0
 for f in "${logs[@]}"; do
   for args in "--level sser --round 500" "--level ser --round 300" "--level ser,si,sser --round 1000" \
               "--level sser --round 400 --rule fence --threads 1"; do
-    for mode in text json; do
-      # shellcheck disable=SC2206
-      a=(audit "$f" $args -q)
-      [ "$mode" = json ] && a+=(--json)
-      "$old" "${a[@]}" > "$tmp/old" 2>&1; rc_old=$?
-      "$new" "${a[@]}" > "$tmp/new" 2>&1; rc_new=$?
-      if [ "$rc_old" = "$rc_new" ] && cmp -s <(mask < "$tmp/old") <(mask < "$tmp/new"); then
-        same=$((same + 1))
-      else
-        differ=$((differ + 1))
-        echo "differs ($mode, $args, exit $rc_old -> $rc_new): ${f#$root/}"
-      fi
-    done
+    # shellcheck disable=SC2086
+    compare "$f" "$args" audit "$f" $args -q
   done
 done
-echo "$same audit reports identical, $differ differ"
-[ "$differ" -eq 0 ]
+finish "audit reports"

@@ -8,9 +8,8 @@
 # summary; exits 1 when any report differs.
 set -uo pipefail
 old=$1 new=$2
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/compare_lib.sh"
 corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 inputs=("$root"/examples/*.jsonl)
 if [ -d "$corpus" ]; then
   while IFS= read -r f; do inputs+=("$f"); done < <(find "$corpus" -type f \( -name '*.edn' -o -name '*.json' \
@@ -19,20 +18,7 @@ if [ -d "$corpus" ]; then
     -exec sh -c 'ls "$1"/T*.log >/dev/null 2>&1' _ {} \; -print | sort)
 fi
 mask() { sed -E 's/"seconds": ?[0-9.e+-]+/"seconds":_/g; s/[0-9]+(\.[0-9]+)? s\b/_ s/g'; }
-same=0 differ=0
 for f in "${inputs[@]}"; do
-  for mode in text json; do
-    args=(verify "$f" --level ser,si,sser -q)
-    [ "$mode" = json ] && args+=(--json)
-    "$old" "${args[@]}" > "$tmp/old" 2>&1; rc_old=$?
-    "$new" "${args[@]}" > "$tmp/new" 2>&1; rc_new=$?
-    if [ "$rc_old" = "$rc_new" ] && cmp -s <(mask < "$tmp/old") <(mask < "$tmp/new"); then
-      same=$((same + 1))
-    else
-      differ=$((differ + 1))
-      echo "differs ($mode, exit $rc_old -> $rc_new): ${f#$root/}"
-    fi
-  done
+  compare "$f" "" verify "$f" --level ser,si,sser -q
 done
-echo "$same reports identical, $differ differ"
-[ "$differ" -eq 0 ]
+finish reports

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expect_fields.h"
 #include "core/history.h"
 #include "io/jsonl.h"
 
@@ -35,18 +36,11 @@ inline void expect_same_table(const SymbolTable& a, const SymbolTable& b) {
 
 // Every per-transaction and per-operation column.
 inline void expect_same_columns(const History& a, const History& b) {
-  EXPECT_EQ(a.txn_id, b.txn_id);
-  EXPECT_EQ(a.txn_session, b.txn_session);
-  EXPECT_EQ(a.txn_status, b.txn_status);
-  EXPECT_EQ(a.txn_begin, b.txn_begin);
-  EXPECT_EQ(a.txn_end, b.txn_end);
-  EXPECT_EQ(a.txn_op_offset, b.txn_op_offset);
-  EXPECT_EQ(a.op_kind, b.op_kind);
-  EXPECT_EQ(a.op_key, b.op_key);
-  EXPECT_EQ(a.op_value, b.op_value);
-  EXPECT_EQ(a.op_list_offset, b.op_list_offset);
-  EXPECT_EQ(a.list_value, b.list_value);
-  EXPECT_EQ(a.session_name, b.session_name);
+  expect_same_fields(a, b, "txn_id txn_session txn_status txn_begin txn_end txn_op_offset"
+                     " op_kind op_key op_value op_list_offset list_value session_name",
+                     &History::txn_id, &History::txn_session, &History::txn_status, &History::txn_begin,
+                     &History::txn_end, &History::txn_op_offset, &History::op_kind, &History::op_key,
+                     &History::op_value, &History::op_list_offset, &History::list_value, &History::session_name);
 }
 
 // The columns plus the time unit and both symbol tables.

@@ -3,14 +3,10 @@
 # the same command run again resumes from the checkpoint to the same result.
 # Checkpoints of another input or another isocheck version are refused (exit 2).
 # usage: dist_checkpoint.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1; SRC=$2; GEN=$3
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 . "$(dirname "$0")/held_job.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 fail_fast=1
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' "$1"; }
-MPI="mpiexec --oversubscribe -n 4"
 
 "$GEN" many "$tmp/h.h5" --components 60 --txns 6000 --violate || fail "dist_gen"
 cp "$tmp/h.h5" "$tmp/orig.h5"

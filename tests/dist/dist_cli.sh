@@ -4,10 +4,7 @@
 # the same verdicts; with many blocks the reports agree for every rank count;
 # info --components counts the blocks.
 # usage: dist_cli.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1; SRC=$2; GEN=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 fail_fast=1
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' -e 's/"file":"[^"]*"//' "$1"; }
 

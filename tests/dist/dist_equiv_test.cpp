@@ -193,6 +193,15 @@ int main(int argc, char** argv) {
         files.push_back(e.path().string());
       }
     std::sort(files.begin(), files.end());
+    // Writes `parts` glued (consecutive pieces sharing a session when the
+    // seed is even) as hist/NAME_SEED, HDF5 when `h5` else JSONL; lists it.
+    auto add_glued = [&](const std::string& name, uint64_t seed, const std::vector<History>& parts, bool h5) {
+      History g = testing_glue::glue(parts, seed % 2 == 0);
+      std::string p = out + "/hist/" + name + "_" + std::to_string(seed) + (h5 ? ".h5" : ".jsonl");
+      if (h5) write_hdf5(g, p);
+      else write_jsonl(g, p);
+      files.push_back(p);
+    };
     for (uint64_t seed = 1; seed <= 200; ++seed) {
       RandomHistoryOptions ro;
       ro.mode = seed % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
@@ -207,11 +216,7 @@ int main(int argc, char** argv) {
         ro.mode = (seed + i) % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
         parts.push_back(random_history(seed * 100 + i, ro));
       }
-      History g = testing_glue::glue(parts, seed % 2 == 0);
-      std::string p = out + "/hist/glued_" + std::to_string(seed) + (seed % 5 == 0 ? ".h5" : ".jsonl");
-      if (seed % 5 == 0) write_hdf5(g, p);
-      else write_jsonl(g, p);
-      files.push_back(p);
+      add_glued("glued", seed, parts, seed % 5 == 0);
     }
     // Blind writes in every block: the general engine decides each block, and
     // a violating block's witness often holds an order it inferred (whose
@@ -225,11 +230,7 @@ int main(int argc, char** argv) {
       // A third of them get a block violating through an inferred order,
       // placed among the random ones (so not always the first piece).
       if (seed % 3 == 0) parts.insert(parts.begin() + static_cast<long>(seed % parts.size()), planted_inferred(seed));
-      History g = testing_glue::glue(parts, seed % 2 == 0);
-      std::string p = out + "/hist/blindglued_" + std::to_string(seed) + (seed % 4 == 0 ? ".h5" : ".jsonl");
-      if (seed % 4 == 0) write_hdf5(g, p);
-      else write_jsonl(g, p);
-      files.push_back(p);
+      add_glued("blindglued", seed, parts, seed % 4 == 0);
     }
     // List reads that cut, split, reorder or repeat a writer's appends, alone and glued.
     for (uint64_t seed = 1; seed <= 30; ++seed) {

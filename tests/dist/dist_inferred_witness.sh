@@ -6,10 +6,7 @@
 # one-process report, under --dist and mpiexec -n 2. The history splits into
 # two blocks (an empty transaction in a session of its own).
 # usage: dist_inferred_witness.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 fail_fast=1
 strip() { sed -e 's/"stats":{[^}]*}//' "$1"; }  # stats are per piece (docs/dist.md)
 

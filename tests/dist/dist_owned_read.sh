@@ -14,13 +14,9 @@
 #  - blank lines and the header line change nothing;
 #  - pieces stolen by another rank (their data moved there) change nothing.
 # usage: dist_owned_read.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1; GEN=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 fail_fast=1
-MPI="mpiexec --oversubscribe -n 4"
-strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("stats",None); d.pop("seconds",None); d.pop("file",None); print(json.dumps(d, sort_keys=True))' "$1"; }
+strip() { report_without "$1" stats seconds file; }
 
 # same FILE: exit code and report of 4 ranks equal one process's.
 same() {

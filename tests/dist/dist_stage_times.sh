@@ -12,13 +12,9 @@
 # --history-budget is a per-rank ceiling: a budget below one rank's pieces
 # exits 3 naming it; a normal run never reaches a generous one.
 # usage: dist_stage_times.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1; GEN=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 fail_fast=1
-MPI="mpiexec --oversubscribe -n 4"
-strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("stats",None); d.pop("seconds",None); print(json.dumps(d, sort_keys=True))' "$1"; }
+strip() { report_without "$1" stats seconds; }
 
 "$BIN" generate --workload rmw --txns 20000 --sessions 8 --out "$tmp/rmw.h5" -q || fail "generate rmw"
 "$GEN" many "$tmp/many.h5" --components 40 --txns 20000 --sessions-per 3 > /dev/null || fail "dist_gen many"

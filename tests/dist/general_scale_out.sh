@@ -19,11 +19,7 @@
 # MiB leaves about 7 MiB on either side (45 MiB was too tight once the ranks
 # kept owned ranges: a rank reached 45.1 MiB in about one run in 14).
 # usage: general_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
-find_mpiexec
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 M=54M
 "$BIN" generate --workload blindw-rw --txns 8000 --ops 64 --keys 100000 --sessions 16 --out "$tmp/h.h5" -q \
   || fail "generate"

@@ -11,11 +11,7 @@
 #  - a history with planted anomalies is gathered for the one-process
 #    witness (the same cycle, edges and names).
 # usage: general_shards.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
-find_mpiexec
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 upto_stats() { sed -e 's/"file":"[^"]*"//' -e 's/"stats".*//' "$1"; }
 
 "$BIN" generate --workload blindw-rw --txns 4000 --sessions 8 --out "$tmp/ok.h5" -q || fail gen ok

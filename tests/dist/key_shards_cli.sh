@@ -7,10 +7,7 @@
 # decided on the shards' gathered graph by the general engine (stage "solve"),
 # with it on the valid one is settled by the sharded serial witness.
 # usage: key_shards_cli.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1; SRC=$2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 fail_fast=1
 upto_stats() { sed -e 's/"file":"[^"]*"//' -e 's/"stats".*//' "$1"; }
 

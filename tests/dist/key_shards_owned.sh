@@ -7,11 +7,7 @@
 # planted lost update; and the report (text and JSON, stats and times apart)
 # is the one-process report.
 # usage: key_shards_owned.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
-find_mpiexec
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 
 # HISTORY PLANT: the history as HDF5 and, for counting operations, JSONL.
 make() {

@@ -4,14 +4,10 @@
 # without a report, and the same command run again resumes from the read-stage
 # checkpoint to the result of an uninterrupted run.
 # usage: key_shards_preempt.sh ISOCHECK
-set -u
-BIN=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 . "$(dirname "$0")/held_job.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
 fail_fast=1
 strip() { sed -e 's/"seconds":[0-9.e+-]*//' -e 's/"stats".*//' "$1"; }
-MPI="mpiexec --oversubscribe -n 4"
 FLAGS="-l ser,si --json -q --key-shards --no-serial-witness"
 
 "$BIN" generate --workload blindw-rw --txns 3000 --sessions 8 --plant write-skew --seed 4 --out "$tmp/h.h5" -q || fail gen

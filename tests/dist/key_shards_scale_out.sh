@@ -13,11 +13,7 @@
 # of it MPI's and the program's own), so they decide under 105 MiB with 25
 # MiB to spare. Both margins are over twice the run-to-run spread seen.
 # usage: key_shards_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
-set -u
-BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
-find_mpiexec
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
 M=105M
 
 "$BIN" generate --workload rmw --txns 500000 --sessions 8 --seed 3 --out "$tmp/valid.h5" -q || fail "generate valid"

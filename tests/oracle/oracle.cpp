@@ -53,21 +53,15 @@
 #include <stdexcept>
 #include <utility>
 
+#include "oracle/oracle_common.h"
+
 namespace isocheck {
 namespace {
 
-using Seq = std::vector<Sym>;
-
-bool is_read(OpKind k) { return k == OpKind::read || k == OpKind::read_list; }
-
-Seq observation(const History& h, OpIdx o) {
-  if (h.op_kind[o] == OpKind::read_list) {
-    auto l = h.list(o);
-    return Seq(l.begin(), l.end());
-  }
-  if (h.op_value[o] == kNullValue) return {};
-  return {h.op_value[o]};
-}
+using oracle_detail::is_read;
+using oracle_detail::observation;
+using oracle_detail::Seq;
+using oracle_detail::Writer;
 
 struct Effect {
   bool overwrite = false;  // a `w` happened: the state becomes `vals`
@@ -125,11 +119,6 @@ TxnView analyse(const History& h, TxnIdx t, std::set<std::string>& anomalies) {
   }
   return v;
 }
-
-struct Writer {
-  TxnIdx txn;
-  OpIdx op;
-};
 
 using State = std::vector<Seq>;  // per dense key
 
@@ -216,31 +205,8 @@ std::string OracleVerdict::describe() const {
 OracleVerdict oracle_check(const History& h, int64_t clock_skew, bool time_order) {
   const size_t n = h.txn_count();
 
-  // Who wrote what (every status).
-  std::map<std::pair<Sym, Sym>, std::vector<Writer>> writers;
-  for (TxnIdx t = 0; t < n; ++t)
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-      if (!is_read(h.op_kind[o])) writers[{h.op_key[o], h.op_value[o]}].push_back({t, o});
-
-  // Included transactions: fixpoint over reads of unknown transactions' writes.
-  std::vector<bool> included(n, false);
-  std::vector<TxnIdx> work;
-  for (TxnIdx t = 0; t < n; ++t)
-    if (h.txn_status[t] == TxnStatus::committed) included[t] = true, work.push_back(t);
-  while (!work.empty()) {
-    TxnIdx t = work.back();
-    work.pop_back();
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      if (!is_read(h.op_kind[o])) continue;
-      for (Sym v : observation(h, o)) {
-        auto it = writers.find({h.op_key[o], v});
-        if (it == writers.end()) continue;
-        for (const Writer& w : it->second)
-          if (h.txn_status[w.txn] == TxnStatus::unknown && !included[w.txn])
-            included[w.txn] = true, work.push_back(w.txn);
-      }
-    }
-  }
+  const oracle_detail::Writers writers = oracle_detail::writers_of(h);
+  const std::vector<bool> included = oracle_detail::included_txns(h, writers);
 
   // Per-transaction anomalies.
   std::set<std::string> anomalies;

@@ -37,11 +37,12 @@
 #include <stdexcept>
 
 #include "oracle/oracle.h"
+#include "oracle/oracle_common.h"
 
 namespace isocheck {
 namespace {
 
-using Seq = std::vector<Sym>;
+using oracle_detail::Seq;
 
 struct Eff {
   bool overwrite = false;
@@ -66,39 +67,12 @@ std::string WeakOracleVerdict::describe() const {
 
 WeakOracleVerdict oracle_weak_check(const History& h) {
   const size_t N = h.txn_count();
-  auto is_read = [](OpKind k) { return k == OpKind::read || k == OpKind::read_list; };
-  auto observation = [&](OpIdx o) -> Seq {
-    if (h.op_kind[o] == OpKind::read_list) {
-      auto l = h.list(o);
-      return Seq(l.begin(), l.end());
-    }
-    return h.op_value[o] == kNullValue ? Seq{} : Seq{h.op_value[o]};
-  };
-  std::map<std::pair<Sym, Sym>, std::vector<std::pair<TxnIdx, OpIdx>>> writers;
-  for (TxnIdx t = 0; t < N; ++t)
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-      if (!is_read(h.op_kind[o])) writers[{h.op_key[o], h.op_value[o]}].push_back({t, o});
+  const oracle_detail::Writers writers = oracle_detail::writers_of(h);
   WeakOracleVerdict r;
   bool corrupt = false;
   for (auto& [kv, ws] : writers) corrupt |= ws.size() > 1;
 
-  std::vector<bool> included(N, false);
-  std::vector<TxnIdx> work;
-  for (TxnIdx t = 0; t < N; ++t)
-    if (h.txn_status[t] == TxnStatus::committed) included[t] = true, work.push_back(t);
-  while (!work.empty()) {
-    TxnIdx t = work.back();
-    work.pop_back();
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      if (!is_read(h.op_kind[o])) continue;
-      for (Sym v : observation(o)) {
-        auto it = writers.find({h.op_key[o], v});
-        if (it == writers.end()) continue;
-        for (auto& [w, wo] : it->second)
-          if (h.txn_status[w] == TxnStatus::unknown && !included[w]) included[w] = true, work.push_back(w);
-      }
-    }
-  }
+  const std::vector<bool> included = oracle_detail::included_txns(h, writers);
   std::vector<TxnIdx> inc;
   std::vector<int> model(N, -1);
   for (TxnIdx t = 0; t < N; ++t)
@@ -116,7 +90,7 @@ WeakOracleVerdict oracle_weak_check(const History& h) {
       const Sym k = h.op_key[o];
       if (h.op_kind[o] == OpKind::write) { own[k].overwrite = true, own[k].vals = {h.op_value[o]}; continue; }
       if (h.op_kind[o] == OpKind::append) { own[k].vals.push_back(h.op_value[o]); continue; }
-      Seq obs = observation(o);
+      Seq obs = oracle_detail::observation(h, o);
       bool bad = false, dirty = false;
       for (Sym v : obs) {
         auto it = writers.find({k, v});
@@ -141,11 +115,11 @@ WeakOracleVerdict oracle_weak_check(const History& h) {
         obs.resize(obs.size() - mine.size());
       }
       bool own_value = false;  // an observation of others holding T's own values
-      for (Sym v : obs) own_value |= writers.find({k, v})->second.front().first == t;
+      for (Sym v : obs) own_value |= writers.find({k, v})->second.front().txn == t;
       if (own_value) { corrupt = true; continue; }
       Read rd{static_cast<int>(i), key(k), -1, obs, dirty};
       if (!obs.empty()) {
-        TxnIdx w = writers.find({k, obs.back()})->second.front().first;
+        TxnIdx w = writers.find({k, obs.back()})->second.front().txn;
         rd.from = included[w] ? model[w] : -2;
       }
       any_dirty |= dirty;

@@ -183,6 +183,17 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
     for (int a = 0; a < actions; ++a, ++pos) {
       const int64_t k = pick(1, opt.keys);
       Version& v = view[k];
+      auto read = [&] { h.add_op(OpKind::read, static_cast<Sym>(k), v.name); };
+      // The transaction makes a new version of k (a row when `present`).
+      auto new_version = [&](bool present) {
+        v = {present, next_value++};
+        eff[k] = v;
+      };
+      // ... by an insert or a delete.
+      auto row_op = [&](PredicateOp::Kind op, bool present) {
+        new_version(present);
+        ph.ops.push_back({op, static_cast<TxnIdx>(t), pos, static_cast<Sym>(k), 0, v.name, {}});
+      };
       switch (pick(0, deletes ? 5 : 4)) {
         case 0: case 1: {  // scan
           int64_t lo = pick(1, opt.keys), hi = pick(1, opt.keys);
@@ -195,34 +206,26 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
         }
         case 2:  // read-modify-write (a blind write a third of the time)
           if (!chance(33)) {
-            h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
+            read();
             ++pos;
           }
-          v = {true, next_value++};
+          new_version(true);
           h.add_op(OpKind::write, static_cast<Sym>(k), v.name);
-          eff[k] = v;
           break;
         case 3:
         case 4:  // insert when absent in the view, else a point read
-          if (!v.present) {
-            v = {true, next_value++};
-            ph.ops.push_back({PredicateOp::insert, static_cast<TxnIdx>(t), pos, static_cast<Sym>(k), 0, v.name, {}});
-            eff[k] = v;
-          } else {
-            h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
-          }
+          if (!v.present) row_op(PredicateOp::insert, true);
+          else read();
           break;
         case 5:  // delete a present row, reading it first half the time
           if (v.present) {
             if (chance(50)) {
-              h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
+              read();
               ++pos;
             }
-            v = {false, next_value++};
-            ph.ops.push_back({PredicateOp::del, static_cast<TxnIdx>(t), pos, static_cast<Sym>(k), 0, v.name, {}});
-            eff[k] = v;
+            row_op(PredicateOp::del, false);
           } else {
-            h.add_op(OpKind::read, static_cast<Sym>(k), v.name);
+            read();
           }
           break;
       }

@@ -62,6 +62,16 @@ names_anomaly() {
   fi
 }
 
+# violated_naming NAME LEVEL PATTERN: verify NAME at LEVEL alone exits 1, its
+# JSON says LEVEL does not hold, and it names the anomaly.
+violated_naming() {
+  local name=$1 level=$2 pattern=$3
+  verify "$name" "$level"
+  [[ $VRC -eq 1 ]] || _fail "${level^^} not reported violated (exit $VRC)" || return 1
+  [[ $(level_holds "$name" "$level") == false ]] || _fail "JSON: $level holds != false" || return 1
+  names_anomaly "$name" "$pattern"
+}
+
 # As names_anomaly, but a refutation may instead be a cycle made only of
 # version orders the general engine inferred (each forced because the other
 # order closes a cycle): it proves the violation, yet its name (G0) comes
@@ -155,10 +165,7 @@ case_rr_write_skew() {
   check_shape rr 4000 || return 1
   verify rr si
   [[ $VRC -eq 0 ]] || { head -c 2000 "$WORK/rr.verify.json" >&2; _fail "SI violated under REPEATABLE READ"; return 1; }
-  verify rr ser
-  [[ $VRC -eq 1 ]] || _fail "SER not reported violated (exit $VRC)" || return 1
-  [[ $(level_holds rr ser) == false ]] || _fail "JSON: ser holds != false" || return 1
-  names_anomaly rr 'write.?skew|G2'
+  violated_naming rr ser 'write.?skew|G2'
 }
 
 # READ COMMITTED: read-modify-writes lose updates (two txns read one version and
@@ -166,10 +173,7 @@ case_rr_write_skew() {
 case_rc_lost_update() {
   collect rc_lu --workload mt --isolation read-committed --sessions 8 --txns 2000 --keys 4 || return 1
   check_shape rc_lu 2000 || return 1
-  verify rc_lu si
-  [[ $VRC -eq 1 ]] || _fail "SI not reported violated (exit $VRC)" || return 1
-  [[ $(level_holds rc_lu si) == false ]] || _fail "JSON: si holds != false" || return 1
-  names_anomaly rc_lu 'lost.?update'
+  violated_naming rc_lu si 'lost.?update'
 }
 
 # READ COMMITTED list-append: appends are atomic (no lost update), but each
@@ -179,19 +183,14 @@ case_rc_read_skew() {
   # (1000 txns on 8 lists: every read returns a whole list, so lists stay short.)
   collect rc_rs --workload append --isolation read-committed --sessions 8 --txns 1000 --keys 8 || return 1
   check_shape rc_rs 1000 || return 1
-  verify rc_rs si
-  [[ $VRC -eq 1 ]] || _fail "SI not reported violated (exit $VRC)" || return 1
-  [[ $(level_holds rc_rs si) == false ]] || _fail "JSON: si holds != false" || return 1
-  names_anomaly rc_rs 'read.?skew|G-single|fractured'
+  violated_naming rc_rs si 'read.?skew|G-single|fractured'
 }
 
 # READ COMMITTED bank: transfers lose money (the total drifts) and SI is violated.
 case_rc_bank() {
   collect rc_bank --workload bank --isolation read-committed --sessions 8 --txns 2000 --keys 4 || return 1
   grep -Eq 'bank: [1-9][0-9]* of' "$WORK/rc_bank.log" || _fail "no wrong bank total seen" || return 1
-  verify rc_bank si
-  [[ $VRC -eq 1 ]] || _fail "SI not reported violated (exit $VRC)" || return 1
-  names_anomaly rc_bank 'lost.?update'
+  violated_naming rc_bank si 'lost.?update'
 }
 
 # READ COMMITTED blind writes: a read-only txn's reads come from different

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audit/audit.h"
+#include "common/audit_verdicts.h"
 #include "common/elle_writer.h"
 #include "common/temp_files.h"
 #include "io/hdf5.h"
@@ -37,25 +38,10 @@ std::vector<std::string> verified(const std::string& file, const std::vector<Lev
   CheckOptions o;
   o.levels = levels;
   CheckResult r = check(load_history(file), o);
-  std::vector<std::string> out;
-  for (Level l : levels)
-    for (auto& lr : r.levels)
-      if (lr.level == l)
-        out.push_back(!r.anomalies.empty() || (lr.decided && !lr.holds) ? "violated" : lr.decided ? "holds" : "undecided");
-  return out;
+  return testkit::level_verdicts(r, levels);
 }
 
-std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
-                                 const std::string& rule, AuditResult& r) {
-  AuditOptions o;
-  o.check.levels = levels;
-  o.round_txns = round;
-  o.rule = rule;
-  r = run_audit(file, o);
-  std::vector<std::string> out;
-  for (auto& l : r.levels) out.push_back(l.verdict);
-  return out;
-}
+using testkit::audited;
 
 // Random logs (the audit tests' fenced and timed families) as EDN and as
 // elle-cli JSON, in rounds of 1, 2, 3, 5 and 8 transactions.
@@ -64,12 +50,7 @@ TEST(AuditFormats, RandomElleLogsEqualVerify) {
   const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
   int logs = 0, compared = 0, forgot = 0, violated = 0;
   for (int i = 0; i < iters; ++i) {
-    RandomHistoryOptions o;
-    o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-    o.min_txns = 8;
-    o.max_txns = 24;
-    o.max_sessions = 3;
-    o.max_keys = 4;
+    RandomHistoryOptions o = testkit::small_fenced_options(i);
     o.times_percent = 100;
     const bool fenced = i % 2 == 0;
     History h = random_history(7000 + i, o);
@@ -87,7 +68,7 @@ TEST(AuditFormats, RandomElleLogsEqualVerify) {
     for (auto& v : want) violated += v == "violated";
     for (uint64_t round : {1, 2, 3, 5, 8}) {
       AuditResult r;
-      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", r);
+      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", &r);
       ++compared;
       forgot += r.forgotten > 0;
       ASSERT_EQ(got, want) << "seed " << 7000 + i << (json ? " (elle-cli JSON)" : " (EDN)") << " round " << round
@@ -163,7 +144,7 @@ TEST(AuditFormats, AnomalyOfAVersionOverwrittenFarBackFromEveryFormat) {
         const std::vector<std::string> violated(levels.size(), "violated");
         ASSERT_EQ(verified(file, levels), violated) << what << ": " << file;
         AuditResult r;
-        EXPECT_EQ(audited(file, levels, 100, rule, r), violated) << what << ": " << file;
+        EXPECT_EQ(audited(file, levels, 100, rule, &r), violated) << what << ": " << file;
         EXPECT_EQ(r.rounds, (h.txn_count() + 99) / 100) << what << ": " << file;
         // The overwritten version's writers were forgotten long before.
         EXPECT_GT(r.forgotten, h.txn_count() / 2) << what << ": " << file;

@@ -28,6 +28,7 @@
 #include "core/errors.h"
 #include "audit/written.h"
 #include "gen/gen.h"
+#include "common/audit_verdicts.h"
 #include "common/history_fixtures.h"
 #include "common/temp_files.h"
 #include "io/hdf5.h"
@@ -68,6 +69,14 @@ struct TempDir : testkit::ScopedTempDir {
   TempDir() : ScopedTempDir("isocheck-audit-test-") {}
 };
 
+// h written to dir/STEM.EXT: HDF5 for ".h5", else JSONL. The file's path.
+std::string written_as(const History& h, const fs::path& dir, const std::string& stem, const std::string& ext) {
+  const std::string file = (dir / (stem + ext)).string();
+  if (ext == ".h5") write_hdf5(h, file);
+  else write_jsonl(h, file);
+  return file;
+}
+
 // Whole-log verdicts: "holds" / "violated" / "undecided" per level; `dup`:
 // check() found a duplicate write.
 std::vector<std::string> whole(const History& h, const std::vector<Level>& levels, bool* dup = nullptr,
@@ -81,34 +90,10 @@ std::vector<std::string> whole(const History& h, const std::vector<Level>& level
     *dup = false;
     for (auto& a : r.anomalies) *dup |= a.kind == AnomalyKind::duplicate_write;
   }
-  std::vector<std::string> out;
-  for (Level l : levels)
-    for (auto& lr : r.levels)
-      if (lr.level == l)
-        out.push_back(!r.anomalies.empty() || (lr.decided && !lr.holds) ? "violated" : lr.decided ? "holds" : "undecided");
-  return out;
+  return testkit::level_verdicts(r, levels);
 }
 
-// defer_min: AuditOptions::defer_min_txns (0: checks deferred whenever a
-// round forgets little, as on a large blind-write log).
-std::vector<std::string> audited(const std::string& file, const std::vector<Level>& levels, uint64_t round,
-                                 const std::string& rule, AuditResult* res = nullptr, uint64_t fingerprint_mask = ~0ULL,
-                                 uint64_t defer_min = AuditOptions{}.defer_min_txns, int64_t clock_skew = 0,
-                                 bool time_order = false) {
-  AuditOptions o;
-  o.fingerprint_mask = fingerprint_mask;
-  o.defer_min_txns = defer_min;
-  o.check.levels = levels;
-  o.check.clock_skew = clock_skew;
-  o.check.time_order = time_order;
-  o.round_txns = round;
-  o.rule = rule;
-  AuditResult r = run_audit(file, o);
-  std::vector<std::string> out;
-  for (auto& l : r.levels) out.push_back(l.verdict);
-  if (res) *res = r;
-  return out;
-}
+using testkit::audited;
 
 // Audits `file` with a checkpoint in `dir`, stopped (as SIGTERM would stop
 // it) after every `every` rounds of a run and resumed until it completes;
@@ -130,21 +115,20 @@ AuditResult run_preempted(const std::string& file, AuditOptions& o, const fs::pa
   return r;
 }
 
-// The random histories most audit comparisons fence: 8-24 transactions,
-// up to 3 sessions and 4 keys, every third one with blind writes.
-RandomHistoryOptions small_fenced_options(int i) {
-  RandomHistoryOptions o;
-  o.mode = i % 3 == 2 ? RandomMode::blind_writes : RandomMode::known_order;
-  o.min_txns = 8;
-  o.max_txns = 24;
-  o.max_sessions = 3;
-  o.max_keys = 4;
-  return o;
-}
+using testkit::small_fenced_options;
 
 struct Stats {
   int logs = 0, violated = 0, forgot = 0, compared = 0, dups = 0, rereads = 0, deferred = 0;
   uint64_t settled = 0, unsettled = 0;  // ambiguous frontiers settled by later reads / checks that kept them
+};
+
+// The comparisons on random logs: ISOCHECK_AUDIT_ITERS of them (600 by
+// default), written in a fresh folder, what they covered tallied.
+class AuditRandom : public testing::Test {
+ protected:
+  TempDir d;
+  const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
+  Stats st;
 };
 
 // Prints what a run of random logs covered, and asserts that it exercised
@@ -339,10 +323,7 @@ TEST(Audit, StreamedFencesEqualWholeLogFences) {
   }
 }
 
-TEST(Audit, RandomHistoriesFencedEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomHistoriesFencedEqualWholeCheck) {
   for (int i = 0; i < iters; ++i) {
     RandomHistoryOptions o = small_fenced_options(i);
     History h = random_history(1000 + i, o);
@@ -361,10 +342,7 @@ TEST(Audit, RandomHistoriesFencedEqualWholeCheck) {
   EXPECT_GT(st.deferred, 0);
 }
 
-TEST(Audit, RandomTimedHistoriesSserEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomTimedHistoriesSserEqualWholeCheck) {
   for (int i = 0; i < iters; ++i) {
     // The fenced tests' histories, with times on every transaction, one more
     // session and the default key count.
@@ -389,10 +367,7 @@ TEST(Audit, RandomTimedHistoriesSserEqualWholeCheck) {
 // maps cannot hold as a key; blind writes to it were once not treated as
 // blind): timed histories under the time rule, whose logs need no string
 // fence key, so the keys stay integers.
-TEST(Audit, IntegerKeyMinusOneEqualsWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, IntegerKeyMinusOneEqualsWholeCheck) {
   int minus_one = 0;
   for (int i = 0; i < iters; ++i) {
     RandomHistoryOptions o;
@@ -574,9 +549,7 @@ TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
   for (const char* plant : {"", "stale-read"}) {
     History h = generate_history(gen_options("blindw-rw", 3000, 6, 1500, 9, plant));
     for (const char* ext : {".jsonl", ".h5"}) {
-      const std::string file = (d.path / (std::string("b") + ext)).string();
-      if (std::string(ext) == ".h5") write_hdf5(h, file);
-      else write_jsonl(h, file);
+      const std::string file = written_as(h, d.path, "b", ext);
       AuditOptions o;
       o.check.levels = {Level::sser};
       o.rule = "time";
@@ -657,11 +630,7 @@ TEST(Audit, DeferredChecksEqualWholeCheck) {
 // Memory: what is kept between rounds stays near the round size, however long the log.
 TEST(Audit, KeptIsBoundedByRoundAndFrontier) {
   TempDir d;
-  GenOptions g;
-  g.workload = "rmw";
-  g.txns = 40000;
-  g.sessions = 8;
-  g.keys = 500;
+  GenOptions g = gen_options("rmw", 40000, 8, 500, GenOptions{}.seed, "");
   History h = add_fences(generate_history(g), 10);
   fs::path file = d.path / "m.jsonl";
   write_jsonl(h, file.string());
@@ -857,6 +826,19 @@ TEST(Audit, AmbiguousFrontiersSettledByLaterReads) {
   }
 }
 
+// A JSONL transaction line with times (testkit::txn_line).
+std::string T(int id, int session, const std::string& ops, int64_t begin, int64_t end,
+              const std::string& status = "committed") {
+  return testkit::txn_line(id, session, ops, begin, end, status);
+}
+
+// A committed fence transaction at time `at`: it reads the fence key's
+// previous value (null before the first) and writes `value`.
+std::string fence(int id, int session, int64_t at, int value) {
+  const std::string prev = value == 1 ? "null" : std::to_string(value - 1);
+  return T(id, session, R"(["r","__fence",)" + prev + R"(],["w","__fence",)" + std::to_string(value) + "]", at, at);
+}
+
 // Regression (fuzzing seed 6138, fence rule, rounds of 2, checks deferred):
 // x's last frozen writes were ambiguous and unread, so one of them stood for
 // x in the summary while T7, a kept writer of x as concurrent as they were,
@@ -865,35 +847,32 @@ TEST(Audit, AmbiguousFrontiersSettledByLaterReads) {
 // reported unresolved. The old summary's version overwrites nothing.
 TEST(Audit, KeptWriterBesideAnUnreadFrontierKeepsItsVersion) {
   TempDir d;
-  const std::vector<std::string> log = {
-      R"({"isocheck":1,"time_unit":"ms"})",
-      R"({"id":19,"session":2,"status":"committed","begin":8,"end":8,"ops":[["r","__fence",null],["w","__fence",1]]})",
-      R"({"id":1,"session":2,"status":"committed","begin":8,"end":19,"ops":[["w","x",1],["w","x",2]]})",
-      R"({"id":20,"session":1,"status":"committed","begin":15,"end":15,"ops":[["r","__fence",1],["w","__fence",2]]})",
-      R"({"id":2,"session":1,"status":"committed","begin":15,"end":17,"ops":[["r","x",null],["r","x",null]]})",
-      R"({"id":3,"session":2,"status":"committed","begin":25,"end":39,"ops":[["w","x",4],["w","x",5],["w","x",6]]})",
-      R"({"id":4,"session":1,"status":"committed","begin":25,"end":34,"ops":[["r","x",2],["w","x",3]]})",
-      R"({"id":5,"session":1,"status":"committed","begin":38,"end":44,"ops":[["w","x",7]]})",
-      R"({"id":6,"session":2,"status":"aborted","begin":43,"end":51,"ops":[["w","x",9]]})",
-      R"({"id":21,"session":1,"status":"committed","begin":44,"end":44,"ops":[["r","__fence",2],["w","__fence",3]]})",
-      R"({"id":7,"session":1,"status":"committed","begin":44,"end":59,"ops":[["w","x",8]]})",
-      R"({"id":22,"session":2,"status":"committed","begin":55,"end":55,"ops":[["r","__fence",3],["w","__fence",4]]})",
-      R"({"id":8,"session":2,"status":"committed","begin":55,"end":56,"ops":[["r","x",8],["w","x",10]]})",
-      R"({"id":9,"session":2,"status":"committed","begin":57,"end":67,"ops":[["w","x",11]]})",
-      R"({"id":10,"session":1,"status":"aborted","begin":63,"end":67,"ops":[["w","x",12]]})",
-      R"({"id":11,"session":1,"status":"aborted","begin":72,"end":73,"ops":[["w","x",13],["r","x",13],["w","x",14],["w","x",15]]})",
-      R"({"id":12,"session":2,"status":"committed","begin":79,"end":93,"ops":[["w","x",16]]})",
-      R"({"id":23,"session":1,"status":"committed","begin":85,"end":85,"ops":[["r","__fence",4],["w","__fence",5]]})",
-      R"({"id":13,"session":1,"status":"committed","begin":85,"end":86,"ops":[["r","x",11]]})",
-      R"({"id":24,"session":2,"status":"committed","begin":101,"end":101,"ops":[["r","__fence",5],["w","__fence",6]]})",
-      R"({"id":14,"session":2,"status":"committed","begin":101,"end":115,"ops":[["w","x",17],["r","x",17]]})",
-      R"({"id":15,"session":2,"status":"committed","begin":116,"end":125,"ops":[["w","x",18]]})",
-      R"({"id":16,"session":2,"status":"committed","begin":126,"end":131,"ops":[["r","x",18],["r","x",18]]})",
-      R"({"id":25,"session":2,"status":"committed","begin":136,"end":136,"ops":[["r","__fence",6],["w","__fence",7]]})",
-      R"({"id":17,"session":2,"status":"committed","begin":136,"end":147,"ops":[["r","x",18]]})",
-      R"({"id":18,"session":2,"status":"committed","begin":148,"end":151,"ops":[["r","x",18]]})"};
-  std::string text;
-  for (const std::string& l : log) text += l + "\n";
+  const std::string text = "{\"isocheck\":1,\"time_unit\":\"ms\"}\n" +
+      fence(19, 2, 8, 1) +
+      T(1, 2, R"(["w","x",1],["w","x",2])", 8, 19) +
+      fence(20, 1, 15, 2) +
+      T(2, 1, R"(["r","x",null],["r","x",null])", 15, 17) +
+      T(3, 2, R"(["w","x",4],["w","x",5],["w","x",6])", 25, 39) +
+      T(4, 1, R"(["r","x",2],["w","x",3])", 25, 34) +
+      T(5, 1, R"(["w","x",7])", 38, 44) +
+      T(6, 2, R"(["w","x",9])", 43, 51, "aborted") +
+      fence(21, 1, 44, 3) +
+      T(7, 1, R"(["w","x",8])", 44, 59) +
+      fence(22, 2, 55, 4) +
+      T(8, 2, R"(["r","x",8],["w","x",10])", 55, 56) +
+      T(9, 2, R"(["w","x",11])", 57, 67) +
+      T(10, 1, R"(["w","x",12])", 63, 67, "aborted") +
+      T(11, 1, R"(["w","x",13],["r","x",13],["w","x",14],["w","x",15])", 72, 73, "aborted") +
+      T(12, 2, R"(["w","x",16])", 79, 93) +
+      fence(23, 1, 85, 5) +
+      T(13, 1, R"(["r","x",11])", 85, 86) +
+      fence(24, 2, 101, 6) +
+      T(14, 2, R"(["w","x",17],["r","x",17])", 101, 115) +
+      T(15, 2, R"(["w","x",18])", 116, 125) +
+      T(16, 2, R"(["r","x",18],["r","x",18])", 126, 131) +
+      fence(25, 2, 136, 7) +
+      T(17, 2, R"(["r","x",18])", 136, 147) +
+      T(18, 2, R"(["r","x",18])", 148, 151);
   History h = parse_jsonl(text, "seed 6138");
   ASSERT_EQ(whole(h, {Level::ser}), std::vector<std::string>{"holds"});
   const std::string file = (d.path / "r.jsonl").string();
@@ -1334,6 +1313,28 @@ TEST(Audit, SummaryFastPathEqualsGeneralForget) {
   EXPECT_GT(forgot, audits / 2);
 }
 
+// (fingerprints: the set's size in memory, the writes fingerprinted on disk;
+// equal unless fingerprints repeat)
+void expect_same_audit(const AuditResult& a, const AuditResult& b, const std::string& what, bool fingerprints = true) {
+  ASSERT_EQ(a.levels.size(), b.levels.size()) << what;
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    EXPECT_EQ(a.levels[i].verdict, b.levels[i].verdict) << what;
+    EXPECT_EQ(a.levels[i].round, b.levels[i].round) << what;
+    EXPECT_EQ(a.levels[i].anomaly, b.levels[i].anomaly) << what;
+    EXPECT_EQ(a.levels[i].explanation, b.levels[i].explanation) << what;
+  }
+  if (fingerprints) EXPECT_EQ(a.fingerprints, b.fingerprints) << what;
+  EXPECT_EQ(a.duplicate_rereads, b.duplicate_rereads) << what;
+  EXPECT_EQ(a.settled_frontiers, b.settled_frontiers) << what;
+  EXPECT_EQ(a.unsettled_checks, b.unsettled_checks) << what;
+  EXPECT_EQ(a.forgotten, b.forgotten) << what;
+  ASSERT_EQ(a.round_stats.size(), b.round_stats.size()) << what;
+  for (size_t i = 0; i < a.round_stats.size(); ++i) {
+    EXPECT_EQ(a.round_stats[i].kept, b.round_stats[i].kept) << what << " round " << i;
+    EXPECT_EQ(a.round_stats[i].checked, b.round_stats[i].checked) << what << " round " << i;
+  }
+}
+
 // --threads (pass 1 in pieces merged in file order, chunks inflated on
 // several threads, fingerprints on the read-ahead thread) changes nothing:
 // every round's kept, forgotten, pending and frontier counts, the verdicts,
@@ -1368,33 +1369,23 @@ TEST(Audit, ThreadsEqualOneThread) {
       ++audits;
       const std::string at = what + " " + file.substr(file.size() - 5) + " round " + std::to_string(round) +
                              " threads " + std::to_string(threads);
+      // The levels, fingerprints, duplicate rereads, forgotten, and each
+      // round's kept and checked; then the rest.
+      expect_same_audit(one, r, at);
+      if (HasFatalFailure()) return;
       EXPECT_EQ(r.rule, one.rule) << at;
       EXPECT_EQ(r.rule_reason, one.rule_reason) << at;
       EXPECT_EQ(r.txns, one.txns) << at;
-      EXPECT_EQ(r.forgotten, one.forgotten) << at;
       EXPECT_EQ(r.final_kept, one.final_kept) << at;
       EXPECT_EQ(r.anomalies, one.anomalies) << at;
-      EXPECT_EQ(r.fingerprints, one.fingerprints) << at;
-      EXPECT_EQ(r.duplicate_rereads, one.duplicate_rereads) << at;
-      ASSERT_EQ(r.round_stats.size(), one.round_stats.size()) << at;
       for (size_t i = 0; i < r.round_stats.size(); ++i) {
         const RoundStat &a = one.round_stats[i], &b = r.round_stats[i];
         EXPECT_EQ(a.first_txn, b.first_txn) << at << " round " << i;
         EXPECT_EQ(a.txns, b.txns) << at << " round " << i;
-        EXPECT_EQ(a.checked, b.checked) << at << " round " << i;
-        EXPECT_EQ(a.kept, b.kept) << at << " round " << i;
         EXPECT_EQ(a.forgotten, b.forgotten) << at << " round " << i;
         EXPECT_EQ(a.pending, b.pending) << at << " round " << i;
         EXPECT_EQ(a.frontier, b.frontier) << at << " round " << i;
       }
-      ASSERT_EQ(r.levels.size(), one.levels.size()) << at;
-      for (size_t i = 0; i < r.levels.size(); ++i) {
-        EXPECT_EQ(r.levels[i].verdict, one.levels[i].verdict) << at;
-        EXPECT_EQ(r.levels[i].round, one.levels[i].round) << at;
-        EXPECT_EQ(r.levels[i].anomaly, one.levels[i].anomaly) << at;
-        EXPECT_EQ(r.levels[i].explanation, one.levels[i].explanation) << at;
-      }
-      if (HasFatalFailure()) return;
     }
   };
   auto both = [&](const History& h, const std::vector<Level>& levels, const std::string& rule, uint64_t round,
@@ -1427,11 +1418,7 @@ TEST(Audit, ThreadsEqualOneThread) {
   }
   // The first transaction without times, and the first malformed fence, in
   // the middle of the file: the rule's reason names the same transaction.
-  GenOptions g;
-  g.workload = "rmw";
-  g.txns = 800;
-  g.sessions = 5;
-  g.seed = 17;
+  const GenOptions g = gen_options("rmw", 800, 5, GenOptions{}.keys, 17, "");
   History h = add_fences(generate_history(g), 3);
   ASSERT_GT(h.txn_count(), 700u);
   h.txn_begin[650] = h.txn_end[650] = kNoTime;
@@ -1709,10 +1696,7 @@ History fenced_with_some_times(uint64_t seed, int i) {
 
 // Fenced random logs where only some transactions carry times: sser (alone
 // or with ser and si) under the fence rule (the time rule needs every time).
-TEST(Audit, RandomFencedHistoriesWithSomeTimesEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomFencedHistoriesWithSomeTimesEqualWholeCheck) {
   for (int i = 0; i < iters; ++i) {
     History h = fenced_with_some_times(21000 + i, i);
     std::vector<Level> levels =
@@ -1752,10 +1736,7 @@ History fenced_time_ordered(uint64_t seed, int i) {
 // whole log with --time-order. (Before the fence rule kept the writers a
 // later write can precede by time, and followed the time order from kept
 // writers, the audit said "holds" where the whole log was violated.)
-TEST(Audit, RandomFencedBlindWritesUnderTimeOrderEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomFencedBlindWritesUnderTimeOrderEqualWholeCheck) {
   const std::vector<std::vector<Level>> level_sets = {{Level::ser},
                                                       {Level::si},
                                                       {Level::ser, Level::si},
@@ -1826,10 +1807,7 @@ History mixed_values(uint64_t seed, int i, int& mixed_lists) {
   return i % 3 ? add_fences(h, 1 + i % 2) : h;
 }
 
-TEST(Audit, RandomHistoriesMixingIntegerAndStringValuesEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomHistoriesMixingIntegerAndStringValuesEqualWholeCheck) {
   int mixed_lists = 0;
   for (int i = 0; i < iters; ++i) {
     History h = mixed_values(23000 + i, i, mixed_lists);
@@ -1849,10 +1827,7 @@ TEST(Audit, RandomHistoriesMixingIntegerAndStringValuesEqualWholeCheck) {
 // smallest time, near the largest, or split between them), audited with a
 // clock skew from 0 to the largest: the time rule unfenced, the fence rule
 // fenced.
-TEST(Audit, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
-  TempDir d;
-  int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600));
-  Stats st;
+TEST_F(AuditRandom, RandomHistoriesAtTheExtremesOfTimeWithClockSkewEqualWholeCheck) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
   const int64_t skews[] = {0, 1, 3, 10, int64_t{1} << 62, kMax};
   for (int i = 0; i < iters; ++i) {
@@ -1898,28 +1873,6 @@ AuditOptions spilled(AuditOptions o, const fs::path& scratch) {
   return o;
 }
 
-// (fingerprints: the set's size in memory, the writes fingerprinted on disk;
-// equal unless fingerprints repeat)
-void expect_same_audit(const AuditResult& a, const AuditResult& b, const std::string& what, bool fingerprints = true) {
-  ASSERT_EQ(a.levels.size(), b.levels.size()) << what;
-  for (size_t i = 0; i < a.levels.size(); ++i) {
-    EXPECT_EQ(a.levels[i].verdict, b.levels[i].verdict) << what;
-    EXPECT_EQ(a.levels[i].round, b.levels[i].round) << what;
-    EXPECT_EQ(a.levels[i].anomaly, b.levels[i].anomaly) << what;
-    EXPECT_EQ(a.levels[i].explanation, b.levels[i].explanation) << what;
-  }
-  if (fingerprints) EXPECT_EQ(a.fingerprints, b.fingerprints) << what;
-  EXPECT_EQ(a.duplicate_rereads, b.duplicate_rereads) << what;
-  EXPECT_EQ(a.settled_frontiers, b.settled_frontiers) << what;
-  EXPECT_EQ(a.unsettled_checks, b.unsettled_checks) << what;
-  EXPECT_EQ(a.forgotten, b.forgotten) << what;
-  ASSERT_EQ(a.round_stats.size(), b.round_stats.size()) << what;
-  for (size_t i = 0; i < a.round_stats.size(); ++i) {
-    EXPECT_EQ(a.round_stats[i].kept, b.round_stats[i].kept) << what << " round " << i;
-    EXPECT_EQ(a.round_stats[i].checked, b.round_stats[i].checked) << what << " round " << i;
-  }
-}
-
 // The fingerprints' hits and the later-reads index sorted on disk answer as
 // the sets in memory: the same reports on generated logs (blind writes, so
 // the index settles frontiers; planted anomalies), on random histories with
@@ -1934,9 +1887,7 @@ TEST(Audit, SpilledSoundnessStateEqualsInMemory) {
     History h = generate_history(gen_options(i % 2 ? "blindw-rw" : "rmw", 900, 5, 300, 40 + i, plants[i % 4]));
     if (i % 3 == 0) h = add_fences(h, 4);
     for (const char* ext : {".jsonl", ".h5"}) {
-      const std::string file = (d.path / (std::string("s") + ext)).string();
-      if (std::string(ext) == ".h5") write_hdf5(h, file);
-      else write_jsonl(h, file);
+      const std::string file = written_as(h, d.path, "s", ext);
       AuditOptions o;
       o.check.levels = {Level::sser};
       o.round_txns = 60;
@@ -2032,9 +1983,7 @@ TEST(Audit, PreemptedAndResumedWithSpilledStateEqualsUninterrupted) {
                                    {"r x 2 w x 1"}}));
     for (const History* log : {&h, &dup}) {
       for (const char* ext : {".jsonl", ".h5"}) {
-        const std::string file = (d.path / (std::string("p") + ext)).string();
-        if (std::string(ext) == ".h5") write_hdf5(*log, file);
-        else write_jsonl(*log, file);
+        const std::string file = written_as(*log, d.path, "p", ext);
         AuditOptions o;
         o.check.levels = {Level::ser, Level::sser};
         o.rule = "fence";

@@ -41,6 +41,21 @@ EdgeList random_graph(std::mt19937_64& rng, uint32_t n, int shape) {
   return e;
 }
 
+// A random graph (random_graph's `shape`) of min_n to min_n + span - 1
+// vertices, with its CSR.
+struct RandomCsr {
+  uint32_t n;
+  EdgeList e;
+  Csr g;
+};
+RandomCsr random_csr(std::mt19937_64& rng, uint32_t min_n, uint32_t span, int shape) {
+  RandomCsr r;
+  r.n = min_n + static_cast<uint32_t>(rng() % span);
+  r.e = random_graph(rng, r.n, shape);
+  r.g = build_csr(r.n, r.e);
+  return r;
+}
+
 }  // namespace
 
 TEST(Csr, BuildsRows) {
@@ -81,9 +96,7 @@ TEST(GraphAlgos, SccAndTopo) {
 TEST(GraphAlgos, ShortCycleIsACycle) {
   std::mt19937_64 rng(7);
   for (int it = 0; it < 300; ++it) {
-    const uint32_t n = 2 + rng() % 60;
-    EdgeList e = random_graph(rng, n, it % 3);
-    Csr g = build_csr(n, e);
+    const auto [n, e, g] = random_csr(rng, 2, 60, it % 3);
     auto c = short_cycle(g);
     std::vector<uint32_t> order;
     const bool acyclic = topological_order(g, &order);
@@ -101,9 +114,7 @@ TEST(GraphAlgos, ShortCycleIsACycle) {
 TEST(Closure, CpuMatchesNaive) {
   std::mt19937_64 rng(1);
   for (int it = 0; it < 400; ++it) {
-    const uint32_t n = 1 + rng() % 300;
-    EdgeList e = random_graph(rng, n, it % 3);
-    Csr g = build_csr(n, e);
+    const auto [n, e, g] = random_csr(rng, 1, 300, it % 3);
     std::vector<uint32_t> keys;
     const uint32_t k = 1 + rng() % std::min<uint32_t>(n + 5, 200);
     for (uint32_t i = 0; i < k; ++i) keys.push_back(rng() % n);  // duplicates allowed

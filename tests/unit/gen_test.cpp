@@ -41,6 +41,19 @@ struct KVHash {
   size_t operator()(const KV& x) const { return std::hash<uint64_t>()(x.k * 0x9e3779b97f4a7c15ULL ^ x.v); }
 };
 
+// What every generated transaction t holds: its id is its file position, it
+// has times, begin <= end, and it begins after its session's previous
+// transaction ended (last_end: each session's last end so far, updated).
+testing::AssertionResult in_place(const History& h, TxnIdx t, std::vector<int64_t>& last_end) {
+  if (h.txn_id[t] != static_cast<int64_t>(t)) return testing::AssertionFailure() << "txn " << t << " has id " << h.txn_id[t];
+  if (!h.has_times(t)) return testing::AssertionFailure() << "txn " << t << " has no times";
+  if (h.txn_begin[t] > h.txn_end[t]) return testing::AssertionFailure() << "txn " << t << " ends before it begins";
+  const uint32_t s = h.txn_session[t];
+  if (last_end[s] >= h.txn_begin[t]) return testing::AssertionFailure() << "session overlap at txn " << t;
+  last_end[s] = h.txn_end[t];
+  return testing::AssertionSuccess();
+}
+
 // Ids are file positions, begin <= end, begins strictly increase in file
 // order, a session's transactions never overlap, written values are unique
 // per key.
@@ -50,14 +63,9 @@ void expect_well_formed(const History& h) {
   std::unordered_set<KV, KVHash> written;
   int64_t prev_begin = std::numeric_limits<int64_t>::min();
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    ASSERT_EQ(h.txn_id[t], static_cast<int64_t>(t));
-    ASSERT_TRUE(h.has_times(t));
-    ASSERT_LE(h.txn_begin[t], h.txn_end[t]) << "txn " << t;
+    ASSERT_TRUE(in_place(h, t, last_end));
     ASSERT_LT(prev_begin, h.txn_begin[t]) << "txn " << t;
     prev_begin = h.txn_begin[t];
-    const uint32_t s = h.txn_session[t];
-    ASSERT_LT(last_end[s], h.txn_begin[t]) << "session overlap at txn " << t;
-    last_end[s] = h.txn_end[t];
     ASSERT_LT(h.op_begin(t), h.op_end(t)) << "empty txn " << t;
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
       if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) {
@@ -620,14 +628,9 @@ void expect_si_well_formed(const History& h, const GenSummary& sum, uint64_t txn
   int64_t prev_end = std::numeric_limits<int64_t>::min();
   uint64_t committed = 0, aborted = 0;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    ASSERT_EQ(h.txn_id[t], static_cast<int64_t>(t));
-    ASSERT_TRUE(h.has_times(t));
-    ASSERT_LE(h.txn_begin[t], h.txn_end[t]) << "txn " << t;
+    ASSERT_TRUE(in_place(h, t, last_end));
     ASSERT_LE(prev_end, h.txn_end[t]) << "txn " << t;
     prev_end = h.txn_end[t];
-    const uint32_t s = h.txn_session[t];
-    ASSERT_LT(last_end[s], h.txn_begin[t]) << "session overlap at txn " << t;
-    last_end[s] = h.txn_end[t];
     committed += h.txn_status[t] == TxnStatus::committed;
     aborted += h.txn_status[t] == TxnStatus::aborted;
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)

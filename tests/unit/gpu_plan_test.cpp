@@ -15,6 +15,7 @@
 #include "common/gpu_testgraphs.h"
 #include "closure/graph_algos.h"
 #include "closure/parallel_ranges.h"
+#include "common/expect_fields.h"
 #include "common/gpu_plan_reference.h"
 
 using namespace isocheck;
@@ -46,30 +47,19 @@ std::vector<ReachQuery> random_queries(uint32_t n, size_t count, uint64_t seed) 
 }
 
 void expect_same_scc(const Scc& a, const Scc& b) {
-  EXPECT_EQ(a.count, b.count);
-  EXPECT_EQ(a.comp, b.comp);
-  EXPECT_EQ(a.size, b.size);
-  EXPECT_EQ(a.cyclic, b.cyclic);
+  testkit::expect_same_fields(a, b, "count comp size cyclic", &Scc::count, &Scc::comp, &Scc::size, &Scc::cyclic);
 }
 
 void expect_same_plan(const LevelPlan& a, const LevelPlan& b) {
   expect_same_scc(a.scc, b.scc);
-  EXPECT_EQ(a.relevant, b.relevant);
-  EXPECT_EQ(a.dense, b.dense);
-  EXPECT_EQ(a.level_off, b.level_off);
-  EXPECT_EQ(a.succ_off, b.succ_off);
-  EXPECT_EQ(a.succ, b.succ);
-  EXPECT_EQ(a.columns, b.columns);
-  EXPECT_EQ(a.col_dense, b.col_dense);
-  EXPECT_EQ(a.col_index, b.col_index);
+  testkit::expect_same_fields(a, b, "relevant dense level_off succ_off succ columns col_dense col_index",
+                              &LevelPlan::relevant, &LevelPlan::dense, &LevelPlan::level_off, &LevelPlan::succ_off, &LevelPlan::succ, &LevelPlan::columns, &LevelPlan::col_dense,
+                              &LevelPlan::col_index);
 }
 
 void expect_same_query_plan(const QueryPlan& a, const QueryPlan& b) {
   expect_same_plan(a.plan, b.plan);
-  EXPECT_EQ(a.ans, b.ans);
-  EXPECT_EQ(a.order, b.order);
-  EXPECT_EQ(a.row, b.row);
-  EXPECT_EQ(a.col, b.col);
+  testkit::expect_same_fields(a, b, "ans order row col", &QueryPlan::ans, &QueryPlan::order, &QueryPlan::row, &QueryPlan::col);
 }
 
 }  // namespace

@@ -91,6 +91,17 @@ struct Bincode {
   void event(bool w, uint64_t var, uint64_t val, bool ok) { u8(w); u64(var); u64(val); u8(ok); }
 };
 
+// One session of one committed transaction writing 5 to variable 1.
+Bincode one_write_bincode() {
+  Bincode b;
+  b.header(1);
+  b.u64(1);
+  b.u64(1);
+  b.event(true, 1, 5, true);
+  b.u8(1);
+  return b;
+}
+
 }  // namespace
 
 // ======================================================================== Elle EDN
@@ -432,12 +443,7 @@ TEST(ImportDbcop, Bincode) {
 }
 
 TEST(ImportDbcop, BincodeErrors) {
-  Bincode b;
-  b.header(1);
-  b.u64(1);
-  b.u64(1);
-  b.event(true, 1, 5, true);
-  b.u8(1);
+  const Bincode b = one_write_bincode();
   EXPECT_NO_THROW(parse_dbcop_bincode(b.b, "h.bincode"));
   expect_input_error([&] { parse_dbcop_bincode(b.b.substr(0, b.b.size() - 2), "h.bincode"); }, "h.bincode: byte 92",
                      "event count 1 is more than the 17 bytes left");
@@ -624,12 +630,7 @@ TEST(ImportSniff, ByExtensionThenContent) {
 
 TEST(ImportSniff, DbcopFileIsBincodeOrYamlByContent) {
   TempDir d;
-  Bincode b;
-  b.header(1);
-  b.u64(1);
-  b.u64(1);
-  b.event(true, 1, 5, true);
-  b.u8(1);
+  const Bincode b = one_write_bincode();
   History h1 = import_history(d.write("h.bincode", b.b), Format::dbcop);
   History h2 = import_history(d.write("h.yaml", "- - events:\n    - {write: true, variable: 1, value: 5, success: true}\n    success: true\n"),
                               Format::dbcop);

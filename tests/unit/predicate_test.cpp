@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/history_fixtures.h"
 #include "core/errors.h"
 #include "core/predicates.h"
 #include "io/jsonl.h"
@@ -30,7 +31,12 @@ CheckResult check_all(const History& h) {
   return check(h, opt);
 }
 
+std::string T(int id, int session, const std::string& ops) { return testkit::txn_line(id, session, ops); }
+
 History parse(const std::string& lines) { return parse_jsonl("{\"isocheck\":1}\n" + lines, "t.jsonl"); }
+
+// check_all() on the history of these JSONL lines.
+CheckResult check_lines(const std::string& lines) { return check_all(parse(lines)); }
 
 std::string input_error(const std::string& lines) {
   try {
@@ -44,11 +50,9 @@ std::string input_error(const std::string& lines) {
 TEST(Predicates, DoctorsOnCallIsPredicateWriteSkew) {
   // Both doctors are on call; each sees both rows with a range scan and goes
   // off call (deletes its row): the constraint "someone is on call" breaks.
-  History h = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",\"alice\",1],[\"w\",\"bob\",2]]}\n"
-      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"scan\",\"a\",\"z\",[[\"alice\",1],[\"bob\",2]]],[\"delete\",\"alice\",3]]}\n"
-      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",\"a\",\"z\",[[\"alice\",1],[\"bob\",2]]],[\"delete\",\"bob\",4]]}\n");
-  CheckResult r = check_all(h);
+  CheckResult r = check_lines(T(1, 1, R"(["w","alice",1],["w","bob",2])") +
+                              T(2, 2, R"(["scan","a","z",[["alice",1],["bob",2]]],["delete","alice",3])") +
+                              T(3, 3, R"(["scan","a","z",[["alice",1],["bob",2]]],["delete","bob",4])"));
   ASSERT_EQ(r.levels.size(), 3u);
   EXPECT_TRUE(r.levels[0].decided);
   EXPECT_FALSE(r.levels[0].holds);  // SER
@@ -60,11 +64,8 @@ TEST(Predicates, DoctorsOnCallIsPredicateWriteSkew) {
 TEST(Predicates, PhantomIsNamed) {
   // T2's scan of [1, 10] misses row 5, which T3 inserts, yet T2 reads T3's
   // write to 100.
-  History h = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",1,10]]}\n"
-      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",1,10,[[1,10]]],[\"r\",100,20]]}\n"
-      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",5,50],[\"w\",100,20]]}\n");
-  CheckResult r = check_all(h);
+  CheckResult r = check_lines(T(1, 1, R"(["w",1,10])") + T(2, 1, R"(["scan",1,10,[[1,10]]],["r",100,20])") +
+                              T(3, 2, R"(["insert",5,50],["w",100,20])"));
   for (const LevelResult& lr : r.levels) {
     EXPECT_TRUE(lr.decided);
     EXPECT_FALSE(lr.holds);
@@ -72,24 +73,19 @@ TEST(Predicates, PhantomIsNamed) {
     EXPECT_EQ(lr.witness->anomaly, "G-single (phantom)");
   }
   // Without the insert's later write read, the same scan is serializable.
-  History ok = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",1,10]]}\n"
-      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",1,10,[[1,10]]]]}\n"
-      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",5,50],[\"w\",100,20]]}\n");
-  for (const LevelResult& lr : check_all(ok).levels) EXPECT_TRUE(lr.decided && lr.holds);
+  const std::string ok =
+      T(1, 1, R"(["w",1,10])") + T(2, 1, R"(["scan",1,10,[[1,10]]])") + T(3, 2, R"(["insert",5,50],["w",100,20])");
+  for (const LevelResult& lr : check_lines(ok).levels) EXPECT_TRUE(lr.decided && lr.holds);
 }
 
 TEST(Predicates, TwoInsertsOfOneKeyViolate) {
-  History h = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",7,1]]}\n"
-      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"insert\",7,2]]}\n");
-  for (const LevelResult& lr : check_all(h).levels) EXPECT_FALSE(lr.holds);
+  for (const LevelResult& lr : check_lines(T(1, 1, R"(["insert",7,1])") + T(2, 2, R"(["insert",7,2])")).levels)
+    EXPECT_FALSE(lr.holds);
 }
 
 TEST(Predicates, ExpansionIsPointReadsAndWrites) {
-  History h = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",2,20],[\"w\",9,90]]}\n"
-      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"delete\",9,91],[\"scan\",1,9,[[2,20]]],[\"insert\",9,92]]}\n");
+  History h = parse(T(1, 1, R"(["w",2,20],["w",9,90])") +
+                    T(2, 1, R"(["delete",9,91],["scan",1,9,[[2,20]]],["insert",9,92])"));
   ASSERT_EQ(h.txn_count(), 2u);
   // t2: w 9 91 (delete), r 2 20, r 9 91 (its own tombstone), w 9 92 (insert after its delete).
   ASSERT_EQ(h.op_end(1) - h.op_begin(1), 4u);
@@ -106,9 +102,7 @@ TEST(Predicates, ExpansionIsPointReadsAndWrites) {
 }
 
 TEST(Predicates, MalformedScansAreInputErrors) {
-  auto txn = [](const std::string& op) {
-    return "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[" + op + "]}\n";
-  };
+  auto txn = [](const std::string& op) { return T(1, 1, op); };
   EXPECT_NE(input_error(txn("[\"scan\",5,1,[]]")).find("t.jsonl:2: operation 0: the scan's lo 5 is above its hi 1"),
             std::string::npos);
   EXPECT_NE(input_error(txn("[\"scan\",1,5,[[7,1]]]")).find("key 7 is outside the scanned range [1, 5]"), std::string::npos);
@@ -134,10 +128,7 @@ TEST(Predicates, MalformedScansAreInputErrors) {
 }
 
 TEST(Predicates, AbsenceOfAKeyOthersDeleteIsNotDecided) {
-  const std::string lines =
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",4,1]]}\n"
-      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"
-      "{\"id\":3,\"session\":2,\"status\":\"committed\",\"ops\":[[\"scan\",1,9,[]]]}\n";
+  const std::string lines = T(1, 1, R"(["w",4,1])") + T(2, 1, R"(["delete",4,2])") + T(3, 2, R"(["scan",1,9,[]])");
   try {
     parse(lines);
     ADD_FAILURE() << "accepted";
@@ -207,14 +198,10 @@ TEST(Predicates, SerialExecutionsHold) {
 // Insert, then a delete that read the row: the insert's absence can only be
 // the initial one, so it is decided; a blind delete leaves it open.
 TEST(Predicates, InsertThenObservedDeleteIsDecided) {
-  History h = parse(
-      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
-      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",4,1],[\"delete\",4,2]]}\n"
-      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",1,9,[[4,1]]]]}\n");
-  for (const LevelResult& lr : check_all(h).levels) EXPECT_TRUE(lr.decided && lr.holds);
-  EXPECT_THROW(parse("{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1]]}\n"
-                     "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"),
-               ResourceError);
+  const std::string observed =
+      T(1, 1, R"(["insert",4,1])") + T(2, 2, R"(["r",4,1],["delete",4,2])") + T(3, 3, R"(["scan",1,9,[[4,1]]])");
+  for (const LevelResult& lr : check_lines(observed).levels) EXPECT_TRUE(lr.decided && lr.holds);
+  EXPECT_THROW(parse(T(1, 1, R"(["insert",4,1])") + T(2, 2, R"(["delete",4,2])")), ResourceError);
 }
 
 // check() on the expansion against the by-definition oracle. In ctest: 20,000

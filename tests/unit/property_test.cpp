@@ -178,13 +178,17 @@ void expect_mostly_decided(const Tally& t) {
         << " known-order histories (want " << min_pct << "%)";
 }
 
-TEST(Property, KnownOrderAgreesWithOracle) {
+// The known-order histories, checked with the paths `path`, agree with the
+// oracle and are mostly decided.
+void expect_known_order_agrees(const char* test, PathChoice path = {}) {
   RandomHistoryOptions o;
   o.mode = RandomMode::known_order;
-  Tally t = run("KnownOrderAgreesWithOracle", o, kKnownOrderIters);
+  Tally t = run(test, o, kKnownOrderIters, false, path);
   EXPECT_EQ(t.disagreements, 0);
   expect_mostly_decided(t);
 }
+
+TEST(Property, KnownOrderAgreesWithOracle) { expect_known_order_agrees("KnownOrderAgreesWithOracle"); }
 
 // Larger histories (up to the oracle's limit), more sessions and keys.
 TEST(Property, KnownOrderWiderAgreesWithOracle) {
@@ -406,24 +410,17 @@ TEST(Property, SiReplayIsSound) {
 // witness on every history, so every history whose replay fails a read is
 // first searched locally; the same histories with the search off.
 TEST(Property, LocalisedAgreesWithOracle) {
+  expect_known_order_agrees("LocalisedAgreesWithOracle", {true, true});
   RandomHistoryOptions o;
-  o.mode = RandomMode::known_order;
-  Tally t = run("LocalisedAgreesWithOracle", o, kKnownOrderIters, false, {true, true});
-  EXPECT_EQ(t.disagreements, 0);
-  expect_mostly_decided(t);
   o.mode = RandomMode::blind_writes;
-  t = run("LocalisedAgreesWithOracle", o, kKnownOrderIters / 2, false, {true, true});
+  Tally t = run("LocalisedAgreesWithOracle", o, kKnownOrderIters / 2, false, {true, true});
   EXPECT_EQ(t.disagreements, 0);
   t = run("LocalisedAgreesWithOracle", swapped_times(RandomMode::blind_writes), kKnownOrderIters / 4, true, {true, true});
   EXPECT_EQ(t.disagreements, 0);
 }
 
 TEST(Property, NotLocalisedAgreesWithOracle) {
-  RandomHistoryOptions o;
-  o.mode = RandomMode::known_order;
-  Tally t = run("NotLocalisedAgreesWithOracle", o, kKnownOrderIters, false, {true, false});
-  EXPECT_EQ(t.disagreements, 0);
-  expect_mostly_decided(t);
+  expect_known_order_agrees("NotLocalisedAgreesWithOracle", {true, false});
 }
 
 // What the local search reports is a cycle of the whole graph: every level it

@@ -66,6 +66,35 @@ const LevelResult& level(const CheckResult& r, Level l) {
   throw std::logic_error("level not checked");
 }
 
+// x's SER result has a witness, named `anomaly`, whose weakest model ruled
+// out is `weakest`.
+testing::AssertionResult ser_witness_is(const Outcome& x, const std::string& anomaly, Model weakest) {
+  const LevelResult& ser = level(x.r, Level::ser);
+  if (!ser.witness) return testing::AssertionFailure() << "SER has no witness";
+  if (ser.witness->anomaly != anomaly) return testing::AssertionFailure() << "the witness is " << ser.witness->anomaly;
+  const Model m = weakest_ruled_out(x.h, ser, x.r);
+  if (m != weakest)
+    return testing::AssertionFailure() << "the weakest model ruled out is " << static_cast<int>(m) << ", not "
+                                       << static_cast<int>(weakest);
+  return testing::AssertionSuccess();
+}
+
+// Random small history `seed` of `mode` (tests/oracle), checked at SER, SI
+// and SSER.
+struct Checked {
+  History h;
+  CheckResult r;
+};
+Checked random_checked(RandomMode mode, uint64_t seed) {
+  RandomHistoryOptions ro;
+  ro.mode = mode;
+  Checked c{random_history(seed, ro), {}};
+  CheckOptions o;
+  o.levels = {Level::ser, Level::si, Level::sser};
+  c.r = check(c.h, o);
+  return c;
+}
+
 bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 using K = EdgeKind;
@@ -147,14 +176,11 @@ TEST(Explain, ReadFromAndReadModifyWrite) {
   // after T2 had overwritten x: T3 sees half of T2 (fractured read).
   Outcome x = run(T(1, 1, R"(["w","x",5])") + T(2, 2, R"(["r","x",5],["w","x",6],["w","y",7])") +
               T(3, 3, R"(["r","y",7],["r","x",5])"));
-  const LevelResult& ser = level(x.r, Level::ser);
-  ASSERT_TRUE(ser.witness);
-  EXPECT_EQ(ser.witness->anomaly, "G-single (fractured read)");
   // T3 read y from T2 (op 0) before the stale read of x (op 1): even RC fails.
-  EXPECT_EQ(weakest_ruled_out(x.h, ser, x.r), Model::read_committed);
+  ASSERT_TRUE(ser_witness_is(x, "G-single (fractured read)", Model::read_committed));
   EXPECT_TRUE(contains(x.text, "T3 read y=7 from T2 (T2 wrote it)")) << x.text;
   EXPECT_TRUE(contains(x.text, "T3 read x=5, but T2's write x=6 is a later version of x")) << x.text;
-  const EdgeList& c = ser.witness->cycle;
+  const EdgeList& c = level(x.r, Level::ser).witness->cycle;
   EdgeList ww;
   ww.add(0, 1, EdgeKind::ww, 1);
   EXPECT_EQ(explain_edge(x.h, ww, 0), "T1 wrote x=5, T2 later overwrote it with x=6 (T2 read x=5 first: read-modify-write)");
@@ -184,10 +210,7 @@ TEST(Explain, ListAppendAndRealTime) {
 TEST(Explain, CausalityViolationRulesOutCausalNotReadAtomic) {
   Outcome x = run(T(1, 1, R"(["w","x0",1])") + T(2, 2, R"(["r","x0",1],["w","x1",1])") +
                   T(3, 3, R"(["r","x0",null],["r","x1",1])"));
-  const LevelResult& ser = level(x.r, Level::ser);
-  ASSERT_TRUE(ser.witness);
-  EXPECT_EQ(ser.witness->anomaly, "G-single (causality violation)");
-  EXPECT_EQ(weakest_ruled_out(x.h, ser, x.r), Model::causal);
+  ASSERT_TRUE(ser_witness_is(x, "G-single (causality violation)", Model::causal));
   EXPECT_TRUE(contains(x.text, "rules out: CC, PC, SI, SER, SSER (not RC, RA;")) << x.text;
 }
 
@@ -308,12 +331,7 @@ TEST(RulesOut, AgreesWithTheOracleOnRandomHistories) {
   for (RandomMode mode : {RandomMode::known_order, RandomMode::blind_writes}) {
     const uint64_t n = mode == RandomMode::known_order ? 3000 : 1500;
     for (uint64_t seed = 1; seed <= n; ++seed) {
-      RandomHistoryOptions ro;
-      ro.mode = mode;
-      History h = random_history(seed, ro);
-      CheckOptions o;
-      o.levels = {Level::ser, Level::si, Level::sser};
-      CheckResult r = check(h, o);
+      const auto [h, r] = random_checked(mode, seed);
       std::ostringstream t, j, d, w;
       ReportContext ctx{"r.jsonl", 0, ""};
       write_text(t, h, r, ctx), write_json(j, h, r, ctx), write_dot(d, h, r), write_html(w, h, r, ctx);
@@ -352,12 +370,7 @@ TEST(RulesOut, TheSameCycleRulesOutTheSameOnEveryLine) {
   size_t shared = 0;
   for (RandomMode mode : {RandomMode::known_order, RandomMode::blind_writes}) {
     for (uint64_t seed = 1; seed <= 1500; ++seed) {
-      RandomHistoryOptions ro;
-      ro.mode = mode;
-      History h = random_history(seed, ro);
-      CheckOptions o;
-      o.levels = {Level::ser, Level::si, Level::sser};
-      CheckResult r = check(h, o);
+      const auto [h, r] = random_checked(mode, seed);
       for (const LevelResult& a : r.levels)
         for (const LevelResult& b : r.levels) {
           if (&a == &b || !a.witness || !b.witness) continue;
@@ -410,12 +423,7 @@ TEST(InferredOrders, NamedByTheObservedCyclesThatForcedThem) {
 TEST(InferredOrders, EveryExplanationIsACycleOfCertainEdges) {
   size_t explained = 0, renamed = 0;
   for (uint64_t seed = 1; seed <= 3000; ++seed) {
-    RandomHistoryOptions ro;
-    ro.mode = RandomMode::blind_writes;
-    History h = random_history(seed, ro);
-    CheckOptions o;
-    o.levels = {Level::ser, Level::si, Level::sser};
-    CheckResult r = check(h, o);
+    const auto [h, r] = random_checked(RandomMode::blind_writes, seed);
     KnownGraphOptions ko;
     DependencyGraph g = build_known_graph(h, ko);
     auto certain = [&](const EdgeList& c, size_t e) {

@@ -11,6 +11,7 @@
 #include "solver/serial_witness.h"
 
 #include "common/history_fixtures.h"
+#include "common/same_verdicts.h"
 
 using namespace isocheck;
 
@@ -27,17 +28,10 @@ SerialWitness witness(const std::string& jsonl, bool need_realtime = true) {
 
 // check() with and without the witness: the same verdicts, level by level.
 void expect_same_verdicts(const std::string& jsonl) {
-  History h = parse_jsonl(jsonl, "test.jsonl");
   CheckOptions on, off;
   on.levels = off.levels = {Level::ser, Level::si, Level::sser};
   off.serial_witness = false;
-  CheckResult a = check(h, on), b = check(h, off);
-  ASSERT_EQ(a.levels.size(), b.levels.size());
-  for (size_t i = 0; i < a.levels.size(); ++i) {
-    EXPECT_EQ(a.levels[i].decided, b.levels[i].decided) << jsonl;
-    EXPECT_EQ(a.levels[i].holds, b.levels[i].holds) << jsonl;
-  }
-  EXPECT_EQ(a.anomalies.size(), b.anomalies.size()) << jsonl;
+  testkit::expect_same_verdicts(parse_jsonl(jsonl, "test.jsonl"), on, off, jsonl);
 }
 
 }  // namespace

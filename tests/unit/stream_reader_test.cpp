@@ -27,6 +27,15 @@ struct TempDir : testkit::ScopedTempDir {
   TempDir() : ScopedTempDir("isocheck-stream-reader-test-") {}
 };
 
+// A random history of `min` to `max` transactions (the other options their
+// defaults).
+History random_history_of(uint64_t seed, int min, int max) {
+  RandomHistoryOptions o;
+  o.min_txns = min;
+  o.max_txns = max;
+  return random_history(seed, o);
+}
+
 // The transaction lines of h (no header): equal text, equal transactions.
 std::string lines_of(const History& h) {
   std::ostringstream s;
@@ -38,10 +47,7 @@ TEST(JsonlReader, PiecesEqualTheWholeFileAtEveryBlockSize) {
   TempDir d;
   int compared = 0;
   for (int seed = 0; seed < 60; ++seed) {
-    RandomHistoryOptions o;
-    o.min_txns = 5;
-    o.max_txns = 40;
-    History h = random_history(700 + seed, o);
+    History h = random_history_of(700 + seed, 5, 40);
     h.time_unit = seed % 2 ? "ns" : "";
     std::string path = (d.path / "p.jsonl").string();
     write_jsonl(h, path);
@@ -69,10 +75,7 @@ TEST(JsonlReader, PiecesEqualTheWholeFileAtEveryBlockSize) {
 // with the same transactions (the audit's checkpoints).
 TEST(JsonlReader, SeekResumesAtTheSavedPosition) {
   TempDir d;
-  RandomHistoryOptions o;
-  o.min_txns = 30;
-  o.max_txns = 30;
-  History h = random_history(42, o);
+  History h = random_history_of(42, 30, 30);
   h.time_unit = "us";
   std::string path = (d.path / "s.jsonl").string();
   write_jsonl(h, path);
@@ -221,10 +224,7 @@ TEST(ElleReader, RandomHistoriesPiecesEqualTheWholeFile) {
   TempDir d;
   int compared = 0;
   for (int seed = 0; seed < 80; ++seed) {
-    RandomHistoryOptions o;
-    o.min_txns = 5;
-    o.max_txns = 30;
-    History h = random_history(900 + seed, o);
+    History h = random_history_of(900 + seed, 5, 30);
     if (!testkit::elle_can_hold(h)) continue;
     for (bool json : {false, true}) {
       const Format f = json ? Format::elle_json : Format::elle_edn;
@@ -280,12 +280,9 @@ TEST(ElleReader, ErrorsNameTheFileLine) {
 // another piece is refused and leaves no output.
 TEST(CopyPieces, EqualsTheWholeConversionAndRefusesRepeatedIds) {
   TempDir d;
-  RandomHistoryOptions o;
-  o.min_txns = 20;
-  o.max_txns = 20;
   int copied = 0;
   for (int seed = 0; seed < 8; ++seed) {
-    History h = random_history(300 + seed, o);
+    History h = random_history_of(300 + seed, 20, 20);
     h.time_unit = "ms";
     std::vector<std::pair<std::string, Format>> inputs;
     inputs.push_back({(d.path / "in.jsonl").string(), Format::jsonl});
