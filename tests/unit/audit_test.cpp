@@ -559,7 +559,7 @@ TEST(Audit, PreemptedAndResumedEqualsUninterrupted) {
       EXPECT_EQ(straight.levels[0].verdict, whole(h, {Level::sser})[0]) << plant << ext;
       int runs = 0;
       AuditResult r = run_preempted(file, o, d.path / "ckpt", 3, runs);
-      if (straight.levels[0].verdict == "holds") EXPECT_GT(runs, 2);  // (a violation ends the audit early)
+      if (straight.levels[0].verdict == "holds") { EXPECT_GT(runs, 2); }  // (a violation ends the audit early)
       EXPECT_EQ(r.levels[0].verdict, straight.levels[0].verdict) << plant << ext;
       EXPECT_EQ(r.levels[0].round, straight.levels[0].round) << plant << ext;
       EXPECT_EQ(r.settled_frontiers, straight.settled_frontiers) << plant << ext;
@@ -811,8 +811,8 @@ TEST(Audit, AmbiguousFrontiersSettledByLaterReads) {
         settled += r.settled_frontiers;
         unsettled += r.unsettled_checks;
       }
-    if (k.settles) EXPECT_GT(settled, 0u) << k.what;
-    if (k.check_keeps) EXPECT_GT(unsettled, 0u) << k.what;
+    if (k.settles) { EXPECT_GT(settled, 0u) << k.what; }
+    if (k.check_keeps) { EXPECT_GT(unsettled, 0u) << k.what; }
     // Without the index the writers are kept: the same verdicts.
     AuditOptions o;
     o.check.levels = {Level::sser};
@@ -1323,7 +1323,7 @@ void expect_same_audit(const AuditResult& a, const AuditResult& b, const std::st
     EXPECT_EQ(a.levels[i].anomaly, b.levels[i].anomaly) << what;
     EXPECT_EQ(a.levels[i].explanation, b.levels[i].explanation) << what;
   }
-  if (fingerprints) EXPECT_EQ(a.fingerprints, b.fingerprints) << what;
+  if (fingerprints) { EXPECT_EQ(a.fingerprints, b.fingerprints) << what; }
   EXPECT_EQ(a.duplicate_rereads, b.duplicate_rereads) << what;
   EXPECT_EQ(a.settled_frontiers, b.settled_frontiers) << what;
   EXPECT_EQ(a.unsettled_checks, b.unsettled_checks) << what;
@@ -1895,7 +1895,7 @@ TEST(Audit, SpilledSoundnessStateEqualsInMemory) {
       AuditResult disk = run_audit(file, spilled(o, d.path / "scratch"));
       EXPECT_FALSE(mem.spilled);
       EXPECT_TRUE(disk.spilled);
-      if (disk.later_reads) EXPECT_GT(disk.scratch_bytes, 0u);
+      if (disk.later_reads) { EXPECT_GT(disk.scratch_bytes, 0u); }
       EXPECT_EQ(disk.fingerprint_bytes, 0u);
       expect_same_audit(disk, mem, "log " + std::to_string(i) + ext);
       spilled_logs += disk.spilled;

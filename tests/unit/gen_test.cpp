@@ -634,8 +634,9 @@ void expect_si_well_formed(const History& h, const GenSummary& sum, uint64_t txn
     committed += h.txn_status[t] == TxnStatus::committed;
     aborted += h.txn_status[t] == TxnStatus::aborted;
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-      if (h.op_kind[o] == OpKind::write)
+      if (h.op_kind[o] == OpKind::write) {
         ASSERT_TRUE(written.insert({h.op_key[o], h.op_value[o]}).second) << "duplicate value on key " << h.op_key[o];
+      }
   }
   EXPECT_EQ(committed, txns);
   EXPECT_EQ(aborted, sum.aborted);

@@ -106,7 +106,7 @@ TEST(Hdf5RoundTrip, TablesReadFromAFileInternAsBefore) {
   // the copy interns alike
   SymbolTable copy = back.values;
   for (Sym s = 0; s < copy.size(); ++s)
-    if (!copy.is_int(s)) EXPECT_EQ(copy.intern_string(copy.name(s)), s);
+    if (!copy.is_int(s)) { EXPECT_EQ(copy.intern_string(copy.name(s)), s); }
 }
 
 TEST(Hdf5RoundTrip, EmptyHistory) {

@@ -206,8 +206,8 @@ TEST(Predicates, InsertThenObservedDeleteIsDecided) {
 
 // check() on the expansion against the by-definition oracle. In ctest: 20,000
 // histories (about a second). A longer run:
-//   ISOCHECK_PREDICATE_ITERS=200000 ISOCHECK_PREDICATE_SEED=1000001 \
-//     build/tests/predicate_test --gtest_filter='*Random*'
+//   ISOCHECK_PREDICATE_ITERS=200000 ISOCHECK_PREDICATE_SEED=1000001 build/tests/predicate_test
+//     --gtest_filter='*Random*'
 TEST(Predicates, RandomHistoriesAgreeWithOracle) {
   const int64_t iters = env_int("ISOCHECK_PREDICATE_ITERS", 20000);
   const uint64_t seed0 = static_cast<uint64_t>(env_int("ISOCHECK_PREDICATE_SEED", 1));

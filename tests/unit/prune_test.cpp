@@ -190,7 +190,7 @@ TEST(Prune, SoundOnRandomPolygraphs) {
         if (r.state[c]) sa[c] = sb[c] = r.state[c] == PruneResult::forced_b;
       if (r.conflict_constraint != UINT32_MAX) sb[r.conflict_constraint] = 1;
       ASSERT_TRUE(is_witness_cycle(pg, sa, r.cycle_a)) << it;
-      if (!r.cycle_b.empty()) ASSERT_TRUE(is_witness_cycle(pg, sb, r.cycle_b)) << it;
+      if (!r.cycle_b.empty()) { ASSERT_TRUE(is_witness_cycle(pg, sb, r.cycle_b)) << it; }
     } else if (bf) {
       // Fix the forced sides: still satisfiable.
       Polygraph f = pg;

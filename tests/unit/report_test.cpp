@@ -455,7 +455,7 @@ TEST(InferredOrders, EveryExplanationIsACycleOfCertainEdges) {
         EXPECT_NE(w.cycle_anomaly, w.anomaly);
         EXPECT_TRUE(std::any_of(w.forced.begin(), w.forced.end(), [&](const ForcedOrder& f) { return f.anomaly == w.anomaly; }));
       }
-      if (w.forced.size() < inferred) EXPECT_TRUE(w.cycle_anomaly.empty());
+      if (w.forced.size() < inferred) { EXPECT_TRUE(w.cycle_anomaly.empty()); }
       for (const ForcedOrder& f : w.forced) {
         ++explained;
         const EdgeList& c = f.other_cycle;
@@ -469,11 +469,13 @@ TEST(InferredOrders, EveryExplanationIsACycleOfCertainEdges) {
         EXPECT_EQ(f.anomaly, name_cycle(c, h));
       }
       renamed += !w.cycle_anomaly.empty();
-      if (lr.level == Level::si)
+      if (lr.level == Level::si) {
         for (const ForcedOrder& f : w.forced)
-          for (size_t e = 0; e < f.other_cycle.size(); ++e)
+          for (size_t e = 0; e < f.other_cycle.size(); ++e) {
             EXPECT_FALSE(f.other_cycle.kind[e] == EdgeKind::rw &&
                          f.other_cycle.kind[(e + 1) % f.other_cycle.size()] == EdgeKind::rw);
+          }
+      }
     }
   }
   std::printf("inferred orders explained: %zu, witnesses renamed: %zu\n", explained, renamed);

@@ -38,12 +38,14 @@ uint32_t cutoff_by_walk(const Job& job, const std::map<int32_t, PieceResult>& do
   return c + 1;
 }
 
+// What a Job refers to; only the number of blocks matters to the board.
 struct Fixture {
   History h;
   Partition p;
   std::vector<uint8_t> included;
   SessionTxns index;
   CheckOptions opt;
+  explicit Fixture(uint32_t blocks) { p.comp_sessions.resize(blocks); }
 };
 
 PieceResult random_result(uint32_t piece, const Job& job, std::mt19937_64& rng) {
@@ -67,9 +69,7 @@ PieceResult random_result(uint32_t piece, const Job& job, std::mt19937_64& rng) 
 TEST(WorkQueueBoard, CutoffKeptAsPiecesFinishEqualsTheWalk) {
   std::mt19937_64 rng(11);
   for (int round = 0; round < 400; ++round) {
-    Fixture f;
-    const uint32_t comps = 1 + static_cast<uint32_t>(rng() % 60);
-    f.p.comp_sessions.resize(comps);
+    Fixture f(1 + static_cast<uint32_t>(rng() % 60));
     std::vector<Level> split;
     if (rng() % 2) split.push_back(Level::ser);
     if (rng() % 2) split.push_back(Level::si);
@@ -96,9 +96,8 @@ TEST(WorkQueueBoard, CutoffKeptAsPiecesFinishEqualsTheWalk) {
 TEST(WorkQueueBoard, BatchesHandEachPieceOnceUpToTheOperationBound) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 100; ++round) {
-    Fixture f;
     const uint32_t comps = 1 + static_cast<uint32_t>(rng() % 500);
-    f.p.comp_sessions.resize(comps);
+    Fixture f(comps);
     Job job{f.h, f.p, f.included, f.index, f.opt, false, {Level::ser}, false};
     Board board{job, false, {}, 0};
     const int ranks = 1 + static_cast<int>(rng() % 4);
@@ -131,8 +130,7 @@ TEST(WorkQueueBoard, BatchesHandEachPieceOnceUpToTheOperationBound) {
 }
 
 TEST(WorkQueueBoard, BatchesStopAtTheCutoff) {
-  Fixture f;
-  f.p.comp_sessions.resize(100);
+  Fixture f(100);
   Job job{f.h, f.p, f.included, f.index, f.opt, false, {Level::ser}, false};
   Board board{job, false, {}, 0};
   board.owner.assign(100, 0), board.weight.assign(100, 10);
