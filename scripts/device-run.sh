@@ -19,7 +19,10 @@ mkdir -p "$OUT/scaling"
 T=$(mktemp -d /tmp/device-run.XXXXXX)
 ( . scripts/carried-libs.sh; use_carried_libs "$(cd "$P" && pwd)" "$T" && "$P/isocheck" info --devices ) || {
   echo "the carried isocheck does not start here:"; ldd "$P/isocheck" | grep -i "not found"; exit 1; }
-# STEPS: which of gpu, scaling, audit to run (default all three).
+# STEPS: which of gpu, scaling, audit, sweep to run (default the first three).
+# sweep: bench/scaling/sweep.sh (the GPU end to end on contended BlindW-RW,
+# strong scaling at 10^8 operations, weak scaling at 10^7 per rank; about
+# 350 s on the H200 node), its tables into $OUT/sweep/.
 STEPS=${STEPS:-gpu scaling audit}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 if has gpu; then bash scripts/gpu-check.sh "$P"; echo "gpu-check exit $?"; fi
@@ -36,6 +39,15 @@ cp "$S"/results.tsv "$S"/key_shards.tsv "$S"/scaling.png "$OUT/scaling/" 2>/dev/
 tail -n 40 "$OUT/scaling/scaling.log"
 echo "scaling exit $sc_rc"
 rm -rf "$S"/*.h5 "$S"/*.json
+fi
+
+if has sweep; then
+  W=$(mktemp -d /tmp/sweep.XXXXXX); mkdir -p "$OUT/sweep"
+  ( . scripts/carried-libs.sh; use_carried_libs "$(cd "$P" && pwd)" "$W" >/dev/null
+    timeout -k 5 "${SWEEP_BUDGET:-540}" bash bench/scaling/sweep.sh "$P" "$W" ) >"$OUT/sweep/sweep.log" 2>&1
+  echo "sweep exit $?"; tail -n 40 "$OUT/sweep/sweep.log"
+  cp "$W"/strong/results.tsv "$W"/strong/key_shards.tsv "$W"/weak/weak.tsv "$OUT/sweep/" 2>/dev/null
+  rm -rf "$W"
 fi
 
 # 3. The audit of a 10^7-transaction RMW day log on this node's cores (the audit's
