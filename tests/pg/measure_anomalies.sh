@@ -18,6 +18,9 @@ configs=(
   "rc_read_skew|si|--workload append --isolation read-committed --keys 8 --txns 1000"
   "rc_bank|si|--workload bank --isolation read-committed --keys 4 --txns 2000"
   "rc_blindw|si|--workload blindw-rw --isolation read-committed --keys 20 --txns 2000"
+  "weak_rc_mt|ra|--workload mt --isolation read-committed --keys 4 --txns 4000"
+  "weak_rc_append|ra|--workload append --isolation read-committed --keys 8 --txns 1000"
+  "weak_rc_blindw|ra|--workload blindw-rw --isolation read-committed --keys 20 --txns 2000"
 )
 for c in "${configs[@]}"; do
   IFS='|' read -r name level args <<<"$c"
