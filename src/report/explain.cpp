@@ -230,9 +230,22 @@ namespace {
 // What one level's own witness shows. An SSER witness with unknown version
 // orders may hold write orders the engine took from real time (chain pairs
 // ordered by time are ww edges, not rt edges): alone it rules out SSER only.
+// A weak level's witness holds commit-order edges its axiom forced, so it
+// shows that level violated and no more; PC's is a dependency cycle (the split
+// history's SER witness mapped back), read as SER's when no order in it is
+// inferred.
+bool dependency_cycle(const LevelResult& lr) {
+  if (!is_weak(lr.level)) return true;
+  if (lr.level != Level::pc || !lr.witness) return false;
+  const EdgeList& c = lr.witness->cycle;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (c.kind[i] != EdgeKind::so && why_inferred(c.why[i])) return false;
+  return !c.kind.empty();
+}
+
 Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
-  if (!lr.decided || lr.holds || is_weak(lr.level) || !lr.witness || !lr.witness->core.empty()) return lvl;
+  if (!lr.decided || lr.holds || !dependency_cycle(lr) || !lr.witness || !lr.witness->core.empty()) return lvl;
   if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
   if (m >= lvl) return lvl;

@@ -11,6 +11,7 @@
 #include "solver/acyclic.h"
 #include "solver/check.h"
 #include "solver/weak_levels.h"
+#include "solver/witness.h"
 
 namespace isocheck {
 namespace {
@@ -74,11 +75,8 @@ WeakOutcome split_graph_prefix(const DependencyGraph& g) {
   return out;
 }
 
-}  // namespace
-
-WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, const CheckOptions& opt,
-                          const DependencyGraph* g) {
-  if (g && split_keeps_orders(h, inc, *g)) return split_graph_prefix(*g);
+// The split history's SER check, its witness mapped back.
+WeakOutcome prefix_by_split_history(const History& h, const std::vector<uint8_t>& inc, const CheckOptions& opt) {
   History s;
   s.keys = h.keys;
   s.values = h.values;
@@ -171,6 +169,24 @@ WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, con
   for (const ConstraintRef& k : lr.witness->core) w.core.push_back({k.key, orig_txn[k.first_head], orig_txn[k.second_head]});
   w.core_minimal = lr.witness->core_minimal;
   out.witness = std::move(w);
+  return out;
+}
+
+}  // namespace
+
+WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, const CheckOptions& opt,
+                          const DependencyGraph* g) {
+  WeakOutcome out = g && split_keeps_orders(h, inc, *g) ? split_graph_prefix(*g) : prefix_by_split_history(h, inc, opt);
+  // One cycle, one claim: a witness whose edges the history shows (no
+  // inferred order) is named by its shape, as every other witness is — a
+  // two-transaction wr/rw cycle is a fractured read, which rules out RA too,
+  // not a long fork. One that leans on an inferred order keeps PC's name.
+  if (out.witness && !out.witness->cycle.kind.empty()) {
+    bool inferred = false;
+    for (size_t i = 0; i < out.witness->cycle.size(); ++i)
+      inferred |= out.witness->cycle.kind[i] != EdgeKind::so && why_inferred(out.witness->cycle.why[i]);
+    if (!inferred) out.witness->anomaly = name_cycle(out.witness->cycle, h);
+  }
   return out;
 }
 

@@ -50,7 +50,12 @@ check "cc: long names too" 1 "$bin" verify --level causal "$src/examples/causali
 expect_out "cc: witness named" "causal: VIOLATED: causality violation"
 expect_out "cc: lattice line first" "^lattice: CC=VIOLATED"
 check "pc: long fork" 1 "$bin" verify --level prefix "$src/examples/long_fork.jsonl"
-expect_out "pc: witness named" "prefix: VIOLATED: long fork"
+expect_out "pc: witness named" "prefix: VIOLATED: G-nonadjacent \\(long fork\\)"
+# PC's witness is a dependency cycle: named by its shape, as SER's is, and read
+# as SER's for what it rules out (a fractured read rules out RA, not only PC).
+check "pc: a fractured read" 1 "$bin" verify --level pc --no-serial-witness "$src/examples/fractured_read.jsonl"
+expect_out "pc: named by the cycle" "prefix: VIOLATED: G-single \\(fractured read\\)"
+expect_out "pc: rules out RA too" "rules out: RC, RA, CC, PC, SI, SER, SSER$"
 check "ra: fractured read" 1 "$bin" verify --level ra "$src/examples/g_single_read_skew.jsonl"
 expect_out "ra: witness named" "read-atomic: VIOLATED: fractured read"
 expect_out "ra: dependency form" "T3 -rw-> T2"
