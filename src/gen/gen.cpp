@@ -12,8 +12,12 @@
 #include <span>
 #include <tuple>
 
+#include <charconv>
+#include <stdexcept>
+
 #include "gen/random.h"
 #include "core/errors.h"
+#include "io/output_file.h"
 
 namespace isocheck {
 namespace gen {
@@ -115,7 +119,8 @@ class Clock {
 class Emitter {
  public:
   Emitter(HistorySink& sink, const GenOptions& opt, GenSummary& sum)
-      : sink_(sink), chunk_txns_(opt.chunk_txns), sum_(sum), dense_(opt.sessions + kPlantSessions, kNone) {
+      : sink_(sink), scan_sink_(dynamic_cast<ScanSink*>(&sink)), scans_as_reads_(opt.scans_as == "reads"),
+        chunk_txns_(opt.chunk_txns), sum_(sum), dense_(opt.sessions + kPlantSessions, kNone) {
     reset();
   }
 
@@ -138,6 +143,22 @@ class Emitter {
   }
   void append(int64_t k, uint64_t v) { h_.add_op(OpKind::append, static_cast<Sym>(k), static_cast<Sym>(v)); }
   void read_list(int64_t k, std::span<const Sym> vals) { h_.add_list_read(static_cast<Sym>(k), vals); }
+  // A range scan [lo, hi] at this point of the open transaction, seeing
+  // value(k) for each key k in range (0: absent). As point reads of every key
+  // in range with GenOptions::scans_as "reads"; else recorded for the
+  // ScanSink (generate() makes sure there is one).
+  template <class Value> void scan(int64_t lo, int64_t hi, Value value) {
+    if (muted_) return;
+    if (scans_as_reads_ || !scan_sink_) {
+      for (int64_t k = lo; k <= hi; ++k) read(k, vsym(value(k)));
+      return;
+    }
+    const TxnIdx t = static_cast<TxnIdx>(h_.txn_count() - 1);
+    GenScan sc{static_cast<uint32_t>(t), static_cast<uint32_t>(h_.op_count() - h_.op_begin(t)), lo, hi, {}};
+    for (int64_t k = lo; k <= hi; ++k)
+      if (const uint64_t v = value(k)) sc.rows.emplace_back(k, v);
+    scans_.push_back(std::move(sc));
+  }
   void end() {
     if (muted_) return;
     h_.end_txn();
@@ -150,9 +171,12 @@ class Emitter {
   void flush() {
     if (h_.txn_count() == 0) return;
     sum_.txns += h_.txn_count();
-    sum_.ops += h_.op_count();
+    sum_.ops += h_.op_count() + scans_.size();
+    sum_.scans += scans_.size();
     ++sum_.chunks;
-    sink_.append(h_);
+    if (scan_sink_) scan_sink_->append_with_scans(h_, scans_);
+    else sink_.append(h_);
+    scans_.clear();
     for (int64_t s : h_.session_name) dense_[static_cast<uint32_t>(s)] = kNone;
     reset();
   }
@@ -175,6 +199,9 @@ class Emitter {
   }
 
   HistorySink& sink_;
+  ScanSink* scan_sink_;  // null when the sink takes no scans
+  bool scans_as_reads_;
+  std::vector<GenScan> scans_;  // of the chunk being built
   uint64_t chunk_txns_;
   GenSummary& sum_;
   std::vector<uint32_t> dense_;  // session -> dense index in the current chunk
@@ -262,16 +289,56 @@ class Workload {
   virtual void finish(Emitter&, Clock&) {}
 };
 
+// Range scans of a workload on keys 0..n-1: which transactions scan, where in
+// the transaction, and which range. Its own random stream, so that the
+// workload's point operations do not depend on the scan options.
+class ScanChooser {
+ public:
+  ScanChooser(const GenOptions& o, uint64_t seed)
+      : rng_(seed ^ 0x5ca75ca75ca75ca7ULL), percent_(o.scans), lo_(o.scan_width_lo), hi_(o.scan_width_hi) {}
+  // -1: no scan in this transaction; else the slot (0..slots-1) it goes in.
+  int slot(uint32_t slots) {
+    if (percent_ == 0 || !rng_.percent(percent_)) return -1;
+    return static_cast<int>(rng_.below(slots));
+  }
+  // The range [lo, hi] of a scan: width uniform in [lo_, hi_] clamped to the
+  // n keys, its start drawn from the workload's key distribution (moved down
+  // so that the range fits).
+  std::pair<int64_t, int64_t> range(const KeyPicker& p) {
+    const uint64_t n = p.size();
+    const uint64_t w = std::min(n, rng_.range(std::min(lo_, n), std::min(hi_, n)));
+    const uint64_t lo = std::min(p(rng_), n - w);
+    return {static_cast<int64_t>(lo), static_cast<int64_t>(lo + w - 1)};
+  }
+
+ private:
+  Rng rng_;
+  uint32_t percent_;
+  uint64_t lo_, hi_;
+};
+
 // The state of the workloads that draw keys from one picker and keep one
 // register per key: the generator's random numbers, the picker, the
 // registers, and the keys of the transaction being made.
 class KeyedRegisterWorkload : public Workload {
+ public:
+  void set_scans(const GenOptions& o) { scans_ = std::make_unique<ScanChooser>(o, o.seed); }
+
  protected:
   KeyedRegisterWorkload(Rng& r, KeyPicker p) : r_(r), p_(p), reg_(p.size()) {}
+  // -1 or the slot of this transaction's scan (scan_slot(n): one of n slots).
+  int scan_slot(uint32_t slots) { return scans_ ? scans_->slot(slots) : -1; }
+  // A scan of a range over keys 0..n-1 (key = register index), seeing the
+  // current state (the transaction's own writes included).
+  void scan(Emitter& e) {
+    const auto [lo, hi] = scans_->range(p_);
+    e.scan(lo, hi, [&](int64_t k) { return reg_.value(static_cast<uint64_t>(k)); });
+  }
   Rng& r_;
   KeyPicker p_;
   Registers reg_;
   std::vector<uint64_t> keys_;
+  std::unique_ptr<ScanChooser> scans_;
 };
 
 // rmw: `m` distinct keys, each read then written; `extra` pure reads of other keys.
@@ -283,8 +350,13 @@ class RmwWorkload : public KeyedRegisterWorkload {
         extra_(static_cast<uint32_t>(std::min<uint64_t>(extra, p.size() - m_))) {}
   void txn(Emitter& e, const Slot& s) override {
     p_.distinct(r_, m_ + extra_, keys_);
+    const int at = scan_slot(m_ + 1);  // before the at-th read-modify-write
     e.begin(s);
-    for (uint32_t i = 0; i < m_; ++i) reg_.rmw(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    for (uint32_t i = 0; i < m_; ++i) {
+      if (at == static_cast<int>(i)) scan(e);
+      reg_.rmw(e, static_cast<int64_t>(keys_[i]), keys_[i]);
+    }
+    if (at == static_cast<int>(m_)) scan(e);
     for (uint32_t i = m_; i < m_ + extra_; ++i) reg_.read(e, static_cast<int64_t>(keys_[i]), keys_[i]);
     e.end();
   }
@@ -303,7 +375,9 @@ class MtWorkload : public KeyedRegisterWorkload {
     const uint32_t nr = p_.size() >= 2 ? 1 + static_cast<uint32_t>(r_.below(2)) : 1;
     const uint32_t nw = static_cast<uint32_t>(r_.below(nr + 1));
     p_.distinct(r_, nr, keys_);
+    const int at = scan_slot(2);  // 0: first, 1: last
     e.begin(s);
+    if (at == 0) scan(e);
     for (uint32_t i = 0; i < nr; ++i) reg_.read(e, static_cast<int64_t>(keys_[i]), keys_[i]);
     if (nw == nr) {
       for (uint32_t i = 0; i < nr; ++i) reg_.write(e, static_cast<int64_t>(keys_[i]), keys_[i]);
@@ -311,6 +385,7 @@ class MtWorkload : public KeyedRegisterWorkload {
       const uint64_t k = keys_[nr == 1 ? 0 : r_.below(2)];
       reg_.write(e, static_cast<int64_t>(k), k);
     }
+    if (at == 1) scan(e);
     e.end();
   }
   Registers* registers() override { return &reg_; }
@@ -606,6 +681,7 @@ struct POp {
   int key;
   uint64_t value;               // read/write/append; 0 = null for reads
   std::vector<uint64_t> list;   // read_list
+  bool scan = false;            // a range scan of [key, key] seeing `value` (0: absent)
 };
 struct PTxn {
   TxnStatus status;
@@ -624,6 +700,7 @@ POp R(int k, uint64_t v) { return {OpKind::read, k, v, {}}; }
 POp W(int k, uint64_t v) { return {OpKind::write, k, v, {}}; }
 POp A(int k, uint64_t v) { return {OpKind::append, k, v, {}}; }
 POp L(int k, std::vector<uint64_t> l) { return {OpKind::read_list, k, 0, std::move(l)}; }
+POp S(int k, uint64_t v) { return {OpKind::read, k, v, {}, true}; }
 constexpr TxnStatus C = TxnStatus::committed, X = TxnStatus::aborted;
 constexpr int x = 0, y = 1;
 
@@ -666,6 +743,10 @@ const std::vector<PlantDef>& plant_defs() {
                  "a txn that begins 1001 time units after x's writer ended reads the older x (real time only)",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0)}}},
                  {{C, {A(x, 1)}}, {C, {L(x, {})}}}});
+    std::vector<PTxn> phantom = {{C, {S(x, 0), R(y, 1)}}, {C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}};
+    d.push_back({"phantom", {true, true, true}, false,
+                 "T1 scans [x, x] and sees no row, T2 inserts x and writes y, T1 reads T2's y (register keys in every workload)",
+                 phantom, phantom});
     d.push_back({"thin-air", {true, true, true}, false, "a txn reads a value nobody wrote",
                  {{C, {R(x, 7)}}},
                  {{C, {L(x, {7})}}}});
@@ -742,6 +823,10 @@ PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, E
     for (const POp& op : txns[i].ops) {
       const int64_t key = base + op.key;
       if (std::find(rec.keys.begin(), rec.keys.end(), key) == rec.keys.end()) rec.keys.push_back(key);
+      if (op.scan) {
+        e.scan(key, key, [&](int64_t) { return op.value; });
+        continue;
+      }
       switch (op.kind) {
         case OpKind::read: e.read(key, vsym(op.value)); break;
         case OpKind::write: e.write(key, op.value); break;
@@ -902,12 +987,30 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
   }
   for (const auto& p : o.plant)
     if (!find_plant(p)) throw UsageError("unknown plant '" + p + "' (one of: " + joined(plant_names()) + ")");
+  if (o.scans > 100) throw UsageError("--scans must be a percentage between 0 and 100");
+  if (o.scans > 0 && o.workload != "rmw" && o.workload != "mt")
+    throw UsageError("--scans applies to workloads rmw and mt only");
+  if (o.scans > 0 && o.isolation != "ser")
+    throw UsageError("--scans is simulated under --isolation ser only");
+  if (o.scan_width_lo < 1 || o.scan_width_lo > o.scan_width_hi || o.scan_width_hi > 1'000'000)
+    throw UsageError("--scan-width LO:HI needs 1 <= LO <= HI <= 1000000 (got " + std::to_string(o.scan_width_lo) + ":" +
+                     std::to_string(o.scan_width_hi) + ")");
+  if (o.scans_as != "scan" && o.scans_as != "reads")
+    throw UsageError("unknown --scans-as '" + o.scans_as + "' (scan or reads)");
 }
 
 }  // namespace
 }  // namespace gen
 
 using namespace gen;
+
+bool writes_scans(const GenOptions& o) {
+  if (o.scans_as != "scan") return false;
+  if (o.scans > 0) return true;
+  for (const auto& p : o.plant)
+    if (canonical_plant(p) == "phantom") return true;
+  return false;
+}
 
 std::vector<std::string> workload_names() {
   std::vector<std::string> n;
@@ -957,6 +1060,10 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
   else if (n == "blindw-wh") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 20);
   else if (n == "twitter") w = std::make_unique<TwitterWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
   else w = std::make_unique<TpccWorkload>(rng, keys, zipf, opt.zipf_s);
+  if (opt.scans > 0) static_cast<KeyedRegisterWorkload&>(*w).set_scans(opt);
+  if (writes_scans(opt) && !dynamic_cast<ScanSink*>(&out))
+    throw UsageError("range scans (--scans, --plant phantom) are written as JSONL only: HDF5 keeps point reads and "
+                     "writes (write .jsonl and `isocheck convert` it for the expanded form, or use --scans-as reads)");
 
   // Plant positions: plant i goes right before workload transaction pos[i].
   struct Pending {
@@ -1006,7 +1113,7 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
   return sum;
 }
 
-void CollectSink::append(const History& c) {
+void CollectSink::append_with_scans(const History& c, const std::vector<GenScan>& scans) {
   History& h = history;
   h.time_unit = c.time_unit;
   std::vector<uint32_t> dense(c.session_count());
@@ -1015,9 +1122,22 @@ void CollectSink::append(const History& c) {
     if (fresh) h.session_name.push_back(c.session_name[s]);
     dense[s] = it->second;
   }
+  size_t next_scan = 0;
   for (size_t t = 0; t < c.txn_count(); ++t) {
     h.begin_txn(c.txn_id[t], dense[c.txn_session[t]], c.txn_status[t], c.txn_begin[t], c.txn_end[t]);
-    for (uint64_t o = c.op_begin(static_cast<TxnIdx>(t)); o < c.op_end(static_cast<TxnIdx>(t)); ++o) {
+    const uint64_t first = c.op_begin(static_cast<TxnIdx>(t)), last = c.op_end(static_cast<TxnIdx>(t));
+    for (uint64_t o = first; o <= last; ++o) {
+      // The scans stated before operation o - first, as point reads.
+      for (; next_scan < scans.size() && scans[next_scan].txn == t && scans[next_scan].before == o - first; ++next_scan) {
+        const GenScan& sc = scans[next_scan];
+        auto row = sc.rows.begin();
+        for (int64_t k = sc.lo; k <= sc.hi; ++k) {
+          Sym v = kNullValue;
+          if (row != sc.rows.end() && row->first == k) v = static_cast<Sym>((row++)->second);
+          h.add_op(OpKind::read, static_cast<Sym>(k), v);
+        }
+      }
+      if (o == last) break;
       if (c.op_kind[o] == OpKind::read_list)
         h.add_list_read(c.op_key[o], c.list(o));
       else
@@ -1027,6 +1147,114 @@ void CollectSink::append(const History& c) {
   }
   ++chunks;
 }
+
+namespace {
+
+void put_int(std::string& out, int64_t v) {
+  char b[24];
+  auto [p, ec] = std::to_chars(b, b + sizeof b, v);
+  out.append(b, p);
+}
+
+// A generated value: integer, null for kNullValue.
+void put_value(std::string& out, Sym v) {
+  if (v == kNullValue) out += "null";
+  else put_int(out, SymbolTable::as_int(v));
+}
+
+void put_scan(std::string& out, const GenScan& sc) {
+  out += "[\"scan\",";
+  put_int(out, sc.lo);
+  out.push_back(',');
+  put_int(out, sc.hi);
+  out += ",[";
+  for (size_t i = 0; i < sc.rows.size(); ++i) {
+    if (i) out.push_back(',');
+    out.push_back('[');
+    put_int(out, sc.rows[i].first);
+    out.push_back(',');
+    put_int(out, static_cast<int64_t>(sc.rows[i].second));
+    out.push_back(']');
+  }
+  out += "]]";
+}
+
+const char* kScanJsonlHeader = "{\"isocheck\":1,\"time_unit\":\"us\"}\n";
+
+class ScanJsonlFileSink final : public ScanSink {
+ public:
+  explicit ScanJsonlFileSink(const std::string& path) : file_(path, "output") { file_.write(kScanJsonlHeader); }
+  void append_with_scans(const History& chunk, const std::vector<GenScan>& scans) override {
+    buf_.clear();
+    render_scan_jsonl(chunk, scans, buf_);
+    file_.write(buf_);
+  }
+  void finish() override { file_.commit(); }
+
+ private:
+  AtomicOutput file_;
+  std::string buf_;
+};
+
+}  // namespace
+
+void render_scan_jsonl(const History& h, const std::vector<GenScan>& scans, std::string& out) {
+  if (h.keys.named() || h.values.named()) throw std::logic_error("render_scan_jsonl: integer histories only");
+  size_t next = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    out += "{\"id\":";
+    put_int(out, h.txn_id[t]);
+    out += ",\"session\":";
+    put_int(out, h.session_name[h.txn_session[t]]);
+    out += ",\"status\":\"";
+    out += to_string(h.txn_status[t]);
+    out += '"';
+    if (h.txn_begin[t] != kNoTime) {
+      out += ",\"begin\":";
+      put_int(out, h.txn_begin[t]);
+      out += ",\"end\":";
+      put_int(out, h.txn_end[t]);
+    }
+    out += ",\"ops\":[";
+    bool first_op = true;
+    const OpIdx first = h.op_begin(t), last = h.op_end(t);
+    for (OpIdx o = first; o <= last; ++o) {
+      for (; next < scans.size() && scans[next].txn == t && scans[next].before == o - first; ++next) {
+        if (!first_op) out.push_back(',');
+        first_op = false;
+        put_scan(out, scans[next]);
+      }
+      if (o == last) break;
+      if (!first_op) out.push_back(',');
+      first_op = false;
+      out += "[\"";
+      out += to_string(h.op_kind[o]);
+      out += "\",";
+      put_int(out, SymbolTable::as_int(h.op_key[o]));
+      out.push_back(',');
+      if (h.op_kind[o] == OpKind::read_list) {
+        out.push_back('[');
+        auto l = h.list(o);
+        for (size_t i = 0; i < l.size(); ++i) {
+          if (i) out.push_back(',');
+          put_value(out, l[i]);
+        }
+        out.push_back(']');
+      } else {
+        put_value(out, h.op_value[o]);
+      }
+      out.push_back(']');
+    }
+    out += "]}\n";
+  }
+  if (next != scans.size()) throw std::logic_error("render_scan_jsonl: a scan outside its chunk's operations");
+}
+
+std::unique_ptr<ScanSink> open_scan_jsonl_sink(const std::string& path) {
+  return std::make_unique<ScanJsonlFileSink>(path);
+}
+
+JsonlTextSink::JsonlTextSink() : text(kScanJsonlHeader) {}
 
 History generate_history(const GenOptions& opt, GenSummary* summary) {
   CollectSink sink;

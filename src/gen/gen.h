@@ -11,7 +11,9 @@
 // (8 bytes per register key, 8 bytes per list key).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +38,16 @@ struct GenOptions {
   uint32_t extra_reads = 0;      // rmw only: pure reads of other keys per txn
   uint32_t max_list_len = 16;    // append only: a list key retires after this many appends
   std::vector<std::string> plant;  // plant_names() (aliases read-skew, g2-item accepted)
+  // Range scans (rmw and mt under ser; README.md): this percentage of the
+  // workload's transactions also scans a key range of width in
+  // [scan_width_lo, scan_width_hi] (clamped to --keys), seeing exactly the
+  // rows present at its serial point. Scan choices come from a random stream
+  // of their own: the point operations are those of scans = 0.
+  uint32_t scans = 0;
+  uint64_t scan_width_lo = 10, scan_width_hi = 100;
+  // scan: written as JSONL scan operations (needs a ScanSink); reads: as the
+  // point reads of every key in the range (its value, or null when absent).
+  std::string scans_as = "scan";
   uint64_t seed = 1;
   uint64_t chunk_txns = 65536;   // transactions per chunk handed to the sink
 };
@@ -63,6 +75,7 @@ struct GenSummary {
   uint64_t chunks = 0;
   uint64_t final_read_txns = 0;  // append: read-only txns at the end observing every list
   uint64_t aborted = 0;          // --isolation si: attempts aborted by first committer wins (retried)
+  uint64_t scans = 0;            // range scans (each also counted once in ops; none with scans_as reads)
   std::vector<PlantRecord> plants;  // in file order
 };
 
@@ -74,15 +87,60 @@ std::string plant_help(const std::string& name);
 // Throws UsageError for an unknown name (aliases accepted).
 PlantLevels plant_violations(const std::string& name);
 
-// Throws UsageError on invalid options (before anything is written to `out`).
-// Calls out.append() per chunk and out.finish() once at the end.
+// A range scan of a generated chunk: in its transaction `txn` (chunk index),
+// stated before the transaction's point operation `before` (its count: after
+// the last), over the integer keys [lo, hi], returning `rows` (key, value),
+// ordered by key; the keys in range not among them are absent.
+struct GenScan {
+  uint32_t txn = 0, before = 0;
+  int64_t lo = 0, hi = 0;
+  std::vector<std::pair<int64_t, uint64_t>> rows;
+};
+
+// A sink that takes range scans besides the point operations (JSONL: HDF5
+// keeps only the point reads a scan expands to, so it takes none).
+class ScanSink : public HistorySink {
+ public:
+  // The chunk's scans, ordered by (txn, before).
+  virtual void append_with_scans(const History& chunk, const std::vector<GenScan>& scans) = 0;
+  void append(const History& chunk) override { append_with_scans(chunk, {}); }
+};
+
+// Whether generate(opt, ...) states range scans (scans_as "scan" and --scans
+// or a phantom plant): it then needs a ScanSink.
+bool writes_scans(const GenOptions& opt);
+
+// JSONL with scans: the lines of write_jsonl plus ["scan", lo, hi, rows]
+// operations, written to a temporary file renamed onto `path` by finish()
+// (io/output_file.h); header time unit kGenTimeUnit. Integer histories only.
+std::unique_ptr<ScanSink> open_scan_jsonl_sink(const std::string& path);
+// The lines of a chunk (no header), appended to `out`.
+void render_scan_jsonl(const History& chunk, const std::vector<GenScan>& scans, std::string& out);
+
+// The whole file's text in memory (header line first): tests.
+class JsonlTextSink : public ScanSink {
+ public:
+  JsonlTextSink();
+  void append_with_scans(const History& chunk, const std::vector<GenScan>& scans) override {
+    render_scan_jsonl(chunk, scans, text);
+  }
+  void finish() override {}
+  std::string text;
+};
+
+// Throws UsageError on invalid options (before anything is written to `out`),
+// and when writes_scans(opt) and `out` is no ScanSink.
+// Calls out.append() (or append_with_scans()) per chunk and out.finish() once at the end.
 GenSummary generate(const GenOptions& opt, HistorySink& out);
 
 // Tests and small tools: a sink that concatenates the chunks into one History
-// (sessions mapped by session_name, in order of first appearance).
-class CollectSink : public HistorySink {
+// (sessions mapped by session_name, in order of first appearance). A scan
+// becomes the point reads of its range, in place: a row's value, null for a
+// key it saw absent (what the checker expands it to, core/predicates.h, plus
+// null reads of keys nobody writes).
+class CollectSink : public ScanSink {
  public:
-  void append(const History& chunk) override;
+  void append_with_scans(const History& chunk, const std::vector<GenScan>& scans) override;
   void finish() override { finished = true; }
   History history;
   size_t chunks = 0;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -114,7 +116,7 @@ TEST(Gen, NamesAndHelp) {
   EXPECT_EQ(w.size(), 9u);
   for (const auto& n : w) EXPECT_FALSE(workload_help(n).empty()) << n;
   auto p = plant_names();
-  EXPECT_EQ(p.size(), 11u);
+  EXPECT_EQ(p.size(), 12u);
   for (const auto& n : p) EXPECT_FALSE(plant_help(n).empty()) << n;
   EXPECT_EQ(plant_help("read-skew"), plant_help("g-single"));
   EXPECT_EQ(plant_help("nope"), "");
@@ -354,7 +356,7 @@ TEST(Gen, PlantsAddTheirTransactionsOnFreshKeys) {
   const std::map<std::string, std::pair<size_t, size_t>> txns = {
       {"g0", {3, 3}},          {"g1a", {2, 2}},        {"g1b", {2, 2}},         {"g1c", {2, 2}},
       {"g-single", {3, 3}},    {"write-skew", {2, 2}}, {"lost-update", {2, 3}}, {"fractured-read", {2, 2}},
-      {"long-fork", {4, 4}},   {"stale-read", {2, 2}}, {"thin-air", {1, 1}}};
+      {"long-fork", {4, 4}},   {"stale-read", {2, 2}}, {"thin-air", {1, 1}},    {"phantom", {2, 2}}};
   ASSERT_EQ(txns.size(), plant_names().size());
   for (const char* w : {"rmw", "append", "mt", "blindw-rw", "twitter"}) {
     for (const auto& [name, count] : txns) {
@@ -457,7 +459,8 @@ TEST(Gen, PlantLevelsTable) {
   EXPECT_TRUE(!l.ser && !l.si && l.sser);
   l = plant_violations("g2-item");
   EXPECT_TRUE(l.ser && !l.si && l.sser);
-  for (const char* n : {"g0", "g1a", "g1b", "g1c", "g-single", "lost-update", "fractured-read", "long-fork", "thin-air"}) {
+  for (const char* n :
+       {"g0", "g1a", "g1b", "g1c", "g-single", "lost-update", "fractured-read", "long-fork", "thin-air", "phantom"}) {
     l = plant_violations(n);
     EXPECT_TRUE(l.ser && l.si && l.sser) << n;
   }
@@ -814,4 +817,214 @@ TEST(Gen, LwtIsLinearizableLightweightTransactions) {
   o.txns = 100;
   History p = generate_history(o);
   EXPECT_THROW(check(p, c), InputError);
+}
+
+// ---------------------------------------------------------------------------
+// Range scans (--scans): written as JSONL scan operations, read back through
+// the checker's own expansion (core/predicates.h).
+
+namespace {
+
+// The generated file's text, read back as verify reads it.
+History scan_history(const GenOptions& o, GenSummary* sum = nullptr, std::string* text = nullptr) {
+  JsonlTextSink sink;
+  GenSummary s = generate(o, sink);
+  if (sum) *sum = s;
+  if (text) *text = sink.text;
+  return parse_jsonl(sink.text, "generated.jsonl");
+}
+
+GenOptions scan_opts(const std::string& w, uint64_t txns, uint64_t seed, uint32_t pct = 20) {
+  GenOptions o = opts(w, txns, seed);
+  o.scans = pct;
+  return o;
+}
+
+// A sink that passes the point operations on and drops the scans.
+struct DropScans : ScanSink {
+  void append_with_scans(const History& c, const std::vector<GenScan>& scans) override {
+    inner.append(c);
+    for (const GenScan& sc : scans) {
+      EXPECT_LE(sc.lo, sc.hi);
+      widths.push_back(static_cast<uint64_t>(sc.hi - sc.lo + 1));
+    }
+  }
+  void finish() override { inner.finish(); }
+  CollectSink inner;
+  std::vector<uint64_t> widths;
+};
+
+bool same_history(const History& a, const History& b) {
+  return a.txn_id == b.txn_id && a.txn_session == b.txn_session && a.txn_begin == b.txn_begin &&
+         a.txn_end == b.txn_end && a.txn_op_offset == b.txn_op_offset && a.op_kind == b.op_kind &&
+         a.op_key == b.op_key && a.op_value == b.op_value && a.session_name == b.session_name;
+}
+
+}  // namespace
+
+// Every read a scan stands for (a row's value, or the absence of a key some
+// transaction writes) is the state at the scan's point of the serial order:
+// the expanded history replays serially, and it holds every level, decided.
+TEST(GenScan, ScanHistoriesReplaySeriallyAndVerify) {
+  for (const char* w : {"rmw", "mt"}) {
+    for (const char* dist : {"uniform", "zipf"}) {
+      for (uint64_t seed = 1; seed <= 12; ++seed) {
+        SCOPED_TRACE(std::string(w) + " " + dist + " seed " + std::to_string(seed));
+        GenOptions o = scan_opts(w, 600, seed, seed % 2 ? 20 : 60);
+        o.dist = dist;
+        o.keys = 50 + 20 * seed;  // ranges cover keys never written yet, and all of them
+        o.scan_width_lo = seed;
+        o.scan_width_hi = 10 * seed;
+        o.ops = std::string(w) == "rmw" ? static_cast<uint32_t>(1 + seed % 3) : 0;
+        o.chunk_txns = 97;
+        GenSummary sum;
+        History h = scan_history(o, &sum);
+        EXPECT_GT(sum.scans, 0u);
+        ASSERT_FALSE(h.scan_ops.empty());
+        expect_serial_replay(h);
+        CheckResult r = check_all(h);
+        EXPECT_TRUE(r.anomalies.empty());
+        for (Level l : {Level::ser, Level::si, Level::sser}) {
+          const LevelResult& lr = level(r, l);
+          EXPECT_TRUE(lr.decided) << to_string(l) << ": " << lr.reason;
+          EXPECT_TRUE(lr.holds) << to_string(l) << ": " << lr.reason;
+        }
+      }
+    }
+  }
+}
+
+// The scan's rows: exactly the present keys of its range, by key; the JSONL
+// line states the scan where the transaction made it.
+TEST(GenScan, TextStatesExactlyThePresentRows) {
+  GenOptions o = scan_opts("rmw", 5, 3, 60);
+  o.keys = 10;
+  o.scan_width_lo = 2;
+  o.scan_width_hi = 4;
+  std::string text;
+  scan_history(o, nullptr, &text);
+  EXPECT_EQ(text,
+            "{\"isocheck\":1,\"time_unit\":\"us\"}\n"
+            "{\"id\":0,\"session\":5,\"status\":\"committed\",\"begin\":0,\"end\":28,\"ops\":[[\"r\",2,null],[\"w\",2,1],[\"r\",5,null],[\"w\",5,2]]}\n"
+            "{\"id\":1,\"session\":2,\"status\":\"committed\",\"begin\":10,\"end\":27,\"ops\":[[\"r\",2,1],[\"w\",2,3],[\"scan\",6,8,[]],[\"r\",7,null],[\"w\",7,4]]}\n"
+            "{\"id\":2,\"session\":1,\"status\":\"committed\",\"begin\":20,\"end\":58,\"ops\":[[\"r\",9,null],[\"w\",9,5],[\"r\",6,null],[\"w\",6,6]]}\n"
+            "{\"id\":3,\"session\":2,\"status\":\"committed\",\"begin\":30,\"end\":56,\"ops\":[[\"r\",6,6],[\"w\",6,7],[\"r\",1,null],[\"w\",1,8],[\"scan\",6,9,[[6,7],[7,4],[9,5]]]]}\n"
+            "{\"id\":4,\"session\":0,\"status\":\"committed\",\"begin\":40,\"end\":45,\"ops\":[[\"r\",8,null],[\"w\",8,9],[\"r\",7,4],[\"w\",7,10]]}\n");
+}
+
+// Scans come from a random stream of their own: without them the history is
+// the one --scans 0 gives; their share and widths follow the options; with
+// scans_as "reads" each is the point reads of its whole range.
+TEST(GenScan, ScansAddToTheHistoryWithoutScans) {
+  for (const char* w : {"rmw", "mt"}) {
+    SCOPED_TRACE(w);
+    GenOptions o = scan_opts(w, 20000, 5, 20);
+    o.chunk_txns = 3000;
+    DropScans drop;
+    GenSummary sum = generate(o, drop);
+    GenOptions plain = o;
+    plain.scans = 0;
+    EXPECT_TRUE(same_history(drop.inner.history, generate_history(plain)));
+    EXPECT_EQ(sum.scans, drop.widths.size());
+    EXPECT_NEAR(static_cast<double>(sum.scans) / 20000.0, 0.20, 0.02);
+    for (uint64_t wd : drop.widths) {
+      EXPECT_GE(wd, 10u);
+      EXPECT_LE(wd, 100u);
+    }
+    EXPECT_EQ(*std::min_element(drop.widths.begin(), drop.widths.end()), 10u);
+    EXPECT_EQ(*std::max_element(drop.widths.begin(), drop.widths.end()), 100u);
+    // As point reads: the same operations as the scans expand to in memory.
+    GenOptions reads = o;
+    reads.scans_as = "reads";
+    CountingSink plain_sink;  // takes no scans: fine for reads
+    GenSummary rs = generate(reads, plain_sink);
+    EXPECT_EQ(rs.scans, 0u);
+    uint64_t range_ops = 0;
+    for (uint64_t wd : drop.widths) range_ops += wd;
+    EXPECT_EQ(rs.ops, sum.ops - sum.scans + range_ops);
+    EXPECT_TRUE(same_history(generate_history(reads), generate_history(o)));
+  }
+}
+
+// A planted phantom is found through the scan at SER, SI and SSER, and named
+// a phantom; the workload's own scans are not.
+TEST(GenScan, PlantedPhantomIsFound) {
+  for (const char* w : {"rmw", "mt", "append", "blindw-rw"}) {
+    for (uint32_t pct : {0u, 20u}) {
+      if (pct && std::string(w) != "rmw" && std::string(w) != "mt") continue;
+      SCOPED_TRACE(std::string(w) + " scans " + std::to_string(pct));
+      GenOptions o = scan_opts(w, 1500, 31, pct);
+      o.plant = {"phantom"};
+      GenSummary sum;
+      History h = scan_history(o, &sum);
+      ASSERT_EQ(sum.plants.size(), 1u);
+      std::set<int64_t> planted(sum.plants[0].txn_ids.begin(), sum.plants[0].txn_ids.end());
+      CheckResult r = check_all(h);
+      EXPECT_TRUE(r.anomalies.empty());
+      for (Level l : {Level::ser, Level::si, Level::sser}) {
+        const LevelResult& lr = level(r, l);
+        if (!lr.decided) continue;  // blindw: version order unknown
+        EXPECT_FALSE(lr.holds) << to_string(l);
+        ASSERT_TRUE(lr.witness) << to_string(l);
+        EXPECT_NE(lr.witness->anomaly.find("phantom"), std::string::npos) << lr.witness->anomaly;
+        const EdgeList& c = lr.witness->cycle;
+        for (size_t i = 0; i < c.size(); ++i) EXPECT_TRUE(planted.count(h.txn_id[c.src[i]]));
+      }
+      EXPECT_TRUE(level(r, Level::ser).decided || std::string(w) == "blindw-rw");
+    }
+  }
+}
+
+TEST(GenScan, InvalidOptionsAreUsageErrors) {
+  auto bad = [](auto mutate, const char* needle, bool scan_sink = true) {
+    GenOptions o = scan_opts("rmw", 10, 1);
+    mutate(o);
+    JsonlTextSink text;
+    CountingSink counting;
+    HistorySink& s = scan_sink ? static_cast<HistorySink&>(text) : counting;
+    try {
+      generate(o, s);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(counting.chunks, 0u);
+    EXPECT_EQ(text.text, "{\"isocheck\":1,\"time_unit\":\"us\"}\n");
+  };
+  bad([](GenOptions& o) { o.scans = 101; }, "--scans must be a percentage");
+  bad([](GenOptions& o) { o.workload = "append"; }, "rmw and mt only");
+  bad([](GenOptions& o) { o.workload = "blindw-rw"; }, "rmw and mt only");
+  bad([](GenOptions& o) { o.isolation = "si"; }, "--isolation ser only");
+  bad([](GenOptions& o) { o.scan_width_lo = 0; }, "--scan-width");
+  bad([](GenOptions& o) { o.scan_width_lo = 9, o.scan_width_hi = 8; }, "--scan-width");
+  bad([](GenOptions& o) { o.scans_as = "rows"; }, "--scans-as 'rows'");
+  bad([](GenOptions&) {}, "JSONL only", false);
+  bad([](GenOptions& o) { o.scans = 0, o.plant = {"phantom"}; }, "JSONL only", false);
+  // Scans as point reads need no scan sink.
+  GenOptions o = scan_opts("rmw", 10, 1);
+  o.scans_as = "reads";
+  EXPECT_FALSE(writes_scans(o));
+  CountingSink s;
+  EXPECT_NO_THROW(generate(o, s));
+}
+
+// Through the file sink: the file verify reads is the text in memory.
+TEST(GenScan, FileSinkWritesTheText) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gen_scan_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "scans.jsonl").string();
+  GenOptions o = scan_opts("rmw", 3000, 8, 30);
+  o.plant = {"phantom"};
+  o.chunk_txns = 500;
+  auto sink = open_scan_jsonl_sink(path);
+  generate(o, *sink);
+  sink.reset();
+  std::string text;
+  scan_history(o, nullptr, &text);
+  std::ifstream f(path, std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(file, text);
+  History h = read_jsonl(path);
+  EXPECT_FALSE(h.scan_ops.empty());
+  std::filesystem::remove_all(dir);
 }
