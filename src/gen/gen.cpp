@@ -2,6 +2,7 @@
 // overlapping client-side times, streamed to a HistorySink in chunks.
 // Design notes: src/gen/README.md; planted anomalies: src/gen/PLANTS.md.
 #include "gen/gen.h"
+#include "io/jsonl_stream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1150,17 +1151,7 @@ void CollectSink::append_with_scans(const History& c, const std::vector<GenScan>
 
 namespace {
 
-void put_int(std::string& out, int64_t v) {
-  char b[24];
-  auto [p, ec] = std::to_chars(b, b + sizeof b, v);
-  out.append(b, p);
-}
-
-// A generated value: integer, null for kNullValue.
-void put_value(std::string& out, Sym v) {
-  if (v == kNullValue) out += "null";
-  else put_int(out, SymbolTable::as_int(v));
-}
+void put_int(std::string& out, int64_t v) { put_jsonl_int(out, v); }
 
 void put_scan(std::string& out, const GenScan& sc) {
   out += "[\"scan\",";
@@ -1202,20 +1193,7 @@ void render_scan_jsonl(const History& h, const std::vector<GenScan>& scans, std:
   if (h.keys.named() || h.values.named()) throw std::logic_error("render_scan_jsonl: integer histories only");
   size_t next = 0;
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    out += "{\"id\":";
-    put_int(out, h.txn_id[t]);
-    out += ",\"session\":";
-    put_int(out, h.session_name[h.txn_session[t]]);
-    out += ",\"status\":\"";
-    out += to_string(h.txn_status[t]);
-    out += '"';
-    if (h.txn_begin[t] != kNoTime) {
-      out += ",\"begin\":";
-      put_int(out, h.txn_begin[t]);
-      out += ",\"end\":";
-      put_int(out, h.txn_end[t]);
-    }
-    out += ",\"ops\":[";
+    put_jsonl_txn_head(out, h, t);
     bool first_op = true;
     const OpIdx first = h.op_begin(t), last = h.op_end(t);
     for (OpIdx o = first; o <= last; ++o) {
@@ -1227,23 +1205,7 @@ void render_scan_jsonl(const History& h, const std::vector<GenScan>& scans, std:
       if (o == last) break;
       if (!first_op) out.push_back(',');
       first_op = false;
-      out += "[\"";
-      out += to_string(h.op_kind[o]);
-      out += "\",";
-      put_int(out, SymbolTable::as_int(h.op_key[o]));
-      out.push_back(',');
-      if (h.op_kind[o] == OpKind::read_list) {
-        out.push_back('[');
-        auto l = h.list(o);
-        for (size_t i = 0; i < l.size(); ++i) {
-          if (i) out.push_back(',');
-          put_value(out, l[i]);
-        }
-        out.push_back(']');
-      } else {
-        put_value(out, h.op_value[o]);
-      }
-      out.push_back(']');
+      put_jsonl_op(out, h, o);
     }
     out += "]}\n";
   }

@@ -41,46 +41,56 @@ void write_jsonl_header(const std::string& time_unit, std::ostream& os) {
   flush(out, os);
 }
 
+void put_jsonl_int(std::string& out, int64_t v) { put_int(out, v); }
+
+void put_jsonl_txn_head(std::string& out, const History& h, TxnIdx t) {
+  out += "{\"id\":";
+  put_int(out, h.txn_id[t]);
+  out += ",\"session\":";
+  put_int(out, h.session_name[h.txn_session[t]]);
+  out += ",\"status\":\"";
+  out += to_string(h.txn_status[t]);
+  out += '"';
+  if (h.txn_begin[t] != kNoTime) {
+    out += ",\"begin\":";
+    put_int(out, h.txn_begin[t]);
+    out += ",\"end\":";
+    put_int(out, h.txn_end[t]);
+  }
+  out += ",\"ops\":[";
+}
+
+void put_jsonl_op(std::string& out, const History& h, OpIdx o) {
+  out += "[\"";
+  out += to_string(h.op_kind[o]);
+  out += "\",";
+  put_sym(out, h.keys, h.op_key[o]);
+  out.push_back(',');
+  if (h.op_kind[o] == OpKind::read_list) {
+    out.push_back('[');
+    auto l = h.list(o);
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (i) out.push_back(',');
+      put_sym(out, h.values, l[i]);
+    }
+    out.push_back(']');
+  } else if (h.op_value[o] == kNullValue) {
+    out += "null";
+  } else {
+    put_sym(out, h.values, h.op_value[o]);
+  }
+  out.push_back(']');
+}
+
 void write_jsonl_txns(const History& h, std::ostream& os, bool header) {
   if (header) write_jsonl_header(h.time_unit, os);
   std::string out;
   out.reserve(1 << 20);
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    out += "{\"id\":";
-    put_int(out, h.txn_id[t]);
-    out += ",\"session\":";
-    put_int(out, h.session_name[h.txn_session[t]]);
-    out += ",\"status\":\"";
-    out += to_string(h.txn_status[t]);
-    out += '"';
-    if (h.txn_begin[t] != kNoTime) {
-      out += ",\"begin\":";
-      put_int(out, h.txn_begin[t]);
-      out += ",\"end\":";
-      put_int(out, h.txn_end[t]);
-    }
-    out += ",\"ops\":[";
+    put_jsonl_txn_head(out, h, t);
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
       if (o != h.op_begin(t)) out.push_back(',');
-      out += "[\"";
-      out += to_string(h.op_kind[o]);
-      out += "\",";
-      put_sym(out, h.keys, h.op_key[o]);
-      out.push_back(',');
-      if (h.op_kind[o] == OpKind::read_list) {
-        out.push_back('[');
-        auto l = h.list(o);
-        for (size_t i = 0; i < l.size(); ++i) {
-          if (i) out.push_back(',');
-          put_sym(out, h.values, l[i]);
-        }
-        out.push_back(']');
-      } else if (h.op_value[o] == kNullValue) {
-        out += "null";
-      } else {
-        put_sym(out, h.values, h.op_value[o]);
-      }
-      out.push_back(']');
+      put_jsonl_op(out, h, o);
     }
     out += "]}\n";
     if (out.size() > (1 << 20) - 4096) flush(out, os);

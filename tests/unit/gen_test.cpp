@@ -109,6 +109,16 @@ void expect_serial_replay(const History& h) {
   }
 }
 
+// generate() refuses `o` with a usage error whose message holds `needle`.
+void expect_usage_error(const GenOptions& o, HistorySink& s, const char* needle) {
+  try {
+    generate(o, s);
+    ADD_FAILURE() << "no error for " << needle;
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 TEST(Gen, NamesAndHelp) {
@@ -481,12 +491,7 @@ TEST(Gen, InvalidOptionsAreUsageErrors) {
     GenOptions o = opts("rmw", 10);
     mutate(o);
     CountingSink s;
-    try {
-      generate(o, s);
-      ADD_FAILURE() << "no error for " << needle;
-    } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    expect_usage_error(o, s, needle);
     EXPECT_EQ(s.chunks, 0u);
     EXPECT_EQ(s.finished, 0u);
   };
@@ -981,13 +986,7 @@ TEST(GenScan, InvalidOptionsAreUsageErrors) {
     mutate(o);
     JsonlTextSink text;
     CountingSink counting;
-    HistorySink& s = scan_sink ? static_cast<HistorySink&>(text) : counting;
-    try {
-      generate(o, s);
-      ADD_FAILURE() << "no error for " << needle;
-    } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    expect_usage_error(o, scan_sink ? static_cast<HistorySink&>(text) : counting, needle);
     EXPECT_EQ(counting.chunks, 0u);
     EXPECT_EQ(text.text, "{\"isocheck\":1,\"time_unit\":\"us\"}\n");
   };
