@@ -543,17 +543,35 @@ struct WeakChecker::Impl {
           if (--indeg[d] == 0) q.push_back(d);
         }
       }
+      // The session positions of the key writers, beside kw_txn: the searches
+      // below read one contiguous array instead of sess_pos[kw_txn[i]].
+      std::vector<uint32_t> kw_pos(kw_txn.size());
+      for (size_t i = 0; i < kw_txn.size(); ++i) kw_pos[i] = sess_pos[kw_txn[i]];
       for (const ExtRead& r : reads) {
         auto [g0, g1] = groups_of(r.key);
         const uint32_t* rt = vc.data() + static_cast<size_t>(r.t) * S;
+        const uint32_t* rf = r.from == kInit ? nullptr : vc.data() + static_cast<size_t>(r.from) * S;
         for (uint64_t g = g0; g < g1; ++g) {
-          // The latest writer of the key in this session that causally precedes r.
-          uint32_t lim = rt[group_sess[g]];
-          if (lim == 0) continue;
-          auto first = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]), last = kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]);
-          auto p = sess_pos[*(last - 1)] <= lim ? last
-                                                : std::upper_bound(first, last, lim, [&](uint32_t x, TxnIdx w) { return x < sess_pos[w]; });
-          if (p != first) act(r, *(p - 1), EdgeKind::aux, 0, true);
+          // The latest writer of the key in this session that causally
+          // precedes r (at position <= lim). act() skips a writer known to
+          // precede r's writer (position <= rf[s]), so only a writer in
+          // (rf[s], lim] can add an edge: none when lim <= rf[s].
+          const uint32_t s = group_sess[g];
+          const uint32_t lim = rt[s];
+          if (lim == 0 || (rf && lim <= rf[s])) continue;
+          // The first writer past lim (a branch-free binary search: groups
+          // are short and this loop is the hot one).
+          const uint32_t* first = kw_pos.data() + group_begin[g];
+          const uint32_t* p = first;
+          for (size_t len = group_begin[g + 1] - group_begin[g]; len > 1;) {
+            const size_t half = len / 2;
+            p = p[half] <= lim ? p + half : p;
+            len -= half;
+          }
+          p += *p <= lim;
+          if (p == first || (rf && *(p - 1) <= rf[s])) continue;
+          const TxnIdx t1 = kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
+          act(r, t1, EdgeKind::aux, 0, true);
         }
       }
       vc.clear();

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs two isocheck binaries with every weak level (`--level all`, and
+# rc,ra,cc without the serial witness, so the saturation engine decides) on
+# every example, every corpus history, and generated histories with each
+# planted anomaly, and compares their reports (text and JSON), byte for byte,
+# with the timing fields masked. For changes to the weak-level engines: the
+# reports must not change.
+#   bench/compare_weak_reports.sh OLD_BINARY NEW_BINARY [CORPUS_DIR]
+# CORPUS_DIR defaults to $ISOCHECK_CORPUS, else ../shared/corpus beside the
+# repository when it is there. Prints one line per differing report and a
+# summary; exits 1 when any report differs.
+set -uo pipefail
+old=$1 new=$2
+. "$(dirname "$0")/compare_lib.sh"
+corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
+inputs=("$root"/examples/*.jsonl)
+if [ -d "$corpus" ]; then
+  while IFS= read -r f; do inputs+=("$f"); done < <(find "$corpus" -type f \( -name '*.edn' -o -name '*.json' \
+    -o -name '*.jsonl' -o -name '*.txt' -o -name '*.yaml' -o -name '*.bincode' -o -name '*.hist' \) | sort)
+fi
+gen=$tmp/gen
+mkdir -p "$gen"
+seed=1
+for w in rmw append mt blindw-rw; do
+  for iso in ser si; do
+    for p in none g0 g1a g1b g1c g-single write-skew lost-update fractured-read long-fork stale-read; do
+      f=$gen/$w-$iso-$p.jsonl
+      plant=()
+      [ "$p" = none ] || plant=(--plant "$p" --plant "$p")
+      "$old" generate --workload "$w" --isolation "$iso" --txns 3000 --sessions 16 --keys 200 --seed $seed \
+        "${plant[@]}" --out "$f" -q 2>/dev/null || continue
+      seed=$((seed + 1))
+      inputs+=("$f")
+    done
+  done
+done
+mask() { sed -E 's/"seconds": ?[0-9.e+-]+/"seconds":_/g; s/[0-9]+(\.[0-9]+)? s\b/_ s/g'; }
+for f in "${inputs[@]}"; do
+  compare "$f" all verify "$f" --level all -q
+  compare "$f" "rc,ra,cc" verify "$f" --level rc,ra,cc --no-serial-witness -q
+done
+finish reports
