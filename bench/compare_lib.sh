@@ -10,6 +10,9 @@
 #                             $differ with a line naming the mode, WHAT (a
 #                             label, may be empty) and INPUT
 #   finish WHAT               prints the summary; fails when any differed
+#   examples_and_corpus DIR [cobra]  the examples, then every history file of
+#                             the corpus DIR (when it is there), into the
+#                             array `inputs`; with `cobra`, Cobra's log folders too
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 same=0 differ=0
@@ -33,4 +36,15 @@ compare() {
 finish() {
   echo "$same $1 identical, $differ differ"
   [ "$differ" -eq 0 ]
+}
+
+examples_and_corpus() {
+  local corpus=$1
+  inputs=("$root"/examples/*.jsonl)
+  [ -d "$corpus" ] || return 0
+  while IFS= read -r f; do inputs+=("$f"); done < <(find "$corpus" -type f \( -name '*.edn' -o -name '*.json' \
+    -o -name '*.jsonl' -o -name '*.txt' -o -name '*.yaml' -o -name '*.bincode' -o -name '*.hist' \) | sort)
+  [ "${2:-}" = cobra ] || return 0
+  while IFS= read -r d; do inputs+=("$d"); done < <(find "$corpus/cobra" -mindepth 1 -type d 2>/dev/null \
+    -exec sh -c 'ls "$1"/T*.log >/dev/null 2>&1' _ {} \; -print | sort)
 }

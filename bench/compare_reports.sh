@@ -10,13 +10,7 @@ set -uo pipefail
 old=$1 new=$2
 . "$(dirname "$0")/compare_lib.sh"
 corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
-inputs=("$root"/examples/*.jsonl)
-if [ -d "$corpus" ]; then
-  while IFS= read -r f; do inputs+=("$f"); done < <(find "$corpus" -type f \( -name '*.edn' -o -name '*.json' \
-    -o -name '*.jsonl' -o -name '*.txt' -o -name '*.yaml' -o -name '*.bincode' -o -name '*.hist' \) | sort)
-  while IFS= read -r d; do inputs+=("$d"); done < <(find "$corpus/cobra" -mindepth 1 -type d 2>/dev/null \
-    -exec sh -c 'ls "$1"/T*.log >/dev/null 2>&1' _ {} \; -print | sort)
-fi
+examples_and_corpus "$corpus" cobra
 mask() { sed -E 's/"seconds": ?[0-9.e+-]+/"seconds":_/g; s/[0-9]+(\.[0-9]+)? s\b/_ s/g'; }
 for f in "${inputs[@]}"; do
   compare "$f" "" verify "$f" --level ser,si,sser -q

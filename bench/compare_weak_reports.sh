@@ -13,11 +13,7 @@ set -uo pipefail
 old=$1 new=$2
 . "$(dirname "$0")/compare_lib.sh"
 corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
-inputs=("$root"/examples/*.jsonl)
-if [ -d "$corpus" ]; then
-  while IFS= read -r f; do inputs+=("$f"); done < <(find "$corpus" -type f \( -name '*.edn' -o -name '*.json' \
-    -o -name '*.jsonl' -o -name '*.txt' -o -name '*.yaml' -o -name '*.bincode' -o -name '*.hist' \) | sort)
-fi
+examples_and_corpus "$corpus"
 gen=$tmp/gen
 mkdir -p "$gen"
 seed=1
