@@ -461,7 +461,7 @@ TEST(Audit, GeneratedLogsWithPlantsEqualWholeCheck) {
   }
 }
 
-// Blind-write logs (issue 8): many small generated logs with concurrent blind
+// Blind-write logs: many small generated logs with concurrent blind
 // writes, fenced densely or sparsely, some with planted anomalies, audited
 // under both rules at several round sizes: verdicts equal the whole log's.
 TEST(Audit, GeneratedBlindWriteLogsEqualWholeCheck) {
@@ -940,7 +940,7 @@ AuditResult audit_equals_whole(const History& h, const fs::path& file, const std
   return at2;
 }
 
-// Regression (issue 8): a duplicate write whose first writer was forgotten
+// Regression: a duplicate write whose first writer was forgotten
 // rounds before the second write was read. check() on the whole log reports
 // it (every level fails); the audit must too, naming both writers.
 TEST(Audit, DuplicateWriteOfForgottenWriterIsReported) {
