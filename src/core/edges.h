@@ -41,6 +41,14 @@ struct EdgeList {
   void shrink_to_fit() { src.shrink_to_fit(), dst.shrink_to_fit(), why.shrink_to_fit(), kind.shrink_to_fit(); }
 };
 
+// Does the cycle lean on an inferred order (an edge whose `why` carries
+// kInferredBit)? Session-order edges carry no reason and never do.
+inline bool leans_on_inferred_order(const EdgeList& c) {
+  for (size_t i = 0; i < c.size(); ++i)
+    if (c.kind[i] != EdgeKind::so && why_inferred(c.why[i])) return true;
+  return false;
+}
+
 // Compressed sparse rows over vertices [0, n): out-edges of v are
 // edge_id[offset[v] .. offset[v+1]) with targets target[...].
 struct Csr {

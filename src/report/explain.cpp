@@ -237,10 +237,7 @@ namespace {
 bool dependency_cycle(const LevelResult& lr) {
   if (!is_weak(lr.level)) return true;
   if (lr.level != Level::pc || !lr.witness) return false;
-  const EdgeList& c = lr.witness->cycle;
-  for (size_t i = 0; i < c.size(); ++i)
-    if (c.kind[i] != EdgeKind::so && why_inferred(c.why[i])) return false;
-  return !c.kind.empty();
+  return !lr.witness->cycle.kind.empty() && !leans_on_inferred_order(lr.witness->cycle);
 }
 
 Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {

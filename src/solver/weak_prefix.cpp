@@ -181,12 +181,8 @@ WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& inc, con
   // inferred order) is named by its shape, as every other witness is — a
   // two-transaction wr/rw cycle is a fractured read, which rules out RA too,
   // not a long fork. One that leans on an inferred order keeps PC's name.
-  if (out.witness && !out.witness->cycle.kind.empty()) {
-    bool inferred = false;
-    for (size_t i = 0; i < out.witness->cycle.size(); ++i)
-      inferred |= out.witness->cycle.kind[i] != EdgeKind::so && why_inferred(out.witness->cycle.why[i]);
-    if (!inferred) out.witness->anomaly = name_cycle(out.witness->cycle, h);
-  }
+  if (out.witness && !out.witness->cycle.kind.empty() && !leans_on_inferred_order(out.witness->cycle))
+    out.witness->anomaly = name_cycle(out.witness->cycle, h);
   return out;
 }
 

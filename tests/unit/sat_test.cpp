@@ -32,7 +32,7 @@ void check_unsat_answer(const Polygraph& pg, const SatResult& r, const char* who
   // The reported core is unsatisfiable with the known graph.
   EXPECT_FALSE(brute_force_acyclic(restrict_constraints(pg, r.core))) << who;
   // The cycle is a cycle of known ∪ the reported sides.
-  if (!r.cycle.empty()) EXPECT_TRUE(is_witness_cycle(pg, r.side, r.cycle)) << who;
+  if (!r.cycle.empty()) { EXPECT_TRUE(is_witness_cycle(pg, r.side, r.cycle)) << who; }
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ TEST(Sat, OwnVsCadicalVsBruteForce) {
           less.erase(less.begin() + i);
           ASSERT_TRUE(brute_force_acyclic(restrict_constraints(pg, less))) << "core not minimal, iteration " << it;
         }
-        if (!cr.last.cycle.empty()) ASSERT_TRUE(is_witness_cycle(pg, cr.last.side, cr.last.cycle)) << it;
+        if (!cr.last.cycle.empty()) { ASSERT_TRUE(is_witness_cycle(pg, cr.last.side, cr.last.cycle)) << it; }
       }
     }
   }
@@ -133,7 +133,7 @@ TEST(Sat, LimitsGiveUnknown) {
       EXPECT_TRUE(assignment_acyclic(pg, r.side)) << who;
     } else {
       EXPECT_EQ(solve_cadical(restrict_constraints(pg, r.core)).status, SatStatus::unsat) << who;
-      if (!r.cycle.empty()) EXPECT_TRUE(is_witness_cycle(pg, r.side, r.cycle)) << who;
+      if (!r.cycle.empty()) { EXPECT_TRUE(is_witness_cycle(pg, r.side, r.cycle)) << who; }
     }
   };
   check_answer(full, "own");
