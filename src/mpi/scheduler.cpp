@@ -211,11 +211,9 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
       }
       std::vector<int> reply{static_cast<int>(batch.size()), batch.empty() ? -1 : victim};
       reply.insert(reply.end(), batch.begin(), batch.end());
-      {
-        std::lock_guard<std::mutex> g(mu);
-        reply.insert(reply.end(), pending[who].begin(), pending[who].end());
-        pending[who].clear();
-      }
+      // (`pending` is this thread's alone: no lock.)
+      reply.insert(reply.end(), pending[who].begin(), pending[who].end());
+      pending[who].clear();
       MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT, who, kTagAssign, MPI_COMM_WORLD);
       if (!batch.empty() && victim == 0) {  // rank 0's data: the main thread sends it now
         mover->send(static_cast<uint32_t>(batch[0]), who);
