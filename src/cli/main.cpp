@@ -70,8 +70,9 @@ int run(int argc, char** argv) {
     return e.code() == std::errc::no_space_on_device ? 3 : 2;
   } catch (const std::bad_alloc&) {
     // An allocation the system refused (the limit itself is on resident memory).
-    say(std::string("out of memory during stage \"") + current_stage() + "\" (" +
-        format_mib(private_resident_bytes()) + " resident); run on a machine with more memory" +
+    // The peak, not what is resident now: the stage's memory is freed by the time we get here.
+    say(std::string("out of memory during stage \"") + current_stage() + "\" (peak " +
+        format_mib(peak_resident_bytes()) + " resident); run on a machine with more memory" +
         (dist::initialized() ? " or on more nodes" : ""));
     return 3;
   } catch (const std::system_error& e) {

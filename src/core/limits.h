@@ -12,6 +12,7 @@
 // The state is header-only so that the stage libraries can check too.
 #pragma once
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -55,6 +56,14 @@ inline uint64_t private_resident_bytes() {
   unsigned long long size = 0, resident = 0, shared = 0;
   if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3) return 0;
   return resident > shared ? (resident - shared) * static_cast<uint64_t>(page) : 0;
+}
+
+// The process's peak resident memory in bytes (the high-water mark, which an
+// allocation that failed leaves behind after its stage unwound).
+inline uint64_t peak_resident_bytes() {
+  rusage u{};
+  if (::getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;
 }
 
 // "100 MiB", "77.4 MiB", "512 KiB".

@@ -83,18 +83,33 @@ bool topo_order(const Csr& g, std::vector<uint32_t>& order) {
 // path u ⇝ w enters w's path at or before w. O(k (V + E)) time, k·V words.
 class ChainIndex {
  public:
-  // false: the graph is cyclic or the index would exceed `max_words`.
+  // false: the graph is cyclic (cyclic() then says so) or the index would
+  // exceed `max_words`.
   // `next` (optional): per vertex a preferred successor (kInf: none), an
   // edge of g — session order — that the cover follows when it can.
   bool build(const Csr& g, uint64_t max_words, bool allow_narrow = true, const std::vector<uint32_t>* next = nullptr) {
     const uint32_t n = g.vertex_count();
     std::vector<uint32_t> topo;
-    if (!topo_order(g, topo)) return false;
+    cyclic_ = !topo_order(g, topo);
+    if (cyclic_) return false;
+    // Vertices without any edge (aborted attempts: a snapshot-isolation
+    // history may hold more of them than committed transactions) share one
+    // path, on which nothing is reached: a path each would make the index
+    // k·V words with k above the number of such vertices.
+    std::vector<uint8_t> touched(n, 0);
+    for (uint32_t v = 0; v < n; ++v)
+      if (g.offset[v + 1] > g.offset[v]) touched[v] = 1;
+    for (uint32_t t : g.target) touched[t] = 1;
     if (path_.empty()) {  // the cover stays valid when edges are added
       path_.assign(n, kInf), pos_.assign(n, 0);
       std::vector<uint32_t> len, rank(n);
       for (uint32_t i = 0; i < n; ++i) rank[topo[i]] = i;
       for (uint32_t v : topo) {
+        if (!touched[v]) {
+          if (isolated_ == kInf) isolated_ = static_cast<uint32_t>(len.size()), len.push_back(1);
+          path_[v] = isolated_;
+          continue;
+        }
         if (path_[v] == kInf) path_[v] = static_cast<uint32_t>(len.size()), len.push_back(1);
         if (len[path_[v]] != pos_[v] + 1) continue;
         // Extend v's path by its earliest unassigned successor: keeps paths
@@ -111,6 +126,10 @@ class ChainIndex {
         if (best != kInf) path_[best] = path_[v], pos_[best] = len[path_[v]]++;
       }
       k_ = static_cast<uint32_t>(len.size());
+    } else {
+      // A vertex of the shared path that gained an edge: a path of its own.
+      for (uint32_t v = 0; v < n; ++v)
+        if (path_[v] == isolated_ && touched[v]) path_[v] = k_++, pos_[v] = 0;
     }
     // Positions fit 16 bits on most graphs (paths shorter than 65535): half
     // the memory and half the bandwidth of the dynamic program below.
@@ -132,6 +151,7 @@ class ChainIndex {
   // The parts of reaches() for tight loops: u ⇝ w (u != w) iff
   // row(u)[path(w)] <= pos(w), with 16-bit rows when narrow().
   bool narrow() const { return narrow_; }
+  bool cyclic() const { return cyclic_; }
   const uint16_t* row16(uint32_t u) const { return first16_.data() + uint64_t{u} * k_; }
   const uint32_t* row32(uint32_t u) const { return first32_.data() + uint64_t{u} * k_; }
   uint32_t path(uint32_t v) const { return path_[v]; }
@@ -153,11 +173,14 @@ class ChainIndex {
         const T* fw = first.data() + uint64_t{g.target[i]} * k_;
         for (uint32_t c = 0; c < k_; ++c) fv[c] = std::min(fv[c], fw[c]);
       }
-      fv[path_[v]] = std::min<T>(fv[path_[v]], static_cast<T>(pos_[v]));
+      // (No vertex reaches the shared path of edgeless vertices: each stays
+      // at infinity there, itself included.)
+      if (path_[v] != isolated_) fv[path_[v]] = std::min<T>(fv[path_[v]], static_cast<T>(pos_[v]));
     }
   }
   uint32_t k_ = 0;
-  bool narrow_ = false;
+  bool narrow_ = false, cyclic_ = false;
+  uint32_t isolated_ = kInf;  // the path of the vertices without edges (kInf: none)
   std::vector<uint32_t> path_, pos_, rank_;
   std::vector<uint16_t> first16_;
   std::vector<uint32_t> first32_;
@@ -228,6 +251,12 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
       }
     }
     const bool built = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, narrow_index, first ? &next : nullptr);
+    // A cycle of known edges is in every choice: the level is violated
+    // whatever the open pairs say, and pruning reports that cycle. Building
+    // the pairs as constraints would only cost memory — quadratic in a key's
+    // writers when none was decided yet (a long fork read from the initial
+    // state on a history of few, busy keys took gigabytes).
+    if (!built && idx.cyclic()) return;
     if (!built) break;
     first = false;
     auto impossible = [&](const EdgeList& e) {
