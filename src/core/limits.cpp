@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -104,7 +105,112 @@ void set_limit_rank(int rank, int ranks) {
 
 void apply_memory_limit(unsigned long long bytes) {
   limits_detail::memory_limit.store(bytes);
+  limits_detail::memory_limit_is_default.store(false);
   if (bytes) start_watchdog();
+}
+
+namespace {
+
+// A control group file's limit in bytes; 0 when absent or unlimited ("max",
+// or cgroup v1's page-rounded 2^63).
+uint64_t cgroup_limit(const std::string& file) {
+  std::ifstream in(file);
+  std::string v;
+  if (!(in >> v) || v.empty() || !is_digit(v[0])) return 0;
+  const unsigned long long b = std::strtoull(v.c_str(), nullptr, 10);
+  return b >= (1ULL << 60) ? 0 : b;
+}
+
+// The smallest limit on the way from this process's group up to the root.
+uint64_t cgroup_memory_limit() {
+  uint64_t best = 0;
+  auto take = [&](uint64_t b) {
+    if (b && (!best || b < best)) best = b;
+  };
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    // "0::/path" (v2) or "N:memory:/path" (v1; also "N:cpu,memory:/path").
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    std::string path = line.substr(b + 1);
+    std::string root, file;
+    if (controllers.empty()) root = "/sys/fs/cgroup", file = "memory.max";
+    else if (("," + controllers + ",").find(",memory,") != std::string::npos)
+      root = "/sys/fs/cgroup/memory", file = "memory.limit_in_bytes";
+    else continue;
+    for (;;) {
+      take(cgroup_limit(root + (path == "/" ? "" : path) + "/" + file));
+      if (path.empty() || path == "/") break;
+      const size_t cut = path.rfind('/');
+      path = cut == 0 || cut == std::string::npos ? "/" : path.substr(0, cut);
+    }
+  }
+  return best;
+}
+
+// SLURM's "2(x3),1": tasks per node, node by node; the entry of node `node`.
+unsigned slurm_tasks_on_node(const char* spec, unsigned node) {
+  const char* p = spec;
+  while (*p) {
+    char* end = nullptr;
+    const unsigned long tasks = std::strtoul(p, &end, 10);
+    if (end == p) return 0;
+    unsigned long times = 1;
+    p = end;
+    if (*p == '(') {
+      if (p[1] != 'x') return 0;
+      times = std::strtoul(p + 2, &end, 10);
+      if (*end != ')') return 0;
+      p = end + 1;
+    }
+    if (node < times) return static_cast<unsigned>(tasks);
+    node -= static_cast<unsigned>(times);
+    if (*p == ',') ++p;
+    else if (*p) return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+uint64_t machine_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  uint64_t phys = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  const uint64_t cg = cgroup_memory_limit();
+  if (cg && (!phys || cg < phys)) phys = cg;
+  return phys;
+}
+
+unsigned processes_on_this_machine() {
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"})
+    if (const char* v = std::getenv(var)) {
+      const unsigned long n = std::strtoul(v, nullptr, 10);
+      if (n >= 1 && n < (1UL << 20)) return static_cast<unsigned>(n);
+    }
+  const char* spec = std::getenv("SLURM_STEP_TASKS_PER_NODE");
+  if (!spec) spec = std::getenv("SLURM_TASKS_PER_NODE");
+  const char* node = std::getenv("SLURM_NODEID");
+  if (spec && node) {
+    const unsigned n = slurm_tasks_on_node(spec, static_cast<unsigned>(std::strtoul(node, nullptr, 10)));
+    if (n >= 1) return n;
+  }
+  return 1;
+}
+
+uint64_t default_memory_limit(uint64_t machine, unsigned processes) {
+  if (machine == 0) return 0;  // unknown: no default
+  return machine / 10 * 9 / std::max(1u, processes);
+}
+
+void apply_default_memory_limit() {
+  const uint64_t machine = machine_memory_bytes();
+  const uint64_t lim = default_memory_limit(machine, processes_on_this_machine());
+  limits_detail::memory_limit.store(lim);
+  limits_detail::machine_memory.store(machine);
+  limits_detail::memory_limit_is_default.store(lim != 0);
+  if (lim) start_watchdog();
 }
 
 // Past about 30 years a limit cannot be reached: none is set.

@@ -31,6 +31,10 @@ inline std::atomic<uint64_t> memory_limit{0};  // bytes; 0: none
 inline std::atomic<int64_t> deadline_ns{0};    // steady-clock nanoseconds; 0: none
 inline std::atomic<double> time_limit_s{0};
 inline std::atomic<bool> armed{false};  // a check passed: the watchdogs may act
+// The memory limit is the default (no --memory-limit): its share of this
+// machine's memory, which the message then names.
+inline std::atomic<bool> memory_limit_is_default{false};
+inline std::atomic<uint64_t> machine_memory{0};  // bytes, when the limit is the default
 
 inline int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -81,6 +85,11 @@ inline unsigned long long memory_limit() { return limits_detail::memory_limit.lo
 
 // The one-line messages (without the "isocheck: " prefix).
 inline std::string memory_limit_message(uint64_t resident) {
+  if (limits_detail::memory_limit_is_default.load())
+    return "memory limit of " + format_mib(memory_limit()) + " (the default: 90% of this machine's " +
+           format_mib(limits_detail::machine_memory.load()) +
+           " shared by the processes of this job on it) reached during stage \"" + current_stage() + "\" (" +
+           format_mib(resident) + " resident); run on a machine with more memory, or on more machines";
   return "memory limit of " + format_mib(memory_limit()) + " reached during stage \"" + current_stage() + "\" (" +
          format_mib(resident) + " resident); raise --memory-limit";
 }
@@ -106,6 +115,19 @@ inline void check_limits(const char* stage = nullptr) {
 // Set a limit and start the watchdog; it acts only after the first
 // check_limits() that passes.
 void apply_memory_limit(unsigned long long bytes);
+
+// The memory this process may use on this machine: the physical memory, or
+// less where a control group (a batch system's job, a container) limits it.
+uint64_t machine_memory_bytes();
+// The processes of this job on this machine, from the launcher's environment
+// (Open MPI, MPICH, SLURM); 1 when none says.
+unsigned processes_on_this_machine();
+// Without --memory-limit: 90% of machine_memory_bytes() shared by the
+// processes of the job on this machine, so that a run that would be killed
+// by the kernel's out-of-memory killer (a crash, exit 137) exits 3 and says
+// so. (machine, processes): the inputs, for tests.
+uint64_t default_memory_limit(uint64_t machine, unsigned processes);
+void apply_default_memory_limit();
 void apply_time_limit(double seconds);
 // In a job of several ranks a limit's message names this process's rank.
 void set_limit_rank(int rank, int ranks);

@@ -27,6 +27,14 @@ check h5info_30M 0 "$bin" info small.h5 --memory-limit 30M
 check start1M 3 "$bin" verify -q small.jsonl --memory-limit 1M
 expect_one_err start1M 'memory limit of 1 MiB reached during stage "start"'
 
+# Without --memory-limit the limit is 90% of the machine's memory shared by
+# the job's processes on it (the launcher's count): a run the kernel would
+# kill exits 3 instead. A count of a million processes makes the share a few
+# KiB, past at the start.
+check default_share 3 env OMPI_COMM_WORLD_LOCAL_SIZE=1000000 "$bin" verify -q small.jsonl
+expect_one_err default_share 'memory limit of [0-9.]+ KiB \(the default: 90% of this machine.s [0-9.]+ MiB shared by the processes of this job on it\) reached during stage "start" \([0-9.]+ MiB resident\); run on a machine with more memory, or on more machines'
+check default_fits 0 env OMPI_COMM_WORLD_LOCAL_SIZE=2 "$bin" verify -q small.jsonl
+
 # Nonsense sizes: exit 2 naming the option.
 check mem0 2 "$bin" verify -q small.jsonl --memory-limit 0
 expect_one_err mem0 '^isocheck: --memory-limit: must be positive'

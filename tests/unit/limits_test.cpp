@@ -100,3 +100,40 @@ TEST(Limits, WholeFileReaderOutOfMemoryIsNotBadInput) {
 
 }  // namespace
 }  // namespace isocheck
+
+namespace isocheck {
+// The default memory limit: 90% of the machine's memory (or its control
+// group's limit), shared by the job's processes on this machine, which the
+// launchers name in their environment.
+TEST(Limits, DefaultMemoryLimitIsAShareOfTheMachine) {
+  EXPECT_EQ(default_memory_limit(10ULL << 30, 1), (10ULL << 30) / 10 * 9);
+  EXPECT_EQ(default_memory_limit(10ULL << 30, 4), (10ULL << 30) / 10 * 9 / 4);
+  EXPECT_EQ(default_memory_limit(0, 4), 0u);  // unknown machine: no default
+  const uint64_t m = machine_memory_bytes();
+  EXPECT_GT(m, 64ULL << 20);
+  EXPECT_LE(m, static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE));
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE",
+                        "SLURM_TASKS_PER_NODE", "SLURM_NODEID"})
+    unsetenv(v);
+  EXPECT_EQ(processes_on_this_machine(), 1u);
+  setenv("SLURM_TASKS_PER_NODE", "4(x2),3,1", 1);
+  setenv("SLURM_NODEID", "1", 1);
+  EXPECT_EQ(processes_on_this_machine(), 4u);
+  setenv("SLURM_NODEID", "2", 1);
+  EXPECT_EQ(processes_on_this_machine(), 3u);
+  setenv("SLURM_NODEID", "3", 1);
+  EXPECT_EQ(processes_on_this_machine(), 1u);
+  setenv("SLURM_NODEID", "4", 1);  // past the list: not said
+  EXPECT_EQ(processes_on_this_machine(), 1u);
+  setenv("SLURM_NODEID", "0", 1);
+  setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3)", 1);  // the step's own count first
+  EXPECT_EQ(processes_on_this_machine(), 2u);
+  setenv("MPI_LOCALNRANKS", "6", 1);  // a launcher's own count over SLURM's
+  EXPECT_EQ(processes_on_this_machine(), 6u);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "5", 1);
+  EXPECT_EQ(processes_on_this_machine(), 5u);
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE",
+                        "SLURM_TASKS_PER_NODE", "SLURM_NODEID"})
+    unsetenv(v);
+}
+}  // namespace isocheck
