@@ -52,6 +52,10 @@ void add_check_options(CLI::App* c, CheckArgs& a, const std::string& threads_hel
                  "Level to check: ru, rc, ra, cc, pc, si, ser, sser, or all; lin (linearizability of lightweight "
                  "transactions) (repeatable or comma-separated; default ser)")
       ->delimiter(',')
+      // One value per --level (commas for several): otherwise the option
+      // swallows the history file that follows it ("--level ser h.jsonl --json
+      // out.json": unknown level "h.jsonl").
+      ->allow_extra_args(false)
       ->type_name("LEVEL")
       ->transform(choice<Level>({{"ser", Level::ser},
                                  {"si", Level::si},

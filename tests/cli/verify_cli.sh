@@ -85,4 +85,12 @@ expect_err timezero 'time-limit: must be positive'
 check badlimit 2 "$bin" verify -q "$tmp/big.jsonl" --memory-limit 12Q
 expect_err badlimit 'unknown size suffix'
 
+# --level takes one value (commas for several, or the option repeated): the
+# history file after it is the file, options after the file still count.
+check level_then_file 0 "$bin" verify --level ser "$tmp/good.jsonl" --dot "$tmp/lf.dot"
+expect_out level_then_file "serializable: holds"
+if [ ! -s "$tmp/lf.dot" ]; then fail "level_then_file: no DOT file"; fi
+check levels_repeated 0 "$bin" verify -l ser -l si "$tmp/good.jsonl" -q
+check audit_level_then_log 0 "$bin" audit --level sser "$tmp/good.jsonl" --round 1 -q
+
 summary
