@@ -157,15 +157,23 @@ void Auditor::apply_check(uint64_t round, const History& hist, CheckResult& r) {
   auto& res = s_.result;
   if (!r.anomalies.empty()) {
     res.anomalies += r.anomalies.size();
-    std::vector<std::string> lines;
-    for (size_t i = 0; i < r.anomalies.size() && i < 5; ++i) lines.push_back(explain_anomaly(*h, r.anomalies[i]));
-    for (auto& l : res.levels)
-      if (l.verdict != "violated") {
-        l.verdict = "violated";
-        l.round = round;
-        l.anomaly = to_string(r.anomalies[0].kind);
-        l.explanation = lines;
+    // Each level fails by the anomalies it does not allow (a lost update
+    // fails SI and above, not read committed); lines: the first five of those.
+    for (auto& l : res.levels) {
+      if (l.verdict == "violated") continue;
+      std::vector<std::string> lines;
+      const Anomaly* first = nullptr;
+      for (const Anomaly& a : r.anomalies) {
+        if (lattice_rank(weakest_level_violated(a.kind)) > lattice_rank(l.level)) continue;
+        if (!first) first = &a;
+        if (lines.size() < 5) lines.push_back(explain_anomaly(*h, a));
       }
+      if (!first) continue;
+      l.verdict = "violated";
+      l.round = round;
+      l.anomaly = to_string(first->kind);
+      l.explanation = std::move(lines);
+    }
   }
   for (auto& lr : r.levels) {
     for (auto& l : res.levels) {

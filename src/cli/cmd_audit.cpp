@@ -59,7 +59,6 @@ int run_audit_command(const AuditArgs& a) {
   opt.check = check_options(a.check);
   for (Level l : opt.check.levels)
     if (l == Level::lin) throw UsageError("audit does not check --level lin: use verify --level lin");
-  refuse_weak_levels(opt.check, "audit");
   opt.threads = static_cast<unsigned>(opt.check.threads);
   opt.duplicate_check = !a.no_dup_check;
   opt.stop = &g_stop;
