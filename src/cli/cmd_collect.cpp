@@ -42,7 +42,7 @@ void add_collect_command(CLI::App& app, int& exit_code) {
       "collect", "Run a workload against PostgreSQL (libpq) and record the history");
   cmd->add_option("--dsn", o.dsn, "libpq connection string, e.g. 'host=127.0.0.1 port=5432 dbname=postgres'")
       ->required();
-  cmd->add_option("--workload", args->workload, "mt | rmw | blindw-rw | blindw-rm | append | bank")
+  cmd->add_option("--workload", args->workload, "mt | rmw | blindw-rw | blindw-rm | append | bank | scan (range SELECTs, INSERTs and on-call UPDATEs over groups of 256 keys)")
       ->capture_default_str();
   cmd->add_option("--isolation", args->isolation, "serializable | repeatable-read | read-committed")
       ->capture_default_str();
@@ -57,7 +57,7 @@ void add_collect_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ops", o.ops, "operations per transaction (default: mt 4, rmw 8, blindw 8, append 4)");
   cmd->add_option("--read-only", o.read_only,
                   "share of read-only transactions (default: mt/rmw 0.25, blindw-rw 0.5, "
-                  "blindw-rm 0.9, bank 0.2)");
+                  "blindw-rm 0.9, bank 0.2, scan 0.3: the scan-twice transactions)");
   cmd->add_option("--retries", o.retries,
                   "re-run an aborted transaction's keys up to N times (each try is its own txn)")
       ->capture_default_str();

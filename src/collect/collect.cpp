@@ -18,6 +18,9 @@
 #include "collect/workload.h"
 #include "core/enum_names.h"
 #include "core/errors.h"
+#include "core/predicates.h"
+#include "io/jsonl_stream.h"
+#include "io/output_file.h"
 #include "io/sink.h"
 
 namespace isocheck::collect {
@@ -29,7 +32,8 @@ constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
                                              {Workload::blindw_rw, "blindw-rw"},
                                              {Workload::blindw_rm, "blindw-rm"},
                                              {Workload::append, "append"},
-                                             {Workload::bank, "bank"}};
+                                             {Workload::bank, "bank"},
+                                             {Workload::scan, "scan"}};
 static_assert(indexed_by_value(kWorkloads));
 
 struct IsolationRow {
@@ -85,11 +89,13 @@ struct SessionLog {
     TxnStatus status;
     uint64_t op_begin, op_end;
   };
+  enum class Stated : uint8_t { point, scan, insert };
   struct Op {
     OpKind kind;
-    int64_t key;
-    Sym value;                  // kNullValue for a read of an absent row
-    uint64_t list_begin = 0, list_end = 0;
+    int64_t key;                // scan: the range's low key
+    Sym value;                  // kNullValue for a read of an absent row; scan: the range's high key
+    uint64_t list_begin = 0, list_end = 0;  // list read: its elements; scan: its rows, (key, value) flat
+    Stated stated = Stated::point;
   };
   std::vector<Txn> txns;
   std::vector<Op> ops;
@@ -100,6 +106,7 @@ struct Counters {
   std::atomic<uint64_t> txns{0}, committed{0}, aborted{0}, unknown{0};
   std::atomic<uint64_t> serialization{0}, deadlock{0}, connection{0}, ops{0};
   std::atomic<uint64_t> bank_reads{0}, bank_bad{0};
+  std::atomic<uint64_t> scans{0}, inserts{0};
 };
 
 struct Shared {
@@ -108,6 +115,9 @@ struct Shared {
   Counters& c;
   std::atomic<bool>& stop;
   std::string kv, list;  // table names
+  // scan workload: per group, the next key offset to insert (each key is
+  // inserted at most once, so its absence before the insert is the initial one).
+  std::atomic<int64_t>* next_insert = nullptr;
 };
 
 class Session {
@@ -127,6 +137,10 @@ class Session {
       conn_.prepare("t", ("INSERT INTO " + kv + " (k, v, bal) VALUES ($1, $2, $3) "
                           "ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, bal = EXCLUDED.bal").c_str(), 3);
       conn_.prepare("ra", ("SELECT k, v, bal FROM " + kv).c_str(), 0);
+      if (sh.opt.workload == Workload::scan) {
+        conn_.prepare("s", ("SELECT k, v FROM " + kv + " WHERE k BETWEEN $1 AND $2 ORDER BY k").c_str(), 2);
+        conn_.prepare("i", ("INSERT INTO " + kv + " (k, v) VALUES ($1, $2)").c_str(), 2);
+      }
     }
   }
 
@@ -159,6 +173,8 @@ class Session {
 
  private:
   Sym next_value() { return (Sym(id_) << 32) | ++counter_; }
+  // scan workload: unique too, its low bit the doctor's state (1: on call).
+  Sym next_value(bool odd) { return (Sym(id_) << 32) | (2 * ++counter_ + (odd ? 1 : 0)); }
 
   // Counts an abort or a lost connection by cause.
   void count_failure(Outcome o) {
@@ -248,6 +264,45 @@ class Session {
           total += seen[k].second;
         }
         last_total_ = total;
+        return Outcome::ok;
+      }
+      case PlanOp::scan: {
+        const int64_t lo = s.key * kScanGroupKeys, hi = lo + kScanGroupKeys - 1;
+        Result r = conn_.exec_prepared("s", {lo, hi});
+        if (!r.ok()) return fail("scan", r);
+        SessionLog::Op op{OpKind::read, lo, Sym(hi)};
+        op.stated = SessionLog::Stated::scan;
+        op.list_begin = log_.lists.size();
+        for (int i = 0; i < r.rows(); ++i) log_.lists.push_back(r.int64(i, 0)), log_.lists.push_back(r.int64(i, 1));
+        op.list_end = log_.lists.size();
+        log_.ops.push_back(op);
+        last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
+        sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
+        return Outcome::ok;
+      }
+      case PlanOp::on_call: {
+        // The doctors the last scan saw on call (odd values).
+        const int64_t first = s.key * kScanGroupKeys;
+        std::vector<int64_t> on;
+        for (size_t i = 0; i + 1 < last_scan_.size(); i += 2)
+          if (last_scan_[i] < first + kScanDoctors && (last_scan_[i + 1] & 1)) on.push_back(last_scan_[i]);
+        const bool off = on.size() >= 2;
+        const int64_t doctor =
+            off ? on[pick_() % on.size()] : first + static_cast<int64_t>(pick_() % kScanDoctors);
+        Sym v = next_value(!off);
+        return wrote(conn_.exec_prepared("w", {doctor, int64_t(v)}), "on-call update", OpKind::write, doctor, v);
+      }
+      case PlanOp::insert: {
+        const int64_t offset = sh_.next_insert[s.key].fetch_add(1, std::memory_order_relaxed);
+        if (offset >= kScanGroupKeys) return Outcome::ok;  // the group is full: the scan alone
+        const int64_t k = s.key * kScanGroupKeys + offset;
+        Sym v = next_value(false);
+        Result r = conn_.exec_prepared("i", {k, int64_t(v)});
+        if (!r.ok()) return fail("insert", r);
+        SessionLog::Op op{OpKind::write, k, v};
+        op.stated = SessionLog::Stated::insert;
+        log_.ops.push_back(op);
+        sh_.c.inserts.fetch_add(1, std::memory_order_relaxed);
         return Outcome::ok;
       }
       case PlanOp::read_all_lists: {
@@ -342,6 +397,8 @@ class Session {
   std::unordered_map<int64_t, int64_t> balances_;  // bank: balances read in this txn
   int64_t last_total_ = INT64_MIN;
   std::vector<int64_t> scratch_;
+  std::vector<int64_t> last_scan_;  // scan workload: the last scan's rows, (key, value) flat
+  std::mt19937_64 pick_{sh_.opt.seed * 0x9E3779B97F4A7C15ULL + id_};  // scan workload: which doctor
 };
 
 void check_identifier(const std::string& s) {
@@ -390,6 +447,11 @@ std::string summary(const Stats& s) {
                 (unsigned long long)s.deadlocks, (unsigned long long)s.unknown,
                 (unsigned long long)s.connection_losses);
   std::string out = buf;
+  if (s.scans) {
+    std::snprintf(buf, sizeof buf, "; %llu range scans, %llu inserts", (unsigned long long)s.scans,
+                  (unsigned long long)s.inserts);
+    out += buf;
+  }
   if (s.bank_reads) {
     std::snprintf(buf, sizeof buf, "; bank: %llu of %llu committed balance reads saw a wrong total",
                   (unsigned long long)s.bank_bad_totals, (unsigned long long)s.bank_reads);
@@ -398,7 +460,11 @@ std::string summary(const Stats& s) {
   return out;
 }
 
-History run(const Options& opt, Stats& stats, std::ostream& log) {
+namespace {
+
+// The history as the sessions stated it: scans and inserts kept as such
+// (core/predicates.h), the other operations in `base`.
+PredicateHistory run_stated(const Options& opt, Stats& stats, std::ostream& log) {
   if (opt.dsn.empty()) throw UsageError("--dsn is required");
   if (opt.sessions == 0 || opt.sessions > 1000) throw UsageError("--sessions must be in [1, 1000]");
   if (opt.workload == Workload::bank && opt.keys > 100000)
@@ -414,6 +480,10 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
   Counters counters;
   std::atomic<bool> stop{false};
   Shared sh{opt, keys, counters, stop, kv, list};
+  const size_t groups = std::max<uint64_t>(1, opt.keys / kScanGroupKeys);
+  std::unique_ptr<std::atomic<int64_t>[]> next_insert(new std::atomic<int64_t>[groups]);
+  for (size_t g = 0; g < groups; ++g) next_insert[g] = kScanDoctors;
+  sh.next_insert = next_insert.get();
 
   // Connect every session before the clock starts.
   std::vector<std::unique_ptr<Session>> sessions;
@@ -470,6 +540,8 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
   stats.ops = counters.ops;
   stats.bank_reads = counters.bank_reads;
   stats.bank_bad_totals = counters.bank_bad;
+  stats.scans = counters.scans;
+  stats.inserts = counters.inserts;
   stats.seconds = (t1 - t0) / 1e9;
   if (opt.wants_final_read()) sessions[0]->final_read();
 
@@ -485,7 +557,8 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
   std::stable_sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.s < b.s;
   });
-  History h;
+  PredicateHistory ph;
+  History& h = ph.base;
   h.time_unit = "ns";
   for (uint32_t s = 0; s < opt.sessions; ++s) h.session_name.push_back(s + 1);
   std::vector<Sym> list_buf;
@@ -493,10 +566,23 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
   for (const Ref& r : order) {
     const auto& L = sessions[r.s]->log();
     const auto& t = L.txns[r.i];
+    const TxnIdx txn = static_cast<TxnIdx>(h.txn_count());
     h.begin_txn(id++, r.s, t.status, t.begin - t0, t.end - t0);
     for (uint64_t o = t.op_begin; o < t.op_end; ++o) {
       const auto& op = L.ops[o];
-      if (op.kind == OpKind::read_list) {
+      if (op.stated != SessionLog::Stated::point) {
+        PredicateOp p{op.stated == SessionLog::Stated::scan ? PredicateOp::scan : PredicateOp::insert, txn,
+                      static_cast<uint32_t>(o - t.op_begin)};
+        p.key = Sym(op.key);
+        if (p.kind == PredicateOp::scan) {
+          p.hi = op.value;
+          for (uint64_t i = op.list_begin; i + 1 < op.list_end; i += 2)
+            p.rows.push_back({Sym(L.lists[i]), Sym(L.lists[i + 1])});
+        } else {
+          p.value = op.value;
+        }
+        ph.ops.push_back(std::move(p));
+      } else if (op.kind == OpKind::read_list) {
         list_buf.assign(L.lists.begin() + op.list_begin, L.lists.begin() + op.list_end);
         h.add_list_read(Sym(op.key), list_buf);
       } else {
@@ -505,7 +591,61 @@ History run(const Options& opt, Stats& stats, std::ostream& log) {
     }
     h.end_txn();
   }
-  return h;
+  return ph;
+}
+
+// JSONL with the scans and inserts as stated (docs/formats.md).
+void write_stated_jsonl(const PredicateHistory& ph, AtomicOutput& file) {
+  const History& h = ph.base;
+  std::string out = "{\"isocheck\":1,\"time_unit\":\"ns\"}\n";
+  auto put_int = [&](int64_t v) { out += std::to_string(v); };
+  size_t next = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    put_jsonl_txn_head(out, h, t);
+    OpIdx o = h.op_begin(t);
+    for (uint32_t pos = 0;; ++pos) {
+      const bool stated = next < ph.ops.size() && ph.ops[next].txn == t && ph.ops[next].pos == pos;
+      if (!stated && o == h.op_end(t)) break;
+      if (pos) out.push_back(',');
+      if (!stated) {
+        put_jsonl_op(out, h, o++);
+        continue;
+      }
+      const PredicateOp& p = ph.ops[next++];
+      if (p.kind == PredicateOp::scan) {
+        out += "[\"scan\",";
+        put_int(static_cast<int64_t>(p.key));
+        out.push_back(',');
+        put_int(static_cast<int64_t>(p.hi));
+        out += ",[";
+        for (size_t i = 0; i < p.rows.size(); ++i) {
+          out += i ? ",[" : "[";
+          put_int(static_cast<int64_t>(p.rows[i].first));
+          out.push_back(',');
+          put_int(static_cast<int64_t>(p.rows[i].second));
+          out.push_back(']');
+        }
+        out += "]]";
+      } else {
+        out += "[\"insert\",";
+        put_int(static_cast<int64_t>(p.key));
+        out.push_back(',');
+        put_int(static_cast<int64_t>(p.value));
+        out.push_back(']');
+      }
+    }
+    out += "]}\n";
+    if (out.size() > (1 << 20)) file.write(out), out.clear();
+  }
+  file.write(out);
+}
+
+}  // namespace
+
+History run(const Options& opt, Stats& stats, std::ostream& log) {
+  PredicateHistory ph = run_stated(opt, stats, log);
+  if (ph.ops.empty()) return std::move(ph.base);
+  return expand_predicates(ph, opt.out.empty() ? "collect" : opt.out);
 }
 
 Stats collect(const Options& opt, std::ostream& log) {
@@ -513,11 +653,21 @@ Stats collect(const Options& opt, std::ostream& log) {
   Format f = format_from_extension(opt.out);
   if (f != Format::jsonl && f != Format::hdf5)
     throw UsageError("--out must end in .jsonl (or .json) or .h5 (or .hdf5): " + opt.out);
-  auto sink = open_sink(opt.out, f, "ns");  // fails now, not after the run
   Stats stats;
-  History h = run(opt, stats, log);
-  sink->append(h);
-  sink->finish();
+  if (opt.workload == Workload::scan) {
+    // The scans and inserts as stated: JSONL (HDF5 keeps only the point
+    // operations they stand for, and the phantoms' names with them).
+    if (f != Format::jsonl) throw UsageError("--workload scan writes JSONL (its scans and inserts): --out must end in .jsonl");
+    AtomicOutput file(opt.out, "--out");  // fails now, not after the run
+    PredicateHistory ph = run_stated(opt, stats, log);
+    write_stated_jsonl(ph, file);
+    file.commit();
+  } else {
+    auto sink = open_sink(opt.out, f, "ns");  // fails now, not after the run
+    History h = run(opt, stats, log);
+    sink->append(h);
+    sink->finish();
+  }
   log << "collect: " << to_string(opt.workload) << " at " << to_string(opt.isolation) << ", "
       << opt.sessions << " sessions, " << opt.keys << " keys: " << summary(stats) << " -> "
       << opt.out << "\n";

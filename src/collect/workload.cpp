@@ -52,6 +52,7 @@ uint32_t WorkloadGen::default_ops(Workload w) {
     case Workload::blindw_rm: return 8;
     case Workload::append: return 4;
     case Workload::bank: return 4;
+    case Workload::scan: return 3;  // (fixed shapes: --ops is not used)
   }
   return 4;
 }
@@ -64,6 +65,7 @@ double WorkloadGen::default_read_only(Workload w) {
     case Workload::blindw_rm: return 0.9;
     case Workload::append: return 0.0;  // reads are mixed into every txn instead
     case Workload::bank: return 0.2;
+    case Workload::scan: return 0.3;
   }
   return 0.25;
 }
@@ -107,6 +109,7 @@ Plan WorkloadGen::next() {
     case Workload::blindw_rm: return next_blindw();
     case Workload::append: return next_append();
     case Workload::bank: return next_bank();
+    case Workload::scan: return next_scan();
   }
   return {};
 }
@@ -198,6 +201,30 @@ Plan WorkloadGen::next_bank() {
              {PlanOp::read, ks[1]},
              {PlanOp::transfer, ks[0], -amount},
              {PlanOp::transfer, ks[1], amount}};
+  return p;
+}
+
+// Range scans over a group of rows (collect.h), three shapes:
+//   read-only (--read-only share): scan, point read of a doctor, scan again —
+//     the two scans differ when a row was inserted between them (a phantom
+//     READ COMMITTED allows);
+//   on call: scan, then one doctor's row goes off call when two are on call,
+//     else one goes on — two such transactions on a snapshot each take a
+//     different doctor off (the predicate write skew of REPEATABLE READ);
+//   check then insert: scan, then insert the group's next row — each saw the
+//     other's row absent (a phantom cycle on a snapshot).
+Plan WorkloadGen::next_scan() {
+  Plan p;
+  const int64_t groups = std::max<int64_t>(1, static_cast<int64_t>(keys_.keys()) / kScanGroupKeys);
+  const int64_t g = key() % groups;
+  if (uniform01(rng_) < read_only_) {
+    const int64_t doctor = g * kScanGroupKeys + std::uniform_int_distribution<int64_t>(0, kScanDoctors - 1)(rng_);
+    p.steps = {{PlanOp::scan, g}, {PlanOp::read, doctor}, {PlanOp::scan, g}};
+  } else if (uniform01(rng_) < 0.6) {
+    p.steps = {{PlanOp::scan, g}, {PlanOp::on_call, g}};
+  } else {
+    p.steps = {{PlanOp::scan, g}, {PlanOp::insert, g}};
+  }
   return p;
 }
 

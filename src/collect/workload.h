@@ -19,6 +19,10 @@ enum class PlanOp : uint8_t {
   read_all,   // SELECT k, v, bal FROM kv (bank: every account)
   read_all_lists,  // SELECT k, v FROM list (the final read of append histories)
   transfer,   // bank: write k with balance moved (amount in `arg`, signed)
+  // scan workload (`key`: the group, collect.h):
+  scan,       // SELECT k, v FROM kv WHERE k BETWEEN the group's first and last key
+  on_call,    // after a scan of the group: with two doctors on call (odd v) one goes off, else one goes on
+  insert,     // INSERT a row into the group's next unused key (none when the group is full)
 };
 
 struct PlanStep {
@@ -70,6 +74,7 @@ class WorkloadGen {
   Plan next_blindw();
   Plan next_append();
   Plan next_bank();
+  Plan next_scan();
 
   const Options& opt_;
   const KeySampler& keys_;

@@ -21,6 +21,8 @@ configs=(
   "weak_rc_mt|ra|--workload mt --isolation read-committed --keys 4 --txns 4000"
   "weak_rc_append|ra|--workload append --isolation read-committed --keys 8 --txns 1000"
   "weak_rc_blindw|ra|--workload blindw-rw --isolation read-committed --keys 20 --txns 2000"
+  "scan_rc|ra|--workload scan --isolation read-committed --keys 1024 --txns 2000"
+  "scan_rr|ser|--workload scan --isolation repeatable-read --keys 1024 --txns 2000"
 )
 for c in "${configs[@]}"; do
   IFS='|' read -r name level args <<<"$c"
