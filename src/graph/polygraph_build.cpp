@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -300,6 +301,27 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
         }
         for (uint32_t b = 0; b < m; ++b) hpath[b] = idx.path(hv[b]), hpos[b] = idx.pos(hv[b]);
         // tail(j) ⇝ head(i) needs rank(head(j)) < rank(head(i)): only later chains can follow i.
+        // The heads by index path: along a path positions grow with rank (its
+        // vertices are joined by edges), so the heads tail(i) reaches on a
+        // path are a suffix of that path's heads, found by binary search —
+        // not a test per pair, which made a key's m writers cost m² (a hot
+        // key of a skewed blind-write history: 10^10 pairs and more). The
+        // shared path of edgeless vertices is never reached: its heads all
+        // get the full test.
+        std::vector<uint32_t> paths_used;  // distinct hpath values, in first-seen order
+        std::vector<std::vector<uint32_t>> on_path;  // per used path: its heads' b, ascending
+        {
+          std::unordered_map<uint32_t, uint32_t> slot;
+          for (uint32_t b = 0; b < m; ++b) {
+            auto [it, fresh] = slot.try_emplace(hpath[b], static_cast<uint32_t>(paths_used.size()));
+            if (fresh) paths_used.push_back(hpath[b]), on_path.emplace_back();
+            on_path[it->second].push_back(b);
+          }
+        }
+        // Per chain a, the events in b order: an open pair (full test) or the
+        // first forced head of a path (a candidate minimal successor; the
+        // path's later heads are forced and implied by it).
+        std::vector<std::pair<uint32_t, bool>> events;  // (b, forced)
         auto scan = [&](auto row_of) {
           using Row = decltype(row_of(0u));
           std::vector<Row> minimal;  // index rows of i's minimal forced successors' heads
@@ -307,13 +329,25 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
             const uint32_t i = by_rank[a];
             const Row tail_row = row_of(tv[a]);
             minimal.clear();
-            for (uint32_t b = a + 1; b < m; ++b) {
-              if (tail_row[hpath[b]] > hpos[b]) {  // tail(i) does not reach head(j)
-                const uint32_t j = by_rank[b];
+            events.clear();
+            for (size_t p = 0; p < paths_used.size(); ++p) {
+              const std::vector<uint32_t>& hs = on_path[p];
+              const auto later = std::upper_bound(hs.begin(), hs.end(), a);
+              const uint32_t reach_from = tail_row[paths_used[p]];  // lowest position tail(i) reaches there
+              const auto reached = std::partition_point(later, hs.end(), [&](uint32_t b) { return hpos[b] < reach_from; });
+              for (auto it = later; it != reached; ++it) events.push_back({*it, false});
+              if (reached != hs.end()) {
+                decided += static_cast<size_t>(hs.end() - reached);  // i before each of them is forced
+                events.push_back({*reached, true});
+              }
+            }
+            std::sort(events.begin(), events.end());
+            for (const auto& [b, forced] : events) {
+              const uint32_t j = by_rank[b];
+              if (!forced) {  // tail(i) does not reach head(j)
                 decide(PairRef{w, std::min(i, j), std::max(i, j)});
                 continue;
               }
-              ++decided;  // i before j is forced
               bool implied = false;
               for (const Row row : minimal)
                 if (row[hpath[b]] <= hpos[b]) { implied = true; break; }
