@@ -166,7 +166,7 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
   out.scan_absent_ops.reserve(absent_reads);
   // History::add_op inlined: the columns were reserved whole above, so these
   // are stores, not calls.
-  auto add = [&out](OpKind k, Sym key, Sym value) {
+  auto add = [&out](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {
     out.op_kind.push_back(k);
     out.op_key.push_back(key);
     out.op_value.push_back(value);
