@@ -697,6 +697,10 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
 void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h) {
   std::vector<uint8_t> mark(kind.size());
   read_rows(d, o0, mark.size(), mark.data(), true);
+  size_t marked = 0, absent = 0;
+  for (uint8_t m : mark) marked += m != 0, absent += m == 2;
+  h.scan_ops.reserve(marked);
+  h.scan_absent_ops.reserve(absent);
   for (size_t i = 0; i < mark.size(); ++i) {
     if (mark[i] == 0) continue;
     if (mark[i] > 2)
