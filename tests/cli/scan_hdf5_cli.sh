@@ -23,4 +23,8 @@ same same_report "$tmp/report_h5" "$tmp/report_jsonl"
 check convert_example 0 "$bin" convert "$src/examples/phantom.jsonl" "$tmp/ex.h5"
 check verify_example 1 "$bin" verify --level ser,si "$tmp/ex.h5"
 expect_out example_words "T2's range scan saw key 5 absent \(the initial state\)"
+# HDF5 to HDF5 keeps them too.
+check convert_h5_h5 0 "$bin" convert "$tmp/ex.h5" "$tmp/ex2.h5"
+check verify_h5_h5 1 "$bin" verify --level ser "$tmp/ex2.h5"
+expect_out h5_h5_phantom "serializable: VIOLATED: G-single \(phantom\)"
 summary
