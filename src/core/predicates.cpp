@@ -1,12 +1,11 @@
 #include "core/predicates.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 
@@ -25,138 +24,232 @@ struct PairHash {
   size_t operator()(const std::pair<Sym, Sym>& p) const { return std::hash<Sym>()(p.first * 0x9e3779b97f4a7c15ULL ^ p.second); }
 };
 
-}  // namespace
+// What the history does to a key, one entry per key named by a write,
+// append, list read, insert or delete (a flat table: a history of 10^6
+// transactions names its few thousand keys millions of times).
+enum KeyFlag : uint64_t { kWritten = 1, kList = 2, kDeleted = 4, kInsertOne = 8 };  // inserts counted from bit 3
 
-History expand_predicates(const PredicateHistory& ph, const std::string& file) {
-  const History& b = ph.base;
-  auto less = [&](Sym x, Sym y) { return key_less(b.keys, x, y); };
-  auto where = [&](const PredicateOp& p) {
-    return "transaction " + std::to_string(b.txn_id[p.txn]) + ", operation " + std::to_string(p.pos) + ": ";
-  };
-  // Keys whose state changes, keys deleted somewhere, list keys, tombstones.
-  std::unordered_set<Sym> changed, deleted, lists;
+// The facts about keys the expansion asks, gathered in one pass: keys whose
+// state changes (every key in `flags`), keys deleted somewhere, list keys,
+// keys written by `w`, inserts per key; tombstones; deletes not preceded by
+// an observation of the key in their transaction.
+struct KeyFacts {
+  FlatMap64 flags{1024};
+  bool has_lists = false, has_deletes = false;
   std::unordered_set<std::pair<Sym, Sym>, PairHash> tombstones;
-  for (OpIdx o = 0; o < b.op_count(); ++o) {
-    if (b.op_kind[o] == OpKind::write) changed.insert(b.op_key[o]);
-    if (b.op_kind[o] == OpKind::append || b.op_kind[o] == OpKind::read_list)
-      lists.insert(b.op_key[o]), changed.insert(b.op_key[o]);  // a scan over one is refused below
+  std::unordered_set<Sym> unobserved_delete;
+
+  KeyFacts(const History& b, const PredicateList& ph) {
+    for (OpIdx o = 0; o < b.op_count(); ++o) {
+      if (b.op_kind[o] == OpKind::read) continue;
+      if (b.op_kind[o] == OpKind::write) mark(b.op_key[o], kWritten);
+      else mark(b.op_key[o], kList), has_lists = true;  // a scan over one is refused
+    }
+    for (const PredicateRec& p : ph.ops) {
+      if (p.kind == PredicateOp::scan) continue;
+      if (p.kind == PredicateOp::del) {
+        mark(p.key, kDeleted), has_deletes = true;
+        tombstones.insert({p.key, p.value});
+      } else {
+        bool fresh;
+        uint64_t& f = flags.get_or_insert(p.key, 0, fresh);
+        if ((f >> 3) < 2) f += kInsertOne;  // one, or more than one
+      }
+    }
+    if (has_deletes) find_unobserved_deletes(b, ph);
   }
-  for (const PredicateOp& p : ph.ops) {
-    if (p.kind == PredicateOp::scan) continue;
-    changed.insert(p.key);
-    if (p.kind == PredicateOp::del) deleted.insert(p.key), tombstones.insert({p.key, p.value});
+  uint64_t flag(Sym k) const {
+    const uint64_t* f = flags.find(k);
+    return f ? *f : 0;
   }
-  // Keys whose only insert is safe to place after the initial absence: one
+  // Whether k's only insert is safe to place after the initial absence: one
   // insert, no `w`, and every delete observed a present value of the key
   // before deleting (so every tombstone follows the insert's version).
-  std::unordered_map<Sym, uint32_t> inserts;
-  std::unordered_set<Sym> blind_written, unobserved_delete;
-  for (OpIdx o = 0; o < b.op_count(); ++o)
-    if (b.op_kind[o] == OpKind::write) blind_written.insert(b.op_key[o]);
-  for (const PredicateOp& p : ph.ops)
-    if (p.kind == PredicateOp::insert) ++inserts[p.key];
-  {
+  bool insert_after_initial(Sym k) const {
+    const uint64_t f = flag(k);
+    return (f >> 3) == 1 && !(f & kWritten) && !unobserved_delete.count(k);
+  }
+
+ private:
+  void mark(Sym k, uint64_t f) {
+    bool fresh;
+    flags.get_or_insert(k, 0, fresh) |= f;
+  }
+  // Only deleted keys ask insert_after_initial(), so only they are followed,
+  // and only in transactions that delete.
+  void find_unobserved_deletes(const History& b, const PredicateList& ph) {
     size_t next = 0;
+    std::unordered_set<Sym> observed;
+    auto observe = [&](Sym k) {
+      if (flag(k) & kDeleted) observed.insert(k);
+    };
     for (TxnIdx t = 0; t < b.txn_count(); ++t) {
-      std::unordered_set<Sym> observed;
+      size_t end = next;
+      bool any_delete = false;
+      for (; end < ph.ops.size() && ph.ops[end].txn == t; ++end) any_delete |= ph.ops[end].kind == PredicateOp::del;
+      if (!any_delete) {
+        next = end;
+        continue;
+      }
+      observed.clear();
       OpIdx o = b.op_begin(t);
       for (uint32_t pos = 0;; ++pos) {
         if (next < ph.ops.size() && ph.ops[next].txn == t && ph.ops[next].pos == pos) {
-          const PredicateOp& p = ph.ops[next++];
+          const PredicateRec& p = ph.ops[next++];
           if (p.kind == PredicateOp::scan)
-            for (const auto& r : p.rows) observed.insert(r.first);
+            for (uint64_t r = p.row_begin; r < p.row_end; ++r) observe(ph.rows[r].first);
           else if (p.kind == PredicateOp::insert)
-            observed.insert(p.key);
+            observe(p.key);
           else if (!observed.count(p.key))
             unobserved_delete.insert(p.key);
           continue;
         }
         if (o == b.op_end(t)) break;
         if (b.op_kind[o] == OpKind::read && b.op_value[o] != kNullValue && !tombstones.count({b.op_key[o], b.op_value[o]}))
-          observed.insert(b.op_key[o]);
+          observe(b.op_key[o]);
         ++o;
       }
     }
   }
-  auto insert_after_initial = [&](Sym k) {
-    auto it = inserts.find(k);
-    return it != inserts.end() && it->second == 1 && !blind_written.count(k) && !unobserved_delete.count(k);
+};
+
+}  // namespace
+
+History expand_predicates(const PredicateHistory& ph, const std::string& file) {
+  PredicateList flat;
+  flat.ops.reserve(ph.ops.size());
+  for (const PredicateOp& p : ph.ops) {
+    PredicateRec r{p.kind, p.txn, p.pos, p.key, p.hi, p.value, flat.rows.size(), 0};
+    for (const auto& row : p.rows) flat.rows.push_back(row);
+    r.row_end = flat.rows.size();
+    flat.ops.push_back(r);
+  }
+  History base = ph.base;
+  return expand_predicates(std::move(base), flat, file);
+}
+
+History expand_predicates(History&& base, const PredicateList& ph, const std::string& file) {
+  const History& b = base;
+  const bool named_keys = b.keys.named();
+  auto less = [&](Sym x, Sym y) {
+    return named_keys ? key_less(b.keys, x, y) : SymbolTable::as_int(x) < SymbolTable::as_int(y);
   };
-  std::vector<Sym> sorted(changed.begin(), changed.end());
+  auto where = [&](const PredicateRec& p) {
+    return "transaction " + std::to_string(b.txn_id[p.txn]) + ", operation " + std::to_string(p.pos) + ": ";
+  };
+  const KeyFacts facts(b, ph);
+  const bool has_lists = facts.has_lists, has_deletes = facts.has_deletes;
+  auto flag = [&](Sym k) { return facts.flag(k); };
+  auto insert_after_initial = [&](Sym k) { return facts.insert_after_initial(k); };
+  const auto& tombstones = facts.tombstones;
+  std::vector<Sym> sorted;
+  sorted.reserve(facts.flags.size());
+  facts.flags.for_each([&](uint64_t k, uint64_t) { sorted.push_back(k); });
   std::sort(sorted.begin(), sorted.end(), less);
 
+  // Room for every operation of the result: a scan reads at most its rows
+  // and the changing keys of its range.
+  size_t ops = b.op_count(), scan_reads = 0, absent_reads = 0;
+  for (const PredicateRec& p : ph.ops) {
+    if (p.kind != PredicateOp::scan) {
+      ops += p.kind == PredicateOp::insert ? 2 : 1;
+      continue;
+    }
+    auto lo = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
+    auto hi = std::upper_bound(lo, sorted.end(), p.hi, less);
+    scan_reads += (p.row_end - p.row_begin) + static_cast<size_t>(hi - lo);
+    absent_reads += static_cast<size_t>(hi - lo);
+  }
   History out;
-  out.keys = b.keys;
-  out.values = b.values;
-  out.session_name = b.session_name;
-  out.time_unit = b.time_unit;
-  out.reserve_more(b.txn_count(), b.op_count() + ph.ops.size());
+  out.reserve_more(b.txn_count(), ops + scan_reads);
+  out.scan_ops.reserve(scan_reads);
+  out.scan_absent_ops.reserve(absent_reads);
+  // History::add_op inlined: the columns were reserved whole above, so these
+  // are stores, not calls.
+  auto add = [&out](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {
+    out.op_kind.push_back(k);
+    out.op_key.push_back(key);
+    out.op_value.push_back(value);
+    out.op_list_offset.push_back(out.list_value.size());
+  };
   size_t next = 0;  // into ph.ops
-  auto undecided = [&](const PredicateOp& p, Sym k, const char* what) {
+  auto undecided = [&](const PredicateRec& p, Sym k, const char* what) {
     throw ResourceError("not decided: " + file + ": " + where(p) + what + " key " + b.keys.text(k) +
                         " absent, and another transaction deletes " + b.keys.text(k) +
                         ": which absent version (the initial state or a deleted one) it saw is unknown; "
                         "isocheck decides absences only on keys no other transaction deletes");
   };
+  auto list_key = [&](const PredicateRec& p, Sym k) {
+    throw InputError(file, where(p) + "the scan covers key " + b.keys.text(k) +
+                               ", which is appended to or read as a list (scans cover register keys)");
+  };
+  // The transaction's own effect so far per key: present, or deleted with
+  // its tombstone. Followed only in transactions that insert or delete: a
+  // scan asks it only about keys the transaction deleted itself.
+  std::unordered_map<Sym, std::pair<bool, Sym>> own;
   for (TxnIdx t = 0; t < b.txn_count(); ++t) {
     out.begin_txn(b.txn_id[t], b.txn_session[t], b.txn_status[t], b.txn_begin[t], b.txn_end[t]);
-    // The transaction's own effect so far per key: present, or deleted with its tombstone.
-    std::unordered_map<Sym, std::pair<bool, Sym>> own;
+    bool track_own = false;
+    for (size_t i = next; i < ph.ops.size() && ph.ops[i].txn == t; ++i) track_own |= ph.ops[i].kind != PredicateOp::scan;
+    if (track_own && !own.empty()) own = {};
     OpIdx o = b.op_begin(t);
     for (uint32_t pos = 0;; ++pos) {
       if (next < ph.ops.size() && ph.ops[next].txn == t && ph.ops[next].pos == pos) {
-        const PredicateOp& p = ph.ops[next++];
-        auto it = own.find(p.key);
+        const PredicateRec& p = ph.ops[next++];
         switch (p.kind) {
-          case PredicateOp::insert:
+          case PredicateOp::insert: {
+            auto it = own.find(p.key);
             if (it != own.end() && !it->second.first) {
               // After its own delete: the absent version is its tombstone.
             } else if (it != own.end()) {
-              out.add_op(OpKind::read, p.key, kNullValue);  // inserting a row it made present: internal read
+              add(OpKind::read, p.key, kNullValue);  // inserting a row it made present: internal read
             } else {
-              if (deleted.count(p.key) && !insert_after_initial(p.key)) undecided(p, p.key, "inserts, requiring");
-              out.add_op(OpKind::read, p.key, kNullValue);
+              if ((flag(p.key) & kDeleted) && !insert_after_initial(p.key)) undecided(p, p.key, "inserts, requiring");
+              add(OpKind::read, p.key, kNullValue);
             }
-            out.add_op(OpKind::write, p.key, p.value);
+            add(OpKind::write, p.key, p.value);
             own[p.key] = {true, p.value};
             break;
+          }
           case PredicateOp::del:
-            out.add_op(OpKind::write, p.key, p.value);
+            add(OpKind::write, p.key, p.value);
             own[p.key] = {false, p.value};
             break;
           case PredicateOp::scan: {
-            for (const auto& [k, v] : p.rows)
-              if (lists.count(k))
-                throw InputError(file, where(p) + "the scan covers key " + b.keys.text(k) +
-                                           ", which is appended to or read as a list (scans cover register keys)");
+            auto rows = [&](size_t r) -> const std::pair<Sym, Sym>& { return ph.rows[p.row_begin + r]; };
+            const size_t nrows = p.row_end - p.row_begin;
+            if (has_lists)
+              for (size_t r = 0; r < nrows; ++r)
+                if (flag(rows(r).first) & kList) list_key(p, rows(r).first);
             auto k = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
             size_t r = 0;
             while (true) {
               bool has_k = k != sorted.end() && !less(p.hi, *k);
-              bool has_r = r < p.rows.size();
+              bool has_r = r < nrows;
               if (!has_k && !has_r) break;
-              if (has_r && (!has_k || !less(*k, p.rows[r].first))) {
-                const auto& [rk, rv] = p.rows[r];
-                if (tombstones.count({rk, rv}))
+              if (has_r && (!has_k || !less(*k, rows(r).first))) {
+                const auto& [rk, rv] = rows(r);
+                if (has_deletes && tombstones.count({rk, rv}))
                   throw InputError(file, where(p) + "the scan returns row " + b.keys.text(rk) + " = " +
                                              value_text(b, rv) + ", the version a delete of it left (a deleted row is absent)");
                 out.scan_ops.push_back(out.op_count());
-                out.add_op(OpKind::read, rk, rv);
+                add(OpKind::read, rk, rv);
                 if (has_k && *k == rk) ++k;
                 ++r;
                 continue;
               }
               Sym key = *k++;
-              if (lists.count(key))
-                throw InputError(file, where(p) + "the scan covers key " + b.keys.text(key) +
-                                           ", which is appended to or read as a list (scans cover register keys)");
-              auto mine = own.find(key);
+              const uint64_t f = has_lists || has_deletes ? flag(key) : 0;
+              if (f & kList) list_key(p, key);
               Sym seen = kNullValue;
-              if (mine != own.end() && !mine->second.first) seen = mine->second.second;
-              else if (mine == own.end() && deleted.count(key)) undecided(p, key, "scans, seeing");
+              if (f & kDeleted) {
+                auto mine = track_own ? own.find(key) : own.end();
+                if (mine != own.end() && !mine->second.first) seen = mine->second.second;
+                else if (mine == own.end()) undecided(p, key, "scans, seeing");
+              }
               out.scan_ops.push_back(out.op_count());
               out.scan_absent_ops.push_back(out.op_count());
-              out.add_op(OpKind::read, key, seen);
+              add(OpKind::read, key, seen);
             }
             break;
           }
@@ -167,13 +260,17 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file) {
       if (b.op_kind[o] == OpKind::read_list) {
         out.add_list_read(b.op_key[o], b.list(o));
       } else {
-        out.add_op(b.op_kind[o], b.op_key[o], b.op_value[o]);
-        if (b.op_kind[o] != OpKind::read) own[b.op_key[o]] = {true, b.op_value[o]};
+        add(b.op_kind[o], b.op_key[o], b.op_value[o]);
+        if (track_own && b.op_kind[o] != OpKind::read) own[b.op_key[o]] = {true, b.op_value[o]};
       }
       ++o;
     }
     out.end_txn();
   }
+  out.keys = std::move(base.keys);
+  out.values = std::move(base.values);
+  out.session_name = std::move(base.session_name);
+  out.time_unit = std::move(base.time_unit);
   return out;
 }
 

@@ -28,6 +28,8 @@
 // insert's, every tombstone follows one of them, so the insert's absence is
 // the initial one.
 #pragma once
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +55,48 @@ struct PredicateHistory {
   std::vector<PredicateOp> ops;
 };
 
+// The same operations flat, as the JSONL reader builds them: no heap object
+// per operation; scan i's rows are rows[ops[i].row_begin, ops[i].row_end) of
+// one array that every scan shares (a history of 10^5 scans of 50 rows each
+// would otherwise make 10^5 small vectors).
+struct PredicateRec {
+  PredicateOp::Kind kind;
+  TxnIdx txn;
+  uint32_t pos;
+  Sym key = 0, hi = 0, value = 0;  // as in PredicateOp
+  uint64_t row_begin = 0, row_end = 0;
+};
+// Scan rows in blocks of 2^16: growing never copies the rows already held
+// (nor makes the kernel map fresh pages for a copy of them, which a doubling
+// vector does for twice their size).
+class ScanRows {
+ public:
+  using Row = std::pair<Sym, Sym>;  // (key, value)
+  void push_back(Row r) {
+    if ((n_ & kMask) == 0 && (n_ >> kShift) == blocks_.size()) blocks_.push_back(std::make_unique_for_overwrite<Row[]>(kBlock));
+    blocks_[n_ >> kShift][n_ & kMask] = r;
+    ++n_;
+  }
+  size_t size() const { return n_; }
+  Row& operator[](size_t i) { return blocks_[i >> kShift][i & kMask]; }
+  const Row& operator[](size_t i) const { return blocks_[i >> kShift][i & kMask]; }
+  // f(row) for every row, in order.
+  template <class F> void for_each(F&& f) {
+    for (size_t b = 0; b < blocks_.size(); ++b)
+      for (size_t i = 0, e = std::min(kBlock, n_ - (b << kShift)); i < e; ++i) f(blocks_[b][i]);
+  }
+
+ private:
+  static constexpr size_t kShift = 16, kBlock = size_t{1} << kShift, kMask = kBlock - 1;
+  std::vector<std::unique_ptr<Row[]>> blocks_;
+  size_t n_ = 0;
+};
+
+struct PredicateList {
+  std::vector<PredicateRec> ops;  // ordered by transaction, then pos
+  ScanRows rows;                  // each scan's ordered by key
+};
+
 // Key order for ranges: integers before strings, integers by value, strings
 // bytewise.
 bool key_less(const SymbolTable& keys, Sym a, Sym b);
@@ -63,5 +107,8 @@ bool key_less(const SymbolTable& keys, Sym a, Sym b);
 // deleted version, and ResourceError ("not decided: ...") for the ambiguous
 // absences described above.
 History expand_predicates(const PredicateHistory& ph, const std::string& file);
+// The same from the flat form; `base` is consumed (its tables move into the
+// result).
+History expand_predicates(History&& base, const PredicateList& preds, const std::string& file);
 
 }  // namespace isocheck

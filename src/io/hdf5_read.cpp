@@ -332,8 +332,11 @@ class Reader {
   // Every dataset, opened once; their lengths checked against each other.
   struct Layout {
     Ds id, session, status, begin, end, op_off, kind, key, value, list_off, list;
+    Ds scan;                // /op/scan, optional: has_scan
+    bool has_scan = false;
     uint64_t n = 0, m = 0;  // transactions, operations
   };
+  void read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h);
   Layout& layout();
   void ensure_tables();
   void check_range(uint64_t first, uint64_t last, uint64_t n) const;
@@ -547,6 +550,12 @@ Reader::Layout& Reader::layout() {
   for (Ds* d : {&L->key, &L->value}) check_len(*d, m, "/op/kind");
   check_len(L->list_off, m + 1, "/op/kind", " (one more than the operations)");
   L->list = open_int("/list/value", 8);
+  // Written only for histories with range scans; older files have none.
+  if (exists("/op/scan")) {
+    L->scan = open_int("/op/scan", 1);
+    check_len(L->scan, m, "/op/kind");
+    L->has_scan = true;
+  }
   if (read_one(L->op_off, 0) != 0) fail_row("/txn/op_offset", 0, "must start at 0");
   if (uint64_t e = read_one(L->op_off, n); e != m)
     fail_row("/txn/op_offset", n, "must end at the operation count " + std::to_string(m) + ", is " + std::to_string(e));
@@ -682,6 +691,33 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
     }
 }
 
+// Rows [o0, o0 + kind.size()) of /op/scan into h.scan_ops and
+// h.scan_absent_ops (indices in h): 1 marks a read standing for a row a scan
+// returned, 2 one standing for a key a scan saw absent.
+void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h) {
+  std::vector<uint8_t> mark(kind.size());
+  read_rows(d, o0, mark.size(), mark.data(), true);
+  size_t marked = 0, absent = 0;
+  for (uint8_t m : mark) marked += m != 0, absent += m == 2;
+  h.scan_ops.reserve(marked);
+  h.scan_absent_ops.reserve(absent);
+  for (size_t i = 0; i < mark.size(); ++i) {
+    if (mark[i] == 0) continue;
+    if (mark[i] > 2)
+      fail_row(d.name, o0 + i,
+               "mark " + std::to_string(mark[i]) +
+                   " is out of range (0 no scan, 1 a row a scan returned, 2 a key a scan saw absent)");
+    static const char* const kKindNames[] = {"read", "write", "append", "list read"};
+    if (kind[i] != OpKind::read)
+      fail_row(d.name, o0 + i,
+               "marks a scan's read, but the operation is a " +
+                   std::string(kKindNames[static_cast<uint8_t>(kind[i])]) + " (kind " +
+                   std::to_string(static_cast<int>(kind[i])) + "; a scan's observations are reads, kind 0)");
+    h.scan_ops.push_back(i);
+    if (mark[i] == 2) h.scan_absent_ops.push_back(i);
+  }
+}
+
 History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables) {
   {
     std::lock_guard<std::mutex> lock(init_);  // (columns() may run meanwhile)
@@ -733,6 +769,7 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   ensure_tables();
   check_ops(h.op_kind.data(), h.op_key.data(), h.op_value.data(), ops, o0);
   check_list(h.list_value, l0);
+  if (L.has_scan) read_scan_marks(L.scan, o0, h.op_kind, h);  // (kinds checked)
   if (own_tables) {  // one-shot reads: the tables go with the history
     h.keys = std::move(keys_);
     h.values = std::move(values_);

@@ -250,7 +250,9 @@ class Hdf5Sink final : public HistorySink {
       H5Awrite(u, t, &p);
     }
     Hid g_txn(H5Gcreate2(file_, "txn", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    Hid g_op(H5Gcreate2(file_, "op", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    g_op_ = Hid(H5Gcreate2(file_, "op", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    hid_t g_op = g_op_;
+    c_op_ = c_op;
     Hid g_list(H5Gcreate2(file_, "list", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     auto i64 = [&](hid_t g, const char* n, size_t c) {
       return Column<int64_t>(path, g, n, H5T_STD_I64LE, H5T_NATIVE_INT64, c, level_);
@@ -304,6 +306,7 @@ class Hdf5Sink final : public HistorySink {
     });
     if (vm.identity()) list_.append(c.list_value.data(), c.list_value.size());
     else blocks<uint64_t>(list_, c.list_value.size(), [&](size_t i) { return vm(c.list_value[i]); });
+    append_scan_marks(c, ops_before);
   }
 
   void finish() override {
@@ -311,17 +314,38 @@ class Hdf5Sink final : public HistorySink {
     for (auto* col : {&op_offset_, &key_, &value_, &list_offset_, &list_}) col->flush();
     status_.flush();
     kind_.flush();
+    if (has_scan_) scan_.flush(), scan_.close();
     write_names(keys_, "key_names", "key_name_is_int");
     write_names(values_, "value_names", "value_name_is_int");
     for (auto* col : {&id_, &session_, &begin_, &end_}) col->close();
     for (auto* col : {&op_offset_, &key_, &value_, &list_offset_, &list_}) col->close();
     status_.close();
     kind_.close();
+    g_op_.reset();
     if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw InputError(path_, "cannot flush the HDF5 file (disk full?)");
     file_.reset();
   }
 
  private:
+  // /op/scan, one mark per operation: 0 none, 1 a read standing for a row a
+  // scan returned, 2 one standing for a key a scan saw absent. Made at the
+  // first chunk with scan reads (the operations before it get 0), so a
+  // history without scans has no such dataset.
+  void append_scan_marks(const History& c, uint64_t ops_before) {
+    if (!has_scan_) {
+      if (c.scan_ops.empty()) return;
+      scan_ = Column<uint8_t>(path_, g_op_, "scan", H5T_STD_U8LE, H5T_NATIVE_UINT8, c_op_, level_);
+      has_scan_ = true;
+      std::vector<uint8_t> zeros(std::min<uint64_t>(ops_before, chunk_), 0);
+      for (uint64_t done = 0; done < ops_before; done += zeros.size())
+        scan_.append(zeros.data(), std::min<uint64_t>(zeros.size(), ops_before - done));
+    }
+    std::vector<uint8_t> mark(c.op_count(), 0);
+    for (OpIdx o : c.scan_ops) mark[o] = 1;
+    for (OpIdx o : c.scan_absent_ops) mark[o] = 2;
+    scan_.append(mark.data(), mark.size());
+  }
+
   // Fills `col` with gen(0..n-1), a block at a time.
   template <class T, class Gen>
   void blocks(Column<T>& col, size_t n, Gen&& gen) {
@@ -411,7 +435,10 @@ class Hdf5Sink final : public HistorySink {
   size_t chunk_;
   Hid file_;
   Column<int64_t> id_, session_, begin_, end_;
-  Column<uint8_t> status_, kind_;
+  Column<uint8_t> status_, kind_, scan_;
+  Hid g_op_;
+  size_t c_op_ = 1;
+  bool has_scan_ = false;
   Column<uint64_t> op_offset_, key_, value_, list_offset_, list_;
   RunningNames keys_, values_;
   std::vector<int64_t> scratch_i64_;

@@ -101,19 +101,19 @@ struct LineReader {
   std::string_view scan_fence_key;
   // Scans, inserts and deletes, expanded once the whole file is read
   // (core/predicates.h); a piece of a file (the audit) refuses them.
-  std::vector<PredicateOp> preds;
+  // Flat: every scan's rows go straight into preds.rows.
+  PredicateList preds;
   bool allow_preds = true;
-  std::vector<std::pair<Sym, Sym>> pending_rows;  // the scan being read
+  uint64_t key_switches = 0;  // times the key table switched to named mode (at most once)
 
   // Key or value symbols renumbered (the table switched to named mode): the
-  // predicate operations read so far follow.
+  // predicate operations read so far follow, with the rows of the scan
+  // being read.
   void keys_remapped() {
     h.remap_keys();
-    for (PredicateOp& p : preds) {
-      p.key = h.keys.remap(p.key), p.hi = h.keys.remap(p.hi);
-      for (auto& r : p.rows) r.first = h.keys.remap(r.first);
-    }
-    for (auto& r : pending_rows) r.first = h.keys.remap(r.first);
+    ++key_switches;
+    for (PredicateRec& p : preds.ops) p.key = h.keys.remap(p.key), p.hi = h.keys.remap(p.hi);
+    preds.rows.for_each([&](std::pair<Sym, Sym>& r) { r.first = h.keys.remap(r.first); });
   }
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -183,11 +183,9 @@ struct LineReader {
       h.remap_values();
       // Earlier elements of the list being read are not in list_value yet.
       for (Sym& x : scratch) x = h.values.remap(x);
-      for (PredicateOp& p : preds) {
+      for (PredicateRec& p : preds.ops)
         if (p.kind != PredicateOp::scan) p.value = h.values.remap(p.value);
-        for (auto& r : p.rows) r.second = h.values.remap(r.second);
-      }
-      for (auto& r : pending_rows) r.second = h.values.remap(r.second);
+      preds.rows.for_each([&](std::pair<Sym, Sym>& r) { r.second = h.values.remap(r.second); });
     }
     return s;
   }
@@ -218,55 +216,69 @@ struct LineReader {
 
   // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
   void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
-    const std::string at = op_at(index);
-    if (!allow_preds) fail(at + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify, info and convert in one process, not audit or the distributed driver");
-    PredicateOp p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
+    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify, info and convert in one process, not audit or the distributed driver");
+    PredicateRec p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
     if (kind == "scan") {
-      if (a.size() != 4) fail(at + "a scan is [\"scan\", lo, hi, [[key, value], ...]] (4 elements), this one has " + std::to_string(a.size()));
-      Sym lo = key_sym(a.at(1).value_unsafe(), index);
-      Sym hi = key_sym(a.at(2).value_unsafe(), index);
-      simdjson::dom::array rows;
-      if (a.at(3).get_array().get(rows)) fail(at + "a scan's rows must be an array of [key, value] pairs");
-      pending_rows.clear();
-      size_t i = 0;
-      for (element r : rows) {
-        std::string rat = at + "row " + std::to_string(i++) + ": ";
-        simdjson::dom::array kv;
-        if (r.get_array().get(kv) || kv.size() != 2) fail(rat + "a row must be [key, value]");
-        Sym k = key_sym(kv.at(0).value_unsafe(), index);
-        element v = kv.at(1).value_unsafe();
-        if (v.is_null()) fail(rat + "a returned row has a value, not null (absent rows are not returned)");
-        if (v.type() == element_type::ARRAY) fail(rat + "a row's value must be an integer or a string");
-        Sym vs = value_sym(v, index, "a row's value");
-        pending_rows.push_back({k, vs});
-      }
-      // Symbols may have been remapped while reading the rows: lo and hi too.
-      lo = key_sym(a.at(1).value_unsafe(), index);
-      hi = key_sym(a.at(2).value_unsafe(), index);
-      if (key_less(h.keys, hi, lo)) fail(at + "the scan's lo " + h.keys.text(lo) + " is above its hi " + h.keys.text(hi));
-      for (size_t j = 0; j < pending_rows.size(); ++j) {
-        Sym k = pending_rows[j].first;
-        if (key_less(h.keys, k, lo) || key_less(h.keys, hi, k))
-          fail(at + "row " + std::to_string(j) + ": key " + h.keys.text(k) + " is outside the scanned range [" +
-               h.keys.text(lo) + ", " + h.keys.text(hi) + "]");
-        if (j > 0 && !key_less(h.keys, pending_rows[j - 1].first, k))
-          fail(at + "row " + std::to_string(j) + ": key " + h.keys.text(k) +
-               (pending_rows[j - 1].first == k ? " is returned twice" : " comes after a larger key (rows are ordered by key)"));
-      }
-      p.key = lo, p.hi = hi;
-      p.rows = std::move(pending_rows);
-      pending_rows.clear();
+      scan_op(a, index, p);
     } else {
-      if (a.size() != 3) fail(at + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
+      if (a.size() != 3) fail(op_at(index) + "an operation is [kind, key, value] (3 elements), this one has " + std::to_string(a.size()));
       p.kind = kind == "insert" ? PredicateOp::insert : PredicateOp::del;
       p.key = key_sym(a.at(1).value_unsafe(), index);
       element v = a.at(2).value_unsafe();
       const char* role = kind == "insert" ? "an inserted value" : "a delete's tombstone (the deleted version's name)";
-      if (v.is_null() || v.type() == element_type::ARRAY) fail(at + role + " must be an integer or a string");
+      if (v.is_null() || v.type() == element_type::ARRAY) fail(op_at(index) + role + " must be an integer or a string");
       p.value = value_sym(v, index, role);
       p.key = key_sym(a.at(1).value_unsafe(), index);
     }
-    preds.push_back(std::move(p));
+    preds.ops.push_back(p);
+  }
+
+  // A scan's rows go straight to the end of preds.rows; messages are made
+  // only for a row that is wrong.
+  void scan_op(simdjson::dom::array a, size_t index, PredicateRec& p) {
+    if (a.size() != 4) fail(op_at(index) + "a scan is [\"scan\", lo, hi, [[key, value], ...]] (4 elements), this one has " + std::to_string(a.size()));
+    auto it = a.begin();
+    const element lo_e = *++it, hi_e = *++it, rows_e = *++it;
+    const uint64_t switches = key_switches;
+    Sym lo = key_sym(lo_e, index);
+    Sym hi = key_sym(hi_e, index);
+    simdjson::dom::array rows;
+    if (rows_e.get_array().get(rows)) fail(op_at(index) + "a scan's rows must be an array of [key, value] pairs");
+    ScanRows& out = preds.rows;
+    p.row_begin = out.size();
+    size_t i = 0;
+    auto row_at = [&](size_t j) { return op_at(index) + "row " + std::to_string(j) + ": "; };
+    for (element r : rows) {
+      simdjson::dom::array kv;
+      if (r.get_array().get(kv) || kv.size() != 2) fail(row_at(i) + "a row must be [key, value]");
+      auto kv_it = kv.begin();
+      const element k_e = *kv_it, v = *++kv_it;
+      Sym k = key_sym(k_e, index);
+      if (v.is_null()) fail(row_at(i) + "a returned row has a value, not null (absent rows are not returned)");
+      if (v.type() == element_type::ARRAY) fail(row_at(i) + "a row's value must be an integer or a string");
+      Sym vs = value_sym(v, index, "a row's value");
+      out.push_back({k, vs});
+      ++i;
+    }
+    // Key symbols renumbered while reading the rows: lo and hi too.
+    if (key_switches != switches) lo = key_sym(lo_e, index), hi = key_sym(hi_e, index);
+    p.row_end = out.size();
+    const SymbolTable& keys = h.keys;
+    auto less = [&](Sym x, Sym y) {
+      return keys.named() ? key_less(keys, x, y) : SymbolTable::as_int(x) < SymbolTable::as_int(y);
+    };
+    if (less(hi, lo)) fail(op_at(index) + "the scan's lo " + keys.text(lo) + " is above its hi " + keys.text(hi));
+    auto row = [&](size_t j) -> const std::pair<Sym, Sym>& { return out[p.row_begin + j]; };
+    for (size_t j = 0; j < i; ++j) {
+      Sym k = row(j).first;
+      if (less(k, lo) || less(hi, k))
+        fail(op_at(index) + "row " + std::to_string(j) + ": key " + keys.text(k) + " is outside the scanned range [" +
+             keys.text(lo) + ", " + keys.text(hi) + "]");
+      if (j > 0 && !less(row(j - 1).first, k))
+        fail(op_at(index) + "row " + std::to_string(j) + ": key " + keys.text(k) +
+             (row(j - 1).first == k ? " is returned twice" : " comes after a larger key (rows are ordered by key)"));
+    }
+    p.key = lo, p.hi = hi;
   }
 
   void op(simdjson::dom::array a, size_t index) {
@@ -406,7 +418,7 @@ History parse_jsonl(const std::string& text, const std::string& name) {
   simdjson::padded_string buf(text);
   LineReader r{name, h};
   r.parse_all(buf.data(), buf.size());
-  if (!r.preds.empty()) return expand_predicates({std::move(h), std::move(r.preds)}, name);
+  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, name);
   return h;
 }
 
@@ -535,7 +547,7 @@ History JsonlReader::read_all() {
   size_t len;
   while (next_line(s, len)) r.parse_line(s, len, line_, impl_->parser);
   held_ids_ = r.ids.size();
-  if (!r.preds.empty()) return expand_predicates({std::move(h), std::move(r.preds)}, path_);
+  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, path_);
   return h;
 }
 

@@ -620,3 +620,104 @@ TEST(Hdf5Damaged, MoreRowsThanTheFileCanHoldIsRefused) {
 
 }  // namespace
 }  // namespace isocheck
+
+// ------------------------------------------------------------- scan marks
+
+namespace isocheck {
+namespace {
+
+// Range scans: transaction 12 scans [1, 5] and sees keys 1 and 3 (rows) and
+// key 5 absent; transaction 13 scans [0, 9] and sees all three.
+const char* kScans =
+    "{\"id\":11,\"session\":1,\"status\":\"committed\",\"ops\":[[\"w\",1,1],[\"w\",3,3]]}\n"
+    "{\"id\":12,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",2,null],[\"scan\",1,5,[[1,1],[3,3]]],[\"w\",5,5]]}\n"
+    "{\"id\":13,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",0,9,[[1,1],[3,3],[5,5]]],[\"w\",1,7]]}\n";
+
+// Marks of operations [o0, o1) of h, as indices from o0.
+std::pair<std::vector<OpIdx>, std::vector<OpIdx>> marks_in(const History& h, OpIdx o0, OpIdx o1) {
+  std::pair<std::vector<OpIdx>, std::vector<OpIdx>> m;
+  for (OpIdx o : h.scan_ops)
+    if (o >= o0 && o < o1) m.first.push_back(o - o0);
+  for (OpIdx o : h.scan_absent_ops)
+    if (o >= o0 && o < o1) m.second.push_back(o - o0);
+  return m;
+}
+
+TEST(Hdf5ScanMarks, RoundTripKeepsWhichReadsAScanMade) {
+  History h = parse_jsonl(kScans, "scans.jsonl");
+  ASSERT_EQ(h.scan_ops, (std::vector<OpIdx>{3, 4, 5, 7, 8, 9}));
+  ASSERT_EQ(h.scan_absent_ops, (std::vector<OpIdx>{5}));
+  for (int level : {0, 1}) {
+    SCOPED_TRACE("deflate level " + std::to_string(level));
+    std::string p = tmp("scans.h5");
+    write_hdf5(h, p, Hdf5Options{level, 4});
+    History back = read_hdf5(p);
+    expect_same(h, back);
+    EXPECT_EQ(back.scan_ops, h.scan_ops);
+    EXPECT_EQ(back.scan_absent_ops, h.scan_absent_ops);
+    // A slice keeps the marks of its own operations, counted from its first.
+    for (uint64_t a = 0; a <= 3; ++a)
+      for (uint64_t b = a; b <= 3; ++b) {
+        SCOPED_TRACE("range [" + std::to_string(a) + ", " + std::to_string(b) + ")");
+        History r = read_hdf5_range(p, a, b);
+        auto [all, absent] = marks_in(h, h.op_begin(a), h.op_begin(b));
+        EXPECT_EQ(r.scan_ops, all);
+        EXPECT_EQ(r.scan_absent_ops, absent);
+      }
+  }
+}
+
+// A history without scans gets no /op/scan; a file without it (every file
+// written before the marks existed) reads with no marks.
+TEST(Hdf5ScanMarks, NoScansNoDataset) {
+  std::string p = base("noscan.h5");
+  hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  EXPECT_EQ(H5Lexists(f, "/op/scan", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  EXPECT_TRUE(read_hdf5(p).scan_ops.empty());
+  p = tmp("scans_dropped.h5");
+  write_hdf5(parse_jsonl(kScans, "scans.jsonl"), p);
+  remove(p, "/op/scan");
+  History back = read_hdf5(p);
+  EXPECT_TRUE(back.scan_ops.empty());
+  EXPECT_TRUE(back.scan_absent_ops.empty());
+}
+
+// Streamed: the dataset is made at the first chunk with scan reads, the
+// operations of the chunks before it marked 0 (here across several HDF5
+// chunks of 3 rows).
+TEST(Hdf5ScanMarks, SinkStartsTheMarksAtTheFirstChunkWithScans) {
+  History plain = parse_jsonl(kIntHistory, "int.jsonl"), scans = parse_jsonl(kScans, "scans.jsonl");
+  std::string p = tmp("scans_sink.h5");
+  auto sink = open_hdf5_sink(p, "ns", Hdf5Options{1, 3});
+  sink->append(plain);
+  sink->append(scans);
+  sink->append(History{});
+  sink->finish();
+  History back = read_hdf5(p);
+  ASSERT_EQ(back.op_count(), plain.op_count() + scans.op_count());
+  std::vector<OpIdx> all, absent;
+  for (OpIdx o : scans.scan_ops) all.push_back(o + plain.op_count());
+  for (OpIdx o : scans.scan_absent_ops) absent.push_back(o + plain.op_count());
+  EXPECT_EQ(back.scan_ops, all);
+  EXPECT_EQ(back.scan_absent_ops, absent);
+}
+
+TEST(Hdf5ScanMarks, InvalidMarks) {
+  // kScans: 11 operations; 6 is a write.
+  std::string p = base("mark_range.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 3, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 5", "mark 3 is out of range"});
+  p = base("mark_write.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 1, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 6", "marks a scan's read, but the operation is a write"});
+  p = base("mark_len.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0});
+  expect_error(p, {"dataset /op/scan", "has 3 rows but /op/kind needs 11"});
+  p = base("mark_type.h5", kScans);
+  put_u64(p, "/op/scan", std::vector<uint64_t>(11, 0));
+  expect_error(p, {"dataset /op/scan", "wrong datatype"});
+}
+
+}  // namespace
+}  // namespace isocheck

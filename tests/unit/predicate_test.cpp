@@ -254,3 +254,48 @@ TEST(Predicates, RandomHistoriesAgreeWithOracle) {
 
 }  // namespace
 }  // namespace isocheck
+
+namespace isocheck {
+namespace {
+
+// The reader keeps all scans' rows in one arena of 2^16-row blocks: 700
+// scans of 100 rows each (70,000 rows, so scans straddle a block boundary)
+// expand to exactly their rows, in order, each marked a scan read.
+TEST(Predicates, ManyScanRowsExpandInOrderAcrossArenaBlocks) {
+  std::string writes, rows;
+  for (int k = 1; k <= 100; ++k) {
+    writes += std::string(k > 1 ? "," : "") + "[\"w\"," + std::to_string(k) + "," + std::to_string(k * 10) + "]";
+    rows += std::string(k > 1 ? "," : "") + "[" + std::to_string(k) + "," + std::to_string(k * 10) + "]";
+  }
+  std::string lines = T(1, 1, writes);
+  for (int i = 0; i < 700; ++i) lines += T(2 + i, 2 + i % 5, "[\"scan\",1,100,[" + rows + "]]");
+  History h = parse(lines);
+  ASSERT_EQ(h.op_count(), 100u + 70000u);
+  ASSERT_EQ(h.scan_ops.size(), 70000u);
+  EXPECT_TRUE(h.scan_absent_ops.empty());
+  for (size_t i = 0; i < h.scan_ops.size(); ++i) {
+    const OpIdx o = h.scan_ops[i];
+    ASSERT_EQ(o, 100 + i);
+    ASSERT_EQ(h.op_kind[o], OpKind::read);
+    ASSERT_EQ(SymbolTable::as_int(h.op_key[o]), static_cast<int64_t>(i % 100 + 1));
+    ASSERT_EQ(SymbolTable::as_int(h.op_value[o]), static_cast<int64_t>((i % 100 + 1) * 10));
+  }
+  for (const LevelResult& lr : check_all(h).levels) EXPECT_TRUE(lr.decided && lr.holds);
+}
+
+// The key table turns to named mode in the middle of a scan (its hi, or a
+// row): the scan's range and rows follow the renumbering, in the expansion
+// and in messages.
+TEST(Predicates, KeyTableSwitchInsideAScan) {
+  History h = parse(T(1, 1, R"(["w",4,1],["w",2,"v"])") + T(2, 2, R"(["scan",1,"y",[[2,"v"],[4,1],["x",1]]])"));
+  ASSERT_TRUE(h.keys.named());
+  std::vector<std::string> seen;
+  for (OpIdx o : h.scan_ops) seen.push_back(h.keys.text(h.op_key[o]) + "=" + value_text(h, h.op_value[o]));
+  EXPECT_EQ(seen, (std::vector<std::string>{"2=\"v\"", "4=1", "x=1"}));
+  EXPECT_NE(input_error(T(1, 1, R"(["w",4,1])") + T(2, 2, R"(["scan",1,5,[[4,1],["x",1]]])"))
+                .find("t.jsonl:3: operation 0: row 1: key x is outside the scanned range [1, 5]"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace isocheck
