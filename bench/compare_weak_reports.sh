@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs two isocheck binaries with every weak level (`--level all`, and
-# rc,ra,cc without the serial witness, so the saturation engine decides) on
+# rc,ra,cc and cc alone without the serial witness, so the saturation engine
+# decides, CC's included where a weaker level already fails) on
 # every example, every corpus history, and generated histories with each
 # planted anomaly, and compares their reports (text and JSON), byte for byte,
 # with the timing fields masked. For changes to the weak-level engines: the
@@ -34,5 +35,6 @@ mask() { sed -E 's/"seconds": ?[0-9.e+-]+/"seconds":_/g; s/[0-9]+(\.[0-9]+)? s\b
 for f in "${inputs[@]}"; do
   compare "$f" all verify "$f" --level all -q
   compare "$f" "rc,ra,cc" verify "$f" --level rc,ra,cc --no-serial-witness -q
+  compare "$f" cc verify "$f" --level cc --no-serial-witness -q
 done
 finish reports

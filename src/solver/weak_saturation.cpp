@@ -26,8 +26,8 @@ const char* weak_violation_name(Level l) {
 namespace {
 
 constexpr TxnIdx kInit = ~TxnIdx{0};
-// Dense vector clocks take transactions × sessions words: above this, CC is
-// left undecided rather than exhausting memory.
+// CC's vector clocks take (transactions alive at once) × sessions words:
+// above this, CC is left undecided rather than exhausting memory.
 constexpr uint64_t kMaxClockWords = uint64_t{1} << 27;
 
 struct WriterRef {
@@ -47,6 +47,48 @@ struct ExtRead {
   uint64_t ext_off, ext_len;  // the external observation, in Impl::ext_vals
 };
 
+// A transaction's own writes of each key so far, while its reads are
+// resolved: a short list searched in place for a small transaction, a hash
+// map for a large one.
+class OwnWrites {
+ public:
+  struct Own {
+    bool overwrite = false;
+    std::vector<Sym> vals;
+  };
+  // Forget the previous transaction's (`ops`: the size of the next one).
+  void reset(uint64_t ops) {
+    for (size_t i = 0; i < used_; ++i) small_[i].second.overwrite = false, small_[i].second.vals.clear();
+    used_ = 0;
+    big_.clear();
+    large_ = ops > kSmall;
+  }
+  Own& get(Sym k) {
+    if (large_) return big_[k];
+    for (size_t i = 0; i < used_; ++i)
+      if (small_[i].first == k) return small_[i].second;
+    if (used_ == small_.size()) small_.emplace_back();
+    small_[used_].first = k;
+    return small_[used_++].second;
+  }
+  const Own* find(Sym k) const {
+    if (large_) {
+      auto it = big_.find(k);
+      return it == big_.end() ? nullptr : &it->second;
+    }
+    for (size_t i = 0; i < used_; ++i)
+      if (small_[i].first == k) return &small_[i].second;
+    return nullptr;
+  }
+
+ private:
+  static constexpr uint64_t kSmall = 32;
+  std::vector<std::pair<Sym, Own>> small_;
+  size_t used_ = 0;
+  bool large_ = false;
+  std::unordered_map<Sym, Own> big_;
+};
+
 }  // namespace
 
 struct WeakChecker::Impl {
@@ -56,13 +98,13 @@ struct WeakChecker::Impl {
   std::string corrupt;     // every level fails: why
   std::string dirty;       // RC and above fail: why (first G1a/G1b)
   std::string list_fail;   // the list reads admit no version order: why
-  // (key, value) -> its writer: open addressing over `writes` (slot = index + 1).
+  // (key, value) -> its writer: open addressing, the entries in the table
+  // (one cache miss a lookup).
   struct Write {
     Sym key, value;
     WriterRef ref;
   };
-  std::vector<Write> writes_;
-  std::vector<uint64_t> slots_;
+  std::vector<Write> table_;  // a free slot has ref.txn == kInit
   uint64_t mask_ = 0;
   static uint64_t slot_hash(Sym k, Sym v) { return mix64(k * 0x9E3779B97F4A7C15ULL ^ v); }
   std::vector<ExtRead> reads;
@@ -79,9 +121,6 @@ struct WeakChecker::Impl {
   std::vector<uint64_t> block_group, group_begin;
   std::vector<uint32_t> group_sess;
   std::vector<TxnIdx> kw_txn;
-  // Causal: strict happens-before clocks (transactions × sessions), or empty.
-  std::vector<uint32_t> vc;
-  uint64_t clock_width = 0;
   EdgeList list_edges;  // version orders the list reads show (ww)
 
   Impl(const History& hh, const std::vector<uint8_t>& included) : h(hh), inc(included), n(static_cast<uint32_t>(hh.txn_count())) {
@@ -99,26 +138,24 @@ struct WeakChecker::Impl {
     for (OpIdx o = 0; o < h.op_count(); ++o) total += h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append;
     uint64_t cap = 16;
     while (cap < total + total / 2 + 1) cap <<= 1;
-    slots_.assign(cap, 0);
+    table_.assign(cap, Write{0, 0, {kInit, 0}});
     mask_ = cap - 1;
-    writes_.reserve(total);
     for (TxnIdx t = 0; t < n; ++t)
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
         const Sym k = h.op_key[o], v = h.op_value[o];
         uint64_t i = slot_hash(k, v) & mask_;
-        for (; slots_[i]; i = (i + 1) & mask_) {
-          const Write& w = writes_[slots_[i] - 1];
+        for (; table_[i].ref.txn != kInit; i = (i + 1) & mask_) {
+          const Write& w = table_[i];
           if (w.key == k && w.value == v) break;
         }
-        if (slots_[i]) {
+        if (table_[i].ref.txn != kInit) {
           if (corrupt.empty())
             corrupt = "duplicate write: " + T(t) + " wrote " + K(k) + "=" + value_text(h, v) + ", a value " +
-                      T(writes_[slots_[i] - 1].ref.txn) + " also wrote";
+                      T(table_[i].ref.txn) + " also wrote";
           continue;
         }
-        writes_.push_back({k, v, {t, o}});
-        slots_[i] = writes_.size();
+        table_[i] = {k, v, {t, o}};
       }
     wkey_off.assign(n + 1, 0);
     for (TxnIdx t = 0; t < n; ++t) {
@@ -138,8 +175,8 @@ struct WeakChecker::Impl {
   }
 
   const WriterRef* writer_of(Sym k, Sym v) const {
-    for (uint64_t i = slot_hash(k, v) & mask_; slots_[i]; i = (i + 1) & mask_) {
-      const Write& w = writes_[slots_[i] - 1];
+    for (uint64_t i = slot_hash(k, v) & mask_; table_[i].ref.txn != kInit; i = (i + 1) & mask_) {
+      const Write& w = table_[i];
       if (w.key == k && w.value == v) return &w.ref;
     }
     return nullptr;
@@ -147,26 +184,23 @@ struct WeakChecker::Impl {
 
   void resolve_reads() {
     read_off.assign(n + 1, 0);
-    struct Own {
-      bool overwrite = false;
-      std::vector<Sym> vals;
-    };
-    std::unordered_map<Sym, Own> own;
+    OwnWrites own;
     std::vector<Sym> obs;
+    std::vector<const WriterRef*> wref;  // the writer of each value in obs (nullptr: none)
     for (TxnIdx t = 0; t < n; ++t) {
       read_off[t] = reads.size();
       if (!inc[t]) continue;
-      own.clear();
+      own.reset(h.op_end(t) - h.op_begin(t));
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         const Sym k = h.op_key[o];
         switch (h.op_kind[o]) {
           case OpKind::write: {
-            Own& e = own[k];
+            OwnWrites::Own& e = own.get(k);
             e.overwrite = true;
             e.vals.assign(1, h.op_value[o]);
             continue;
           }
-          case OpKind::append: own[k].vals.push_back(h.op_value[o]); continue;
+          case OpKind::append: own.get(k).vals.push_back(h.op_value[o]); continue;
           case OpKind::read:
             obs.clear();
             if (h.op_value[o] != kNullValue) obs.push_back(h.op_value[o]);
@@ -178,8 +212,10 @@ struct WeakChecker::Impl {
           }
         }
         bool bad = false, is_dirty = false;
+        wref.clear();
         for (Sym v : obs) {
           const WriterRef* w = writer_of(k, v);
+          wref.push_back(w);
           if (!w) {
             if (corrupt.empty()) corrupt = "thin-air read: " + T(t) + " read " + K(k) + "=" + value_text(h, v) + ", a value no transaction wrote";
             bad = true;
@@ -211,9 +247,8 @@ struct WeakChecker::Impl {
         }
         if (bad) continue;
         size_t ext_len = obs.size();
-        auto it = own.find(k);
-        if (it != own.end()) {
-          const Own& e = it->second;
+        if (const OwnWrites::Own* it = own.find(k)) {
+          const OwnWrites::Own& e = *it;
           if (e.overwrite) {  // read of its own write: not an observation of others
             if (obs != e.vals && corrupt.empty())
               corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " and did not see its own write";
@@ -226,10 +261,7 @@ struct WeakChecker::Impl {
           ext_len -= e.vals.size();
         }
         bool own_value = false;  // what others wrote cannot hold this transaction's values
-        for (size_t i = 0; i < ext_len; ++i) {
-          const WriterRef* w = writer_of(k, obs[i]);
-          own_value |= w->txn == t;
-        }
+        for (size_t i = 0; i < ext_len; ++i) own_value |= wref[i]->txn == t;
         if (own_value) {
           if (corrupt.empty()) corrupt = "internal inconsistency: " + T(t) + " read " + K(k) + " with its own values out of place";
           continue;
@@ -241,8 +273,7 @@ struct WeakChecker::Impl {
         if (ext_len == 0) {
           r.from = kInit, r.from_op = 0;
         } else {
-          const WriterRef* w = writer_of(k, obs[ext_len - 1]);
-          r.from = w->txn, r.from_op = w->op;
+          r.from = wref[ext_len - 1]->txn, r.from_op = wref[ext_len - 1]->op;
         }
         reads.push_back(r);
       }
@@ -293,11 +324,9 @@ struct WeakChecker::Impl {
     return {block_group[*b], block_group[*b + 1]};
   }
 
-  // t1's version already precedes t2's through so ∪ wr (an edge t1 -> t2 adds nothing).
-  bool known_before(TxnIdx t1, TxnIdx t2) const {
-    if (h.txn_session[t1] == h.txn_session[t2] && t1 < t2) return true;
-    return !vc.empty() && sess_pos[t1] <= vc[static_cast<size_t>(t2) * clock_width + h.txn_session[t1]];
-  }
+  // t1's version already precedes t2's in session order (an edge t1 -> t2
+  // adds nothing). CC's search drops the writers that precede t2 causally.
+  bool known_before(TxnIdx t1, TxnIdx t2) const { return h.txn_session[t1] == h.txn_session[t2] && t1 < t2; }
 
   // Position (in t) of t's first write or append of k at or after op `from`.
   uint32_t write_pos(TxnIdx t, Sym k, OpIdx from = 0) const {
@@ -447,6 +476,141 @@ struct WeakChecker::Impl {
     return out;
   }
 
+  // CC's axiom: for each external read r of t and each session writing r's
+  // key, the latest writer t1 of the key in that session that causally
+  // (strictly, through so ∪ wr) precedes t must commit before r's writer,
+  // unless it already precedes it causally. Strict happens-before clocks are
+  // computed in one topological pass of so ∪ wr, a transaction's clock
+  // pulled from its predecessors' at its turn; a clock row lives only until
+  // every successor has had its turn (its readers compare against it then),
+  // so memory is the transactions alive at once × sessions, not all of them.
+  // A read is checked at its transaction's turn; the writers found are
+  // handed to `act` afterwards in read order, so the edges are those, and in
+  // the order, of a pass over the reads. too_big: the rows would exceed
+  // kMaxClockWords; cyclic: so ∪ wr has a cycle (nothing handed to `act`).
+  enum class Causal { done, too_big, cyclic };
+  template <class Act>
+  Causal causal_axioms(const EdgeList& e, Act& act) {
+    // A clock row: the S session entries, then the transaction's session and
+    // position in it.
+    const uint64_t S = sess_txns.size(), W = S + 2;
+    // so ∪ wr forwards and backwards (the list orders are commit order, not
+    // causality): offsets by counting, then the targets.
+    std::vector<uint64_t> succ_off(n + 1, 0), pred_off(n + 1, 0);
+    auto hb = [&](size_t i) { return e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr; };
+    for (size_t i = 0; i < e.size(); ++i)
+      if (hb(i)) ++succ_off[e.src[i] + 1], ++pred_off[e.dst[i] + 1];
+    for (uint32_t v = 0; v < n; ++v) succ_off[v + 1] += succ_off[v], pred_off[v + 1] += pred_off[v];
+    std::vector<uint32_t> succ(succ_off[n]), pred(pred_off[n]);
+    {
+      std::vector<uint64_t> fs(succ_off.begin(), succ_off.end() - 1), fp(pred_off.begin(), pred_off.end() - 1);
+      for (size_t i = 0; i < e.size(); ++i)
+        if (hb(i)) succ[fs[e.src[i]]++] = e.dst[i], pred[fp[e.dst[i]]++] = e.src[i];
+    }
+    std::vector<uint32_t> indeg(n, 0), pending(n, 0);
+    for (TxnIdx t = 0; t < n; ++t) {
+      pending[t] = static_cast<uint32_t>(succ_off[t + 1] - succ_off[t]);
+      indeg[t] = static_cast<uint32_t>(pred_off[t + 1] - pred_off[t]);
+    }
+    std::vector<uint32_t> pool, free_rows, row(n, ~0u);
+    // The session positions of the key writers, beside kw_txn: the searches
+    // below read one contiguous array instead of sess_pos[kw_txn[i]].
+    std::vector<uint32_t> kw_pos(kw_txn.size());
+    for (size_t i = 0; i < kw_txn.size(); ++i) kw_pos[i] = sess_pos[kw_txn[i]];
+    std::vector<std::pair<uint64_t, TxnIdx>> found;  // (read, t1)
+    // What has had its turn of each writer group: how many of its writers,
+    // and the position of the last one. A reader's past has had its turn, and
+    // a group's writers take theirs in session order: when the last one is
+    // within the reader's clock it is the writer the search would find.
+    struct GroupNow {
+      uint32_t count = 0, last_pos = 0;
+    };
+    std::vector<GroupNow> now(group_sess.size());
+    std::vector<uint64_t> wgroup(wkeys.size());  // the group of each (t, key t writes), as wkeys
+    {
+      std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
+      for (uint64_t g = 0; g + 1 < group_begin.size(); ++g)
+        for (uint64_t i = group_begin[g]; i < group_begin[g + 1]; ++i) wgroup[fill[kw_txn[i]]++] = g;
+    }
+    std::deque<TxnIdx> q;
+    uint64_t left = 0;  // included transactions yet to have their turn
+    for (TxnIdx t = 0; t < n; ++t) {
+      left += inc[t];
+      if (inc[t] && indeg[t] == 0) q.push_back(t);
+    }
+    while (!q.empty()) {
+      const TxnIdx t = q.front();
+      q.pop_front();
+      --left;
+      if (free_rows.empty()) {
+        if (pool.size() + W > kMaxClockWords) return Causal::too_big;
+        free_rows.push_back(static_cast<uint32_t>(pool.size() / W));
+        pool.resize(pool.size() + W);
+      }
+      row[t] = free_rows.back();
+      free_rows.pop_back();
+      uint32_t* rt = pool.data() + static_cast<size_t>(row[t]) * W;
+      std::fill(rt, rt + S, 0u);
+      rt[S] = h.txn_session[t], rt[S + 1] = sess_pos[t];
+      for (uint64_t s = pred_off[t]; s < pred_off[t + 1]; ++s) {
+        const TxnIdx p = pred[s];
+        const uint32_t* rp = pool.data() + static_cast<size_t>(row[p]) * W;
+        for (uint64_t j = 0; j < S; ++j) rt[j] = std::max(rt[j], rp[j]);
+        uint32_t& own = rt[h.txn_session[p]];
+        own = std::max(own, sess_pos[p]);
+      }
+      for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) {
+        const ExtRead& r = reads[i];
+        const uint64_t* b = key_block.find(r.key);
+        if (!b) continue;
+        const uint64_t g0 = block_group[*b], g1 = block_group[*b + 1];
+        const uint32_t* rf = r.from == kInit ? nullptr : pool.data() + static_cast<size_t>(row[r.from]) * W;
+        // r's writer's session and position (it adds nothing, being r's writer).
+        const uint32_t from_sess = rf ? rf[S] : ~0u, from_pos = rf ? rf[S + 1] : 0;
+        for (uint64_t g = g0; g < g1; ++g) {
+          // The latest writer of the key in this session that causally
+          // precedes r (at position <= lim). A writer known to precede r's
+          // writer (position <= floor = rf[s]) or r's writer itself adds
+          // nothing, so only a writer in (floor, lim] can add an edge: none
+          // when lim <= floor, nor when the last of the group to have had its
+          // turn is at or before floor.
+          const uint32_t s = group_sess[g];
+          const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
+          const GroupNow gn = now[g];
+          if ((lim <= floor) | (gn.last_pos <= floor)) continue;
+          const uint32_t* first = kw_pos.data() + group_begin[g];
+          const uint32_t* p = first + gn.count;
+          if (gn.last_pos > lim) {
+            // The first writer past lim (a branch-free binary search).
+            p = first;
+            for (size_t len = gn.count; len > 1;) {
+              const size_t half = len / 2;
+              p = p[half] <= lim ? p + half : p;
+              len -= half;
+            }
+            p += *p <= lim;
+            if (p == first || *(p - 1) <= floor) continue;
+          }
+          const TxnIdx t1 = kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
+          found.push_back({i, t1});
+        }
+      }
+      for (uint64_t j = wkey_off[t]; j < wkey_off[t + 1]; ++j) {
+        GroupNow& gn = now[wgroup[j]];
+        ++gn.count, gn.last_pos = sess_pos[t];
+      }
+      for (uint64_t s = pred_off[t]; s < pred_off[t + 1]; ++s)
+        if (--pending[pred[s]] == 0) free_rows.push_back(row[pred[s]]);
+      if (pending[t] == 0) free_rows.push_back(row[t]);
+      for (uint64_t s = succ_off[t]; s < succ_off[t + 1]; ++s)
+        if (--indeg[succ[s]] == 0) q.push_back(succ[s]);
+    }
+    if (left > 0) return Causal::cyclic;
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto [i, t1] : found) act(reads[i], t1, EdgeKind::aux, 0, true);
+    return Causal::done;
+  }
+
   WeakOutcome decide_axioms(Level level) {
     EdgeList e;
     base_edges(e, true);
@@ -505,77 +669,26 @@ struct WeakChecker::Impl {
         }
       }
     } else {  // causal
-      std::optional<Witness> c = cycle_of(e, level);  // so ∪ wr must be acyclic before clocks
-      if (c) {
+      // The base graph must be acyclic before clocks. Without list orders it
+      // is so ∪ wr, whose cycle the clocks' topological pass finds anyway.
+      auto cyclic = [&]() -> std::optional<WeakOutcome> {
+        std::optional<Witness> c = cycle_of(e, level);
+        if (!c) return std::nullopt;
         WeakOutcome out;
         out.holds = false;
         out.witness = std::move(c);
         return out;
-      }
-      const uint64_t S = sess_txns.size();
-      if (static_cast<uint64_t>(n) * S > kMaxClockWords) {
+      };
+      if (list_edges.size() > 0)
+        if (auto c = cyclic()) return *c;
+      if (causal_axioms(e, act) != Causal::done) {
+        if (auto c = cyclic()) return *c;
         WeakOutcome out;
         out.decided = false;
-        out.reason = "causal: vector clocks for " + std::to_string(n) + " transactions × " + std::to_string(S) +
+        out.reason = "causal: vector clocks for the transactions alive at once × " + std::to_string(sess_txns.size()) +
                      " sessions exceed " + std::to_string(kMaxClockWords) + " words";
         return out;
       }
-      vc.assign(static_cast<size_t>(n) * S, 0);
-      clock_width = S;
-      EdgeList hb;  // (so ∪ wr): the list orders are commit order, not causality
-      for (size_t i = 0; i < e.size(); ++i)
-        if (e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr) hb.add(e.src[i], e.dst[i], e.kind[i]);
-      Csr c2 = build_csr(n, hb, false);
-      std::vector<uint32_t> indeg(n, 0);
-      for (uint32_t d : c2.target) indeg[d]++;
-      std::deque<TxnIdx> q;
-      for (TxnIdx t = 0; t < n; ++t) if (inc[t] && indeg[t] == 0) q.push_back(t);
-      while (!q.empty()) {
-        TxnIdx p = q.front();
-        q.pop_front();
-        const uint32_t* rp = vc.data() + static_cast<size_t>(p) * S;
-        for (uint64_t s = c2.offset[p]; s < c2.offset[p + 1]; ++s) {
-          TxnIdx d = c2.target[s];
-          uint32_t* rd = vc.data() + static_cast<size_t>(d) * S;
-          for (uint64_t j = 0; j < S; ++j) rd[j] = std::max(rd[j], rp[j]);
-          uint32_t& own = rd[h.txn_session[p]];
-          own = std::max(own, sess_pos[p]);
-          if (--indeg[d] == 0) q.push_back(d);
-        }
-      }
-      // The session positions of the key writers, beside kw_txn: the searches
-      // below read one contiguous array instead of sess_pos[kw_txn[i]].
-      std::vector<uint32_t> kw_pos(kw_txn.size());
-      for (size_t i = 0; i < kw_txn.size(); ++i) kw_pos[i] = sess_pos[kw_txn[i]];
-      for (const ExtRead& r : reads) {
-        auto [g0, g1] = groups_of(r.key);
-        const uint32_t* rt = vc.data() + static_cast<size_t>(r.t) * S;
-        const uint32_t* rf = r.from == kInit ? nullptr : vc.data() + static_cast<size_t>(r.from) * S;
-        for (uint64_t g = g0; g < g1; ++g) {
-          // The latest writer of the key in this session that causally
-          // precedes r (at position <= lim). act() skips a writer known to
-          // precede r's writer (position <= rf[s]), so only a writer in
-          // (rf[s], lim] can add an edge: none when lim <= rf[s].
-          const uint32_t s = group_sess[g];
-          const uint32_t lim = rt[s];
-          if (lim == 0 || (rf && lim <= rf[s])) continue;
-          // The first writer past lim (a branch-free binary search: groups
-          // are short and this loop is the hot one).
-          const uint32_t* first = kw_pos.data() + group_begin[g];
-          const uint32_t* p = first;
-          for (size_t len = group_begin[g + 1] - group_begin[g]; len > 1;) {
-            const size_t half = len / 2;
-            p = p[half] <= lim ? p + half : p;
-            len -= half;
-          }
-          p += *p <= lim;
-          if (p == first || (rf && *(p - 1) <= rf[s])) continue;
-          const TxnIdx t1 = kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
-          act(r, t1, EdgeKind::aux, 0, true);
-        }
-      }
-      vc.clear();
-      vc.shrink_to_fit();
     }
     WeakOutcome out;
     if (init_violation) {
