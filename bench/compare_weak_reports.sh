@@ -20,7 +20,7 @@ mkdir -p "$gen"
 seed=1
 for w in rmw append mt blindw-rw; do
   for iso in ser si; do
-    for p in none g0 g1a g1b g1c g-single write-skew lost-update fractured-read long-fork stale-read; do
+    for p in none g0 g1a g1b g1c g-single write-skew lost-update fractured-read long-fork stale-read causality-violation; do
       f=$gen/$w-$iso-$p.jsonl
       plant=()
       [ "$p" = none ] || plant=(--plant "$p" --plant "$p")

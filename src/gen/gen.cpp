@@ -77,6 +77,23 @@ class Clock {
     return out;
   }
 
+  // A transaction beginning at or after `t` in session `s` (once it is free).
+  Slot in_session(int64_t t, uint32_t s) {
+    t = std::max(t, last_begin_ + 1);
+    release(t);
+    while (std::find(free_.begin(), free_.end(), s) == free_.end()) {
+      t = std::max(t, busy_.top().first + 1);
+      release(t);
+    }
+    const size_t i = static_cast<size_t>(std::find(free_.begin(), free_.end(), s) - free_.begin());
+    free_[i] = free_.back();
+    free_.pop_back();
+    const int64_t end = t + static_cast<int64_t>(rng_.range(1, kMaxLatency));
+    busy_.emplace(end, s);
+    last_begin_ = t;
+    return {t, end, s};
+  }
+
   // A transaction beginning at or after `t`, in a session other than `exclude`.
   Slot after(int64_t t, uint32_t exclude) {
     t = std::max(t, last_begin_ + 1);
@@ -688,10 +705,15 @@ struct PTxn {
   TxnStatus status;
   std::vector<POp> ops;
 };
+// How a plant's transactions are placed: pairwise overlapping in distinct
+// sessions; stale-read's reader beginning kStaleGap after the writer ended;
+// causality-violation's second transaction in the first's session after it,
+// the third in another session after the second began.
+enum class Placement { overlap, stale, session_chain };
 struct PlantDef {
   const char* name;
   PlantLevels levels;
-  bool sequential;  // stale-read: second txn begins kStaleGap after the first ended
+  Placement placement;
   const char* help;
   std::vector<PTxn> regs;   // for register workloads
   std::vector<PTxn> lists;  // for the append workload (and g0 everywhere)
@@ -705,52 +727,80 @@ POp S(int k, uint64_t v) { return {OpKind::read, k, v, {}, true}; }
 constexpr TxnStatus C = TxnStatus::committed, X = TxnStatus::aborted;
 constexpr int x = 0, y = 1;
 
+// The levels a plant violates, from a list of names ("ser si sser rc ...").
+PlantLevels violates(const std::string& names) {
+  PlantLevels l{};
+  std::string n;
+  for (size_t i = 0; i <= names.size(); ++i) {
+    if (i < names.size() && names[i] != ' ') {
+      n += names[i];
+      continue;
+    }
+    if (n == "ser") l.ser = true;
+    else if (n == "si") l.si = true;
+    else if (n == "sser") l.sser = true;
+    else if (n == "ru") l.ru = true;
+    else if (n == "rc") l.rc = true;
+    else if (n == "ra") l.ra = true;
+    else if (n == "cc") l.cc = true;
+    else if (n == "pc") l.pc = true;
+    n.clear();
+  }
+  return l;
+}
+
 const std::vector<PlantDef>& plant_defs() {
   static const std::vector<PlantDef> defs = [] {
+    constexpr Placement O = Placement::overlap;
+    const PlantLevels all = violates("ser si sser ru rc ra cc pc"), above_ru = violates("ser si sser rc ra cc pc");
     std::vector<PlantDef> d;
     std::vector<PTxn> g0 = {{C, {A(x, 1), A(y, 1)}}, {C, {A(x, 2), A(y, 2)}}, {C, {L(x, {1, 2}), L(y, {2, 1})}}};
-    d.push_back({"g0", {true, true, true}, false,
+    d.push_back({"g0", all, O,
                  "write cycle: two txns append to x and y, a reader sees x=[1 2], y=[2 1] (list keys in every workload)",
                  g0, g0});
-    d.push_back({"g1a", {true, true, true}, false, "aborted read: a committed txn reads an aborted txn's write",
+    d.push_back({"g1a", above_ru, O, "aborted read: a committed txn reads an aborted txn's write",
                  {{X, {R(x, 0), W(x, 1)}}, {C, {R(x, 1)}}},
                  {{X, {A(x, 1)}}, {C, {L(x, {1})}}}});
-    d.push_back({"g1b", {true, true, true}, false, "intermediate read: a txn reads a value its writer overwrote",
+    d.push_back({"g1b", above_ru, O, "intermediate read: a txn reads a value its writer overwrote",
                  {{C, {R(x, 0), W(x, 1), R(x, 1), W(x, 2)}}, {C, {R(x, 1)}}},
                  {{C, {A(x, 1), A(x, 2)}}, {C, {L(x, {1})}}}});
-    d.push_back({"g1c", {true, true, true}, false, "circular information flow: T1 reads T2's write and T2 reads T1's",
+    d.push_back({"g1c", above_ru, O, "circular information flow: T1 reads T2's write and T2 reads T1's",
                  {{C, {R(x, 0), W(x, 1), R(y, 1)}}, {C, {R(y, 0), W(y, 1), R(x, 1)}}},
                  {{C, {A(x, 1), L(y, {1})}}, {C, {A(y, 1), L(x, {1})}}}});
-    d.push_back({"g-single", {true, true, true}, false,
+    d.push_back({"g-single", violates("ser si sser cc pc"), O,
                  "single anti-dependency cycle (read skew): T1 -rw-> T2 -wr-> T3 -wr-> T1",
                  {{C, {R(x, 0), R(y, 1)}}, {C, {R(x, 0), W(x, 1)}}, {C, {R(x, 1), R(y, 0), W(y, 1)}}},
                  {{C, {L(x, {}), L(y, {1})}}, {C, {A(x, 1)}}, {C, {L(x, {1}), A(y, 1)}}}});
-    d.push_back({"write-skew", {true, false, true}, false,
+    d.push_back({"write-skew", violates("ser sser"), O,
                  "G2-item: both txns read x and y, one writes x, the other y (SI allows it)",
                  {{C, {R(x, 0), R(y, 0), W(x, 1)}}, {C, {R(x, 0), R(y, 0), W(y, 1)}}},
                  {{C, {L(x, {}), L(y, {}), A(x, 1)}}, {C, {L(x, {}), L(y, {}), A(y, 1)}}}});
-    d.push_back({"lost-update", {true, true, true}, false, "two txns read the same version of x and both write x",
+    d.push_back({"lost-update", violates("ser si sser"), O, "two txns read the same version of x and both write x",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0), W(x, 2)}}},
                  {{C, {L(x, {}), A(x, 1)}}, {C, {L(x, {}), A(x, 2)}}, {C, {L(x, {1, 2})}}}});
-    d.push_back({"fractured-read", {true, true, true}, false,
-                 "T1 writes x and y; T2 sees T1's x but the old y",
-                 {{C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}, {C, {R(x, 1), R(y, 0)}}},
-                 {{C, {A(x, 1), A(y, 1)}}, {C, {L(x, {1}), L(y, {})}}}});
-    d.push_back({"long-fork", {true, true, true}, false,
+    d.push_back({"fractured-read", violates("ser si sser ra cc pc"), O,
+                 "T1 writes x and y; T2 sees the old y, then T1's x",
+                 {{C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}, {C, {R(y, 0), R(x, 1)}}},
+                 {{C, {A(x, 1), A(y, 1)}}, {C, {L(y, {}), L(x, {1})}}}});
+    d.push_back({"long-fork", violates("ser si sser pc"), O,
                  "two writers of x and y; one reader sees only x's write, another only y's",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(y, 0), W(y, 1)}}, {C, {R(x, 1), R(y, 0)}}, {C, {R(x, 0), R(y, 1)}}},
                  {{C, {A(x, 1)}}, {C, {A(y, 1)}}, {C, {L(x, {1}), L(y, {})}}, {C, {L(x, {}), L(y, {1})}}}});
-    d.push_back({"stale-read", {false, false, true}, true,
+    d.push_back({"stale-read", violates("sser"), Placement::stale,
                  "a txn that begins 1001 time units after x's writer ended reads the older x (real time only)",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0)}}},
                  {{C, {A(x, 1)}}, {C, {L(x, {})}}}});
     std::vector<PTxn> phantom = {{C, {S(x, 0), R(y, 1)}}, {C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}};
-    d.push_back({"phantom", {true, true, true}, false,
+    d.push_back({"phantom", violates("ser si sser ra cc pc"), O,
                  "T1 scans [x, x] and sees no row, T2 inserts x and writes y, T1 reads T2's y (register keys in every workload)",
                  phantom, phantom});
-    d.push_back({"thin-air", {true, true, true}, false, "a txn reads a value nobody wrote",
+    d.push_back({"thin-air", all, O, "a txn reads a value nobody wrote",
                  {{C, {R(x, 7)}}},
                  {{C, {L(x, {7})}}}});
+    d.push_back({"causality-violation", violates("ser si sser cc pc"), Placement::session_chain,
+                 "a session writes x, then y; another session sees that y and the old x",
+                 {{C, {R(x, 0), W(x, 1)}}, {C, {R(y, 0), W(y, 1)}}, {C, {R(y, 1), R(x, 0)}}},
+                 {{C, {A(x, 1)}}, {C, {A(y, 1)}}, {C, {L(y, {1}), L(x, {})}}}});
     return d;
   }();
   return defs;
@@ -782,19 +832,29 @@ const std::vector<PTxn>& plant_txns(const PlantDef& def, bool list_workload) {
 // Serial mode: the group's slots from the workload's clock, in existing sessions.
 std::vector<Slot> plant_slots(const PlantDef& def, size_t n, Clock& clock) {
   std::vector<Slot> slots;
-  if (def.sequential) {
-    slots.push_back(clock.next());
-    for (size_t i = 1; i < n; ++i) slots.push_back(clock.after(slots.back().end + kStaleGap + 1, slots.back().session));
-  } else {
-    slots = clock.concurrent(static_cast<uint32_t>(n));
+  switch (def.placement) {
+    case Placement::stale:
+      slots.push_back(clock.next());
+      for (size_t i = 1; i < n; ++i) slots.push_back(clock.after(slots.back().end + kStaleGap + 1, slots.back().session));
+      break;
+    case Placement::session_chain:
+      slots.push_back(clock.next());
+      slots.push_back(clock.in_session(slots[0].end + 1, slots[0].session));
+      for (size_t i = 2; i < n; ++i) slots.push_back(clock.after(slots[1].begin + 1, slots[1].session));
+      break;
+    case Placement::overlap:
+      slots = clock.concurrent(static_cast<uint32_t>(n));
+      break;
   }
   return slots;
 }
 
 // SI mode: the group runs at time `t` or later in sessions first..first+n-1
 // of its own (free after `free_at`), with the same shapes as serial mode:
-// consecutive begins and pairwise overlapping intervals, or (stale-read) the
-// next transaction beginning kStaleGap after the previous one ended.
+// consecutive begins and pairwise overlapping intervals, (stale-read) the
+// next transaction beginning kStaleGap after the previous one ended, or
+// (causality-violation) the second in the first's session after it ended and
+// the rest one after the other in sessions of their own.
 std::vector<Slot> plant_slots_si(const PlantDef& def, size_t n, int64_t t, uint32_t first,
                                  std::vector<int64_t>& free_at, Rng& rng) {
   for (size_t i = 0; i < n; ++i) t = std::max(t, free_at[i] + 1);
@@ -802,13 +862,17 @@ std::vector<Slot> plant_slots_si(const PlantDef& def, size_t n, int64_t t, uint3
   const int64_t m = static_cast<int64_t>(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t lat = static_cast<int64_t>(rng.range(1, kMaxLatency));
-    if (def.sequential) {
+    if (def.placement == Placement::stale) {
       const int64_t b = i == 0 ? t : slots.back().end + kStaleGap + 1;
       slots.push_back({b, b + lat, first + static_cast<uint32_t>(i)});
+    } else if (def.placement == Placement::session_chain) {
+      const size_t s = i == 0 ? 0 : i - 1;  // the first two share a session
+      const int64_t b = i == 0 ? t : i == 1 ? slots.back().end + 1 : slots.back().begin + 1;
+      slots.push_back({b, b + lat, first + static_cast<uint32_t>(s)});
     } else {
       slots.push_back({t + static_cast<int64_t>(i), t + m - 1 + lat, first + static_cast<uint32_t>(i)});
     }
-    free_at[i] = slots.back().end;
+    free_at[slots.back().session - first] = slots.back().end;
   }
   return slots;
 }

@@ -57,9 +57,11 @@ inline constexpr const char* kGenTimeUnit = "us";
 // Plants use keys from here on; workloads never do (every workload key < 10^15).
 inline constexpr int64_t kPlantKeyBase = 9'000'000'000'000'000LL;
 
-// Violated levels of a planted anomaly (the table in PLANTS.md).
+// Violated levels of a planted anomaly (the table in PLANTS.md): the strong
+// levels, then the weak ones (read uncommitted .. prefix consistency).
 struct PlantLevels {
   bool ser, si, sser;
+  bool ru, rc, ra, cc, pc;
 };
 
 struct PlantRecord {

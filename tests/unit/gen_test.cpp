@@ -126,7 +126,7 @@ TEST(Gen, NamesAndHelp) {
   EXPECT_EQ(w.size(), 9u);
   for (const auto& n : w) EXPECT_FALSE(workload_help(n).empty()) << n;
   auto p = plant_names();
-  EXPECT_EQ(p.size(), 12u);
+  EXPECT_EQ(p.size(), 13u);
   for (const auto& n : p) EXPECT_FALSE(plant_help(n).empty()) << n;
   EXPECT_EQ(plant_help("read-skew"), plant_help("g-single"));
   EXPECT_EQ(plant_help("nope"), "");
@@ -366,7 +366,8 @@ TEST(Gen, PlantsAddTheirTransactionsOnFreshKeys) {
   const std::map<std::string, std::pair<size_t, size_t>> txns = {
       {"g0", {3, 3}},          {"g1a", {2, 2}},        {"g1b", {2, 2}},         {"g1c", {2, 2}},
       {"g-single", {3, 3}},    {"write-skew", {2, 2}}, {"lost-update", {2, 3}}, {"fractured-read", {2, 2}},
-      {"long-fork", {4, 4}},   {"stale-read", {2, 2}}, {"thin-air", {1, 1}},    {"phantom", {2, 2}}};
+      {"long-fork", {4, 4}},   {"stale-read", {2, 2}}, {"thin-air", {1, 1}},    {"phantom", {2, 2}},
+      {"causality-violation", {3, 3}}};
   ASSERT_EQ(txns.size(), plant_names().size());
   for (const char* w : {"rmw", "append", "mt", "blindw-rw", "twitter"}) {
     for (const auto& [name, count] : txns) {
@@ -404,19 +405,30 @@ TEST(Gen, PlantsAddTheirTransactionsOnFreshKeys) {
       }
       EXPECT_EQ(seen, keys);
       // Sessions distinct; intervals pairwise overlap, except stale-read whose
-      // reader begins more than 1000 after the writer ended.
+      // reader begins more than 1000 after the writer ended, and
+      // causality-violation whose second txn follows the first in its session
+      // and whose reader, in another session, begins after the second began.
       std::set<uint32_t> sessions;
       for (int64_t id : p.txn_ids) sessions.insert(h.txn_session[id]);
-      EXPECT_EQ(sessions.size(), p.txn_ids.size());
-      for (size_t i = 0; i < p.txn_ids.size(); ++i)
-        for (size_t j = i + 1; j < p.txn_ids.size(); ++j) {
-          const TxnIdx a = p.txn_ids[i], b = p.txn_ids[j];
-          if (name == "stale-read") {
-            EXPECT_GT(h.txn_begin[b], h.txn_end[a] + 1000);
-          } else {
-            EXPECT_GE(h.txn_end[a], h.txn_begin[b]);
+      if (name == "causality-violation") {
+        const TxnIdx a = p.txn_ids[0], b = p.txn_ids[1], c = p.txn_ids[2];
+        EXPECT_EQ(sessions.size(), 2u);
+        EXPECT_EQ(h.txn_session[a], h.txn_session[b]);
+        EXPECT_GT(h.txn_begin[b], h.txn_end[a]);
+        EXPECT_NE(h.txn_session[c], h.txn_session[b]);
+        EXPECT_GT(h.txn_begin[c], h.txn_begin[b]);
+      } else {
+        EXPECT_EQ(sessions.size(), p.txn_ids.size());
+        for (size_t i = 0; i < p.txn_ids.size(); ++i)
+          for (size_t j = i + 1; j < p.txn_ids.size(); ++j) {
+            const TxnIdx a = p.txn_ids[i], b = p.txn_ids[j];
+            if (name == "stale-read") {
+              EXPECT_GT(h.txn_begin[b], h.txn_end[a] + 1000);
+            } else {
+              EXPECT_GE(h.txn_end[a], h.txn_begin[b]);
+            }
           }
-        }
+      }
       // Register workloads: every plant write is a read-modify-write (g0 uses lists).
       if (!lists && name != "g0") {
         for (int64_t id : p.txn_ids) {
@@ -1026,4 +1038,93 @@ TEST(GenScan, FileSinkWritesTheText) {
   History h = read_jsonl(path);
   EXPECT_FALSE(h.scan_ops.empty());
   std::filesystem::remove_all(dir);
+}
+
+// Each plant fails exactly the levels its table row names, weak levels
+// included, under `--level all` (default options: the serial witness, the
+// lattice shortcuts), and under every level decided on its own engine; and
+// the lattice stays monotone (a level that holds implies each weaker one).
+namespace {
+bool violated(const PlantLevels& v, Level l) {
+  switch (l) {
+    case Level::ser: return v.ser;
+    case Level::si: return v.si;
+    case Level::sser: return v.sser;
+    case Level::ru: return v.ru;
+    case Level::rc: return v.rc;
+    case Level::ra: return v.ra;
+    case Level::cc: return v.cc;
+    case Level::pc: return v.pc;
+    default: return false;
+  }
+}
+}  // namespace
+
+TEST(GenWeak, PlantsFailExactlyTheirLevels) {
+  for (const char* w : {"rmw", "append", "mt"}) {
+    for (const auto& name : plant_names()) {
+      for (bool alone : {false, true}) {
+        SCOPED_TRACE(std::string(w) + " " + name + (alone ? " (each level alone)" : " (--level all)"));
+        GenOptions o = opts(w, 1500, 31);
+        o.plant = {name};
+        GenSummary sum;
+        History h = generate_history(o, &sum);
+        const PlantLevels v = sum.plants.at(0).violates;
+        CheckOptions c;
+        c.levels.assign(std::begin(kAllLevels), std::end(kAllLevels));
+        if (alone) c.serial_witness = false, c.lattice_shortcuts = false;
+        const CheckResult r = check(h, c);
+        for (Level l : kAllLevels) {
+          const LevelResult& lr = level(r, l);
+          ASSERT_TRUE(lr.decided) << level_short(l) << ": " << lr.reason;
+          EXPECT_EQ(lr.holds, !violated(v, l)) << level_short(l) << ": " << lr.reason;
+        }
+        for (size_t i = 1; i < std::size(kAllLevels); ++i)
+          if (level(r, kAllLevels[i]).holds) {
+            EXPECT_TRUE(level(r, kAllLevels[i - 1]).holds) << level_short(kAllLevels[i]) << " holds, "
+                                                           << level_short(kAllLevels[i - 1]) << " does not";
+          }
+      }
+    }
+  }
+}
+
+// The table's weak columns as the brief names them: each weak anomaly has a
+// plant whose weakest violated level is that one.
+TEST(GenWeak, EachWeakLevelHasAPlantFailingItFirst) {
+  auto weakest = [](const PlantLevels& v) {
+    for (Level l : kAllLevels)
+      if (violated(v, l)) return l;
+    return Level::lin;
+  };
+  EXPECT_EQ(weakest(plant_violations("g0")), Level::ru);
+  EXPECT_EQ(weakest(plant_violations("g1a")), Level::rc);
+  EXPECT_EQ(weakest(plant_violations("g1b")), Level::rc);
+  EXPECT_EQ(weakest(plant_violations("g1c")), Level::rc);
+  EXPECT_EQ(weakest(plant_violations("fractured-read")), Level::ra);
+  EXPECT_EQ(weakest(plant_violations("causality-violation")), Level::cc);
+  EXPECT_EQ(weakest(plant_violations("long-fork")), Level::pc);
+  EXPECT_EQ(weakest(plant_violations("lost-update")), Level::si);
+  EXPECT_EQ(weakest(plant_violations("write-skew")), Level::ser);
+  EXPECT_EQ(weakest(plant_violations("stale-read")), Level::sser);
+}
+
+// The causality violation's second transaction follows the first in its
+// session; the reader is in another session.
+TEST(GenWeak, CausalityViolationRunsThroughSessionOrder) {
+  for (const char* iso : {"ser", "si"}) {
+    SCOPED_TRACE(iso);
+    GenOptions o = opts("rmw", 500, 5);
+    o.isolation = iso;
+    o.plant = {"causality-violation"};
+    GenSummary sum;
+    History h = generate_history(o, &sum);
+    const auto& ids = sum.plants.at(0).txn_ids;
+    ASSERT_EQ(ids.size(), 3u);
+    auto t = [&](size_t i) { return static_cast<TxnIdx>(ids[i]); };
+    EXPECT_EQ(h.txn_session[t(0)], h.txn_session[t(1)]);
+    EXPECT_NE(h.txn_session[t(1)], h.txn_session[t(2)]);
+    EXPECT_GT(h.txn_begin[t(1)], h.txn_end[t(0)]);
+    EXPECT_GT(h.txn_begin[t(2)], h.txn_begin[t(1)]);
+  }
 }
