@@ -15,6 +15,20 @@ using namespace report_detail;
 void write_dot(std::ostream& out, const History& h, const CheckResult& r) {
   out << "digraph witness {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"monospace\"];\n"
       << "  edge [fontname=\"sans-serif\", fontsize=10];\n";
+  if (LatticeSummary ls = lattice_summary(r); ls.shown) {
+    // A legend node: the lattice, weakest level first, each failure with its
+    // witness's name; then the strongest level that holds and the weakest violated.
+    std::string lab = "lattice (weakest first)";
+    for (const LevelResult* x : levels_by_rank(r)) {
+      lab += std::string("\n") + level_short(x->level) + ": " + verdict_word(*x);
+      if (std::string f = failure_name(*x); !f.empty()) lab += " (" + f + ")";
+    }
+    auto name = [](const LevelResult* x) { return x ? std::string(level_short(x->level)) : std::string("none of those checked"); };
+    lab += "\nstrongest that holds: " + name(ls.strongest_holding) + "\nweakest violated: " + name(ls.weakest_violated);
+    out << "  lattice [shape=note, fontname=\"sans-serif\", label=";
+    json_string(out, lab);
+    out << "];\n";
+  }
   const LevelResult* lr = nullptr;
   for (auto& x : r.levels) if (x.witness) { lr = &x; break; }
   if (lr) {

@@ -145,6 +145,21 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     out << "<p>General engine: " << r.stats.constraints << " constraints, " << r.stats.pruned
         << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems
         << " sub-problems.</p>\n";
+  if (LatticeSummary ls = lattice_summary(r); ls.shown) {
+    // The lattice first, weakest level first, each failure with its witness's name.
+    auto name = [](const LevelResult* lr) {
+      return lr ? std::string(level_short(lr->level)) + " (" + to_string(lr->level) + ")" : std::string("none of those checked");
+    };
+    out << "<h2>Lattice</h2>\n<p>Strongest that holds: <strong>" << name(ls.strongest_holding)
+        << "</strong>. Weakest violated: <strong>" << name(ls.weakest_violated) << "</strong>"
+        << (ls.weakest_violated ? ": " + html_escape(failure_name(*ls.weakest_violated)) : std::string()) << ".</p>\n"
+        << "<table class=\"lattice\"><tr><th>level</th><th>verdict</th><th>witness</th></tr>\n";
+    for (const LevelResult* lr : levels_by_rank(r))
+      out << "<tr><td>" << level_short(lr->level) << " (" << to_string(lr->level) << ")</td><td><span class=\""
+          << verdict_word(*lr) << "\">" << verdict_word(*lr) << "</span></td><td>" << html_escape(failure_name(*lr))
+          << "</td></tr>\n";
+    out << "</table>\n";
+  }
   out << "<h2>Verdicts</h2>\n<table><tr><th>level</th><th>verdict</th><th>anomaly</th><th>rules out</th></tr>\n";
   for (auto& lr : r.levels) {
     out << "<tr><td>" << to_string(lr.level) << "</td><td>";

@@ -51,6 +51,21 @@ LatticeSummary lattice_summary(const CheckResult& r) {
   return s;
 }
 
+std::vector<const LevelResult*> levels_by_rank(const CheckResult& r) {
+  std::vector<const LevelResult*> v;
+  for (const LevelResult& lr : r.levels)
+    if (lr.level != Level::lin) v.push_back(&lr);
+  std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) { return lattice_rank(a->level) < lattice_rank(b->level); });
+  return v;
+}
+
+const char* verdict_word(const LevelResult& lr) { return !lr.decided ? "undecided" : lr.holds ? "holds" : "violated"; }
+
+std::string failure_name(const LevelResult& lr) {
+  if (lr.decided && lr.holds) return "";
+  return lr.witness ? lr.witness->anomaly : one_line(lr.reason);
+}
+
 Model weakest_of_anomalies(const CheckResult& r) {
   Model w = Model::strict_serializable;
   for (auto& a : r.anomalies) w = std::min(w, weakest_ruled_out(a.kind));

@@ -3,6 +3,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/edges.h"
 #include "core/history.h"
@@ -37,6 +38,13 @@ struct LatticeSummary {
   const LevelResult* weakest_violated = nullptr;
 };
 LatticeSummary lattice_summary(const CheckResult& r);
+// The levels checked, weakest first (lin, outside the lattice, left out).
+std::vector<const LevelResult*> levels_by_rank(const CheckResult& r);
+// "holds", "violated" or "undecided".
+const char* verdict_word(const LevelResult& lr);
+// A failure's name: its witness's anomaly, else the reason on one line ("" if
+// the level holds).
+std::string failure_name(const LevelResult& lr);
 // The key an edge is about ("" for so/rt).
 std::string edge_key(const History& h, const EdgeList& c, size_t i);
 

@@ -538,3 +538,67 @@ TEST(ReportEscaping, OneJsonEscaperAndAPrintableForm) {
   EXPECT_EQ(back.keys.text(back.op_key[0]), "a\r\"b");
   EXPECT_EQ(back.values.text(back.op_value[0]), "c\x01");
 }
+
+// DOT and HTML lead with the lattice like text and JSON: every level checked,
+// weakest first, with its verdict and each failure's witness name; the
+// strongest level that holds and the weakest violated.
+namespace {
+// A session writes x, then y; another session reads that y and the old x:
+// RU, RC and RA hold, CC and everything above fail.
+std::string causality_violation() {
+  return T(1, 1, R"(["r","x",null],["w","x",1])") + T(2, 1, R"(["r","y",null],["w","y",1])") +
+         T(3, 2, R"(["r","y",1],["r","x",null])");
+}
+std::vector<Level> all_levels() { return {std::begin(kAllLevels), std::end(kAllLevels)}; }
+// The positions of `needles` in `hay`, which must appear in that order.
+testing::AssertionResult in_order(const std::string& hay, const std::vector<std::string>& needles) {
+  size_t at = 0;
+  for (const std::string& n : needles) {
+    size_t p = hay.find(n, at);
+    if (p == std::string::npos) return testing::AssertionFailure() << "'" << n << "' missing after offset " << at;
+    at = p + n.size();
+  }
+  return testing::AssertionSuccess();
+}
+}  // namespace
+
+TEST(RenderLattice, HtmlTableOfLevelsBeforeTheVerdicts) {
+  Outcome x = run(causality_violation(), all_levels());
+  const std::string& w = x.html;
+  EXPECT_TRUE(in_order(w, {"<h2>Lattice</h2>", "Strongest that holds: <strong>RA (read-atomic)</strong>",
+                           "Weakest violated: <strong>CC (causal)</strong>: causality violation", "<h2>Verdicts</h2>"}))
+      << w;
+  EXPECT_TRUE(in_order(w, {"<table class=\"lattice\">",
+                           "<tr><td>RU (read-uncommitted)</td><td><span class=\"holds\">holds</span></td><td></td></tr>",
+                           "<tr><td>RC (read-committed)</td><td><span class=\"holds\">holds</span></td><td></td></tr>",
+                           "<tr><td>RA (read-atomic)</td><td><span class=\"holds\">holds</span></td><td></td></tr>",
+                           "<tr><td>CC (causal)</td><td><span class=\"violated\">violated</span></td><td>causality violation</td></tr>",
+                           "<tr><td>PC (prefix)</td><td><span class=\"violated\">violated</span></td><td>",
+                           "<tr><td>SI (snapshot-isolation)</td><td><span class=\"violated\">violated</span></td><td>" +
+                               level(x.r, Level::si).witness->anomaly + "</td></tr>",
+                           "<tr><td>SER (serializable)</td>", "<tr><td>SSER (strict-serializable)</td>", "</table>"}))
+      << w;
+}
+
+TEST(RenderLattice, DotLegendNodeBeforeTheWitness) {
+  Outcome x = run(causality_violation(), all_levels());
+  const std::string& d = x.dot;
+  EXPECT_TRUE(in_order(d, {"lattice [shape=note", "label=\"lattice (weakest first)\\nRU: holds\\nRC: holds\\nRA: holds"
+                                                  "\\nCC: violated (causality violation)\\nPC: violated (",
+                           "\\nstrongest that holds: RA\\nweakest violated: CC\"];", " -> "}))
+      << d;
+}
+
+TEST(RenderLattice, NoneViolatedAndNoWeakLevel) {
+  const std::string serial = T(1, 1, R"(["r","x",null],["w","x",1])") + T(2, 2, R"(["r","x",1],["w","x",2])");
+  Outcome x = run(serial, all_levels());
+  EXPECT_TRUE(contains(x.html, "Strongest that holds: <strong>SSER (strict-serializable)</strong>. Weakest violated: "
+                               "<strong>none of those checked</strong>.</p>"))
+      << x.html;
+  EXPECT_TRUE(contains(x.dot, "\\nstrongest that holds: SSER\\nweakest violated: none of those checked\"")) << x.dot;
+  // Without a weak level requested, no lattice (as in text and JSON).
+  Outcome y = run(causality_violation());
+  EXPECT_FALSE(contains(y.html, "<h2>Lattice</h2>"));
+  EXPECT_FALSE(contains(y.dot, "lattice"));
+  EXPECT_FALSE(contains(y.text, "lattice:"));
+}
