@@ -29,6 +29,8 @@ constexpr TxnIdx kInit = ~TxnIdx{0};
 // CC's vector clocks take (transactions alive at once) × sessions words:
 // above this, CC is left undecided rather than exhausting memory.
 constexpr uint64_t kMaxClockWords = uint64_t{1} << 27;
+// How far ahead (in transactions) reads' writer lookups are prefetched.
+constexpr TxnIdx kPrefetchTxns = 4;
 
 struct WriterRef {
   TxnIdx txn;
@@ -189,6 +191,13 @@ struct WeakChecker::Impl {
     std::vector<const WriterRef*> wref;  // the writer of each value in obs (nullptr: none)
     for (TxnIdx t = 0; t < n; ++t) {
       read_off[t] = reads.size();
+      // The writer table is large and probed at random: ask for the slots of
+      // a later transaction's point reads now, so they arrive while this one
+      // is resolved.
+      if (t + kPrefetchTxns < n)
+        for (OpIdx o = h.op_begin(t + kPrefetchTxns); o < h.op_end(t + kPrefetchTxns); ++o)
+          if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
+            __builtin_prefetch(&table_[slot_hash(h.op_key[o], h.op_value[o]) & mask_]);
       if (!inc[t]) continue;
       own.reset(h.op_end(t) - h.op_begin(t));
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
@@ -523,9 +532,10 @@ struct WeakChecker::Impl {
     // a group's writers take theirs in session order: when the last one is
     // within the reader's clock it is the writer the search would find.
     struct GroupNow {
-      uint32_t count = 0, last_pos = 0;
+      uint32_t sess, count = 0, last_pos = 0;  // sess: the group's session (group_sess), beside the rest
     };
     std::vector<GroupNow> now(group_sess.size());
+    for (size_t g = 0; g < now.size(); ++g) now[g].sess = group_sess[g];
     std::vector<uint64_t> wgroup(wkeys.size());  // the group of each (t, key t writes), as wkeys
     {
       std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
@@ -574,9 +584,9 @@ struct WeakChecker::Impl {
           // nothing, so only a writer in (floor, lim] can add an edge: none
           // when lim <= floor, nor when the last of the group to have had its
           // turn is at or before floor.
-          const uint32_t s = group_sess[g];
-          const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
           const GroupNow gn = now[g];
+          const uint32_t s = gn.sess;
+          const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
           if ((lim <= floor) | (gn.last_pos <= floor)) continue;
           const uint32_t* first = kw_pos.data() + group_begin[g];
           const uint32_t* p = first + gn.count;
