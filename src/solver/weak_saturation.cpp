@@ -494,9 +494,10 @@ struct WeakChecker::Impl {
   // every successor has had its turn (its readers compare against it then),
   // so memory is the transactions alive at once × sessions, not all of them.
   // A read is checked at its transaction's turn; the writers found are
-  // handed to `act` afterwards in read order, so the edges are those, and in
-  // the order, of a pass over the reads. too_big: the rows would exceed
-  // kMaxClockWords; cyclic: so ∪ wr has a cycle (nothing handed to `act`).
+  // handed to `act` afterwards in read order (transaction by transaction), so
+  // the edges are those, and in the order, of a pass over the reads.
+  // too_big: the rows would exceed kMaxClockWords; cyclic: so ∪ wr has a
+  // cycle (nothing handed to `act`).
   enum class Causal { done, too_big, cyclic };
   template <class Act>
   Causal causal_axioms(const EdgeList& e, Act& act) {
@@ -526,7 +527,14 @@ struct WeakChecker::Impl {
     // below read one contiguous array instead of sess_pos[kw_txn[i]].
     std::vector<uint32_t> kw_pos(kw_txn.size());
     for (size_t i = 0; i < kw_txn.size(); ++i) kw_pos[i] = sess_pos[kw_txn[i]];
-    std::vector<std::pair<uint64_t, TxnIdx>> found;  // (read, t1)
+    // The writers found, a transaction's together: (its read, t1), the read
+    // numbered within the transaction; and where each transaction's are.
+    std::vector<std::pair<uint32_t, TxnIdx>> found;
+    struct Found {
+      TxnIdx t;
+      uint64_t begin, end;
+    };
+    std::vector<Found> found_of;
     // What has had its turn of each writer group: how many of its writers,
     // and the position of the last one. A reader's past has had its turn, and
     // a group's writers take theirs in session order: when the last one is
@@ -569,6 +577,7 @@ struct WeakChecker::Impl {
         uint32_t& own = rt[h.txn_session[p]];
         own = std::max(own, sess_pos[p]);
       }
+      const uint64_t found_begin = found.size();
       for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) {
         const ExtRead& r = reads[i];
         const uint64_t* b = key_block.find(r.key);
@@ -602,9 +611,10 @@ struct WeakChecker::Impl {
             if (p == first || *(p - 1) <= floor) continue;
           }
           const TxnIdx t1 = kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
-          found.push_back({i, t1});
+          found.push_back({static_cast<uint32_t>(i - read_off[t]), t1});
         }
       }
+      if (found.size() > found_begin) found_of.push_back({t, found_begin, found.size()});
       for (uint64_t j = wkey_off[t]; j < wkey_off[t + 1]; ++j) {
         GroupNow& gn = now[wgroup[j]];
         ++gn.count, gn.last_pos = sess_pos[t];
@@ -616,8 +626,9 @@ struct WeakChecker::Impl {
         if (--indeg[succ[s]] == 0) q.push_back(succ[s]);
     }
     if (left > 0) return Causal::cyclic;
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto [i, t1] : found) act(reads[i], t1, EdgeKind::aux, 0, true);
+    std::sort(found_of.begin(), found_of.end(), [](const Found& a, const Found& b) { return a.t < b.t; });
+    for (const Found& f : found_of)
+      for (uint64_t j = f.begin; j < f.end; ++j) act(reads[read_off[f.t] + found[j].first], found[j].second, EdgeKind::aux, 0, true);
     return Causal::done;
   }
 
