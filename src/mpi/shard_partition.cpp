@@ -28,9 +28,10 @@ Partition sharded_partition(const History& h) {
   // Transactions per block (informational; `info --components`).
   std::vector<uint64_t> txns(p.comp_sessions.size(), 0);
   std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
+  const KeyComponents comp_of(p);
   for (TxnIdx t = first; t < last; ++t)
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      uint32_t c = p.component_of_key(h.op_key[o]);
+      uint32_t c = comp_of(h.op_key[o]);
       if (seen[c] != t) seen[c] = t, txns[c]++;
     }
   MPI_Allreduce(txns.data(), p.comp_txns.data(), static_cast<int>(txns.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
