@@ -1,5 +1,6 @@
 #include "mpi/owned.h"
 
+#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -891,6 +892,10 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   }
   MPI_Allreduce(comp_txns.data(), part.comp_txns.data(), static_cast<int>(comp_txns.size()), MPI_UINT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
+  // The rounds' buffers (records packed, exchanged, chunks read) go back to
+  // the system: what stays is the pieces' segments.
+  std::vector<std::vector<char>>().swap(buf);
+  malloc_trim(0);
 }
 
 namespace {
@@ -987,7 +992,13 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
       // and what is decoded so far.
       note_ops_held(ops_ + h.op_count());
       ops_ -= src.ops;
+      const bool had = !src.segs.empty();
       src.free();
+      // The segments came from the heap (each below the size malloc maps
+      // apart): hand their pages back before the next source's columns are
+      // touched, so that the resident size is the encoded rest plus the
+      // decoded part, as with one buffer per source.
+      if (had) malloc_trim(0);
     }
     dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);
