@@ -992,13 +992,14 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
       // and what is decoded so far.
       note_ops_held(ops_ + h.op_count());
       ops_ -= src.ops;
-      const bool had = !src.segs.empty();
+      freed_ += src.bytes;
       src.free();
       // The segments came from the heap (each below the size malloc maps
-      // apart): hand their pages back before the next source's columns are
-      // touched, so that the resident size is the encoded rest plus the
-      // decoded part, as with one buffer per source.
-      if (had) malloc_trim(0);
+      // apart): once tens of MiB are freed, hand their pages back before
+      // more columns are touched, so that the resident size is the encoded
+      // rest plus the decoded part, as with one buffer per source (not after
+      // every small piece: a trim walks the heap).
+      if (freed_ >= kTrimBytes) malloc_trim(0), freed_ = 0;
     }
     dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);

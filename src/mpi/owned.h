@@ -135,6 +135,9 @@ class OwnedPieces {
   };
   std::vector<Piece> pieces_;
   uint64_t bytes_ = 0;
+  // Bytes of segments freed since the heap was last trimmed.
+  static constexpr uint64_t kTrimBytes = uint64_t{32} << 20;
+  uint64_t freed_ = 0;
   std::atomic<uint64_t> ops_{0};  // rank 0: its worker thread solves while the main thread sends
   struct Outgoing {
     uint32_t piece;
