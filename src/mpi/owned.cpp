@@ -594,6 +594,7 @@ OwnedScan scan_owned(RangeSource& src) {
   std::vector<uint8_t> committed(src.last - src.first, 0);
   std::vector<KV> unknown_writes;
   std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
+  ids.reserve(src.last - src.first);                // one per transaction of the range
   uint64_t counts[2] = {src.last - src.first, 0};
   bool any_unknown = false;
   std::string input_error;  // this rank's first malformed chunk
@@ -614,7 +615,6 @@ OwnedScan scan_owned(RangeSource& src) {
     }
     note_ops_held(src.ops_resident() + c.op_count());
     counts[1] += c.op_count();
-    ids.reserve(ids.size() + c.txn_count());
     chunk_seen.assign(c.session_count(), 0);
     for (TxnIdx t = 0; t < c.txn_count(); ++t) {
       const uint32_t ls = c.txn_session[t];
