@@ -1,15 +1,18 @@
 #include "mpi/owned.h"
 
+#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "core/flat_hash.h"
 #include "io/hdf5_range.h"
 #include "io/jsonl.h"
 #include "mpi/accounting.h"
@@ -212,6 +215,12 @@ class MemorySource : public RangeSource {
 
 // Every rank's byte buffers exchanged (MPI_Alltoallv): `out[r]` goes to rank
 // r; the result holds what rank r sent here at [disp[r], disp[r] + count[r]).
+// The same from one buffer: rank r's bytes at [sdisp[r], sdisp[r] + scount[r]) of `send`; `bad` when
+// this rank's total exceeds an int.
+std::vector<char> exchange_buffer(const std::vector<char>& send, const std::vector<int>& scount,
+                                  const std::vector<int>& sdisp, int bad, std::vector<int>& count,
+                                  std::vector<int>& disp);
+
 std::vector<char> exchange(std::vector<std::vector<char>>& out, std::vector<int>& count, std::vector<int>& disp) {
   const int P = size();
   std::vector<int> scount(P), sdisp(P);
@@ -228,6 +237,13 @@ std::vector<char> exchange(std::vector<std::vector<char>>& out, std::vector<int>
       std::vector<char>().swap(out[r]);
     }
   }
+  return exchange_buffer(send, scount, sdisp, bad, count, disp);
+}
+
+std::vector<char> exchange_buffer(const std::vector<char>& send, const std::vector<int>& scount,
+                                  const std::vector<int>& sdisp, int bad, std::vector<int>& count,
+                                  std::vector<int>& disp) {
+  const int P = size();
   count.assign(P, 0), disp.assign(P, 0);
   MPI_Alltoall(scount.data(), 1, MPI_INT, count.data(), 1, MPI_INT, MPI_COMM_WORLD);
   uint64_t in = 0;
@@ -275,20 +291,64 @@ Rounds rounds_of(const RangeSource& src) {
   return r;
 }
 
-// Sorted, merged (key, session) rows.
-void compact(std::vector<KeyTriple>& rows) {
-  std::sort(rows.begin(), rows.end(), [](const KeyTriple& a, const KeyTriple& b) {
-    return a.key != b.key ? a.key < b.key : a.session < b.session;
-  });
-  size_t w = 0;
-  for (size_t i = 0; i < rows.size();) {
-    KeyTriple t = rows[i++];
-    while (i < rows.size() && rows[i].key == t.key && rows[i].session == t.session) t.ops += rows[i++].ops;
-    rows[w++] = t;
+// The (key, session) rows of the first pass, counted as operations arrive:
+// an open-addressing table whose slots are the rows themselves (a slot with
+// no operations is free), one probe per operation instead of sorting every
+// chunk's (key, session) pairs and merging the rows (O(ops log ops)).
+class RowTable {
+ public:
+  RowTable() : slots_(1024, KeyTriple{0, 0, 0}) {}
+  // The operation count of (key, session), created at 0. Valid until the next call.
+  uint64_t& ops(uint64_t key, uint64_t session) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    const uint64_t m = slots_.size() - 1;
+    for (uint64_t i = slot_of(key, session) & m;; i = (i + 1) & m) {
+      KeyTriple& s = slots_[i];
+      if (s.ops == 0) {
+        s.key = key, s.session = session, ++used_;
+        return s.ops;
+      }
+      if (s.key == key && s.session == session) return s.ops;
+    }
   }
-  rows.resize(w);
-  rows.shrink_to_fit();
-}
+  // Adds a chunk's (key, session, operations) runs, prefetching the slots of
+  // the runs a few ahead: the probes of a table larger than the caches
+  // overlap instead of waiting one after another.
+  void add(const std::vector<KeyTriple>& runs) {
+    constexpr size_t kAhead = 16;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (i + kAhead < runs.size())
+        __builtin_prefetch(&slots_[slot_of(runs[i + kAhead].key, runs[i + kAhead].session) & (slots_.size() - 1)]);
+      ops(runs[i].key, runs[i].session) += runs[i].ops;
+    }
+  }
+  // The rows (table order), the table freed.
+  std::vector<KeyTriple> take() {
+    std::vector<KeyTriple> rows;
+    rows.reserve(used_);
+    for (const KeyTriple& s : slots_)
+      if (s.ops) rows.push_back(s);
+    std::vector<KeyTriple>().swap(slots_);
+    used_ = 0;
+    return rows;
+  }
+
+ private:
+  static uint64_t slot_of(uint64_t key, uint64_t session) { return mix(key * 0x9e3779b97f4a7c15ULL ^ session); }
+  void grow() {
+    std::vector<KeyTriple> old(2 * slots_.size(), KeyTriple{0, 0, 0});
+    old.swap(slots_);
+    const uint64_t m = slots_.size() - 1;
+    for (const KeyTriple& s : old) {
+      if (!s.ops) continue;
+      uint64_t i = slot_of(s.key, s.session) & m;
+      while (slots_[i].ops) i = (i + 1) & m;
+      slots_[i] = s;
+    }
+  }
+  std::vector<KeyTriple> slots_;
+  uint64_t used_ = 0;
+};
 
 struct KV {
   uint64_t key, value;
@@ -300,33 +360,38 @@ struct KV {
 //   user's), i64 begin, i64 end, u8 status, u32 operations; per operation
 //   u8 kind, u32 position in the whole transaction, u64 key, u64 value, and
 //   for a list read u32 length and its values.
-const char* skip_record(const char* p) {
-  p += 4 + 4 + 8 * 4 + 1;
-  uint32_t nops = get<uint32_t>(p);
-  for (uint32_t k = 0; k < nops; ++k) {
-    OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
-    p += 4 + 8 + 8;
-    if (kind == OpKind::read_list) p += 8 * static_cast<uint64_t>(get<uint32_t>(p));
-  }
-  return p;
+template <class T> char* poke(char* w, const T& v) {
+  std::memcpy(w, &v, sizeof v);
+  return w + sizeof v;
 }
 
 // Appends the record of transaction t of chunk c (`txn` its whole-history
 // index) with its operations at positions pos(0..nops) in t, `lists` when c
-// has list reads' values.
+// has list reads' values. Sized first, then written in place (one resize of
+// `o`, no per-field insert).
 template <class Pos>
 void put_record(std::vector<char>& o, uint32_t piece, uint32_t txn, const History& c, TxnIdx t, TxnStatus st,
                 bool lists, uint32_t nops, Pos pos) {
-  put(o, piece), put(o, txn), put(o, c.txn_id[t]), put(o, c.session_name[c.txn_session[t]]);
-  put(o, c.txn_begin[t]), put(o, c.txn_end[t]), put(o, static_cast<uint8_t>(st)), put(o, nops);
+  constexpr size_t kHead = 4 + 4 + 8 * 4 + 1 + 4, kOp = 1 + 4 + 8 + 8;
+  const OpIdx first = c.op_begin(t);
+  size_t bytes = kHead + kOp * static_cast<size_t>(nops);
+  for (uint32_t i = 0; i < nops; ++i) {
+    const OpIdx op = first + pos(i);
+    if (c.op_kind[op] == OpKind::read_list) bytes += 4 + (lists ? 8 * c.list(op).size() : 0);
+  }
+  const size_t at0 = o.size();
+  o.resize(at0 + bytes);
+  char* w = o.data() + at0;
+  w = poke(w, piece), w = poke(w, txn), w = poke(w, c.txn_id[t]), w = poke(w, c.session_name[c.txn_session[t]]);
+  w = poke(w, c.txn_begin[t]), w = poke(w, c.txn_end[t]), w = poke(w, static_cast<uint8_t>(st)), w = poke(w, nops);
   for (uint32_t i = 0; i < nops; ++i) {
     const uint32_t at = pos(i);
-    const OpIdx op = c.op_begin(t) + at;
-    put(o, static_cast<uint8_t>(c.op_kind[op])), put(o, at), put(o, c.op_key[op]), put(o, c.op_value[op]);
+    const OpIdx op = first + at;
+    w = poke(w, static_cast<uint8_t>(c.op_kind[op])), w = poke(w, at), w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
     if (c.op_kind[op] == OpKind::read_list) {
       std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
-      put(o, static_cast<uint32_t>(l.size()));
-      for (Sym v : l) put(o, v);
+      w = poke(w, static_cast<uint32_t>(l.size()));
+      if (!l.empty()) std::memcpy(w, l.data(), 8 * l.size()), w += 8 * l.size();
     }
   }
 }
@@ -335,16 +400,17 @@ void put_record(std::vector<char>& o, uint32_t piece, uint32_t txn, const Histor
 // h by first appearance (`sessions`: the user's name to h's); with `txn`
 // and `pos` its whole-history index and its operations' positions are
 // appended there. Returns the next record.
-const char* get_record(const char* p, History& h, std::unordered_map<int64_t, uint32_t>& sessions,
-                       std::vector<TxnIdx>* txn, std::vector<uint32_t>* pos) {
+const char* get_record(const char* p, History& h, FlatMap64& sessions, std::vector<TxnIdx>* txn,
+                       std::vector<uint32_t>* pos) {
   p += 4;  // piece
   const uint32_t t = get<uint32_t>(p);
   const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), end = get<int64_t>(p);
   const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
   const uint32_t nops = get<uint32_t>(p);
-  auto [it, fresh] = sessions.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
+  bool fresh = false;
+  const uint64_t local = sessions.get_or_insert(static_cast<uint64_t>(session), h.session_name.size(), fresh);
   if (fresh) h.session_name.push_back(session);
-  h.begin_txn(id, it->second, st, begin, end);
+  h.begin_txn(id, static_cast<uint32_t>(local), st, begin, end);
   if (txn) txn->push_back(t);
   for (uint32_t k = 0; k < nops; ++k) {
     const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
@@ -364,6 +430,77 @@ const char* get_record(const char* p, History& h, std::unordered_map<int64_t, ui
   h.end_txn();
   return p;
 }
+
+// Decodes a piece's records into a history sized for them (its transactions
+// and operations are counted as they are routed): room reserved once for the
+// whole piece, each source's share of the columns extended before its
+// records are written in place (no push_back per field; memory is touched
+// source by source, as the records are freed). Sessions are numbered by
+// first appearance as get_record numbers them; with `txn` and `pos`,
+// whole-history indices and positions.
+class PieceDecoder {
+ public:
+  PieceDecoder(History& h, uint64_t ntxns, uint64_t nops, std::vector<TxnIdx>* txn, std::vector<uint32_t>* pos)
+      : h_(h), txn_(txn), pos_(pos) {
+    t_ = h.txn_count(), o_ = h.op_count();
+    h.reserve_more(ntxns, nops);
+    if (txn_) txn_->reserve(t_ + ntxns);
+    if (pos_) pos_->reserve(o_ + nops);
+  }
+  // Room for the next source's transactions and operations.
+  void extend(uint64_t ntxns, uint64_t nops) {
+    History& h = h_;
+    const size_t t1 = h.txn_id.size() + ntxns, o1 = h.op_kind.size() + nops;
+    h.txn_id.resize(t1), h.txn_session.resize(t1), h.txn_status.resize(t1);
+    h.txn_begin.resize(t1), h.txn_end.resize(t1), h.txn_op_offset.resize(t1 + 1);
+    h.op_kind.resize(o1), h.op_key.resize(o1), h.op_value.resize(o1), h.op_list_offset.resize(o1 + 1);
+    if (txn_) txn_->resize(t1);
+    if (pos_) pos_->resize(o1);
+  }
+  const char* record(const char* p) {
+    History& h = h_;
+    p += 4;  // piece
+    const uint32_t t = get<uint32_t>(p);
+    const int64_t id = get<int64_t>(p), session = get<int64_t>(p), begin = get<int64_t>(p), end = get<int64_t>(p);
+    const TxnStatus st = static_cast<TxnStatus>(get<uint8_t>(p));
+    const uint32_t nops = get<uint32_t>(p);
+    if (t_ >= h.txn_id.size() || nops > h.op_kind.size() - o_) throw std::logic_error("a piece's records exceed their count");
+    bool fresh = false;
+    const uint64_t local = sessions_.get_or_insert(static_cast<uint64_t>(session), h.session_name.size(), fresh);
+    if (fresh) h.session_name.push_back(session);
+    h.txn_id[t_] = id, h.txn_session[t_] = static_cast<uint32_t>(local), h.txn_status[t_] = st;
+    h.txn_begin[t_] = begin, h.txn_end[t_] = end;
+    if (txn_) (*txn_)[t_] = t;
+    for (uint32_t k = 0; k < nops; ++k, ++o_) {
+      const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
+      const uint32_t at = get<uint32_t>(p);
+      h.op_kind[o_] = kind, h.op_key[o_] = get<Sym>(p), h.op_value[o_] = get<Sym>(p);
+      if (kind == OpKind::read_list) {
+        const uint32_t len = get<uint32_t>(p);
+        const size_t l0 = h.list_value.size();
+        h.list_value.resize(l0 + len);
+        std::memcpy(h.list_value.data() + l0, p, 8 * static_cast<size_t>(len));
+        p += 8 * static_cast<size_t>(len);
+        h.op_value[o_] = 0;
+      }
+      h.op_list_offset[o_ + 1] = h.list_value.size();
+      if (pos_) (*pos_)[o_] = at;
+    }
+    h.txn_op_offset[++t_] = o_;
+    return p;
+  }
+  // Throws unless every transaction and operation made room for was decoded.
+  void finish() const {
+    if (t_ != h_.txn_id.size() || o_ != h_.op_kind.size()) throw std::logic_error("a piece's records fall short of their count");
+  }
+
+ private:
+  History& h_;
+  std::vector<TxnIdx>* txn_;
+  std::vector<uint32_t>* pos_;
+  FlatMap64 sessions_;
+  size_t t_ = 0, o_ = 0;
+};
 
 // Transaction ids are unique in the whole file (each range checked only
 // itself): the ids go to hash(id) % P; the earliest repetition in file order
@@ -451,11 +588,13 @@ OwnedScan scan_owned(RangeSource& src) {
   const Rounds R = rounds_of(src);
   std::vector<int64_t> order;  // my sessions by first appearance
   std::unordered_set<int64_t> seen;
-  std::vector<KeyTriple> rows;  // session = the user's name until renumbered
-  size_t compacted = 0;
+  RowTable rows;  // session = the user's name until renumbered
+  std::vector<uint8_t> chunk_seen;  // per session of the chunk: met in it
+  std::vector<KeyTriple> runs;      // the chunk's operations, a run of one key in one transaction as one
   std::vector<uint8_t> committed(src.last - src.first, 0);
   std::vector<KV> unknown_writes;
   std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
+  ids.reserve(src.last - src.first);                // one per transaction of the range
   uint64_t counts[2] = {src.last - src.first, 0};
   bool any_unknown = false;
   std::string input_error;  // this rank's first malformed chunk
@@ -476,28 +615,29 @@ OwnedScan scan_owned(RangeSource& src) {
     }
     note_ops_held(src.ops_resident() + c.op_count());
     counts[1] += c.op_count();
-    std::vector<std::pair<uint64_t, int64_t>> ks;
+    chunk_seen.assign(c.session_count(), 0);
     for (TxnIdx t = 0; t < c.txn_count(); ++t) {
-      const int64_t name = c.session_name[c.txn_session[t]];
+      const uint32_t ls = c.txn_session[t];
+      const int64_t name = c.session_name[ls];
       ids.push_back({c.txn_id[t], a + t});
-      if (seen.insert(name).second) order.push_back(name);
+      // A session's first transaction in the chunk may be its first in the range.
+      if (!chunk_seen[ls]) {
+        chunk_seen[ls] = 1;
+        if (seen.insert(name).second) order.push_back(name);
+      }
       committed[a + t - src.first] = c.txn_status[t] == TxnStatus::committed;
       const bool unknown = c.txn_status[t] == TxnStatus::unknown;
       any_unknown |= unknown;
+      const size_t first_run = runs.size();
       for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
-        ks.push_back({c.op_key[o], name});
+        if (runs.size() > first_run && runs.back().key == c.op_key[o]) ++runs.back().ops;
+        else runs.push_back({c.op_key[o], static_cast<uint64_t>(name), 1});
         if (unknown && (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append))
           unknown_writes.push_back({c.op_key[o], c.op_value[o], static_cast<uint32_t>(a + t), 0});
       }
     }
-    std::sort(ks.begin(), ks.end());
-    for (size_t i = 0; i < ks.size();) {
-      size_t j = i;
-      while (j < ks.size() && ks[j] == ks[i]) ++j;
-      rows.push_back({ks[i].first, static_cast<uint64_t>(ks[i].second), j - i});
-      i = j;
-    }
-    if (rows.size() > 2 * compacted + 4096) compact(rows), compacted = rows.size();
+    rows.add(runs);
+    runs.clear();
     });
   }
   collective([&] {
@@ -513,7 +653,6 @@ OwnedScan scan_owned(RangeSource& src) {
     return out;
   }
   unique_ids(src, std::move(ids));
-  compact(rows);
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
   std::unordered_map<int64_t, uint32_t> gid;
@@ -529,8 +668,8 @@ OwnedScan scan_owned(RangeSource& src) {
     for (int64_t name : all) gid.try_emplace(name, static_cast<uint32_t>(gid.size()));
   }
   out.sessions = static_cast<uint32_t>(gid.size());
-  for (KeyTriple& t : rows) t.session = gid.at(static_cast<int64_t>(t.session));
-  out.triples = std::move(rows);
+  out.triples = rows.take();
+  for (KeyTriple& t : out.triples) t.session = gid.at(static_cast<int64_t>(t.session));
   MPI_Allreduce(counts, &out.txns, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(counts + 1, &out.ops, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 
@@ -609,7 +748,7 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   const int P = size(), me = rank();
   const uint32_t npieces = job.pieces();
   pieces_.assign(npieces, Piece{});
-  for (Piece& p : pieces_) p.from.resize(P), p.from_ops.resize(P, 0);
+  for (Piece& p : pieces_) p.from.resize(P);
   // Pieces that are the whole history (SSER's piece 0; SER/SI on one block).
   std::vector<uint32_t> whole;
   if (job.whole_sser) whole.push_back(0);
@@ -622,72 +761,141 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   time_unit_ = src.time_unit;
   std::vector<uint64_t> comp_txns(part.comp_sessions.size(), 0);
   const Rounds R = rounds_of(src);
-  std::vector<std::pair<uint32_t, uint32_t>> by_piece;  // (piece, position) of one transaction's operations
+  // A key's block looked up once per operation in O(1) (built only when
+  // there are blocks to route to).
+  std::unique_ptr<KeyComponents> comp_of;
+  if (blocks) comp_of = std::make_unique<KeyComponents>(part);
+  // This round's records per piece (kept between rounds for their room),
+  // and the pieces that got some, in order of first record.
+  std::vector<std::vector<char>> buf(npieces);
+  std::vector<uint64_t> buf_ops(npieces, 0), buf_txns(npieces, 0);
+  std::vector<uint32_t> touched;
+  std::vector<uint32_t> op_comp;                         // per operation of the chunk: its block
+  std::vector<std::pair<uint32_t, uint32_t>> by_piece;  // (block, position) of one transaction's operations
+  // Segment header in the exchange: piece, bytes, operations, transactions.
+  constexpr size_t kSegHead = 4 + 8 + 8 + 8;
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
-    std::vector<std::vector<char>> out(P);
     uint64_t sent_ops = 0, chunk_ops = 0;
     collective([&] {
       if (a >= b) return;
       History c = src.chunk(a, b);
       chunk_ops = c.op_count();
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
-      auto emit = [&](uint32_t piece, TxnIdx t, TxnStatus st, const std::pair<uint32_t, uint32_t>* ops, uint32_t nops) {
-        put_record(out[owner[piece]], piece, static_cast<uint32_t>(a + t), c, t, st, lists, nops,
-                   [&](uint32_t i) { return ops[i].second; });
-        sent_ops += nops;
+      auto emit = [&](uint32_t piece, TxnIdx t, TxnStatus st, uint32_t nops, auto pos) {
+        if (buf_txns[piece]++ == 0) touched.push_back(piece);
+        put_record(buf[piece], piece, static_cast<uint32_t>(a + t), c, t, st, lists, nops, pos);
+        buf_ops[piece] += nops, sent_ops += nops;
       };
+      auto identity = [](uint32_t i) { return i; };
+      if (blocks) {
+        op_comp.resize(c.op_count());
+        for (OpIdx o = 0; o < c.op_count(); ++o) op_comp[o] = (*comp_of)(c.op_key[o]);
+      }
       for (TxnIdx t = 0; t < c.txn_count(); ++t) {
         const uint32_t nops = static_cast<uint32_t>(c.op_end(t) - c.op_begin(t));
-        by_piece.clear();
-        for (uint32_t i = 0; i < nops; ++i) by_piece.push_back({0, i});
         for (uint32_t w : whole)
-          if (!skip[w]) emit(w, t, c.txn_status[t], by_piece.data(), nops);
+          if (!skip[w]) emit(w, t, c.txn_status[t], nops, identity);
         if (!blocks || nops == 0) continue;
-        for (uint32_t i = 0; i < nops; ++i) by_piece[i].first = part.component_of_key(c.op_key[c.op_begin(t) + i]);
-        std::stable_sort(by_piece.begin(), by_piece.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
         TxnStatus st = c.txn_status[t];
         if (st == TxnStatus::unknown && included[a + t - src.first]) st = TxnStatus::committed;
+        const uint32_t* oc = op_comp.data() + c.op_begin(t);
+        bool one = true;
+        for (uint32_t i = 1; i < nops && one; ++i) one = oc[i] == oc[0];
+        if (one) {  // the usual case: every operation in one block
+          comp_txns[oc[0]]++;
+          if (!skip[base + oc[0]]) emit(base + oc[0], t, st, nops, identity);
+          continue;
+        }
+        // Operations grouped by block, in their order inside each (a stable
+        // sort; by insertion for the short transactions of most histories).
+        by_piece.clear();
+        for (uint32_t i = 0; i < nops; ++i) by_piece.push_back({oc[i], i});
+        if (nops <= 32) {
+          for (size_t i = 1; i < by_piece.size(); ++i)
+            for (size_t j = i; j > 0 && by_piece[j - 1].first > by_piece[j].first; --j) std::swap(by_piece[j - 1], by_piece[j]);
+        } else {
+          std::stable_sort(by_piece.begin(), by_piece.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        }
         for (size_t i = 0; i < by_piece.size();) {
           size_t j = i;
           while (j < by_piece.size() && by_piece[j].first == by_piece[i].first) ++j;
           const uint32_t comp = by_piece[i].first;
           comp_txns[comp]++;
-          if (!skip[base + comp]) emit(base + comp, t, st, by_piece.data() + i, static_cast<uint32_t>(j - i));
+          const auto* grp = by_piece.data() + i;
+          if (!skip[base + comp])
+            emit(base + comp, t, st, static_cast<uint32_t>(j - i), [grp](uint32_t x) { return grp[x].second; });
           i = j;
         }
       }
     });
     // Held while packing: the chunk read and its records.
     note_ops_held(src.ops_resident() + ops_ + chunk_ops + sent_ops);
+    // This rank's own pieces take their records at once, as one exactly
+    // sized segment; the others' go out in one segment per piece.
+    auto keep = [&](uint32_t piece, int from, const char* p, uint64_t bytes, uint64_t nops, uint64_t ntxns) {
+      Piece& dst = pieces_.at(piece);
+      Source& s = dst.from[from];
+      s.segs.emplace_back(p, p + bytes);
+      s.bytes += bytes, s.ops += nops, s.txns += ntxns;
+      dst.bytes += bytes, bytes_ += bytes, ops_ += nops;
+    };
+    std::vector<int> scount(P, 0), sdisp(P, 0);
+    std::vector<char> send;
+    int bad = 0;
+    {
+      std::vector<std::vector<uint32_t>> to(P);
+      uint64_t total = 0;
+      for (uint32_t piece : touched) {
+        if (owner[piece] == me) {
+          keep(piece, me, buf[piece].data(), buf[piece].size(), buf_ops[piece], buf_txns[piece]);
+          sent_ops -= buf_ops[piece];
+        } else {
+          to[owner[piece]].push_back(piece), total += kSegHead + buf[piece].size();
+        }
+      }
+      bad = total > INT32_MAX;
+      if (!bad) {
+        send.resize(total);
+        char* w = send.data();
+        for (int r = 0; r < P; ++r) {
+          sdisp[r] = static_cast<int>(w - send.data());
+          for (uint32_t piece : to[r]) {
+            w = poke(w, piece), w = poke(w, static_cast<uint64_t>(buf[piece].size()));
+            w = poke(w, buf_ops[piece]), w = poke(w, buf_txns[piece]);
+            std::memcpy(w, buf[piece].data(), buf[piece].size()), w += buf[piece].size();
+          }
+          scount[r] = static_cast<int>(w - send.data()) - sdisp[r];
+        }
+      }
+      for (uint32_t piece : touched) buf[piece].clear(), buf_ops[piece] = buf_txns[piece] = 0;
+      touched.clear();
+    }
     std::vector<int> cnt, disp;
-    std::vector<char> in = exchange(out, cnt, disp);
+    std::vector<char> in = exchange_buffer(send, scount, sdisp, bad, cnt, disp);
+    std::vector<char>().swap(send);
     uint64_t recv_ops = 0;
     for (int r = 0; r < P; ++r) {
       const char* p = in.data() + disp[r];
       const char* end = p + cnt[r];
       while (p < end) {
-        const char* next = skip_record(p);
-        uint32_t piece;
-        std::memcpy(&piece, p, 4);
-        uint32_t nops;
-        std::memcpy(&nops, p + 4 + 4 + 32 + 1, 4);
-        Piece& dst = pieces_.at(piece);
-        dst.from[r].insert(dst.from[r].end(), p, next);
-        dst.from_ops[r] += nops, ops_ += nops, recv_ops += nops, bytes_ += static_cast<uint64_t>(next - p);
-        dst.bytes += static_cast<uint64_t>(next - p);
-        p = next;
+        const uint32_t piece = get<uint32_t>(p);
+        const uint64_t bytes = get<uint64_t>(p), nops = get<uint64_t>(p), ntxns = get<uint64_t>(p);
+        keep(piece, r, p, bytes, nops, ntxns);
+        recv_ops += nops;
+        p += bytes;
       }
     }
     // Held at the exchange: the records sent and received (the received ones
     // are now counted in ops_, their copy in `in` too).
     note_ops_held(src.ops_resident() + ops_ + sent_ops + recv_ops);
   }
-  for (Piece& p : pieces_)
-    for (auto& f : p.from) f.shrink_to_fit();
   MPI_Allreduce(comp_txns.data(), part.comp_txns.data(), static_cast<int>(comp_txns.size()), MPI_UINT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
+  // The rounds' buffers (records packed, exchanged, chunks read) go back to
+  // the system: what stays is the pieces' segments.
+  std::vector<std::vector<char>>().swap(buf);
+  malloc_trim(0);
 }
 
 namespace {
@@ -700,16 +908,23 @@ void OwnedPieces::send_piece(uint32_t i, int to) {
   const size_t P = p.from.size();
   Outgoing o;
   o.piece = i;
-  o.head.resize(2 * P);
-  for (size_t r = 0; r < P; ++r) o.head[r] = p.from[r].size(), o.head[P + r] = p.from_ops[r];
+  o.head.resize(3 * P);
+  o.data.resize(P);
+  for (size_t r = 0; r < P; ++r) {
+    Source& s = p.from[r];
+    o.head[r] = s.bytes, o.head[P + r] = s.ops, o.head[2 * P + r] = s.txns;
+    // One buffer per source: its segments joined (a stolen piece only).
+    o.data[r].reserve(s.bytes);
+    for (auto& seg : s.segs) o.data[r].insert(o.data[r].end(), seg.begin(), seg.end()), std::vector<char>().swap(seg);
+  }
   out_.push_back(std::move(o));
   Outgoing& q = out_.back();
   q.reqs.emplace_back();
-  MPI_Isend(q.head.data(), static_cast<int>(2 * P), MPI_UINT64_T, to, kTagPiece, MPI_COMM_WORLD, &q.reqs.back());
+  MPI_Isend(q.head.data(), static_cast<int>(3 * P), MPI_UINT64_T, to, kTagPiece, MPI_COMM_WORLD, &q.reqs.back());
   for (size_t r = 0; r < P; ++r)
-    for (uint64_t at = 0; at < p.from[r].size(); at += kPieceMsg) {
+    for (uint64_t at = 0; at < q.data[r].size(); at += kPieceMsg) {
       q.reqs.emplace_back();
-      MPI_Isend(p.from[r].data() + at, static_cast<int>(std::min(kPieceMsg, p.from[r].size() - at)), MPI_BYTE, to,
+      MPI_Isend(q.data[r].data() + at, static_cast<int>(std::min(kPieceMsg, q.data[r].size() - at)), MPI_BYTE, to,
                 kTagPiece, MPI_COMM_WORLD, &q.reqs.back());
     }
 }
@@ -718,11 +933,7 @@ void OwnedPieces::finish_sends() {
   for (Outgoing& o : out_) {
     MPI_Waitall(static_cast<int>(o.reqs.size()), o.reqs.data(), MPI_STATUSES_IGNORE);
     Piece& p = pieces_.at(o.piece);
-    for (size_t r = 0; r < p.from.size(); ++r) {
-      std::vector<char>().swap(p.from[r]);
-      ops_ -= p.from_ops[r];
-      p.from_ops[r] = 0;
-    }
+    for (Source& s : p.from) ops_ -= s.ops, s.free();
   }
   out_.clear();
 }
@@ -730,18 +941,21 @@ void OwnedPieces::finish_sends() {
 void OwnedPieces::recv_piece(uint32_t i, int from) {
   Piece& p = pieces_.at(i);
   const size_t P = p.from.size();
-  std::vector<uint64_t> head(2 * P);
+  std::vector<uint64_t> head(3 * P);
   wait_probe(from, kTagPiece);
-  MPI_Recv(head.data(), static_cast<int>(2 * P), MPI_UINT64_T, from, kTagPiece, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Recv(head.data(), static_cast<int>(3 * P), MPI_UINT64_T, from, kTagPiece, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   for (size_t r = 0; r < P; ++r) {
-    p.from[r].resize(head[r]);
-    p.from_ops[r] = head[P + r];
-    ops_ += head[P + r];
+    Source& s = p.from[r];
+    s.free();
+    s.bytes = head[r], s.ops = head[P + r], s.txns = head[2 * P + r];
+    ops_ += s.ops;
+    std::vector<char> seg(head[r]);
     for (uint64_t at = 0; at < head[r]; at += kPieceMsg) {
       wait_probe(from, kTagPiece);
-      MPI_Recv(p.from[r].data() + at, static_cast<int>(std::min(kPieceMsg, head[r] - at)), MPI_BYTE, from, kTagPiece,
+      MPI_Recv(seg.data() + at, static_cast<int>(std::min(kPieceMsg, head[r] - at)), MPI_BYTE, from, kTagPiece,
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    if (!seg.empty()) s.segs.push_back(std::move(seg));
   }
   note_ops_held(ops_);
 }
@@ -761,19 +975,33 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
     if (whole) h.keys = keys_, h.values = values_;
     std::vector<TxnIdx> txn;
     std::vector<uint32_t> pos;
-    std::unordered_map<int64_t, uint32_t> local_session;
+    // Sized once: the piece's transactions and operations are known.
+    uint64_t ntxns = 0, nops = 0;
+    for (const Source& s : piece.from) ntxns += s.txns, nops += s.ops;
+    PieceDecoder dec(h, ntxns, nops, whole ? nullptr : &txn, whole ? nullptr : &pos);
     for (size_t r = 0; r < piece.from.size(); ++r) {
-      std::vector<char>& seg = piece.from[r];
-      const char* p = seg.data();
-      const char* end = p + seg.size();
-      while (p < end) p = get_record(p, h, local_session, &txn, &pos);
-      // Held at the most: the pieces still encoded, this one's segment and
-      // what is decoded so far.
+      Source& src = piece.from[r];
+      dec.extend(src.txns, src.ops);
+      for (std::vector<char>& seg : src.segs) {
+        const char* p = seg.data();
+        const char* end = p + seg.size();
+        while (p < end) p = dec.record(p);
+        std::vector<char>().swap(seg);
+      }
+      // Held at the most: the pieces still encoded, this source's records
+      // and what is decoded so far.
       note_ops_held(ops_ + h.op_count());
-      std::vector<char>().swap(seg);
-      ops_ -= piece.from_ops[r];
-      piece.from_ops[r] = 0;
+      ops_ -= src.ops;
+      freed_ += src.bytes;
+      src.free();
+      // The segments came from the heap (each below the size malloc maps
+      // apart): once tens of MiB are freed, hand their pages back before
+      // more columns are touched, so that the resident size is the encoded
+      // rest plus the decoded part, as with one buffer per source (not after
+      // every small piece: a trim walks the heap).
+      if (freed_ >= kTrimBytes) malloc_trim(0), freed_ = 0;
     }
+    dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);
     return check_piece(job, i, h, &txn, &pos);
   } catch (const ResourceError& e) {
@@ -868,7 +1096,7 @@ History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
   History h;
   if (me != 0) return h;
   h.keys = src.keys, h.values = src.values, h.time_unit = src.time_unit;
-  std::unordered_map<int64_t, uint32_t> local_session;
+  FlatMap64 local_session;
   for (const char* p = all.data(); p < all.data() + all.size();) p = get_record(p, h, local_session, nullptr, nullptr);
   note_ops_held(h.op_count());
   return h;

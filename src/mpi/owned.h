@@ -121,16 +121,27 @@ class OwnedPieces {
   void clear() { std::vector<Piece>().swap(pieces_); }
 
  private:
+  // One source rank's records of a piece, in file order: one segment per
+  // round of the exchange (each sized exactly, moved in whole; a piece's
+  // records are never re-encoded or copied record by record).
+  struct Source {
+    std::vector<std::vector<char>> segs;
+    uint64_t bytes = 0, ops = 0, txns = 0;
+    void free() { std::vector<std::vector<char>>().swap(segs), bytes = ops = txns = 0; }
+  };
   struct Piece {
-    std::vector<std::vector<char>> from;  // per source rank, records in file order
-    std::vector<uint64_t> from_ops;       // operations in each
+    std::vector<Source> from;  // per source rank
     uint64_t bytes = 0;
   };
   std::vector<Piece> pieces_;
   uint64_t bytes_ = 0;
+  // Bytes of segments freed since the heap was last trimmed.
+  static constexpr uint64_t kTrimBytes = uint64_t{32} << 20;
+  uint64_t freed_ = 0;
   std::atomic<uint64_t> ops_{0};  // rank 0: its worker thread solves while the main thread sends
   struct Outgoing {
     uint32_t piece;
+    std::vector<std::vector<char>> data;  // per source rank, its segments joined
     std::vector<uint64_t> head;
     std::vector<MPI_Request> reqs;
   };

@@ -28,14 +28,77 @@ Partition sharded_partition(const History& h) {
   // Transactions per block (informational; `info --components`).
   std::vector<uint64_t> txns(p.comp_sessions.size(), 0);
   std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
+  const KeyComponents comp_of(p);
   for (TxnIdx t = first; t < last; ++t)
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      uint32_t c = p.component_of_key(h.op_key[o]);
+      uint32_t c = comp_of(h.op_key[o]);
       if (seen[c] != t) seen[c] = t, txns[c]++;
     }
   MPI_Allreduce(txns.data(), p.comp_txns.data(), static_cast<int>(txns.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return p;
 }
+
+namespace {
+
+// `v` sorted by (key, session): an LSD radix sort, 16 bits a pass, over the
+// bits that differ between rows only (a few passes for the small integer
+// keys and session numbers of most histories, at most six), instead of a
+// comparison sort of every row.
+void sort_rows(std::vector<KeyTriple>& v) {
+  // Every size takes this path (the equivalence tests' small histories
+  // check it): a pass's 2^16 counters cost microseconds.
+  if (v.size() < 2) return;
+  uint64_t key_bits = 0, session_bits = 0;  // bits in which some row differs from the first
+  for (const KeyTriple& t : v) key_bits |= t.key ^ v[0].key, session_bits |= t.session ^ v[0].session;
+  std::vector<KeyTriple> tmp(v.size());
+  std::vector<uint64_t> count(1 << 16);
+  auto pass = [&](bool by_key, int shift) {
+    std::fill(count.begin(), count.end(), 0);
+    auto digit = [&](const KeyTriple& t) { return ((by_key ? t.key : t.session) >> shift) & 0xffff; };
+    for (const KeyTriple& t : v) count[digit(t)]++;
+    uint64_t at = 0;
+    for (uint64_t& c : count) {
+      const uint64_t n = c;
+      c = at, at += n;
+    }
+    for (const KeyTriple& t : v) tmp[count[digit(t)]++] = t;
+    v.swap(tmp);
+  };
+  // Least significant first: the session, then the key.
+  for (int shift = 0; shift < 64; shift += 16)
+    if ((session_bits >> shift) & 0xffff) pass(false, shift);
+  for (int shift = 0; shift < 64; shift += 16)
+    if ((key_bits >> shift) & 0xffff) pass(true, shift);
+}
+
+// Edges sorted and deduplicated: an LSD radix sort of u·2^b + v (b the bits
+// of the largest session), 16 bits a pass (one pass below 256 sessions).
+void sort_edges(std::vector<UEdge>& e) {
+  if (e.size() >= 2) {
+    uint32_t top = 0;
+    for (const UEdge& x : e) top = std::max({top, x.first, x.second});
+    const int b = std::max(1, 32 - __builtin_clz(top | 1));
+    std::vector<uint64_t> code(e.size()), tmp(e.size());
+    for (size_t i = 0; i < e.size(); ++i) code[i] = uint64_t{e[i].first} << b | e[i].second;
+    std::vector<uint64_t> count(1 << 16);
+    for (int shift = 0; shift < 2 * b; shift += 16) {
+      std::fill(count.begin(), count.end(), 0);
+      for (uint64_t c : code) count[(c >> shift) & 0xffff]++;
+      uint64_t at = 0;
+      for (uint64_t& c : count) {
+        const uint64_t n = c;
+        c = at, at += n;
+      }
+      for (uint64_t c : code) tmp[count[(c >> shift) & 0xffff]++] = c;
+      code.swap(tmp);
+    }
+    const uint64_t mask = (uint64_t{1} << b) - 1;
+    for (size_t i = 0; i < e.size(); ++i) e[i] = {static_cast<uint32_t>(code[i] >> b), static_cast<uint32_t>(code[i] & mask)};
+  }
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+}
+
+}  // namespace
 
 Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions) {
   int P = size(), me = rank();
@@ -45,12 +108,14 @@ Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions
   std::vector<int> scount(P, 0), rcount(P, 0), sdisp(P, 0), rdisp(P, 0);
   std::vector<std::vector<KeyTriple>> out(P);
   for (auto& k : local) out[mix(k.key) % P].push_back(k);
+  std::vector<KeyTriple>().swap(local);
   std::vector<KeyTriple> send;
   for (int r = 0; r < P; ++r) {
     if (out[r].size() > INT32_MAX) throw ResourceError("key shard exchange: more than 2^31 (key, session) pairs for one rank; run on more ranks");
     scount[r] = static_cast<int>(out[r].size());
     sdisp[r] = static_cast<int>(send.size());
     send.insert(send.end(), out[r].begin(), out[r].end());
+    std::vector<KeyTriple>().swap(out[r]);
   }
   MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
   uint64_t total = 0;
@@ -59,16 +124,16 @@ Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions
   MPI_Alltoallv(send.data(), scount.data(), sdisp.data(), triple, mine.data(), rcount.data(), rdisp.data(), triple,
                 MPI_COMM_WORLD);
   MPI_Type_free(&triple);
+  std::vector<KeyTriple>().swap(send);
   // My keys: sessions sorted, ops summed; cycle edges and per-key rows.
-  std::sort(mine.begin(), mine.end(), [](const KeyTriple& a, const KeyTriple& b) {
-    return a.key != b.key ? a.key < b.key : a.session < b.session;
-  });
+  sort_rows(mine);
   std::vector<uint64_t> edges;  // pairs flattened
   std::vector<uint64_t> rows;   // key, ops, s1, s2 (s2 = ~0 when single-session)
+  std::vector<uint64_t> ss;     // one key's sessions (room kept from key to key)
   for (size_t i = 0; i < mine.size();) {
     size_t j = i;
     uint64_t ops = 0;
-    std::vector<uint64_t> ss;
+    ss.clear();
     while (j < mine.size() && mine[j].key == mine[i].key) {
       ops += mine[j].ops;
       if (ss.empty() || ss.back() != mine[j].session) ss.push_back(mine[j].session);
@@ -92,8 +157,7 @@ Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions
   g.sessions = sessions;
   for (size_t i = 0; i < all_edges.size(); i += 2)
     g.edges.push_back({static_cast<uint32_t>(all_edges[i]), static_cast<uint32_t>(all_edges[i + 1])});
-  std::sort(g.edges.begin(), g.edges.end());
-  g.edges.erase(std::unique(g.edges.begin(), g.edges.end()), g.edges.end());
+  sort_edges(g.edges);
   std::vector<std::array<uint64_t, 4>> krows;
   for (size_t i = 0; i < all_rows.size(); i += 4) krows.push_back({all_rows[i], all_rows[i + 1], all_rows[i + 2], all_rows[i + 3]});
   std::sort(krows.begin(), krows.end());

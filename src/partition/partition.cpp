@@ -127,6 +127,19 @@ uint32_t Partition::component_of_key(Sym k) const {
   return it != keys.end() && *it == k ? key_comp[it - keys.begin()] : ~0u;
 }
 
+KeyComponents::KeyComponents(const Partition& p) {
+  const Sym top = p.keys.empty() ? 0 : p.keys.back();  // keys are sorted
+  if (p.keys.empty() || top < 2 * static_cast<uint64_t>(p.keys.size()) + 4096) {
+    direct_ = true;
+    table_.assign(p.keys.empty() ? 0 : top + 1, ~0u);
+    for (size_t i = 0; i < p.keys.size(); ++i) table_[p.keys[i]] = p.key_comp[i];
+    return;
+  }
+  hashed_ = FlatMap64(p.keys.size());
+  bool inserted = false;
+  for (size_t i = 0; i < p.keys.size(); ++i) hashed_.get_or_insert(p.keys[i], p.key_comp[i], inserted);
+}
+
 Partition partition_from_graph(const CommGraph& g, const std::vector<uint64_t>& key_ops,
                                const std::vector<uint64_t>& key_txns) {
   Blocks b = biconnected_components(g.sessions, g.edges);
@@ -187,9 +200,10 @@ Partition partition_history(const History& h) {
   Partition p = partition_from_graph(g, key_ops);
   // Transactions per block (a transaction spanning blocks counts in each).
   std::vector<uint32_t> seen(p.comp_sessions.size(), ~0u);
+  const KeyComponents comp_of(p);
   for (TxnIdx t = 0; t < h.txn_count(); ++t)
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-      uint32_t c = p.component_of_key(h.op_key[o]);
+      uint32_t c = comp_of(h.op_key[o]);
       if (seen[c] != t) seen[c] = t, p.comp_txns[c]++;
     }
   return p;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/flat_hash.h"
 #include "core/history.h"
 
 namespace isocheck {
@@ -73,6 +74,26 @@ struct Partition {
   std::vector<uint32_t> key_comp;                    // per key: its block
   uint32_t component_of_key(Sym k) const;            // binary search in keys
 };
+
+// Key -> block in O(1), built once from a Partition, for loops that look up
+// every operation's key (component_of_key is a binary search): a direct table
+// when the keys are small integers (the largest below 2 * count + 4096), an
+// open-addressing table otherwise. ~0u for a key outside the partition.
+class KeyComponents {
+ public:
+  explicit KeyComponents(const Partition& p);
+  uint32_t operator()(Sym k) const {
+    if (direct_) return k < table_.size() ? table_[k] : ~0u;
+    const uint64_t* c = hashed_.find(k);
+    return c ? static_cast<uint32_t>(*c) : ~0u;
+  }
+
+ private:
+  bool direct_ = false;
+  std::vector<uint32_t> table_;
+  FlatMap64 hashed_;
+};
+
 Partition partition_history(const History& h);
 // From a communication graph and the per-key operation counts (keys order).
 Partition partition_from_graph(const CommGraph& g, const std::vector<uint64_t>& key_ops,

@@ -261,3 +261,39 @@ TEST(Partition, LargestFirst) {
 
 }  // namespace
 }  // namespace isocheck
+
+// KeyComponents (the distributed driver's per-operation lookup) answers as
+// component_of_key does, for keys in the partition and keys outside it, in
+// its direct-table mode (small integer keys) and its hashed mode (large or
+// sparse keys, ~0 included).
+TEST(Partition, KeyComponentsAgreesWithBinarySearch) {
+  using namespace isocheck;
+  for (int mode = 0; mode < 2; ++mode) {
+    History h;
+    for (int s = 0; s < 6; ++s) h.session_name.push_back(s);
+    const Sym stride = mode == 0 ? 3 : 0x9e3779b97f4a7c15ULL;
+    std::vector<Sym> keys;
+    for (Sym i = 1; i <= (mode == 0 ? 40 : 39); ++i) keys.push_back(i * stride);
+    if (mode == 1) keys.push_back(~Sym{0});
+    // Keys of even index are touched by sessions 0-2, odd ones by 3-5: two
+    // blocks at least.
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const uint32_t s = static_cast<uint32_t>(3 * (i % 2) + (i / 2) % 3);
+      h.begin_txn(static_cast<int64_t>(h.txn_count()) + 1, s, TxnStatus::committed, kNoTime, kNoTime);
+      h.add_op(OpKind::write, keys[i], 1);
+      if (i % 3 == 0) h.add_op(OpKind::write, keys[(i + 2) % keys.size()], 2);
+      h.end_txn();
+    }
+    Partition p = partition_history(h);
+    ASSERT_GE(p.comp_sessions.size(), 2u) << "mode " << mode;
+    const KeyComponents comp_of(p);
+    for (Sym k : keys) {
+      EXPECT_NE(p.component_of_key(k), ~0u);
+      EXPECT_EQ(comp_of(k), p.component_of_key(k)) << "mode " << mode << " key " << k;
+    }
+    for (Sym k : {Sym{0}, Sym{2}, stride + 1, Sym{1} << 40, ~Sym{0} - 1}) {
+      EXPECT_EQ(comp_of(k), p.component_of_key(k)) << "mode " << mode << " absent key " << k;
+      EXPECT_EQ(comp_of(k), ~0u);
+    }
+  }
+}
