@@ -33,7 +33,8 @@ constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
                                              {Workload::blindw_rm, "blindw-rm"},
                                              {Workload::append, "append"},
                                              {Workload::bank, "bank"},
-                                             {Workload::scan, "scan"}};
+                                             {Workload::scan, "scan"},
+                                             {Workload::lwt, "lwt"}};
 static_assert(indexed_by_value(kWorkloads));
 
 struct IsolationRow {
@@ -137,6 +138,14 @@ class Session {
       conn_.prepare("t", ("INSERT INTO " + kv + " (k, v, bal) VALUES ($1, $2, $3) "
                           "ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, bal = EXCLUDED.bal").c_str(), 3);
       conn_.prepare("ra", ("SELECT k, v, bal FROM " + kv).c_str(), 0);
+      if (sh.opt.workload == Workload::lwt) {
+        // One statement each, its outcome in what it returns: the value now
+        // present (unique values: the new one iff it succeeded). A failed
+        // compare-and-set or insert leaves the row as it was.
+        conn_.prepare("cas", ("UPDATE " + kv + " SET v = CASE WHEN v = $2 THEN $3 ELSE v END WHERE k = $1 RETURNING v").c_str(), 3);
+        conn_.prepare("ins", ("INSERT INTO " + kv + " AS t (k, v) VALUES ($1, $2) "
+                              "ON CONFLICT (k) DO UPDATE SET v = t.v RETURNING v").c_str(), 2);
+      }
       if (sh.opt.workload == Workload::scan) {
         conn_.prepare("s", ("SELECT k, v FROM " + kv + " WHERE k BETWEEN $1 AND $2 ORDER BY k").c_str(), 2);
         conn_.prepare("i", ("INSERT INTO " + kv + " (k, v) VALUES ($1, $2)").c_str(), 2);
@@ -305,6 +314,25 @@ class Session {
         sh_.c.inserts.fetch_add(1, std::memory_order_relaxed);
         return Outcome::ok;
       }
+      case PlanOp::cas:
+      case PlanOp::insert_if_absent: {
+        auto seen = last_seen_.find(s.key);
+        const bool cas = s.op == PlanOp::cas && seen != last_seen_.end();
+        const Sym v = next_value();
+        Result r = cas ? conn_.exec_prepared("cas", {s.key, int64_t(seen->second), int64_t(v)})
+                       : conn_.exec_prepared("ins", {s.key, int64_t(v)});
+        if (!r.ok()) return fail(cas ? "compare-and-set" : "insert-if-absent", r);
+        const Sym now = r.rows() == 0 ? kNullValue : Sym(r.int64(0, 0));  // (no row: a CAS of an absent key)
+        if (now == v) {  // it took effect: the read it made, then its write
+          add_op(OpKind::read, s.key, cas ? seen->second : kNullValue);
+          add_op(OpKind::write, s.key, v);
+        } else {  // it failed: a read of what made it fail
+          add_op(OpKind::read, s.key, now);
+        }
+        if (now == kNullValue) last_seen_.erase(s.key);
+        else last_seen_[s.key] = now;
+        return Outcome::ok;
+      }
       case PlanOp::read_all_lists: {
         Result r = conn_.exec_prepared("ral", {});
         if (!r.ok()) return fail("read all lists", r);
@@ -398,6 +426,7 @@ class Session {
   int64_t last_total_ = INT64_MIN;
   std::vector<int64_t> scratch_;
   std::vector<int64_t> last_scan_;  // scan workload: the last scan's rows, (key, value) flat
+  std::unordered_map<int64_t, Sym> last_seen_;  // lwt: the value this session last saw per key
   std::mt19937_64 pick_{sh_.opt.seed * 0x9E3779B97F4A7C15ULL + id_};  // scan workload: which doctor
 };
 

@@ -15,7 +15,7 @@
 
 namespace isocheck::collect {
 
-enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan };
+enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan, lwt };
 
 // The scan workload's table: groups of kScanGroupKeys consecutive keys; in
 // each, the first kScanDoctors rows are updated (the on-call shape), the

@@ -53,6 +53,7 @@ uint32_t WorkloadGen::default_ops(Workload w) {
     case Workload::append: return 4;
     case Workload::bank: return 4;
     case Workload::scan: return 3;  // (fixed shapes: --ops is not used)
+    case Workload::lwt: return 1;
   }
   return 4;
 }
@@ -66,6 +67,7 @@ double WorkloadGen::default_read_only(Workload w) {
     case Workload::append: return 0.0;  // reads are mixed into every txn instead
     case Workload::bank: return 0.2;
     case Workload::scan: return 0.3;
+    case Workload::lwt: return 0.0;  // (a failed compare-and-set is the read)
   }
   return 0.25;
 }
@@ -110,6 +112,7 @@ Plan WorkloadGen::next() {
     case Workload::append: return next_append();
     case Workload::bank: return next_bank();
     case Workload::scan: return next_scan();
+    case Workload::lwt: return next_lwt();
   }
   return {};
 }
@@ -225,6 +228,14 @@ Plan WorkloadGen::next_scan() {
   } else {
     p.steps = {{PlanOp::scan, g}, {PlanOp::insert, g}};
   }
+  return p;
+}
+
+// Lightweight transactions (verify --level lin): one statement on one key,
+// a compare-and-set (80%) or an insert-if-absent.
+Plan WorkloadGen::next_lwt() {
+  Plan p;
+  p.steps.push_back({uniform01(rng_) < 0.8 ? PlanOp::cas : PlanOp::insert_if_absent, key()});
   return p;
 }
 

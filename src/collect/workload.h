@@ -23,6 +23,9 @@ enum class PlanOp : uint8_t {
   scan,       // SELECT k, v FROM kv WHERE k BETWEEN the group's first and last key
   on_call,    // after a scan of the group: with two doctors on call (odd v) one goes off, else one goes on
   insert,     // INSERT a row into the group's next unused key (none when the group is full)
+  // lwt workload: one statement on one key, its outcome returned
+  cas,               // compare-and-set from the value this session last saw (insert-if-absent when none)
+  insert_if_absent,  // INSERT ... ON CONFLICT: the present value when there is one
 };
 
 struct PlanStep {
@@ -75,6 +78,7 @@ class WorkloadGen {
   Plan next_append();
   Plan next_bank();
   Plan next_scan();
+  Plan next_lwt();
 
   const Options& opt_;
   const KeySampler& keys_;

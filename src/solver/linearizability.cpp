@@ -90,6 +90,9 @@ Lwt read_lwt(const History& h, TxnIdx t) {
                             "or an insert-if-absent (old = null), [r k seen] for a failed one)");
   };
   const uint64_t b = h.op_begin(t), e = h.op_end(t);
+  // An attempt the database refused before it did anything (a serialization
+  // failure) took no effect and is left out, as every aborted one is.
+  if (e - b == 0 && h.txn_status[t] == TxnStatus::aborted) return Lwt{};
   if (e - b == 0) bad("has no operations");
   if (e - b > 2) bad("has " + std::to_string(e - b) + " operations, at most 2");
   for (uint64_t o = b; o < e; ++o)

@@ -254,3 +254,21 @@ TEST(Lin, AgreesWithTheOracleOnRandomHistories) {
   EXPECT_GT(violated, kHistories / 10);
   EXPECT_LT(violated, kHistories * 9 / 10);
 }
+
+// An attempt the database refused before it did anything (PostgreSQL's
+// serialization failure: `collect --workload lwt` records it aborted, without
+// operations and even without times) is left out like every aborted one; a
+// committed or unknown transaction without operations is still an input error.
+TEST(Lin, AbortedAttemptsWithoutOperationsAreLeftOut) {
+  const std::string two = txn(1, "committed", 0, 1, R"([["r","x",null],["w","x",1]])") +
+                          txn(3, "committed", 4, 5, R"([["r","x",1],["w","x",3]])");
+  const LevelResult r = check_linearizable(
+      H(two + txn(2, "aborted", 2, 3, "[]") + "{\"id\":4,\"session\":4,\"status\":\"aborted\",\"ops\":[]}\n"));
+  EXPECT_TRUE(r.holds) << r.reason;
+  try {
+    check_linearizable(H(two + txn(2, "committed", 2, 3, "[]")));
+    ADD_FAILURE() << "a committed transaction without operations was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("T2: has no operations"), std::string::npos) << e.what();
+  }
+}
