@@ -129,8 +129,8 @@ void refuse_weak_levels(const CheckOptions& opt, const std::string& what) {
     if (is_weak(l)) weak += std::string(weak.empty() ? "" : ", ") + level_short(l), ++count;
   if (count > 0)
     throw UsageError("--level: " + what + " decides only ser, si and sser; " + weak + (count == 1 ? " is" : " are") +
-                     " decided only by `isocheck verify` in one process (without --dist, --key-shards, "
-                     "--checkpoint-dir or mpiexec)");
+                     " decided by `isocheck verify` without --key-shards (in one process or on MPI ranks) and by "
+                     "`isocheck audit`");
 }
 
 std::string check_options_text(const CheckArgs& a) {

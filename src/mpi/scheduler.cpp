@@ -57,7 +57,8 @@ PieceResult piece_result(const CheckResult& r, int32_t piece, const History& loc
       EdgeList e = global(w.cycle);
       // The name from the piece's own cycle: each of its operations has the
       // key of the whole-history operation it maps to.
-      o.anomaly = mapped ? name_cycle(w.cycle, local) : w.anomaly;
+      // (A weak level's witness keeps its level's name, as in one process.)
+      o.anomaly = mapped && !is_weak(lr.level) ? name_cycle(w.cycle, local) : w.anomaly;
       for (const ForcedOrder& f : w.forced) {
         EdgeList fe = global(f.other_cycle);
         o.forced_edge.push_back(static_cast<uint32_t>(f.edge));
@@ -290,10 +291,27 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
     return std::tie(a.txn, a.op, a.kind, a.other, a.key, a.value) < std::tie(b.txn, b.op, b.kind, b.other, b.key, b.value);
   });
   r.anomalies = anomalies;
-  if (!anomalies.empty()) {
-    for (auto& lr : r.levels) lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows";
-    return r;
+  // An anomaly fails the levels that forbid it, as check() says: SER, SI and
+  // SSER every one; a weak level those its lattice rank does not allow (a
+  // lost update fails SI and above, not read committed). The other levels
+  // are decided by their pieces below.
+  std::vector<uint8_t> by_anomaly(r.levels.size(), 0);
+  for (size_t l = 0; l < r.levels.size(); ++l) {
+    LevelResult& lr = r.levels[l];
+    if (!is_weak(lr.level)) {
+      if (!anomalies.empty())
+        lr.holds = false, lr.reason = "the history contains anomalies that none of SER, SI, SSER allows", by_anomaly[l] = 1;
+      continue;
+    }
+    for (const Anomaly& a : anomalies)
+      if (lattice_rank(weakest_level_violated(a.kind)) <= lattice_rank(lr.level)) {
+        lr.holds = false, by_anomaly[l] = 1;
+        lr.reason = std::string("the history contains ") + to_string(a.kind) + ", which " + level_short(lr.level) +
+                    " does not allow";
+        break;
+      }
   }
+  if (!anomalies.empty() && std::find(by_anomaly.begin(), by_anomaly.end(), 0) == by_anomaly.end()) return r;
   auto fill = [&](LevelResult& lr, const LevelOutcome& o) {
     lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason;
     if (o.has_witness) {
@@ -313,7 +331,9 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
       lr.witness = std::move(w);
     }
   };
-  for (auto& lr : r.levels) {
+  for (size_t l = 0; l < r.levels.size(); ++l) {
+    LevelResult& lr = r.levels[l];
+    if (by_anomaly[l]) continue;
     if (violated.count(lr.level)) fill(lr, *violated[lr.level]);
     else if (undecided.count(lr.level)) fill(lr, *undecided[lr.level]);
   }

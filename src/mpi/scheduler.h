@@ -85,7 +85,9 @@ struct Board {
     const uint32_t i = static_cast<uint32_t>(r.piece);
     if (r.error_code) lowest_error_ = std::min(lowest_error_, i);
     for (Level l : job.levels_of(i)) {
-      bool bad = !r.anomalies.empty();
+      // (Any anomaly fails SER, SI and SSER; a weak level only by its own
+      // outcome: a lost update does not fail read committed.)
+      bool bad = !r.anomalies.empty() && !is_weak(l);
       for (auto& o : r.levels) if (static_cast<Level>(o.level) == l && !o.holds && o.decided) bad = true;
       if (bad) {
         auto [it, fresh] = lowest_bad_.emplace(l, i);

@@ -75,6 +75,6 @@ expect_out "audit: not by RA" "read-atomic: VIOLATED"
 
 # Not wired: refused with exit 2 and one line saying where they are decided.
 check_messages=1
-check "dist refuses all" 2 "$bin" verify --dist --level all "$src/examples/serializable.jsonl"
-expect_one_err "dist: says why" "distributed driver decides only ser, si and sser; RU, RC, RA, CC, PC are"
+check "key shards refuse all" 2 "$bin" verify --key-shards --level all "$src/examples/serializable.jsonl"
+expect_one_err "key shards: say why" "--key-shards decides only ser, si and sser; RU, RC, RA, CC, PC are"
 summary
