@@ -220,15 +220,19 @@ void decide_pairs_at_build(LevelPolygraph& lp, const std::vector<Work>& works, c
   EdgeList a, b;
   // The index may take 64 paths' worth of words per vertex, or, when more
   // pairs are open, up to a quarter of what materialising them as
-  // constraints would cost (about 64 bytes a pair) — never more than 2^29
-  // words (2 GiB) nor a quarter of the machine's memory. Beyond that every
-  // pair is left to pruning (and the caller's memory check).
+  // constraints would cost (about 64 bytes a pair), and in any case 2^24
+  // words (64 MiB) — never more than 2^29 words (2 GiB) nor a quarter of the
+  // machine's memory. Beyond that every pair is left to pruning (and the
+  // caller's memory check). (The floor: a graph of a few 10^4 vertices with
+  // hundreds of sessions needs hundreds of paths, a few MiB; without the
+  // index its pairs all became constraints, and pruning them took a GiB.)
   uint64_t pairs = 0;
   for (const Work& x : works)
     pairs += x.all_pairs ? uint64_t{x.free.size()} * (x.free.size() - (x.free.empty() ? 0 : 1)) / 2 : x.open.size();
   const uint64_t phys_words = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / 4;
-  const uint64_t budget = std::min({std::max<uint64_t>(64 * uint64_t{pg.vertex_count} + 4096, pairs * 64 / 4 / 4),
-                                    uint64_t{1} << 29, phys_words / 4});
+  const uint64_t budget =
+      std::min({std::max({64 * uint64_t{pg.vertex_count} + 4096, pairs * 64 / 4 / 4, uint64_t{1} << 24}),
+                uint64_t{1} << 29, phys_words / 4});
   // Round 0 walks every pair without storing it; later rounds only the
   // pairs still open (in the same order, so constraints keep their order).
   std::vector<PairRef> open;

@@ -16,6 +16,15 @@ namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr uint8_t kUndef = 2;
+// Theory propagation after inserting an edge may do this much work: choice
+// edges looked at plus adjacency entries its searches examine (each search
+// also expands at most OwnSatOptions::propagation_budget vertices). A writer
+// of a busy key is an endpoint of thousands of choice edges and lists them
+// all, inserted or not: unbounded, one insertion cost millions of steps (a
+// 30 000-transaction region whose 30 000 constraints the solver satisfied
+// without a single conflict took 20 s). Propagation only infers; what it
+// leaves, decisions and conflicts find.
+constexpr uint64_t kPropagationWork = 1024;
 
 // Literal of variable v: 2v = side A (v true), 2v+1 = side B (v false).
 inline uint32_t var_of(uint32_t l) { return l >> 1; }
@@ -68,6 +77,7 @@ class OwnSolver {
   std::vector<uint32_t> parent_;  // DFS: internal edge that entered a vertex
   std::vector<uint32_t> fwd_, bwd_, stack_, pool_;
   size_t theory_head_ = 0;  // trail prefix whose edges are inserted
+  uint64_t work_left_ = 0;  // what this theory propagation may still do (kPropagationWork)
 
   // ---- CDCL state
   std::vector<Clause> clauses_;
@@ -298,10 +308,16 @@ bool OwnSolver::search(bool forward, uint32_t from, uint32_t to, uint32_t budget
   stack_.push_back(from), mark_[from] = stamp_;
   if (entered) entered->push_back(from);
   uint32_t visited = 0;
+  const bool bounded = budget != std::numeric_limits<uint32_t>::max();  // theory propagation's
   while (!stack_.empty()) {
     const uint32_t x = stack_.back();
     stack_.pop_back();
     if (++visited > budget) return false;
+    if (bounded) {
+      const uint64_t d = off[x + 1] - off[x];
+      if (d > work_left_) { work_left_ = 0; return false; }
+      work_left_ -= d, st_.propagation_work += d;
+    }
     for (uint64_t k = off[x]; k < off[x + 1]; ++k) {
       const uint32_t f = edges[k];
       if (!active(f)) continue;
@@ -389,7 +405,9 @@ std::vector<uint32_t> OwnSolver::lemma_from_cycle(const std::vector<uint32_t>& c
 void OwnSolver::theory_propagate(uint32_t e) {
   const uint32_t u = esrc_[e], w = edst_[e];
   std::vector<uint32_t> path;
+  work_left_ = kPropagationWork;
   auto try_edge = [&](uint32_t f, bool b_is_u) {
+    --work_left_, ++st_.propagation_work;
     const uint32_t l = elit_[f];
     if (l == kNone || assign_[var_of(l)] != kUndef) return;
     const uint32_t a = esrc_[f], b = edst_[f];
@@ -420,8 +438,8 @@ void OwnSolver::theory_propagate(uint32_t e) {
     enqueue(implied, ci);
     ++st_.theory_propagations;
   };
-  for (uint64_t k = in_choice_[u]; k < in_off_[u + 1]; ++k) try_edge(in_e_[k], true);    // choice edges (a, u)
-  for (uint64_t k = out_choice_[w]; k < out_off_[w + 1]; ++k) try_edge(out_e_[k], false);  // choice edges (w, b)
+  for (uint64_t k = in_choice_[u]; k < in_off_[u + 1] && work_left_ > 0; ++k) try_edge(in_e_[k], true);  // choice edges (a, u)
+  for (uint64_t k = out_choice_[w]; k < out_off_[w + 1] && work_left_ > 0; ++k) try_edge(out_e_[k], false);  // (w, b)
 }
 
 // Inserts every edge of a true literal; on a cycle, undoes this literal's

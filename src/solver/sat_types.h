@@ -30,6 +30,7 @@ enum class SatStatus : uint8_t { sat, unsat, unknown };
 struct SatStats {
   uint64_t decisions = 0, conflicts = 0, propagations = 0, restarts = 0;
   uint64_t theory_conflicts = 0, theory_propagations = 0, reorders = 0, solver_calls = 0;
+  uint64_t propagation_work = 0;  // theory propagation: choice edges looked at + adjacency entries searched
 };
 
 struct SatResult {
