@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -45,16 +46,37 @@ class KeyCache {
       Slot& x = slots_[i];
       if (x.len != kEmpty) continue;
       x = {h, arena_.size(), static_cast<uint32_t>(s.size()), sym};
+      spans_.push_back({arena_.size(), static_cast<uint32_t>(s.size())});
       arena_.append(s);
       ++count_;
       return;
     }
   }
+  // Eight bytes at a time (keys are short: one or two words).
   static uint64_t hash(std::string_view s) {
-    uint64_t h = 1469598103934665603ULL ^ s.size();
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (s.size() * 0xC2B2AE3D27D4EB4FULL);
+    const char* p = s.data();
+    size_t n = s.size();
+    auto mix = [&](uint64_t w) {
+      h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+      h ^= h >> 32;
+    };
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      mix(w);
+    }
+    if (n > 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      mix(w ^ (uint64_t{n} << 59));
+    }
+    h *= 0xC4CEB9FE1A85EC53ULL;
     return h ^ (h >> 29);
   }
+  size_t count() const { return count_; }
+  // The bytes of the i-th key added, when syms were added as 0, 1, 2, ...
+  std::string_view text_of(size_t i) const { return {arena_.data() + spans_[i].first, spans_[i].second}; }
 
  private:
   static constexpr uint32_t kEmpty = ~0u;
@@ -79,6 +101,22 @@ class KeyCache {
   std::vector<Slot> slots_;
   size_t mask_ = 0, count_ = 0;
   std::string arena_;
+  std::vector<std::pair<uint64_t, uint32_t>> spans_;  // per key added, in order
+};
+
+// A streamed reader's string keys across its pieces: each named once, by a
+// number of the reader's (KeyIds). A piece maps those numbers to its own
+// symbols, minted in first-mention order as intern_string would, and builds
+// its key table once at its end (the table's own map is built only if
+// someone interns into it later).
+struct ReaderKeys {
+  KeyCache cache;                   // key string -> reader number (0, 1, ...)
+  std::vector<uint32_t> piece_sym;  // reader number -> the piece's symbol + 1 (0: not in the piece)
+  std::vector<uint32_t> piece_ids;  // the piece's symbol -> reader number
+  void start_piece() {
+    for (uint32_t g : piece_ids) piece_sym[g] = 0;
+    piece_ids.clear();
+  }
 };
 
 struct LineReader {
@@ -95,6 +133,10 @@ struct LineReader {
   std::unordered_map<int64_t, uint32_t> session_index;
   std::vector<Sym> scratch;
   KeyCache key_cache;  // string keys of h
+  // A streamed piece: string keys numbered by the reader (ReaderKeys) while
+  // the piece has named no integer key; h.keys is then built by finish_keys().
+  ReaderKeys* reader_keys = nullptr;
+  bool lazy_keys = false;
   // Pass 1 of the audit: keys are not interned; every key is symbol 0 but
   // scan_fence_key, which is 1 (the history's key table names both).
   bool scan_keys = false;
@@ -141,12 +183,48 @@ struct LineReader {
   // The prefix of an operation's messages, made only when one is given.
   static std::string op_at(size_t index) { return "operation " + std::to_string(index) + ": "; }
 
+  // The piece's key table from the reader's numbers (lazy_keys): the same
+  // names, in the same order, as interning each key at its first mention.
+  void finish_keys() {
+    if (!lazy_keys) return;
+    lazy_keys = false;
+    const std::vector<uint32_t>& ids = reader_keys->piece_ids;
+    if (ids.empty()) return;  // no key: the table stays in integer mode, as it would
+    std::vector<std::string> names;
+    names.reserve(ids.size());
+    for (uint32_t g : ids) names.emplace_back(reader_keys->cache.text_of(g));
+    h.keys.set_named(std::move(names), {});
+  }
+
   Sym key_sym(element e, size_t index) {
     Sym s;
     if (scan_keys) {  // pass 1 (see scan_fence_key)
       if (e.type() == element_type::STRING) return e.get_string().value_unsafe() == scan_fence_key ? 1 : 0;
       if (e.type() == element_type::INT64) return 0;
       fail(op_at(index) + "a key must be a string or an integer");
+    }
+    if (lazy_keys) {
+      if (e.type() == element_type::STRING) {
+        const std::string_view name = e.get_string().value_unsafe();
+        const uint64_t hash = KeyCache::hash(name);
+        ReaderKeys& rk = *reader_keys;
+        Sym g = rk.cache.find(name, hash);
+        if (g == ~0ULL) {
+          g = rk.cache.count();
+          rk.cache.add(name, hash, g);
+          rk.piece_sym.push_back(0);
+        }
+        uint32_t& ps = rk.piece_sym[g];
+        if (ps == 0) {
+          rk.piece_ids.push_back(static_cast<uint32_t>(g));
+          ps = static_cast<uint32_t>(rk.piece_ids.size());
+        }
+        return ps - 1;
+      }
+      // An integer key (or an error): the table as it stands, then the
+      // general path; the piece's keys get no reader numbers.
+      finish_keys();
+      reader_keys->start_piece();
     }
     switch (e.type()) {
       case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
@@ -437,13 +515,19 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
 
 struct JsonlReader::Impl {
   simdjson::dom::parser parser;
+  ReaderKeys keys;
 };
+
+namespace {
+std::atomic<uint64_t> key_spaces{0};
+}
 
 JsonlReader::JsonlReader(const std::string& path, size_t block) : path_(path), block_(std::max<size_t>(block, 64)) {
   fd_ = std::fopen(path.c_str(), "rb");
   if (!fd_) throw InputError(path, "cannot read the file");
   std::setvbuf(fd_, nullptr, _IONBF, 0);  // blocks go straight into buf_
   impl_ = std::make_unique<Impl>();
+  key_space_ = ++key_spaces;
   // The header, when there is one, is read now: its time unit belongs to
   // every piece, and a reader that seeks past it still knows it. The first
   // line that is not blank is parsed as the whole-file reader would; a
@@ -526,6 +610,13 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     r.scan_fence_key = *fence_key;
     h.keys.set_named({"\x01(any other key)", *fence_key}, {0, 0});
   }
+  key_ids_.clear();
+  key_ids_valid_ = false;
+  if (!fence_key) {
+    impl_->keys.start_piece();
+    r.reader_keys = &impl_->keys;
+    r.lazy_keys = true;
+  }
   uint64_t got = 0;
   const char* s;
   size_t len;
@@ -534,8 +625,23 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     r.parse_line(s, len, line_, impl_->parser);
     got += h.txn_count() - before;
   }
+  if (r.lazy_keys) {
+    r.finish_keys();
+    key_ids_ = impl_->keys.piece_ids;
+    key_ids_valid_ = true;
+  }
   held_ids_ = r.ids.size();
   return h;
+}
+
+KeyIds JsonlReader::take_key_ids() {
+  KeyIds out;
+  if (!key_ids_valid_) return out;
+  out.space = key_space_;
+  out.ids = std::move(key_ids_);
+  key_ids_.clear();
+  key_ids_valid_ = false;
+  return out;
 }
 
 History JsonlReader::read_all() {
