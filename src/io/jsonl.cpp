@@ -46,7 +46,6 @@ class KeyCache {
       Slot& x = slots_[i];
       if (x.len != kEmpty) continue;
       x = {h, arena_.size(), static_cast<uint32_t>(s.size()), sym};
-      spans_.push_back({arena_.size(), static_cast<uint32_t>(s.size())});
       arena_.append(s);
       ++count_;
       return;
@@ -74,9 +73,6 @@ class KeyCache {
     h *= 0xC4CEB9FE1A85EC53ULL;
     return h ^ (h >> 29);
   }
-  size_t count() const { return count_; }
-  // The bytes of the i-th key added, when syms were added as 0, 1, 2, ...
-  std::string_view text_of(size_t i) const { return {arena_.data() + spans_[i].first, spans_[i].second}; }
 
  private:
   static constexpr uint32_t kEmpty = ~0u;
@@ -101,22 +97,86 @@ class KeyCache {
   std::vector<Slot> slots_;
   size_t mask_ = 0, count_ = 0;
   std::string arena_;
-  std::vector<std::pair<uint64_t, uint32_t>> spans_;  // per key added, in order
 };
 
 // A streamed reader's string keys across its pieces: each named once, by a
-// number of the reader's (KeyIds). A piece maps those numbers to its own
-// symbols, minted in first-mention order as intern_string would, and builds
-// its key table once at its end (the table's own map is built only if
-// someone interns into it later).
-struct ReaderKeys {
-  KeyCache cache;                   // key string -> reader number (0, 1, ...)
-  std::vector<uint32_t> piece_sym;  // reader number -> the piece's symbol + 1 (0: not in the piece)
-  std::vector<uint32_t> piece_ids;  // the piece's symbol -> reader number
-  void start_piece() {
-    for (uint32_t g : piece_ids) piece_sym[g] = 0;
-    piece_ids.clear();
+// number of the reader's (KeyIds). A piece gives its keys symbols of its own,
+// minted in first-mention order as intern_string would, and builds its key
+// table once at its end (the table's own map is built only if someone
+// interns into it later). One cache line a key: its hash, number, the piece
+// it last had a symbol in and that symbol, and its bytes when they fit, so
+// a key met again costs one probe.
+class ReaderKeys {
+ public:
+  // The key's symbol in the current piece.
+  uint32_t sym(std::string_view s) {
+    const uint64_t h = KeyCache::hash(s);
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& x = slots_[i];
+      if (x.len == kEmpty) {
+        x.hash = h;
+        x.len = static_cast<uint32_t>(s.size());
+        x.id = static_cast<uint32_t>(count_++);
+        x.piece = 0;
+        if (s.size() <= kInline) std::memcpy(x.text, s.data(), s.size());
+        spans_.push_back({arena_.size(), static_cast<uint32_t>(s.size())});
+        arena_.append(s);
+        return in_piece(x);
+      }
+      if (x.hash == h && x.len == s.size() &&
+          std::memcmp(s.size() <= kInline ? x.text : arena_.data() + spans_[x.id].first, s.data(), s.size()) == 0)
+        return in_piece(x);
+    }
   }
+  void start_piece() {
+    piece_ids_.clear();
+    if (++piece_ == 0) {  // (wrapped: no slot may claim the new piece)
+      for (Slot& x : slots_) x.piece = 0;
+      piece_ = 1;
+    }
+  }
+  // The piece's symbol -> the reader's number.
+  const std::vector<uint32_t>& piece_ids() const { return piece_ids_; }
+  std::string_view text_of(uint32_t id) const { return {arena_.data() + spans_[id].first, spans_[id].second}; }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  static constexpr size_t kInline = 40;
+  struct alignas(64) Slot {
+    uint64_t hash = 0;
+    uint32_t len = kEmpty;
+    uint32_t id = 0;
+    uint32_t piece = 0;  // the piece it last had a symbol in (0: none)
+    uint32_t sym = 0;    // that symbol
+    char text[kInline];
+  };
+  uint32_t in_piece(Slot& x) {
+    if (x.piece != piece_) {
+      x.piece = piece_;
+      x.sym = static_cast<uint32_t>(piece_ids_.size());
+      piece_ids_.push_back(x.id);
+    }
+    return x.sym;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& x : old)
+      if (x.len != kEmpty)
+        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
+          if (slots_[i].len == kEmpty) {
+            slots_[i] = x;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+  uint32_t piece_ = 0;
+  std::vector<uint32_t> piece_ids_;
+  std::string arena_;                                  // every key's bytes
+  std::vector<std::pair<uint64_t, uint32_t>> spans_;  // per number: its bytes in arena_
 };
 
 struct LineReader {
@@ -188,11 +248,11 @@ struct LineReader {
   void finish_keys() {
     if (!lazy_keys) return;
     lazy_keys = false;
-    const std::vector<uint32_t>& ids = reader_keys->piece_ids;
+    const std::vector<uint32_t>& ids = reader_keys->piece_ids();
     if (ids.empty()) return;  // no key: the table stays in integer mode, as it would
     std::vector<std::string> names;
     names.reserve(ids.size());
-    for (uint32_t g : ids) names.emplace_back(reader_keys->cache.text_of(g));
+    for (uint32_t g : ids) names.emplace_back(reader_keys->text_of(g));
     h.keys.set_named(std::move(names), {});
   }
 
@@ -204,23 +264,7 @@ struct LineReader {
       fail(op_at(index) + "a key must be a string or an integer");
     }
     if (lazy_keys) {
-      if (e.type() == element_type::STRING) {
-        const std::string_view name = e.get_string().value_unsafe();
-        const uint64_t hash = KeyCache::hash(name);
-        ReaderKeys& rk = *reader_keys;
-        Sym g = rk.cache.find(name, hash);
-        if (g == ~0ULL) {
-          g = rk.cache.count();
-          rk.cache.add(name, hash, g);
-          rk.piece_sym.push_back(0);
-        }
-        uint32_t& ps = rk.piece_sym[g];
-        if (ps == 0) {
-          rk.piece_ids.push_back(static_cast<uint32_t>(g));
-          ps = static_cast<uint32_t>(rk.piece_ids.size());
-        }
-        return ps - 1;
-      }
+      if (e.type() == element_type::STRING) return reader_keys->sym(e.get_string().value_unsafe());
       // An integer key (or an error): the table as it stands, then the
       // general path; the piece's keys get no reader numbers.
       finish_keys();
@@ -627,7 +671,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   }
   if (r.lazy_keys) {
     r.finish_keys();
-    key_ids_ = impl_->keys.piece_ids;
+    key_ids_ = impl_->keys.piece_ids();
     key_ids_valid_ = true;
   }
   held_ids_ = r.ids.size();
