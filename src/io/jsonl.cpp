@@ -14,7 +14,6 @@
 #include <unordered_set>
 
 #include "core/errors.h"
-#include "core/flat_hash.h"
 #include "core/predicates.h"
 #include "io/jsonl_stream.h"
 
@@ -190,8 +189,8 @@ struct LineReader {
   bool has_header = false;
   uint64_t first_line = 1;
   bool header_allowed = true;
-  FlatMap64 ids{1024};            // transaction ids seen (payload unused)
-  FlatMap64 session_index{64};    // session name -> its index in h
+  std::unordered_set<int64_t> ids;
+  std::unordered_map<int64_t, uint32_t> session_index;
   std::vector<Sym> scratch;
   KeyCache key_cache;  // string keys of h
   // A streamed piece: string keys numbered by the reader (ReaderKeys) while
@@ -481,14 +480,11 @@ struct LineReader {
     if (!has_ops) fail("missing field \"ops\"");
     if ((begin == kNoTime) != (end == kNoTime)) fail("\"begin\" and \"end\" must be given together");
     if (begin != kNoTime && begin > end) fail("\"begin\" (" + std::to_string(begin) + ") is after \"end\" (" + std::to_string(end) + ")");
-    bool fresh_id;
-    ids.get_or_insert(static_cast<uint64_t>(id), 0, fresh_id);
-    if (!fresh_id) fail("duplicate transaction id " + std::to_string(id));
+    if (!ids.insert(id).second) fail("duplicate transaction id " + std::to_string(id));
     if (session < 0 || session > UINT32_MAX) fail("\"session\" must be between 0 and 4294967295");
-    bool fresh;
-    const uint64_t sess = session_index.get_or_insert(static_cast<uint64_t>(session), h.session_name.size(), fresh);
+    auto [it, fresh] = session_index.try_emplace(session, static_cast<uint32_t>(h.session_name.size()));
     if (fresh) h.session_name.push_back(session);
-    h.begin_txn(id, static_cast<uint32_t>(sess), status, begin, end);
+    h.begin_txn(id, it->second, status, begin, end);
     size_t i = 0;
     for (element o : ops) {
       simdjson::dom::array a;
