@@ -126,7 +126,8 @@ class Auditor {
   // (m: the fence rule's bound, the fences up to it join the check)
   bool later_read_possible(const std::vector<std::pair<Sym, Sym>>& chosen, const std::vector<uint8_t>& frozen,
                            int64_t m);
-  void append_round(const History& chunk);
+  // key_ids: the reader's numbers of the chunk's key symbols (may be empty).
+  void append_round(const History& chunk, const KeyIds& key_ids = {});
   void append_same_symbols(const History& chunk);
   void note_appended();
   // `beside_forget`: when no read is stripped, check() runs on a thread of
@@ -214,6 +215,11 @@ class Auditor {
   FingerprintSet written_;   // every (key, value) written by earlier rounds (dup_check())
   TableHashes file_key_hashes_, file_value_hashes_;  // HDF5: of the file's tables, built once
   FlatMap64 key_ints_{1 << 12};  // key integer -> symbol in carry's named key table
+  // The reader's key numbers (KeyIds, of reader space key_space_) -> symbol
+  // in carry's named key table (~0: not yet); fence_key_id_: the fence key's number.
+  std::vector<Sym> key_id_sym_;
+  uint64_t key_space_ = 0;
+  uint64_t fence_key_id_ = ~0ULL;
   // Summary entries outside the carry (s_.summary_rest while checkpointed):
   // key -> version. Only keys a carry transaction touches are in the pieces,
   // so a round's work does not grow with the number of keys in the log.

@@ -18,10 +18,19 @@ bool Auditor::fence_txn(const History& h, Sym fence_sym_, TxnIdx t, int64_t& val
 
 // Appends a round's transactions to carry (symbols re-interned into carry's
 // tables when the chunk's tables are named).
-void Auditor::append_round(const History& chunk) {
+void Auditor::append_round(const History& chunk, const KeyIds& key_ids) {
   if (reader_.hdf5()) return append_same_symbols(chunk);
   History& c = s_.carry;
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
+  // The reader's key numbers, when it gave them for every key of the chunk:
+  // a key met in an earlier round is mapped by its number, not its name
+  // (once the carry's key table is named its symbols never change).
+  const bool use_ids = chunk.keys.named() && !key_ids.ids.empty() && key_ids.ids.size() == chunk.keys.size();
+  if (use_ids && key_ids.space != key_space_) {
+    key_id_sym_.clear();
+    key_space_ = key_ids.space;
+    fence_key_id_ = ~0ULL;
+  }
   std::vector<Sym> kmap(chunk.keys.named() ? chunk.keys.size() : 0, ~0ULL);
   std::vector<Sym> vmap(chunk.values.named() ? chunk.values.size() : 0, ~0ULL);
   // A key integer's symbol in a named carry table, remembered across rounds
@@ -39,6 +48,16 @@ void Auditor::append_round(const History& chunk) {
   auto map_sym = [&](const SymbolTable& from, SymbolTable& to, std::vector<Sym>& cache, Sym s, bool is_key) -> Sym {
     if (!from.named()) return intern_int(to, SymbolTable::as_int(s), is_key);
     if (cache[s] != ~0ULL) return cache[s];
+    const bool by_id = is_key && use_ids;
+    if (by_id && to.named()) {
+      const uint32_t g = key_ids.ids[s];
+      if (g < key_id_sym_.size() && key_id_sym_[g] != ~0ULL) {
+        const Sym out = key_id_sym_[g];
+        cache[s] = out;
+        if (g == fence_key_id_) fence_sym_ = out;
+        return out;
+      }
+    }
     Sym out;
     if (from.is_int(s)) {
       int64_t v = 0;
@@ -55,7 +74,14 @@ void Auditor::append_round(const History& chunk) {
       }
     }
     cache[s] = out;
-    if (is_key && !from.is_int(s) && from.name(s) == opt_.fence_key) fence_sym_ = out;
+    const bool fence = is_key && !from.is_int(s) && from.name(s) == opt_.fence_key;
+    if (fence) fence_sym_ = out;
+    if (by_id && to.named()) {
+      const uint32_t g = key_ids.ids[s];
+      if (g >= key_id_sym_.size()) key_id_sym_.resize(std::max<size_t>(g + 1, key_id_sym_.size() * 3 / 2), ~0ULL);
+      key_id_sym_[g] = out;
+      if (fence) fence_key_id_ = g;
+    }
     return out;
   };
   // Summary entries outside the carry whose key this round touches go into

@@ -30,6 +30,9 @@ class LogReader {
   // of the file's tables (key_table() / value_table()), the same in every
   // round; other formats: each result has its own tables.
   History next(uint64_t n);
+  // The reader-wide numbers of the last next() piece's key symbols
+  // (io/txn_reader.h, KeyIds; empty for HDF5, whose symbols are the file's).
+  KeyIds take_key_ids() { return hdf5_ ? KeyIds{} : src_->take_key_ids(); }
   // next() for pass 1, which asks of a key only whether it is `fence_key`:
   // JSONL keys are then not interned (io/txn_reader.h).
   History next_scan(uint64_t n, const std::string& fence_key);

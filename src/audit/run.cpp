@@ -189,6 +189,7 @@ AuditResult Auditor::run() {
   double base_seconds = s_.result.seconds;
   struct ReadAhead {
     History chunk;
+    KeyIds key_ids;     // the reader's numbers of its keys
     LogPosition after;  // the reader's position after it
     RoundFingerprints fingerprints;  // when dup_check()
   };
@@ -204,14 +205,17 @@ AuditResult Auditor::run() {
     uint64_t first = consumed.txn;
     // The round read ahead while the last one was checked, or read now.
     History chunk;
+    KeyIds key_ids;
     RoundFingerprints fingerprints;
     if (ahead.valid()) {
       ReadAhead got = ahead.get();
       chunk = std::move(got.chunk);
+      key_ids = std::move(got.key_ids);
       consumed = got.after;
       fingerprints = std::move(got.fingerprints);
     } else {
       chunk = reader_.next(opt_.round_txns);
+      key_ids = reader_.take_key_ids();
       consumed = reader_.position();
       if (dup_check()) fingerprints = fingerprint_round(chunk);
     }
@@ -226,8 +230,9 @@ AuditResult Auditor::run() {
     if (dup_check()) check_duplicates(chunk, fingerprints, first, round);
     fingerprints = RoundFingerprints{};
     double t_dup = rt.seconds();
-    append_round(chunk);
+    append_round(chunk, key_ids);
     chunk = History{};
+    key_ids = KeyIds{};
     bool last = consumed.txn >= s_.total_txns;
     // Read the next round, and fingerprint its writes, on another thread
     // while this one is checked. Only that thread uses the reader (and the
@@ -237,6 +242,7 @@ AuditResult Auditor::run() {
       ahead = std::async(std::launch::async, [this] {
         ReadAhead r;
         r.chunk = reader_.next(opt_.round_txns);
+        r.key_ids = reader_.take_key_ids();
         r.after = reader_.position();
         if (dup_check()) r.fingerprints = fingerprint_round(r.chunk);
         return r;

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -50,9 +51,26 @@ class KeyCache {
       return;
     }
   }
+  // Eight bytes at a time (keys are short: one or two words).
   static uint64_t hash(std::string_view s) {
-    uint64_t h = 1469598103934665603ULL ^ s.size();
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (s.size() * 0xC2B2AE3D27D4EB4FULL);
+    const char* p = s.data();
+    size_t n = s.size();
+    auto mix = [&](uint64_t w) {
+      h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+      h ^= h >> 32;
+    };
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      mix(w);
+    }
+    if (n > 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      mix(w ^ (uint64_t{n} << 59));
+    }
+    h *= 0xC4CEB9FE1A85EC53ULL;
     return h ^ (h >> 29);
   }
 
@@ -81,6 +99,86 @@ class KeyCache {
   std::string arena_;
 };
 
+// A streamed reader's string keys across its pieces: each named once, by a
+// number of the reader's (KeyIds). A piece gives its keys symbols of its own,
+// minted in first-mention order as intern_string would, and builds its key
+// table once at its end (the table's own map is built only if someone
+// interns into it later). One cache line a key: its hash, number, the piece
+// it last had a symbol in and that symbol, and its bytes when they fit, so
+// a key met again costs one probe.
+class ReaderKeys {
+ public:
+  // The key's symbol in the current piece.
+  uint32_t sym(std::string_view s) {
+    const uint64_t h = KeyCache::hash(s);
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& x = slots_[i];
+      if (x.len == kEmpty) {
+        x.hash = h;
+        x.len = static_cast<uint32_t>(s.size());
+        x.id = static_cast<uint32_t>(count_++);
+        x.piece = 0;
+        if (s.size() <= kInline) std::memcpy(x.text, s.data(), s.size());
+        spans_.push_back({arena_.size(), static_cast<uint32_t>(s.size())});
+        arena_.append(s);
+        return in_piece(x);
+      }
+      if (x.hash == h && x.len == s.size() &&
+          std::memcmp(s.size() <= kInline ? x.text : arena_.data() + spans_[x.id].first, s.data(), s.size()) == 0)
+        return in_piece(x);
+    }
+  }
+  void start_piece() {
+    piece_ids_.clear();
+    if (++piece_ == 0) {  // (wrapped: no slot may claim the new piece)
+      for (Slot& x : slots_) x.piece = 0;
+      piece_ = 1;
+    }
+  }
+  // The piece's symbol -> the reader's number.
+  const std::vector<uint32_t>& piece_ids() const { return piece_ids_; }
+  std::string_view text_of(uint32_t id) const { return {arena_.data() + spans_[id].first, spans_[id].second}; }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  static constexpr size_t kInline = 40;
+  struct alignas(64) Slot {
+    uint64_t hash = 0;
+    uint32_t len = kEmpty;
+    uint32_t id = 0;
+    uint32_t piece = 0;  // the piece it last had a symbol in (0: none)
+    uint32_t sym = 0;    // that symbol
+    char text[kInline];
+  };
+  uint32_t in_piece(Slot& x) {
+    if (x.piece != piece_) {
+      x.piece = piece_;
+      x.sym = static_cast<uint32_t>(piece_ids_.size());
+      piece_ids_.push_back(x.id);
+    }
+    return x.sym;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& x : old)
+      if (x.len != kEmpty)
+        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
+          if (slots_[i].len == kEmpty) {
+            slots_[i] = x;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+  uint32_t piece_ = 0;
+  std::vector<uint32_t> piece_ids_;
+  std::string arena_;                                  // every key's bytes
+  std::vector<std::pair<uint64_t, uint32_t>> spans_;  // per number: its bytes in arena_
+};
+
 struct LineReader {
   const std::string& file;
   History& h;
@@ -95,6 +193,10 @@ struct LineReader {
   std::unordered_map<int64_t, uint32_t> session_index;
   std::vector<Sym> scratch;
   KeyCache key_cache;  // string keys of h
+  // A streamed piece: string keys numbered by the reader (ReaderKeys) while
+  // the piece has named no integer key; h.keys is then built by finish_keys().
+  ReaderKeys* reader_keys = nullptr;
+  bool lazy_keys = false;
   // Pass 1 of the audit: keys are not interned; every key is symbol 0 but
   // scan_fence_key, which is 1 (the history's key table names both).
   bool scan_keys = false;
@@ -141,12 +243,32 @@ struct LineReader {
   // The prefix of an operation's messages, made only when one is given.
   static std::string op_at(size_t index) { return "operation " + std::to_string(index) + ": "; }
 
+  // The piece's key table from the reader's numbers (lazy_keys): the same
+  // names, in the same order, as interning each key at its first mention.
+  void finish_keys() {
+    if (!lazy_keys) return;
+    lazy_keys = false;
+    const std::vector<uint32_t>& ids = reader_keys->piece_ids();
+    if (ids.empty()) return;  // no key: the table stays in integer mode, as it would
+    std::vector<std::string> names;
+    names.reserve(ids.size());
+    for (uint32_t g : ids) names.emplace_back(reader_keys->text_of(g));
+    h.keys.set_named(std::move(names), {});
+  }
+
   Sym key_sym(element e, size_t index) {
     Sym s;
     if (scan_keys) {  // pass 1 (see scan_fence_key)
       if (e.type() == element_type::STRING) return e.get_string().value_unsafe() == scan_fence_key ? 1 : 0;
       if (e.type() == element_type::INT64) return 0;
       fail(op_at(index) + "a key must be a string or an integer");
+    }
+    if (lazy_keys) {
+      if (e.type() == element_type::STRING) return reader_keys->sym(e.get_string().value_unsafe());
+      // An integer key (or an error): the table as it stands, then the
+      // general path; the piece's keys get no reader numbers.
+      finish_keys();
+      reader_keys->start_piece();
     }
     switch (e.type()) {
       case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
@@ -437,13 +559,19 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
 
 struct JsonlReader::Impl {
   simdjson::dom::parser parser;
+  ReaderKeys keys;
 };
+
+namespace {
+std::atomic<uint64_t> key_spaces{0};
+}
 
 JsonlReader::JsonlReader(const std::string& path, size_t block) : path_(path), block_(std::max<size_t>(block, 64)) {
   fd_ = std::fopen(path.c_str(), "rb");
   if (!fd_) throw InputError(path, "cannot read the file");
   std::setvbuf(fd_, nullptr, _IONBF, 0);  // blocks go straight into buf_
   impl_ = std::make_unique<Impl>();
+  key_space_ = ++key_spaces;
   // The header, when there is one, is read now: its time unit belongs to
   // every piece, and a reader that seeks past it still knows it. The first
   // line that is not blank is parsed as the whole-file reader would; a
@@ -526,6 +654,13 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     r.scan_fence_key = *fence_key;
     h.keys.set_named({"\x01(any other key)", *fence_key}, {0, 0});
   }
+  key_ids_.clear();
+  key_ids_valid_ = false;
+  if (!fence_key) {
+    impl_->keys.start_piece();
+    r.reader_keys = &impl_->keys;
+    r.lazy_keys = true;
+  }
   uint64_t got = 0;
   const char* s;
   size_t len;
@@ -534,8 +669,23 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     r.parse_line(s, len, line_, impl_->parser);
     got += h.txn_count() - before;
   }
+  if (r.lazy_keys) {
+    r.finish_keys();
+    key_ids_ = impl_->keys.piece_ids();
+    key_ids_valid_ = true;
+  }
   held_ids_ = r.ids.size();
   return h;
+}
+
+KeyIds JsonlReader::take_key_ids() {
+  KeyIds out;
+  if (!key_ids_valid_) return out;
+  out.space = key_space_;
+  out.ids = std::move(key_ids_);
+  key_ids_.clear();
+  key_ids_valid_ = false;
+  return out;
 }
 
 History JsonlReader::read_all() {

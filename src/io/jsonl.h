@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/history.h"
+#include "io/txn_reader.h"
 
 namespace isocheck {
 
@@ -44,6 +45,10 @@ class JsonlReader {
   // keys are not interned; the key table names two keys, symbol 1 is
   // fence_key and symbol 0 every other key. Values as next().
   History next_scan(uint64_t n, const std::string& fence_key);
+  // The reader-wide numbers of the key symbols of the piece next() returned
+  // last (io/txn_reader.h, KeyIds): empty when that piece named an integer
+  // key. Moved out.
+  KeyIds take_key_ids();
   // Every transaction from the position on (ids unique across them).
   History read_all();
   // The byte offset of the next line and the lines before it; the first
@@ -75,6 +80,9 @@ class JsonlReader {
   Pos start_;
   std::string time_unit_;
   size_t held_ids_ = 0;
+  std::vector<uint32_t> key_ids_;  // of the last piece (empty: none)
+  bool key_ids_valid_ = false;
+  uint64_t key_space_ = 0;
 };
 void write_jsonl(const History& h, std::ostream& out);
 

@@ -26,6 +26,7 @@ class JsonlTxnReader : public TxnReader {
     stats_.records = stats_.txns = pos_.txn;
     return h;
   }
+  KeyIds take_key_ids() override { return r_.take_key_ids(); }
   TxnPosition position() const override { return pos_; }
   void seek(const TxnPosition& p) override {
     r_.seek(p.byte, p.line);

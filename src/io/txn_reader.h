@@ -9,12 +9,25 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/history.h"
 #include "io/import.h"
 #include "io/sink.h"
 
 namespace isocheck {
+
+// A reader-wide number for each key symbol of the last piece (JSONL): ids[s]
+// is the same number for the same key string in every piece one reader gives,
+// so a consumer that maps the pieces' keys into a table of its own can
+// remember the mapping across pieces without hashing the names again.
+// `space` tells readers apart (numbers of different readers are unrelated).
+// Empty ids: the piece's keys have no such numbers (integer keys, or a format
+// that does not give them).
+struct KeyIds {
+  uint64_t space = 0;
+  std::vector<uint32_t> ids;
+};
 
 struct TxnPosition {
   uint64_t txn = 0;   // transactions before this position
@@ -36,6 +49,9 @@ class TxnReader {
     (void)fence_key;
     return next(n);
   }
+  // The key numbers of the piece next() returned last (see KeyIds); moved
+  // out, so a second call returns none.
+  virtual KeyIds take_key_ids() { return {}; }
   virtual TxnPosition position() const = 0;
   // Back to a position this reader (or another of the same file) gave.
   virtual void seek(const TxnPosition& p) = 0;

@@ -192,5 +192,65 @@ TEST(AuditFormats, ElleLogPreemptedAndResumedEqualsUninterrupted) {
   }
 }
 
+// Random logs as JSONL, their keys strings (the reader numbers them across
+// rounds and the audit maps them by number), integers, or both: a quarter of
+// the logs get an integer key beside their string keys in some transactions,
+// so some rounds name only string keys and others an integer one too.
+TEST(AuditFormats, RandomJsonlLogsWithStringKeysEqualVerify) {
+  TempDir d;
+  const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
+  int logs = 0, compared = 0, forgot = 0, violated = 0, named = 0;
+  for (int i = 0; i < iters; ++i) {
+    RandomHistoryOptions o = testkit::small_fenced_options(i);
+    o.times_percent = 100;
+    const bool fenced = i % 2 == 0;
+    History h = random_history(9100 + i, o);
+    if (fenced) h = add_fences(h, 1 + i % 3);
+    if (i % 4 == 3 && h.keys.named()) {
+      // An integer key written blind by every fifth transaction.
+      History m;
+      m.keys = h.keys;
+      m.values = h.values;
+      m.session_name = h.session_name;
+      m.time_unit = h.time_unit;
+      const Sym k = m.keys.intern_int(77);
+      for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+        m.begin_txn(h.txn_id[t], h.txn_session[t], h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+        for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x) {
+          if (h.op_kind[x] == OpKind::read_list) m.add_list_read(h.op_key[x], h.list(x));
+          else m.add_op(h.op_kind[x], h.op_key[x], h.op_value[x]);
+        }
+        if (t % 5 == 0) m.add_op(OpKind::write, k, m.values.intern_int(1000000 + t));
+        m.end_txn();
+      }
+      if (!m.values.take_switch()) h = std::move(m);
+    }
+    named += h.keys.named();
+    const std::string file = (d.path / "r.jsonl").string();
+    write_jsonl(h, file);
+    const std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::si, Level::sser}
+                                             : std::vector<Level>{Level::sser};
+    const auto want = verified(file, levels);
+    bool undecided = false;
+    for (auto& v : want) undecided |= v == "undecided";
+    if (undecided) continue;
+    ++logs;
+    for (auto& v : want) violated += v == "violated";
+    for (uint64_t round : {1, 2, 3, 5, 8}) {
+      AuditResult r;
+      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", &r);
+      ++compared;
+      forgot += r.forgotten > 0;
+      ASSERT_EQ(got, want) << "seed " << 9100 + i << " round " << round << "\n" << history_jsonl(h);
+    }
+  }
+  std::printf("jsonl: %d logs (%d with string keys), %d violated level verdicts, %d of %d audits forgot something\n",
+              logs, named, violated, forgot, compared);
+  EXPECT_GT(logs, iters / 3);
+  EXPECT_GT(named, iters / 2);
+  EXPECT_GT(forgot, compared / 4);
+  EXPECT_GT(violated, 0);
+}
+
 }  // namespace
 }  // namespace isocheck

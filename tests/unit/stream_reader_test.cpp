@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -320,6 +321,81 @@ TEST(CopyPieces, EqualsTheWholeConversionAndRefusesRepeatedIds) {
   auto e = open_txn_reader(empty, Format::jsonl);
   EXPECT_EQ(copy_pieces(*e, empty, 3, [&](const std::string& unit) { return open_sink(out, Format::jsonl, unit); }), 0u);
   EXPECT_EQ(load_history(out).time_unit, "us");
+}
+
+
+// A piece's key table and key symbols are exactly those of the same lines
+// parsed on their own (first-mention order, integer keys as before), whether
+// its keys are strings, integers or both; the reader's key numbers name the
+// same string alike in every piece, different strings apart, and are given
+// only for pieces that name no integer key.
+void expect_same_tables(const History& got, const History& want, const std::string& where) {
+  ASSERT_EQ(got.keys.named(), want.keys.named()) << where;
+  EXPECT_EQ(got.keys.names(), want.keys.names()) << where;
+  EXPECT_EQ(got.keys.int_flags(), want.keys.int_flags()) << where;
+  EXPECT_EQ(got.op_key, want.op_key) << where;
+  EXPECT_EQ(got.op_value, want.op_value) << where;
+  EXPECT_EQ(lines_of(got), lines_of(want)) << where;
+}
+
+TEST(JsonlReader, PieceKeyTablesEqualTheLinesParsedAlone) {
+  TempDir d;
+  const std::string path = (d.path / "k.jsonl").string();
+  std::vector<std::string> texts;
+  for (int seed = 0; seed < 40; ++seed) texts.push_back(lines_of(random_history_of(900 + seed, 5, 40)));
+  // String keys, then an integer key inside a piece; integer first; a key
+  // that is a number in quotes.
+  std::string mixed;
+  const char* keys[] = {"\"a\"", "\"b\"", "3", "\"a\"", "\"3\"", "7", "\"c\"", "\"b\""};
+  for (int i = 0; i < 24; ++i)
+    mixed += "{\"id\":" + std::to_string(i) + ",\"session\":" + std::to_string(i % 3) +
+             ",\"status\":\"committed\",\"ops\":[[\"w\"," + keys[i % 8] + "," + std::to_string(i + 1) + "],[\"r\"," +
+             keys[(i * 5 + 1) % 8] + ",null]]}\n";
+  texts.push_back(mixed);
+  int with_ids = 0, without = 0;
+  for (size_t ti = 0; ti < texts.size(); ++ti) {
+    std::ofstream(path, std::ios::binary) << "{\"isocheck\":1}\n" << texts[ti];
+    std::vector<std::string> lines;
+    {
+      std::istringstream in(texts[ti]);
+      for (std::string l; std::getline(in, l);) lines.push_back(l + "\n");
+    }
+    for (uint64_t piece : {1, 2, 5, 1000}) {
+      JsonlReader r(path, 100);
+      std::map<std::string, uint32_t> id_of;  // key string -> reader number
+      std::map<uint32_t, std::string> name_of;
+      size_t at = 0;
+      for (History p = r.next(piece); p.txn_count() > 0; p = r.next(piece)) {
+        std::string text;
+        for (size_t i = at; i < at + p.txn_count(); ++i) text += lines[i];
+        const std::string where = "text " + std::to_string(ti) + " piece " + std::to_string(piece) + " at " + std::to_string(at);
+        const History want = parse_jsonl(text, "k.jsonl", false, at + 2);
+        expect_same_tables(p, want, where);
+        const KeyIds ids = r.take_key_ids();
+        EXPECT_TRUE(r.take_key_ids().ids.empty()) << where;  // moved out
+        bool int_key = false;
+        for (Sym k : p.op_key) int_key |= p.keys.is_int(k);
+        if (int_key || !p.keys.named()) {
+          EXPECT_TRUE(ids.ids.empty()) << where;
+          ++without;
+        } else {
+          ASSERT_EQ(ids.ids.size(), p.keys.size()) << where;
+          for (Sym k = 0; k < p.keys.size(); ++k) {
+            const std::string& name = p.keys.name(k);
+            auto [it, fresh] = id_of.try_emplace(name, ids.ids[k]);
+            EXPECT_EQ(it->second, ids.ids[k]) << where << " key " << name;
+            auto [jt, fresh2] = name_of.try_emplace(ids.ids[k], name);
+            EXPECT_EQ(jt->second, name) << where << " number " << ids.ids[k];
+          }
+          ++with_ids;
+        }
+        at += p.txn_count();
+      }
+      EXPECT_EQ(at, lines.size());
+    }
+  }
+  EXPECT_GT(with_ids, 100);
+  EXPECT_GT(without, 20);
 }
 
 }  // namespace
