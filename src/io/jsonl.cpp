@@ -20,6 +20,23 @@
 namespace isocheck {
 namespace {
 
+// Doubles an open-addressing table (at least 1024 slots), reinserting the
+// used slots by their hash; a slot is free when its len is ~0 (the tables'
+// kEmpty below).
+template <class Slot>
+void grow_slots(std::vector<Slot>& slots, size_t& mask) {
+  std::vector<Slot> old = std::move(slots);
+  slots.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+  mask = slots.size() - 1;
+  for (const Slot& x : old)
+    if (x.len != ~0u)
+      for (size_t i = x.hash & mask;; i = (i + 1) & mask)
+        if (slots[i].len == ~0u) {
+          slots[i] = x;
+          break;
+        }
+}
+
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
@@ -82,18 +99,7 @@ class KeyCache {
     uint32_t len = kEmpty;
     Sym sym = 0;
   };
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
-    mask_ = slots_.size() - 1;
-    for (const Slot& x : old)
-      if (x.len != kEmpty)
-        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
-          if (slots_[i].len == kEmpty) {
-            slots_[i] = x;
-            break;
-          }
-  }
+  void grow() { grow_slots(slots_, mask_); }
   std::vector<Slot> slots_;
   size_t mask_ = 0, count_ = 0;
   std::string arena_;
@@ -159,18 +165,7 @@ class ReaderKeys {
     }
     return x.sym;
   }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
-    mask_ = slots_.size() - 1;
-    for (const Slot& x : old)
-      if (x.len != kEmpty)
-        for (size_t i = x.hash & mask_;; i = (i + 1) & mask_)
-          if (slots_[i].len == kEmpty) {
-            slots_[i] = x;
-            break;
-          }
-  }
+  void grow() { grow_slots(slots_, mask_); }
   std::vector<Slot> slots_;
   size_t mask_ = 0, count_ = 0;
   uint32_t piece_ = 0;

@@ -43,12 +43,40 @@ std::vector<std::string> verified(const std::string& file, const std::vector<Lev
 
 using testkit::audited;
 
+// What the random-log comparisons below counted.
+struct Tally {
+  int logs = 0, compared = 0, forgot = 0, violated = 0;
+};
+
+// `file` (the log h, in whatever format) audited in rounds of 1, 2, 3, 5 and
+// 8 against verify's verdicts (ser, si, sser under the fence rule when
+// fenced, else sser alone); a log verify leaves undecided is skipped.
+// `what` names the log in a failure.
+::testing::AssertionResult audit_rounds_equal_verify(const std::string& file, bool fenced, Tally& t,
+                                                     const std::string& what) {
+  const std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::si, Level::sser}
+                                           : std::vector<Level>{Level::sser};
+  const auto want = verified(file, levels);
+  for (auto& v : want)
+    if (v == "undecided") return ::testing::AssertionSuccess();
+  ++t.logs;
+  for (auto& v : want) t.violated += v == "violated";
+  for (uint64_t round : {1, 2, 3, 5, 8}) {
+    AuditResult r;
+    const auto got = audited(file, levels, round, fenced ? "fence" : "auto", &r);
+    ++t.compared;
+    t.forgot += r.forgotten > 0;
+    if (got != want) return ::testing::AssertionFailure() << what << " round " << round;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Random logs (the audit tests' fenced and timed families) as EDN and as
 // elle-cli JSON, in rounds of 1, 2, 3, 5 and 8 transactions.
 TEST(AuditFormats, RandomElleLogsEqualVerify) {
   TempDir d;
   const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
-  int logs = 0, compared = 0, forgot = 0, violated = 0;
+  Tally t;
   for (int i = 0; i < iters; ++i) {
     RandomHistoryOptions o = testkit::small_fenced_options(i);
     o.times_percent = 100;
@@ -58,28 +86,15 @@ TEST(AuditFormats, RandomElleLogsEqualVerify) {
     if (!testkit::elle_can_hold(h)) continue;
     const bool json = i % 4 < 2;
     const std::string file = d.write(json ? "r.json" : "r.edn", testkit::elle_text(h, json));
-    const std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::si, Level::sser}
-                                             : std::vector<Level>{Level::sser};
-    const auto want = verified(file, levels);
-    bool undecided = false;
-    for (auto& v : want) undecided |= v == "undecided";
-    if (undecided) continue;
-    ++logs;
-    for (auto& v : want) violated += v == "violated";
-    for (uint64_t round : {1, 2, 3, 5, 8}) {
-      AuditResult r;
-      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", &r);
-      ++compared;
-      forgot += r.forgotten > 0;
-      ASSERT_EQ(got, want) << "seed " << 7000 + i << (json ? " (elle-cli JSON)" : " (EDN)") << " round " << round
-                           << "\n" << testkit::elle_text(h, json);
-    }
+    ASSERT_TRUE(audit_rounds_equal_verify(file, fenced, t,
+                                          "seed " + std::to_string(7000 + i) + (json ? " (elle-cli JSON)" : " (EDN)")))
+        << "\n" << testkit::elle_text(h, json);
   }
-  std::printf("elle: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", logs, violated, forgot,
-              compared);
-  EXPECT_GT(logs, iters / 3);
-  EXPECT_GT(forgot, compared / 4);
-  EXPECT_GT(violated, 0);
+  std::printf("elle: %d logs, %d violated level verdicts, %d of %d audits forgot something\n", t.logs, t.violated,
+              t.forgot, t.compared);
+  EXPECT_GT(t.logs, iters / 3);
+  EXPECT_GT(t.forgot, t.compared / 4);
+  EXPECT_GT(t.violated, 0);
 }
 
 // 2,000 read-modify-write transactions on 50 string keys (times on every
@@ -199,7 +214,8 @@ TEST(AuditFormats, ElleLogPreemptedAndResumedEqualsUninterrupted) {
 TEST(AuditFormats, RandomJsonlLogsWithStringKeysEqualVerify) {
   TempDir d;
   const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
-  int logs = 0, compared = 0, forgot = 0, violated = 0, named = 0;
+  Tally t;
+  int named = 0;
   for (int i = 0; i < iters; ++i) {
     RandomHistoryOptions o = testkit::small_fenced_options(i);
     o.times_percent = 100;
@@ -228,28 +244,14 @@ TEST(AuditFormats, RandomJsonlLogsWithStringKeysEqualVerify) {
     named += h.keys.named();
     const std::string file = (d.path / "r.jsonl").string();
     write_jsonl(h, file);
-    const std::vector<Level> levels = fenced ? std::vector<Level>{Level::ser, Level::si, Level::sser}
-                                             : std::vector<Level>{Level::sser};
-    const auto want = verified(file, levels);
-    bool undecided = false;
-    for (auto& v : want) undecided |= v == "undecided";
-    if (undecided) continue;
-    ++logs;
-    for (auto& v : want) violated += v == "violated";
-    for (uint64_t round : {1, 2, 3, 5, 8}) {
-      AuditResult r;
-      const auto got = audited(file, levels, round, fenced ? "fence" : "auto", &r);
-      ++compared;
-      forgot += r.forgotten > 0;
-      ASSERT_EQ(got, want) << "seed " << 9100 + i << " round " << round << "\n" << history_jsonl(h);
-    }
+    ASSERT_TRUE(audit_rounds_equal_verify(file, fenced, t, "seed " + std::to_string(9100 + i))) << "\n" << history_jsonl(h);
   }
   std::printf("jsonl: %d logs (%d with string keys), %d violated level verdicts, %d of %d audits forgot something\n",
-              logs, named, violated, forgot, compared);
-  EXPECT_GT(logs, iters / 3);
+              t.logs, named, t.violated, t.forgot, t.compared);
+  EXPECT_GT(t.logs, iters / 3);
   EXPECT_GT(named, iters / 2);
-  EXPECT_GT(forgot, compared / 4);
-  EXPECT_GT(violated, 0);
+  EXPECT_GT(t.forgot, t.compared / 4);
+  EXPECT_GT(t.violated, 0);
 }
 
 }  // namespace

@@ -16,6 +16,22 @@
 
 using namespace isocheck;
 
+namespace {
+
+// A simulated snapshot-isolation BlindW-RM history on 256 sessions and 2
+// keys: every writer of a busy key, hundreds of index paths.
+History hot_blind_history(uint64_t txns) {
+  GenOptions go;
+  go.workload = "blindw-rm";
+  go.isolation = "si";
+  go.txns = txns;
+  go.sessions = 256;
+  go.keys = 2;
+  return generate_history(go);
+}
+
+}  // namespace
+
 // Regression: with hundreds of sessions the reachability index's path cover
 // needs hundreds of paths; the index's budget (64 words per vertex, or four
 // per open pair) left it unbuilt on graphs of a few 10^4 vertices — an index
@@ -24,14 +40,8 @@ using namespace isocheck;
 // BlindW-RM history with 256 sessions: 651 631 constraints, 1 GB and 13 s
 // for --level all). The index now may always take 2^24 words.
 TEST(Blowup, ManySessionsSmallGraphStillDecidesPairsAtBuild) {
-  GenOptions go;
-  go.workload = "blindw-rm";
-  go.isolation = "si";
-  go.txns = 4000;
-  go.sessions = 256;
-  go.keys = 2;
-  History h = generate_history(go);
-  DependencyGraph g = build_known_graph(h, {false});
+  const History h = hot_blind_history(4000);
+  const DependencyGraph g = build_known_graph(h, {false});
   ASSERT_TRUE(g.anomalies.empty());
   PolygraphOptions po;  // SER's layout
   LevelPolygraph lp = build_level_polygraph(g, h, po);
@@ -56,14 +66,8 @@ TEST(Blowup, ManySessionsSmallGraphStillDecidesPairsAtBuild) {
 // Now a propagation examines a bounded number of entries, and the answer is
 // the same.
 TEST(Blowup, TheoryPropagationWorkIsBoundedPerInsertion) {
-  GenOptions go;
-  go.workload = "blindw-rm";
-  go.isolation = "si";
-  go.txns = 1500;
-  go.sessions = 256;
-  go.keys = 2;
-  History h = generate_history(go);
-  DependencyGraph g = build_known_graph(h, {false});
+  const History h = hot_blind_history(1500);
+  const DependencyGraph g = build_known_graph(h, {false});
   ASSERT_TRUE(g.anomalies.empty());
   LevelPolygraph lp = build_level_polygraph(g, h, PolygraphOptions{});
   const SatResult r = solve_own(lp.pg);

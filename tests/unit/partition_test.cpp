@@ -217,14 +217,20 @@ void expect_keys_inside(const History& h, const Partition& p) {
     }
 }
 
+// One to four random histories (known order, or blind writes for every
+// third seed) glued at shared sessions (half of the seeds): several blocks.
+History glued_random_history(uint64_t seed) {
+  RandomHistoryOptions ro;
+  ro.mode = seed % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+  std::vector<History> parts;
+  for (uint64_t i = 0; i < 1 + seed % 4; ++i) parts.push_back(random_history(seed * 10 + i, ro));
+  return testing_glue::glue(parts, seed % 2 == 0);
+}
+
 TEST(Partition, DecompositionTheoremOnGluedRandomHistories) {
   int multi = 0, violations = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    RandomHistoryOptions ro;
-    ro.mode = seed % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
-    std::vector<History> parts;
-    for (uint64_t i = 0; i < 1 + seed % 4; ++i) parts.push_back(random_history(seed * 10 + i, ro));
-    History h = testing_glue::glue(parts, seed % 2 == 0);
+    History h = glued_random_history(seed);
     Partition p = partition_history(h);
     expect_keys_inside(h, p);
     multi += p.comp_sessions.size() > 1;
@@ -265,11 +271,7 @@ TEST(Partition, DecompositionTheoremForTheWeakLevels) {
   int multi = 0;
   std::vector<int> violated(levels.size(), 0);
   for (uint64_t seed = 1; seed <= 400; ++seed) {
-    RandomHistoryOptions ro;
-    ro.mode = seed % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
-    std::vector<History> parts;
-    for (uint64_t i = 0; i < 1 + seed % 4; ++i) parts.push_back(random_history(seed * 10 + i, ro));
-    History h = testing_glue::glue(parts, seed % 2 == 0);
+    History h = glued_random_history(seed);
     Partition p = partition_history(h);
     multi += p.comp_sessions.size() > 1;
     CheckOptions opt;
