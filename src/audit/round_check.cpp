@@ -164,7 +164,7 @@ void Auditor::apply_check(uint64_t round, const History& hist, CheckResult& r) {
       std::vector<std::string> lines;
       const Anomaly* first = nullptr;
       for (const Anomaly& a : r.anomalies) {
-        if (lattice_rank(weakest_level_violated(a.kind)) > lattice_rank(l.level)) continue;
+        if (!anomaly_fails(a.kind, l.level)) continue;
         if (!first) first = &a;
         if (lines.size() < 5) lines.push_back(explain_anomaly(*h, a));
       }

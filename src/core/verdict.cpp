@@ -152,6 +152,12 @@ Level weakest_level_violated(AnomalyKind k) {
   }
 }
 
+bool anomaly_fails(AnomalyKind k, Level l) { return lattice_rank(weakest_level_violated(k)) <= lattice_rank(l); }
+
+std::string anomaly_fails_reason(AnomalyKind k, Level l) {
+  return std::string("the history contains ") + to_string(k) + ", which " + level_short(l) + " does not allow";
+}
+
 Model weakest_ruled_out(const std::string& a) {
   auto has = [&](const char* s) { return a.find(s) != std::string::npos; };
   if (has("-realtime") || has("stale read") || has("real time")) return Model::strict_serializable;

@@ -130,6 +130,13 @@ Model weakest_ruled_out(AnomalyKind k);
 // (RU sets dirty reads aside and checks the other list reads itself);
 // non-repeatable read: RA; lost update: SI (PC allows it).
 Level weakest_level_violated(AnomalyKind k);
+// Whether an anomaly of kind k fails level l (a lost update fails SI and
+// above, not read committed); check(), the audit's rounds and the
+// distributed merge all judge a level's anomalies by it.
+bool anomaly_fails(AnomalyKind k, Level l);
+// A weak level's reason when an anomaly fails it: "the history contains lost
+// update, which SI does not allow".
+std::string anomaly_fails_reason(AnomalyKind k, Level l);
 // The weakest level by the anomaly name alone (what docs/report.md tabulates):
 // G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
 // G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER.

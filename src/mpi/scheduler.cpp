@@ -304,10 +304,8 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
       continue;
     }
     for (const Anomaly& a : anomalies)
-      if (lattice_rank(weakest_level_violated(a.kind)) <= lattice_rank(lr.level)) {
-        lr.holds = false, by_anomaly[l] = 1;
-        lr.reason = std::string("the history contains ") + to_string(a.kind) + ", which " + level_short(lr.level) +
-                    " does not allow";
+      if (anomaly_fails(a.kind, lr.level)) {
+        lr.holds = false, by_anomaly[l] = 1, lr.reason = anomaly_fails_reason(a.kind, lr.level);
         break;
       }
   }

@@ -185,11 +185,10 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
     const int rank = lattice_rank(lr->level);
     const Anomaly* anomaly = nullptr;
     for (const Anomaly& a : g.anomalies)
-      if (lattice_rank(weakest_level_violated(a.kind)) <= rank) { anomaly = &a; break; }
+      if (anomaly_fails(a.kind, lr->level)) { anomaly = &a; break; }
     if (anomaly) {
       lr->holds = false;
-      lr->reason = std::string("the history contains ") + to_string(anomaly->kind) + ", which " + level_short(lr->level) +
-                   " does not allow";
+      lr->reason = anomaly_fails_reason(anomaly->kind, lr->level);
       if (!failed) failed = lr;
       continue;
     }
