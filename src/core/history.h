@@ -2,6 +2,7 @@
 // indices, keys and values interned to 64-bit symbols. Every later stage reads
 // this and nothing else from io/.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -102,6 +103,18 @@ struct History {
   // sorted: scan_ops every one, scan_absent_ops those of keys the scan saw
   // absent. Empty for histories without scans. Reports name cycles by them.
   std::vector<OpIdx> scan_ops, scan_absent_ops;
+  // Operation o's mark as HDF5's /op/scan column stores it: 0 not a scan's
+  // read, 1 a row a scan returned, 2 a key a scan saw absent.
+  uint8_t scan_mark(OpIdx o) const {
+    if (scan_ops.empty() || !std::binary_search(scan_ops.begin(), scan_ops.end(), o)) return 0;
+    return std::binary_search(scan_absent_ops.begin(), scan_absent_ops.end(), o) ? 2 : 1;
+  }
+  // Records mark m of operation o; operations must be marked in increasing
+  // order (the lists stay sorted).
+  void mark_scan(OpIdx o, uint8_t m) {
+    if (m != 0) scan_ops.push_back(o);
+    if (m == 2) scan_absent_ops.push_back(o);
+  }
 
   size_t txn_count() const { return txn_id.size(); }
   size_t op_count() const { return op_kind.size(); }

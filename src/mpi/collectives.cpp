@@ -131,6 +131,7 @@ History allgather_ranges_by_bcast(History&& mine) {
       part.txn_begin = mine.txn_begin, part.txn_end = mine.txn_end, part.txn_op_offset = mine.txn_op_offset;
       part.op_kind = mine.op_kind, part.op_key = mine.op_key, part.op_value = mine.op_value;
       part.op_list_offset = mine.op_list_offset, part.list_value = mine.list_value, part.session_name = mine.session_name;
+      part.scan_ops = mine.scan_ops, part.scan_absent_ops = mine.scan_absent_ops;
     }
     bcast_vec(part.txn_id, r);
     bcast_vec(part.txn_session, r);
@@ -144,6 +145,8 @@ History allgather_ranges_by_bcast(History&& mine) {
     bcast_vec(part.op_list_offset, r);
     bcast_vec(part.list_value, r);
     bcast_vec(part.session_name, r);
+    bcast_vec(part.scan_ops, r);
+    bcast_vec(part.scan_absent_ops, r);
     uint64_t op_base = all.op_kind.size(), list_base = all.list_value.size();
     for (size_t t = 0; t < part.txn_id.size(); ++t) {
       int64_t name = part.session_name[part.txn_session[t]];
@@ -161,6 +164,8 @@ History allgather_ranges_by_bcast(History&& mine) {
     all.op_value.insert(all.op_value.end(), part.op_value.begin(), part.op_value.end());
     for (size_t o = 1; o < part.op_list_offset.size(); ++o) all.op_list_offset.push_back(list_base + part.op_list_offset[o]);
     all.list_value.insert(all.list_value.end(), part.list_value.begin(), part.list_value.end());
+    for (OpIdx o : part.scan_ops) all.scan_ops.push_back(op_base + o);
+    for (OpIdx o : part.scan_absent_ops) all.scan_absent_ops.push_back(op_base + o);
   }
   note_ops_held(mine.op_count() + all.op_count());
   return all;
@@ -248,6 +253,12 @@ History allgather_ranges(History&& mine) {
             allgather_column(mine.op_value, all.op_value) &&
             allgather_column(mine.op_list_offset, all.op_list_offset, 1) &&
             allgather_column(mine.list_value, all.list_value);
+  // Scan marks: each range's are relative to its own first operation.
+  uint64_t my_op_base = 0;
+  for (int r = 0; r < rank(); ++r) my_op_base += cnt[4 * r + 1];
+  for (OpIdx& o : mine.scan_ops) o += my_op_base;
+  for (OpIdx& o : mine.scan_absent_ops) o += my_op_base;
+  ok = ok && allgather_column(mine.scan_ops, all.scan_ops) && allgather_column(mine.scan_absent_ops, all.scan_absent_ops);
   std::vector<int64_t> names;
   ok = ok && allgather_column(mine.session_name, names);
   if (!ok) throw std::logic_error("allgather_ranges: counts checked above");

@@ -358,8 +358,14 @@ struct KV {
 // Record of one transaction's operations of one piece:
 //   u32 piece, u32 txn (whole-history index), i64 id, i64 session (the
 //   user's), i64 begin, i64 end, u8 status, u32 operations; per operation
-//   u8 kind, u32 position in the whole transaction, u64 key, u64 value, and
-//   for a list read u32 length and its values.
+//   u8 kind (with the scan marks below), u32 position in the whole
+//   transaction, u64 key, u64 value, and for a list read u32 length and its
+//   values.
+// A read standing for a range scan's observation carries its mark
+// (History::scan_mark) in the kind byte's top bits: the piece's solver names
+// its phantom from them, and the report explains the scan, as one process
+// does.
+constexpr uint8_t kKindMask = 0x3f, kScanShift = 6;
 template <class T> char* poke(char* w, const T& v) {
   std::memcpy(w, &v, sizeof v);
   return w + sizeof v;
@@ -387,7 +393,8 @@ void put_record(std::vector<char>& o, uint32_t piece, uint32_t txn, const Histor
   for (uint32_t i = 0; i < nops; ++i) {
     const uint32_t at = pos(i);
     const OpIdx op = first + at;
-    w = poke(w, static_cast<uint8_t>(c.op_kind[op])), w = poke(w, at), w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
+    w = poke(w, static_cast<uint8_t>(static_cast<uint8_t>(c.op_kind[op]) | c.scan_mark(op) << kScanShift)), w = poke(w, at);
+    w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
     if (c.op_kind[op] == OpKind::read_list) {
       std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
       w = poke(w, static_cast<uint32_t>(l.size()));
@@ -413,7 +420,9 @@ const char* get_record(const char* p, History& h, FlatMap64& sessions, std::vect
   h.begin_txn(id, static_cast<uint32_t>(local), st, begin, end);
   if (txn) txn->push_back(t);
   for (uint32_t k = 0; k < nops; ++k) {
-    const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
+    const uint8_t byte = get<uint8_t>(p);
+    const OpKind kind = static_cast<OpKind>(byte & kKindMask);
+    h.mark_scan(h.op_count(), byte >> kScanShift);
     const uint32_t at = get<uint32_t>(p);
     const Sym key = get<Sym>(p), value = get<Sym>(p);
     if (kind == OpKind::read_list) {
@@ -472,7 +481,9 @@ class PieceDecoder {
     h.txn_begin[t_] = begin, h.txn_end[t_] = end;
     if (txn_) (*txn_)[t_] = t;
     for (uint32_t k = 0; k < nops; ++k, ++o_) {
-      const OpKind kind = static_cast<OpKind>(get<uint8_t>(p));
+      const uint8_t byte = get<uint8_t>(p);
+      const OpKind kind = static_cast<OpKind>(byte & kKindMask);
+      h.mark_scan(o_, byte >> kScanShift);
       const uint32_t at = get<uint32_t>(p);
       h.op_kind[o_] = kind, h.op_key[o_] = get<Sym>(p), h.op_value[o_] = get<Sym>(p);
       if (kind == OpKind::read_list) {

@@ -284,8 +284,7 @@ Projection project(const History& h, const Partition& p, uint32_t comp, const st
       pr.op.push_back(o);
       // The range-scan marks go with their reads (reports name phantoms by
       // them); local indices grow, so the lists stay sorted.
-      if (std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) out.scan_ops.push_back(local);
-      if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o)) out.scan_absent_ops.push_back(local);
+      out.mark_scan(local, h.scan_mark(o));
     }
     out.end_txn();
   }
