@@ -441,9 +441,10 @@ class MtWorkload : public KeyedRegisterWorkload {
 // Mix: 35% upsert (1-2 items), 20% range update (scan a range of items,
 // update one row it returned, or insert a row into it when it returned none),
 // 10% report (read-only scans of an item range and of the queue's head
-// rows), 18% enqueue (insert at the tail), 17% dequeue (scan the head rows,
-// delete the first one or two). A full queue (--keys rows) dequeues instead of
-// enqueueing, an empty one enqueues instead of dequeueing.
+// rows), 17% enqueue (insert one or two rows at the tail), 18% dequeue (scan
+// the head rows, delete the first one or two): the queue's length is a
+// random walk. A full queue (--keys rows) dequeues instead of enqueueing, an
+// empty one enqueues instead of dequeueing.
 class RowsWorkload : public KeyedRegisterWorkload {
  public:
   static constexpr int64_t kQueue = 1'000'000'000'000LL;
@@ -451,8 +452,8 @@ class RowsWorkload : public KeyedRegisterWorkload {
       : KeyedRegisterWorkload(r, p), wlo_(width_lo), whi_(width_hi) {}
   void txn(Emitter& e, const Slot& s) override {
     uint32_t c = static_cast<uint32_t>(r_.below(100));
-    if (c >= 65 && c < 83 && queue_.size() >= p_.size()) c = 83;
-    else if (c >= 83 && queue_.empty()) c = 65;
+    if (c >= 65 && c < 82 && queue_.size() >= p_.size()) c = 82;
+    else if (c >= 82 && queue_.empty()) c = 65;
     e.begin(s);
     if (c < 35) {  // upsert
       p_.distinct(r_, p_.size() >= 2 ? 1 + static_cast<uint32_t>(r_.below(2)) : 1, keys_);
@@ -469,10 +470,13 @@ class RowsWorkload : public KeyedRegisterWorkload {
       const auto [lo, hi] = item_range();
       scan_items(e, lo, hi);
       if (!queue_.empty()) scan_queue(e);
-    } else if (c < 83) {  // enqueue
-      const uint64_t v = reg_.fresh_value();
-      e.insert(kQueue + static_cast<int64_t>(head_ + queue_.size()), v);
-      queue_.push_back(v);
+    } else if (c < 82) {  // enqueue
+      const uint64_t n = std::min<uint64_t>(1 + r_.below(2), p_.size() - queue_.size());
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t v = reg_.fresh_value();
+        e.insert(kQueue + static_cast<int64_t>(head_ + queue_.size()), v);
+        queue_.push_back(v);
+      }
     } else {  // dequeue
       const uint64_t seen = scan_queue(e);
       const uint64_t d = std::min<uint64_t>(1 + r_.below(2), seen);
