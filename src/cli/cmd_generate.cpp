@@ -25,7 +25,9 @@ void add_generate_command(CLI::App& app, int& exit_code) {
   for (auto& p : plant_names()) plants += (plants.empty() ? "" : "|") + p;
   CLI::App* c = app.add_subcommand(
       "generate", "Write a valid history of a workload (serial or snapshot-isolation execution), optionally with planted anomalies");
-  c->add_option("--workload", a->g.workload, workloads)->required();
+  std::string workload_table = "Workload: " + workloads;
+  for (auto& w : workload_names()) workload_table += "\n  " + w + ": " + workload_help(w);
+  c->add_option("--workload", a->g.workload, workload_table)->required();
   c->add_option("--isolation", a->g.isolation,
                 "ser: a serial execution (default); si: a simulated snapshot-isolation database "
                 "(rmw, mt, blindw-*; aborted attempts recorded and retried)");
@@ -72,7 +74,8 @@ void add_generate_command(CLI::App& app, int& exit_code) {
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");
     check_output_file(a->out, "--out");
     if (writes_scans(a->g) && f != Format::jsonl)
-      throw UsageError("--out " + a->out + ": range scans (--scans, --plant phantom) are written as JSONL only (HDF5 keeps "
+      throw UsageError("--out " + a->out + ": range scans, inserts and deletes (--scans, --workload rows, --plant phantom "
+                       "and predicate-*) are written as JSONL only (HDF5 keeps "
                        "the point reads and writes they expand to: write .jsonl and `isocheck convert` it to .h5, or "
                        "use --scans-as reads)");
     std::unique_ptr<HistorySink> sink;
@@ -84,6 +87,9 @@ void add_generate_command(CLI::App& app, int& exit_code) {
                    static_cast<unsigned long long>(s.txns), static_cast<unsigned long long>(s.ops), a->out.c_str());
       if (s.scans)
         std::fprintf(stderr, "isocheck: %llu of the operations are range scans\n", static_cast<unsigned long long>(s.scans));
+      if (s.inserts || s.deletes)
+        std::fprintf(stderr, "isocheck: %llu are inserts, %llu deletes\n", static_cast<unsigned long long>(s.inserts),
+                     static_cast<unsigned long long>(s.deletes));
       if (a->g.isolation == "si")
         std::fprintf(stderr, "isocheck: %llu attempts aborted by first committer wins (recorded aborted, retried)\n",
                      static_cast<unsigned long long>(s.aborted));

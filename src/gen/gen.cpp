@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <queue>
@@ -177,6 +178,10 @@ class Emitter {
       if (const uint64_t v = value(k)) sc.rows.emplace_back(k, v);
     scans_.push_back(std::move(sc));
   }
+  // `insert k v` (k absent before, in the serial state) and `delete k v` (v
+  // the tombstone); as `r k null, w k v` and `w k v` with scans_as "reads".
+  void insert(int64_t k, uint64_t v) { predicate(GenScan::insert, k, v); }
+  void del(int64_t k, uint64_t tombstone) { predicate(GenScan::del, k, tombstone); }
   void end() {
     if (muted_) return;
     h_.end_txn();
@@ -190,7 +195,11 @@ class Emitter {
     if (h_.txn_count() == 0) return;
     sum_.txns += h_.txn_count();
     sum_.ops += h_.op_count() + scans_.size();
-    sum_.scans += scans_.size();
+    for (const GenScan& p : scans_) {
+      sum_.scans += p.kind == GenScan::scan;
+      sum_.inserts += p.kind == GenScan::insert;
+      sum_.deletes += p.kind == GenScan::del;
+    }
     ++sum_.chunks;
     if (scan_sink_) scan_sink_->append_with_scans(h_, scans_);
     else sink_.append(h_);
@@ -200,6 +209,17 @@ class Emitter {
   }
 
  private:
+  void predicate(GenScan::Kind kind, int64_t k, uint64_t v) {
+    if (muted_) return;
+    if (scans_as_reads_ || !scan_sink_) {
+      if (kind == GenScan::insert) read(k, kNullValue);
+      write(k, v);
+      return;
+    }
+    const TxnIdx t = static_cast<TxnIdx>(h_.txn_count() - 1);
+    GenScan p{static_cast<uint32_t>(t), static_cast<uint32_t>(h_.op_count() - h_.op_begin(t)), k, k, {}, kind, v};
+    scans_.push_back(std::move(p));
+  }
   void reset() {
     h_.txn_id.clear();
     h_.txn_session.clear();
@@ -407,6 +427,96 @@ class MtWorkload : public KeyedRegisterWorkload {
     e.end();
   }
   Registers* registers() override { return &reg_; }
+};
+
+// rows: a keyed table of rows, SQL-shaped (README.md). Items, keys 0..n-1,
+// are inserted when absent and updated (read-modify-write) when present,
+// never deleted; range scans over them see absent keys (the initial absence:
+// nobody deletes an item, so core/predicates.h decides it). The queue, keys
+// kQueue + j, gets rows inserted at its tail in id order and deleted at its
+// head after a scan of the head rows returned them (each delete observed a
+// present value; each key has one insert and no `w`). Queue scans cover only
+// present rows [head, tail): an absent queue key is deleted somewhere (or may
+// be), and an absence of such a key is not decided.
+// Mix: 35% upsert (1-2 items), 20% range update (scan a range of items,
+// update one row it returned, or insert a row into it when it returned none),
+// 10% report (read-only scans of an item range and of the queue's head
+// rows), 17% enqueue (insert one or two rows at the tail), 18% dequeue (scan
+// the head rows, delete the first one or two): the queue's length is a
+// random walk. A full queue (--keys rows) dequeues instead of enqueueing, an
+// empty one enqueues instead of dequeueing.
+class RowsWorkload : public KeyedRegisterWorkload {
+ public:
+  static constexpr int64_t kQueue = 1'000'000'000'000LL;
+  RowsWorkload(Rng& r, KeyPicker p, uint64_t width_lo, uint64_t width_hi)
+      : KeyedRegisterWorkload(r, p), wlo_(width_lo), whi_(width_hi) {}
+  void txn(Emitter& e, const Slot& s) override {
+    uint32_t c = static_cast<uint32_t>(r_.below(100));
+    if (c >= 65 && c < 82 && queue_.size() >= p_.size()) c = 82;
+    else if (c >= 82 && queue_.empty()) c = 65;
+    e.begin(s);
+    if (c < 35) {  // upsert
+      p_.distinct(r_, p_.size() >= 2 ? 1 + static_cast<uint32_t>(r_.below(2)) : 1, keys_);
+      for (uint64_t k : keys_) upsert(e, k);
+    } else if (c < 55) {  // range update
+      const auto [lo, hi] = item_range();
+      scan_items(e, lo, hi);
+      keys_.clear();
+      for (int64_t k = lo; k <= hi; ++k)
+        if (reg_.value(static_cast<uint64_t>(k))) keys_.push_back(static_cast<uint64_t>(k));
+      if (!keys_.empty()) upsert(e, keys_[r_.below(keys_.size())]);
+      else upsert(e, static_cast<uint64_t>(lo) + r_.below(static_cast<uint64_t>(hi - lo + 1)));
+    } else if (c < 65) {  // report
+      const auto [lo, hi] = item_range();
+      scan_items(e, lo, hi);
+      if (!queue_.empty()) scan_queue(e);
+    } else if (c < 82) {  // enqueue
+      const uint64_t n = std::min<uint64_t>(1 + r_.below(2), p_.size() - queue_.size());
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t v = reg_.fresh_value();
+        e.insert(kQueue + static_cast<int64_t>(head_ + queue_.size()), v);
+        queue_.push_back(v);
+      }
+    } else {  // dequeue
+      const uint64_t seen = scan_queue(e);
+      const uint64_t d = std::min<uint64_t>(1 + r_.below(2), seen);
+      for (uint64_t i = 0; i < d; ++i) {
+        e.del(kQueue + static_cast<int64_t>(head_), reg_.fresh_value());
+        queue_.pop_front();
+        ++head_;
+      }
+    }
+    e.end();
+  }
+
+ private:
+  void upsert(Emitter& e, uint64_t k) {
+    if (reg_.value(k)) return reg_.rmw(e, static_cast<int64_t>(k), k);
+    const uint64_t v = reg_.fresh_value();
+    reg_.install(k, v);
+    e.insert(static_cast<int64_t>(k), v);
+  }
+  uint64_t width(uint64_t n) { return std::min(n, r_.range(std::min(wlo_, n), std::min(whi_, n))); }
+  // An item range: width in --scan-width (clamped to the keys), its start
+  // drawn from the key distribution and moved down so that it fits.
+  std::pair<int64_t, int64_t> item_range() {
+    const uint64_t n = p_.size(), w = width(n), lo = std::min(p_(r_), n - w);
+    return {static_cast<int64_t>(lo), static_cast<int64_t>(lo + w - 1)};
+  }
+  void scan_items(Emitter& e, int64_t lo, int64_t hi) {
+    e.scan(lo, hi, [&](int64_t k) { return reg_.value(static_cast<uint64_t>(k)); });
+  }
+  // The queue's first rows (a width in --scan-width, at most all of them);
+  // returns how many.
+  uint64_t scan_queue(Emitter& e) {
+    const uint64_t w = width(queue_.size());
+    const int64_t lo = kQueue + static_cast<int64_t>(head_);
+    e.scan(lo, lo + static_cast<int64_t>(w) - 1, [&](int64_t k) { return queue_[static_cast<size_t>(k - lo)]; });
+    return w;
+  }
+  uint64_t wlo_, whi_;
+  std::deque<uint64_t> queue_;  // the present queue rows' values, head first
+  uint64_t head_ = 0;           // the queue key (less kQueue) of its first row
 };
 
 // lwt: lightweight transactions, one key each: an insert-if-absent on a key
@@ -683,6 +793,7 @@ constexpr WorkloadInfo kWorkloads[] = {
     {"blindw-wh", 10000, 8, "BlindW write-heavy: --ops (8) ops per txn, 20% read-only, 80% write-only (blind writes)"},
     {"twitter", 1000, 0, "C-Twitter-like: --keys users; tweet (blind write of a new key + timeline rmw), follow, show timeline"},
     {"tpcc", 1, 0, "TPC-C-like: --keys warehouses; new-order, payment, order-status, delivery, stock-level on registers"},
+    {"rows", 1000, 0, "SQL-shaped rows (JSONL): items inserted when absent, else updated, range-scanned (--scan-width); a queue of rows inserted at its tail and deleted at its head after a scan saw them"},
 };
 
 const WorkloadInfo* find_workload(const std::string& n) {
@@ -697,9 +808,11 @@ const WorkloadInfo* find_workload(const std::string& n) {
 struct POp {
   OpKind kind;
   int key;
-  uint64_t value;               // read/write/append; 0 = null for reads
+  uint64_t value;               // read/write/append/insert; 0 = null for reads; delete: the tombstone
   std::vector<uint64_t> list;   // read_list
-  bool scan = false;            // a range scan of [key, key] seeing `value` (0: absent)
+  enum Pred : uint8_t { point, scan, insert, del } pred = point;
+  int hi = 0;                                  // scan: the range [key, hi]
+  std::vector<std::pair<int, uint64_t>> rows;  // scan: the rows it returns (the other keys are absent)
 };
 struct PTxn {
   TxnStatus status;
@@ -717,13 +830,19 @@ struct PlantDef {
   const char* help;
   std::vector<PTxn> regs;   // for register workloads
   std::vector<PTxn> lists;  // for the append workload (and g0 everywhere)
+  bool predicates = false;  // states a scan, insert or delete (set from regs)
 };
 
 POp R(int k, uint64_t v) { return {OpKind::read, k, v, {}}; }
 POp W(int k, uint64_t v) { return {OpKind::write, k, v, {}}; }
 POp A(int k, uint64_t v) { return {OpKind::append, k, v, {}}; }
 POp L(int k, std::vector<uint64_t> l) { return {OpKind::read_list, k, 0, std::move(l)}; }
-POp S(int k, uint64_t v) { return {OpKind::read, k, v, {}, true}; }
+// A scan of [lo, hi] returning `rows`; an insert; a delete (v: its tombstone).
+POp S(int lo, int hi, std::vector<std::pair<int, uint64_t>> rows) {
+  return {OpKind::read, lo, 0, {}, POp::scan, hi, std::move(rows)};
+}
+POp I(int k, uint64_t v) { return {OpKind::write, k, v, {}, POp::insert}; }
+POp D(int k, uint64_t v) { return {OpKind::write, k, v, {}, POp::del}; }
 constexpr TxnStatus C = TxnStatus::committed, X = TxnStatus::aborted;
 constexpr int x = 0, y = 1;
 
@@ -790,10 +909,25 @@ const std::vector<PlantDef>& plant_defs() {
                  "a txn that begins 1001 time units after x's writer ended reads the older x (real time only)",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(x, 0)}}},
                  {{C, {A(x, 1)}}, {C, {L(x, {})}}}});
-    std::vector<PTxn> phantom = {{C, {S(x, 0), R(y, 1)}}, {C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}};
+    std::vector<PTxn> phantom = {{C, {S(x, x, {}), R(y, 1)}}, {C, {R(x, 0), W(x, 1), R(y, 0), W(y, 1)}}};
     d.push_back({"phantom", violates("ser si sser ra cc pc"), O,
                  "T1 scans [x, x] and sees no row, T2 inserts x and writes y, T1 reads T2's y (register keys in every workload)",
                  phantom, phantom});
+    // Two doctors on call: T0 inserts both rows; T1 and T2 each scan both
+    // and delete a different one (SI allows it; no serial order does).
+    std::vector<PTxn> pws = {{C, {I(x, 1), I(y, 1)}},
+                             {C, {S(x, y, {{x, 1}, {y, 1}}), D(x, 2)}},
+                             {C, {S(x, y, {{x, 1}, {y, 1}}), D(y, 2)}}};
+    d.push_back({"predicate-write-skew", violates("ser sser"), O,
+                 "two doctors on call: T0 inserts rows x and y; T1 and T2 each scan [x, y], see both, and delete a "
+                 "different one (SI allows it; register keys in every workload)",
+                 pws, pws});
+    // Both scan [x, y], see no row, and insert the same row x: one insert is lost.
+    std::vector<PTxn> plu = {{C, {S(x, y, {}), I(x, 1)}}, {C, {S(x, y, {}), I(x, 2)}}};
+    d.push_back({"predicate-lost-update", violates("ser si sser"), O,
+                 "T1 and T2 each scan [x, y], see no row, and insert row x: one insert overwrites the other "
+                 "(register keys in every workload)",
+                 plu, plu});
     d.push_back({"thin-air", all, O, "a txn reads a value nobody wrote",
                  {{C, {R(x, 7)}}},
                  {{C, {L(x, {7})}}}});
@@ -801,6 +935,9 @@ const std::vector<PlantDef>& plant_defs() {
                  "a session writes x, then y; another session sees that y and the old x",
                  {{C, {R(x, 0), W(x, 1)}}, {C, {R(y, 0), W(y, 1)}}, {C, {R(y, 1), R(x, 0)}}},
                  {{C, {A(x, 1)}}, {C, {A(y, 1)}}, {C, {L(y, {1}), L(x, {})}}}});
+    for (PlantDef& p : d)
+      for (const PTxn& t : p.regs)
+        for (const POp& op : t.ops) p.predicates |= op.pred != POp::point;
     return d;
   }();
   return defs;
@@ -887,9 +1024,22 @@ PlantRecord run_plant(const PlantDef& def, bool list_workload, uint64_t index, E
     rec.txn_ids.push_back(e.begin(slots[i], txns[i].status));
     for (const POp& op : txns[i].ops) {
       const int64_t key = base + op.key;
-      if (std::find(rec.keys.begin(), rec.keys.end(), key) == rec.keys.end()) rec.keys.push_back(key);
-      if (op.scan) {
-        e.scan(key, key, [&](int64_t) { return op.value; });
+      for (int64_t k = key; k <= (op.pred == POp::scan ? base + op.hi : key); ++k)
+        if (std::find(rec.keys.begin(), rec.keys.end(), k) == rec.keys.end()) rec.keys.push_back(k);
+      if (op.pred == POp::scan) {
+        e.scan(key, base + op.hi, [&](int64_t k) {
+          for (const auto& [rk, v] : op.rows)
+            if (base + rk == k) return v;
+          return uint64_t{0};
+        });
+        continue;
+      }
+      if (op.pred == POp::insert) {
+        e.insert(key, op.value);
+        continue;
+      }
+      if (op.pred == POp::del) {
+        e.del(key, op.value);
         continue;
       }
       switch (op.kind) {
@@ -1071,9 +1221,9 @@ using namespace gen;
 
 bool writes_scans(const GenOptions& o) {
   if (o.scans_as != "scan") return false;
-  if (o.scans > 0) return true;
+  if (o.scans > 0 || o.workload == "rows") return true;
   for (const auto& p : o.plant)
-    if (canonical_plant(p) == "phantom") return true;
+    if (const PlantDef* d = find_plant(p); d && d->predicates) return true;
   return false;
 }
 
@@ -1124,10 +1274,12 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
   else if (n == "blindw-rw") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 50);
   else if (n == "blindw-wh") w = std::make_unique<BlindWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), ops, 20);
   else if (n == "twitter") w = std::make_unique<TwitterWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s));
+  else if (n == "rows") w = std::make_unique<RowsWorkload>(rng, KeyPicker(keys, zipf, opt.zipf_s), opt.scan_width_lo, opt.scan_width_hi);
   else w = std::make_unique<TpccWorkload>(rng, keys, zipf, opt.zipf_s);
   if (opt.scans > 0) static_cast<KeyedRegisterWorkload&>(*w).set_scans(opt);
   if (writes_scans(opt) && !dynamic_cast<ScanSink*>(&out))
-    throw UsageError("range scans (--scans, --plant phantom) are written as JSONL only: HDF5 keeps point reads and "
+    throw UsageError("range scans, inserts and deletes (--scans, --workload rows, --plant phantom and predicate-*) are "
+                     "written as JSONL only: HDF5 keeps point reads and "
                      "writes (write .jsonl and `isocheck convert` it for the expanded form, or use --scans-as reads)");
 
   // Plant positions: plant i goes right before workload transaction pos[i].
@@ -1195,6 +1347,11 @@ void CollectSink::append_with_scans(const History& c, const std::vector<GenScan>
       // The scans stated before operation o - first, as point reads.
       for (; next_scan < scans.size() && scans[next_scan].txn == t && scans[next_scan].before == o - first; ++next_scan) {
         const GenScan& sc = scans[next_scan];
+        if (sc.kind != GenScan::scan) {
+          if (sc.kind == GenScan::insert) h.add_op(OpKind::read, static_cast<Sym>(sc.lo), kNullValue);
+          h.add_op(OpKind::write, static_cast<Sym>(sc.lo), static_cast<Sym>(sc.value));
+          continue;
+        }
         auto row = sc.rows.begin();
         for (int64_t k = sc.lo; k <= sc.hi; ++k) {
           Sym v = kNullValue;
@@ -1218,6 +1375,14 @@ namespace {
 void put_int(std::string& out, int64_t v) { put_jsonl_int(out, v); }
 
 void put_scan(std::string& out, const GenScan& sc) {
+  if (sc.kind != GenScan::scan) {
+    out += sc.kind == GenScan::insert ? "[\"insert\"," : "[\"delete\",";
+    put_int(out, sc.lo);
+    out.push_back(',');
+    put_int(out, static_cast<int64_t>(sc.value));
+    out.push_back(']');
+    return;
+  }
   out += "[\"scan\",";
   put_int(out, sc.lo);
   out.push_back(',');

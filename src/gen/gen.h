@@ -46,7 +46,8 @@ struct GenOptions {
   uint32_t scans = 0;
   uint64_t scan_width_lo = 10, scan_width_hi = 100;
   // scan: written as JSONL scan operations (needs a ScanSink); reads: as the
-  // point reads of every key in the range (its value, or null when absent).
+  // point reads of every key in the range (its value, or null when absent),
+  // inserts as `r k null, w k v` and deletes as `w k tombstone`.
   std::string scans_as = "scan";
   uint64_t seed = 1;
   uint64_t chunk_txns = 65536;   // transactions per chunk handed to the sink
@@ -78,6 +79,7 @@ struct GenSummary {
   uint64_t final_read_txns = 0;  // append: read-only txns at the end observing every list
   uint64_t aborted = 0;          // --isolation si: attempts aborted by first committer wins (retried)
   uint64_t scans = 0;            // range scans (each also counted once in ops; none with scans_as reads)
+  uint64_t inserts = 0, deletes = 0;  // the same for inserts and deletes
   std::vector<PlantRecord> plants;  // in file order
 };
 
@@ -89,14 +91,19 @@ std::string plant_help(const std::string& name);
 // Throws UsageError for an unknown name (aliases accepted).
 PlantLevels plant_violations(const std::string& name);
 
-// A range scan of a generated chunk: in its transaction `txn` (chunk index),
-// stated before the transaction's point operation `before` (its count: after
-// the last), over the integer keys [lo, hi], returning `rows` (key, value),
-// ordered by key; the keys in range not among them are absent.
+// A range scan, insert or delete of a generated chunk (core/predicates.h):
+// in its transaction `txn` (chunk index), stated before the transaction's
+// point operation `before` (its count: after the last). A scan is over the
+// integer keys [lo, hi] and returns `rows` (key, value), ordered by key; the
+// keys in range not among them are absent. An insert makes key `lo` (= hi)
+// present with `value`; a delete makes it absent, `value` naming the tombstone.
 struct GenScan {
+  enum Kind : uint8_t { scan, insert, del };
   uint32_t txn = 0, before = 0;
   int64_t lo = 0, hi = 0;
   std::vector<std::pair<int64_t, uint64_t>> rows;
+  Kind kind = scan;
+  uint64_t value = 0;  // insert: the value; delete: the tombstone
 };
 
 // A sink that takes range scans besides the point operations (JSONL: HDF5
@@ -108,8 +115,9 @@ class ScanSink : public HistorySink {
   void append(const History& chunk) override { append_with_scans(chunk, {}); }
 };
 
-// Whether generate(opt, ...) states range scans (scans_as "scan" and --scans
-// or a phantom plant): it then needs a ScanSink.
+// Whether generate(opt, ...) states range scans, inserts or deletes
+// (scans_as "scan" and --scans, workload rows, or a plant with a scan): it
+// then needs a ScanSink.
 bool writes_scans(const GenOptions& opt);
 
 // JSONL with scans: the lines of write_jsonl plus ["scan", lo, hi, rows]
@@ -139,7 +147,9 @@ GenSummary generate(const GenOptions& opt, HistorySink& out);
 // (sessions mapped by session_name, in order of first appearance). A scan
 // becomes the point reads of its range, in place: a row's value, null for a
 // key it saw absent (what the checker expands it to, core/predicates.h, plus
-// null reads of keys nobody writes).
+// null reads of keys nobody writes). An insert becomes `r k null, w k v`, a
+// delete `w k tombstone` (the expansion's; generated histories never insert
+// a key their transaction deleted, nor scan one absent after deleting it).
 class CollectSink : public ScanSink {
  public:
   void append_with_scans(const History& chunk, const std::vector<GenScan>& scans) override;
