@@ -36,7 +36,11 @@ enum KeyFlag : uint64_t { kWritten = 1, kList = 2, kDeleted = 4, kInsertOne = 8 
 struct KeyFacts {
   FlatMap64 flags{1024};
   bool has_lists = false, has_deletes = false;
-  std::unordered_set<std::pair<Sym, Sym>, PairHash> tombstones;
+  // Tombstones: a key's first in a flat table (most deleted keys are
+  // deleted once; every scan row and read of a deleted key asks), any
+  // further ones in a set.
+  FlatMap64 first_tombstone{64};
+  std::unordered_set<std::pair<Sym, Sym>, PairHash> more_tombstones;
   std::unordered_set<Sym> unobserved_delete;
 
   KeyFacts(const History& b, const PredicateList& ph) {
@@ -49,7 +53,9 @@ struct KeyFacts {
       if (p.kind == PredicateOp::scan) continue;
       if (p.kind == PredicateOp::del) {
         mark(p.key, kDeleted), has_deletes = true;
-        tombstones.insert({p.key, p.value});
+        bool fresh;
+        const uint64_t first = first_tombstone.get_or_insert(p.key, p.value, fresh);
+        if (!fresh && first != p.value) more_tombstones.insert({p.key, p.value});
       } else {
         bool fresh;
         uint64_t& f = flags.get_or_insert(p.key, 0, fresh);
@@ -57,6 +63,11 @@ struct KeyFacts {
       }
     }
     if (has_deletes) find_unobserved_deletes(b, ph);
+  }
+  bool is_tombstone(Sym k, Sym v) const {
+    const uint64_t* first = first_tombstone.find(k);
+    if (!first) return false;
+    return *first == v || (!more_tombstones.empty() && more_tombstones.count({k, v}));
   }
   uint64_t flag(Sym k) const {
     const uint64_t* f = flags.find(k);
@@ -105,7 +116,7 @@ struct KeyFacts {
           continue;
         }
         if (o == b.op_end(t)) break;
-        if (b.op_kind[o] == OpKind::read && b.op_value[o] != kNullValue && !tombstones.count({b.op_key[o], b.op_value[o]}))
+        if (b.op_kind[o] == OpKind::read && b.op_value[o] != kNullValue && !is_tombstone(b.op_key[o], b.op_value[o]))
           observe(b.op_key[o]);
         ++o;
       }
@@ -141,7 +152,6 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
   const bool has_lists = facts.has_lists, has_deletes = facts.has_deletes;
   auto flag = [&](Sym k) { return facts.flag(k); };
   auto insert_after_initial = [&](Sym k) { return facts.insert_after_initial(k); };
-  const auto& tombstones = facts.tombstones;
   std::vector<Sym> sorted;
   sorted.reserve(facts.flags.size());
   facts.flags.for_each([&](uint64_t k, uint64_t) { sorted.push_back(k); });
@@ -229,7 +239,7 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
               if (!has_k && !has_r) break;
               if (has_r && (!has_k || !less(*k, rows(r).first))) {
                 const auto& [rk, rv] = rows(r);
-                if (has_deletes && tombstones.count({rk, rv}))
+                if (has_deletes && facts.is_tombstone(rk, rv))
                   throw InputError(file, where(p) + "the scan returns row " + b.keys.text(rk) + " = " +
                                              value_text(b, rv) + ", the version a delete of it left (a deleted row is absent)");
                 out.scan_ops.push_back(out.op_count());
