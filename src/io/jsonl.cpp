@@ -333,7 +333,7 @@ struct LineReader {
 
   // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
   void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
-    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify, info and convert in one process, not audit or the distributed driver");
+    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify (on one rank), info and convert, not audit");
     PredicateRec p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
     if (kind == "scan") {
       scan_op(a, index, p);

@@ -199,6 +199,19 @@ std::vector<uint64_t> scatter_offsets(const std::vector<uint64_t>& offsets, cons
   return mine;
 }
 
+// Sorted operation indices (scan marks) scattered with their operations:
+// rank r gets those in [op_first[r], op_first[r + 1]), relative to its first.
+std::vector<OpIdx> scatter_marks(const std::vector<OpIdx>& all, const std::vector<uint64_t>& op_first, int root) {
+  const int P = size();
+  std::vector<uint64_t> first(P + 1);
+  if (rank() == root)
+    for (int r = 0; r <= P; ++r) first[r] = static_cast<uint64_t>(std::lower_bound(all.begin(), all.end(), op_first[r]) - all.begin());
+  MPI_Bcast(first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<OpIdx> mine = scatter_column(all, first, root);
+  for (OpIdx& o : mine) o -= op_first[rank()];
+  return mine;
+}
+
 }  // namespace
 
 void bcast_history(History& h, int root) {
@@ -311,6 +324,8 @@ History scatter_ranges(const History& h, int root) {
   mine.op_kind = scatter_column(h.op_kind, op_first, root);
   mine.op_key = scatter_column(h.op_key, op_first, root);
   mine.op_value = scatter_column(h.op_value, op_first, root);
+  mine.scan_ops = scatter_marks(h.scan_ops, op_first, root);
+  mine.scan_absent_ops = scatter_marks(h.scan_absent_ops, op_first, root);
   if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
   bcast_vec(mine.session_name, root);
   bcast_string(mine.time_unit, root);

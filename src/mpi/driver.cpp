@@ -242,8 +242,12 @@ class DistributedRun {
       src = scattered_source(std::move(whole), 0);
     };
     if (f == Format::hdf5) collective([&] { src = hdf5_source(file); });
-    else if (f == Format::jsonl) src = jsonl_source(file);
-    else read_on_rank0();
+    else if (f == Format::jsonl) {
+      src = jsonl_source(file);
+      if (src->states_predicates) read_on_rank0();  // expanded over the whole file
+    } else {
+      read_on_rank0();
+    }
     if (!have_ck) collective([&] { save(stage_read); });
     end_stage("read");
 

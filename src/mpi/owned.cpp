@@ -136,6 +136,9 @@ class JsonlSource : public RangeSource {
     for (uint64_t& l : line_) l += before[0] + 1;  // 1-based
     first = before[1], last = first + off_.size();
     MPI_Allreduce(&mine[1], &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int preds = predicates_;
+    MPI_Allreduce(MPI_IN_PLACE, &preds, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    states_predicates = preds != 0;
   }
 
   History chunk(uint64_t a, uint64_t b) override {
@@ -155,6 +158,7 @@ class JsonlSource : public RangeSource {
   std::string header_, bad_first_;
   uint64_t bad_first_number_ = 0;
   uint64_t end_ = 0, newlines_ = 0;
+  bool predicates_ = false;  // this rank's lines state a scan, insert or delete
   std::vector<uint64_t> off_, line_;  // per transaction line: byte offset, line (local, then global)
 
   static bool blank(const std::string& l) {
@@ -165,6 +169,10 @@ class JsonlSource : public RangeSource {
   void note_line(const std::string& l, uint64_t at, uint64_t index, uint64_t header_at) {
     if (blank(l) || at == header_at) return;
     off_.push_back(at), line_.push_back(index);
+    // (A key or value spelled like one of these words only costs the
+    // parallel read: the file is then read on one rank.)
+    if (!predicates_)
+      for (const char* w : {"\"scan\"", "\"insert\"", "\"delete\""}) predicates_ |= l.find(w) != std::string::npos;
   }
   std::string read_bytes(uint64_t at, uint64_t len) {
     std::string s(len, '\0');
@@ -200,6 +208,7 @@ class MemorySource : public RangeSource {
     for (uint64_t t = t0; t < t1; ++t) {
       c.begin_txn(mine.txn_id[t], mine.txn_session[t], mine.txn_status[t], mine.txn_begin[t], mine.txn_end[t]);
       for (OpIdx o = mine.op_begin(static_cast<TxnIdx>(t)); o < mine.op_end(static_cast<TxnIdx>(t)); ++o) {
+        c.mark_scan(c.op_count(), mine.scan_mark(o));
         if (mine.op_kind[o] == OpKind::read_list && lists) c.add_list_read(mine.op_key[o], mine.list(o));
         else c.add_op(mine.op_kind[o], mine.op_key[o], mine.op_value[o]);
       }

@@ -40,6 +40,10 @@ class RangeSource {
   // this source cannot give the history's symbols (the caller reads it on
   // one rank instead). Integer symbols are the integers themselves.
   bool named = false;
+  // The file states range scans, inserts or deletes (JSONL): they are
+  // expanded over the whole file (core/predicates.h), so the caller reads it
+  // on one rank instead. Set by the (collective) constructor, on every rank.
+  bool states_predicates = false;
   // Throws the InputError one process reading the file gives for a
   // transaction id repeated at transaction b (first seen at a); called on
   // the rank whose range holds b.
