@@ -122,15 +122,11 @@ CheckOptions check_options(const CheckArgs& a) {
   return opt;
 }
 
-void refuse_weak_levels(const CheckOptions& opt, const std::string& what) {
+std::string weak_levels_asked(const CheckOptions& opt) {
   std::string weak;
-  int count = 0;
   for (Level l : opt.levels)
-    if (is_weak(l)) weak += std::string(weak.empty() ? "" : ", ") + level_short(l), ++count;
-  if (count > 0)
-    throw UsageError("--level: " + what + " decides only ser, si and sser; " + weak + (count == 1 ? " is" : " are") +
-                     " decided by `isocheck verify` without --key-shards (in one process or on MPI ranks) and by "
-                     "`isocheck audit`");
+    if (is_weak(l)) weak += std::string(weak.empty() ? "" : ", ") + level_short(l);
+  return weak;
 }
 
 std::string check_options_text(const CheckArgs& a) {

@@ -44,9 +44,9 @@ CheckOptions check_options(const CheckArgs& a);
 // verdict-deciding options as text, for a checkpoint to be matched against.
 std::string check_options_text(const CheckArgs& a);
 
-// UsageError when `opt` asks for a weak level (ru, rc, ra, cc, pc), which
-// `what` (audit, the distributed driver) does not decide yet.
-void refuse_weak_levels(const CheckOptions& opt, const std::string& what);
+// The weak levels (ru, rc, ra, cc, pc) `opt` asks for, by short name ("RU,
+// RC"); empty when none.
+std::string weak_levels_asked(const CheckOptions& opt);
 
 const char* to_string(EngineChoice e);  // "auto", "linear"
 const char* to_string(SolverChoice s);  // "own", "cadical"

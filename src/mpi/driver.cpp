@@ -48,6 +48,8 @@ class DistributedRun {
     collective([&] {
       if (f == Format::unknown) f = sniff_format(file);
     });
+    if (!d.key_shards_unused.empty() && me == 0 && !d.quiet)
+      std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", d.key_shards_unused.c_str());
     if (!d.key_shards) {
       run_on_owned_data();
       return std::move(run);

@@ -40,6 +40,9 @@ struct DistOptions {
   // Key shards (mpi/key_shards.h): decide the whole history on key shards
   // (--key-shards; never chosen automatically: docs/dist.md says why).
   bool key_shards = false;
+  // Why --key-shards was asked but not used (it decides SER, SI and SSER
+  // only): rank 0 says so, and the blocks decide every level.
+  std::string key_shards_unused;
   std::string options_text;      // the options that decide the result (checkpoint fingerprint)
   bool quiet = false;
 };

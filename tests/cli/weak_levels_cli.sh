@@ -73,8 +73,16 @@ check "audit: fractured read" 1 "$bin" audit --level ru,ra "$src/examples/fractu
 expect_out "audit: fractured read allowed by RU" "read-uncommitted: HOLDS"
 expect_out "audit: not by RA" "read-atomic: VIOLATED"
 
-# Not wired: refused with exit 2 and one line saying where they are decided.
-check_messages=1
-check "key shards refuse all" 2 "$bin" verify --key-shards --level all "$src/examples/serializable.jsonl"
-expect_one_err "key shards: say why" "--key-shards decides only ser, si and sser; RU, RC, RA, CC, PC are"
+# --key-shards decides SER, SI and SSER only: asked for a weak level, the
+# run says so in one line and the blocks decide every level (the one-process
+# report, word for word).
+for ex in serializable fractured_read; do
+  "$bin" verify --level all -q "$src/examples/$ex.jsonl" > "$tmp/one.txt"; want=$?
+  check "key shards: $ex decided" $want "$bin" verify --key-shards --level all "$src/examples/$ex.jsonl"
+  expect_one_err "key shards: $ex says why" "key shards not used: they decide ser, si and sser only, and RU, RC, RA, CC, PC were asked"
+  check "key shards: $ex quiet" $want "$bin" verify --key-shards --level all -q "$src/examples/$ex.jsonl"
+  same "key shards: $ex report" "$tmp/out" "$tmp/one.txt"
+done
+check "key shards: one weak level" 0 "$bin" verify --key-shards --level ser,rc "$src/examples/serializable.jsonl"
+expect_one_err "key shards: names it" "and RC was asked; checking the usual way"
 summary
