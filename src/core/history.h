@@ -101,19 +101,27 @@ struct History {
   std::string time_unit;              // "" when unknown: only order of times matters
   // Reads that stand for a range scan's observation (core/predicates.h),
   // sorted: scan_ops every one, scan_absent_ops those of keys the scan saw
-  // absent. Empty for histories without scans. Reports name cycles by them.
-  std::vector<OpIdx> scan_ops, scan_absent_ops;
-  // Operation o's mark as HDF5's /op/scan column stores it: 0 not a scan's
-  // read, 1 a row a scan returned, 2 a key a scan saw absent.
-  uint8_t scan_mark(OpIdx o) const {
+  // absent; and the writes that stand for a delete (their value the
+  // tombstone). Empty for histories without scans or deletes. Reports name
+  // cycles by them and word their operations as the user stated them.
+  std::vector<OpIdx> scan_ops, scan_absent_ops, delete_ops;
+  // Operation o's predicate mark, as HDF5's /op/scan column stores it: 0 a
+  // plain operation, 1 a read of a row a scan returned, 2 a read of a key a
+  // scan saw absent, 3 a write standing for a delete.
+  uint8_t predicate_mark(OpIdx o) const {
+    if (!delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o)) return 3;
     if (scan_ops.empty() || !std::binary_search(scan_ops.begin(), scan_ops.end(), o)) return 0;
     return std::binary_search(scan_absent_ops.begin(), scan_absent_ops.end(), o) ? 2 : 1;
   }
   // Records mark m of operation o; operations must be marked in increasing
   // order (the lists stay sorted).
-  void mark_scan(OpIdx o, uint8_t m) {
-    if (m != 0) scan_ops.push_back(o);
+  void mark_predicate(OpIdx o, uint8_t m) {
+    if (m == 3) delete_ops.push_back(o);
+    else if (m != 0) scan_ops.push_back(o);
     if (m == 2) scan_absent_ops.push_back(o);
+  }
+  bool is_delete(OpIdx o) const {
+    return !delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o);
   }
 
   size_t txn_count() const { return txn_id.size(); }

@@ -222,6 +222,7 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
             break;
           }
           case PredicateOp::del:
+            out.delete_ops.push_back(out.op_count());
             add(OpKind::write, p.key, p.value);
             own[p.key] = {false, p.value};
             break;

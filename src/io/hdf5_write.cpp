@@ -327,13 +327,14 @@ class Hdf5Sink final : public HistorySink {
   }
 
  private:
-  // /op/scan, one mark per operation: 0 none, 1 a read standing for a row a
-  // scan returned, 2 one standing for a key a scan saw absent. Made at the
-  // first chunk with scan reads (the operations before it get 0), so a
-  // history without scans has no such dataset.
+  // /op/scan, one mark per operation (History::predicate_mark): 0 none, 1 a
+  // read standing for a row a scan returned, 2 one standing for a key a scan
+  // saw absent, 3 a write standing for a delete. Made at the first chunk
+  // with such operations (the operations before it get 0), so a history
+  // without scans or deletes has no such dataset.
   void append_scan_marks(const History& c, uint64_t ops_before) {
     if (!has_scan_) {
-      if (c.scan_ops.empty()) return;
+      if (c.scan_ops.empty() && c.delete_ops.empty()) return;
       scan_ = Column<uint8_t>(path_, g_op_, "scan", H5T_STD_U8LE, H5T_NATIVE_UINT8, c_op_, level_);
       has_scan_ = true;
       std::vector<uint8_t> zeros(std::min<uint64_t>(ops_before, chunk_), 0);
@@ -343,6 +344,7 @@ class Hdf5Sink final : public HistorySink {
     std::vector<uint8_t> mark(c.op_count(), 0);
     for (OpIdx o : c.scan_ops) mark[o] = 1;
     for (OpIdx o : c.scan_absent_ops) mark[o] = 2;
+    for (OpIdx o : c.delete_ops) mark[o] = 3;
     scan_.append(mark.data(), mark.size());
   }
 

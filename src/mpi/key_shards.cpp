@@ -134,7 +134,7 @@ static_assert(sizeof(TxnRec) == 24);
 struct OpRec {
   uint64_t key, value;
   uint32_t txn, pos;
-  uint32_t kind, scan;  // scan: the operation's History::scan_mark
+  uint32_t kind, scan;  // scan: the operation's History::predicate_mark
 };
 static_assert(sizeof(OpRec) == 32);
 
@@ -184,7 +184,7 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
           if (last[r] != g)
             txns[r].push_back({sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}), last[r] = g;
           ops[r].push_back({sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
-                            static_cast<uint32_t>(kind), sl.scan_mark(o)});
+                            static_cast<uint32_t>(kind), sl.predicate_mark(o)});
         }
       }
       if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
@@ -214,7 +214,7 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
     for (const TxnRec& tr : txns_from[r]) {
       s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
       for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
-        s.h.mark_scan(s.h.op_kind.size(), static_cast<uint8_t>(oin[i].scan));
+        s.h.mark_predicate(s.h.op_kind.size(), static_cast<uint8_t>(oin[i].scan));
         s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
         s.h.op_key.push_back(oin[i].key);
         s.h.op_value.push_back(oin[i].value);
@@ -599,7 +599,7 @@ History fetch_txns(std::vector<uint32_t> want, const Range& rg, const Shard& s) 
     if (!std::binary_search(want.begin(), want.end(), s.gtxn[l])) continue;
     for (OpIdx o = s.h.op_begin(l); o < s.h.op_end(l); ++o)
       ops.push_back({s.h.op_key[o], s.h.op_value[o], s.gtxn[l], s.pos[o], static_cast<uint32_t>(s.h.op_kind[o]),
-                     s.h.scan_mark(o)});
+                     s.h.predicate_mark(o)});
   }
   std::vector<TxnInfo> all_infos = gather_records(infos);
   std::vector<OpRec> all_ops = gather_records(ops);
@@ -615,7 +615,7 @@ History fetch_txns(std::vector<uint32_t> want, const Range& rg, const Shard& s) 
     if (fresh) h.session_name.push_back(ti.session);
     h.begin_txn(ti.id, it->second, static_cast<TxnStatus>(ti.status), ti.begin, ti.end);
     for (; k < all_ops.size() && all_ops[k].txn == ti.txn; ++k) {
-      h.mark_scan(h.op_count(), static_cast<uint8_t>(all_ops[k].scan));
+      h.mark_predicate(h.op_count(), static_cast<uint8_t>(all_ops[k].scan));
       h.add_op(static_cast<OpKind>(all_ops[k].kind), all_ops[k].key, all_ops[k].value);
     }
     h.end_txn();

@@ -208,7 +208,7 @@ class MemorySource : public RangeSource {
     for (uint64_t t = t0; t < t1; ++t) {
       c.begin_txn(mine.txn_id[t], mine.txn_session[t], mine.txn_status[t], mine.txn_begin[t], mine.txn_end[t]);
       for (OpIdx o = mine.op_begin(static_cast<TxnIdx>(t)); o < mine.op_end(static_cast<TxnIdx>(t)); ++o) {
-        c.mark_scan(c.op_count(), mine.scan_mark(o));
+        c.mark_predicate(c.op_count(), mine.predicate_mark(o));
         if (mine.op_kind[o] == OpKind::read_list && lists) c.add_list_read(mine.op_key[o], mine.list(o));
         else c.add_op(mine.op_kind[o], mine.op_key[o], mine.op_value[o]);
       }
@@ -370,10 +370,10 @@ struct KV {
 //   u8 kind (with the scan marks below), u32 position in the whole
 //   transaction, u64 key, u64 value, and for a list read u32 length and its
 //   values.
-// A read standing for a range scan's observation carries its mark
-// (History::scan_mark) in the kind byte's top bits: the piece's solver names
-// its phantom from them, and the report explains the scan, as one process
-// does.
+// An operation standing for a range scan's observation or a delete carries
+// its mark (History::predicate_mark) in the kind byte's top bits: the
+// piece's solver names its phantom from them, and the report words them as
+// one process does.
 constexpr uint8_t kKindMask = 0x3f, kScanShift = 6;
 template <class T> char* poke(char* w, const T& v) {
   std::memcpy(w, &v, sizeof v);
@@ -402,7 +402,7 @@ void put_record(std::vector<char>& o, uint32_t piece, uint32_t txn, const Histor
   for (uint32_t i = 0; i < nops; ++i) {
     const uint32_t at = pos(i);
     const OpIdx op = first + at;
-    w = poke(w, static_cast<uint8_t>(static_cast<uint8_t>(c.op_kind[op]) | c.scan_mark(op) << kScanShift)), w = poke(w, at);
+    w = poke(w, static_cast<uint8_t>(static_cast<uint8_t>(c.op_kind[op]) | c.predicate_mark(op) << kScanShift)), w = poke(w, at);
     w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
     if (c.op_kind[op] == OpKind::read_list) {
       std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
@@ -431,7 +431,7 @@ const char* get_record(const char* p, History& h, FlatMap64& sessions, std::vect
   for (uint32_t k = 0; k < nops; ++k) {
     const uint8_t byte = get<uint8_t>(p);
     const OpKind kind = static_cast<OpKind>(byte & kKindMask);
-    h.mark_scan(h.op_count(), byte >> kScanShift);
+    h.mark_predicate(h.op_count(), byte >> kScanShift);
     const uint32_t at = get<uint32_t>(p);
     const Sym key = get<Sym>(p), value = get<Sym>(p);
     if (kind == OpKind::read_list) {
@@ -492,7 +492,7 @@ class PieceDecoder {
     for (uint32_t k = 0; k < nops; ++k, ++o_) {
       const uint8_t byte = get<uint8_t>(p);
       const OpKind kind = static_cast<OpKind>(byte & kKindMask);
-      h.mark_scan(o_, byte >> kScanShift);
+      h.mark_predicate(o_, byte >> kScanShift);
       const uint32_t at = get<uint32_t>(p);
       h.op_kind[o_] = kind, h.op_key[o_] = get<Sym>(p), h.op_value[o_] = get<Sym>(p);
       if (kind == OpKind::read_list) {

@@ -284,7 +284,7 @@ Projection project(const History& h, const Partition& p, uint32_t comp, const st
       pr.op.push_back(o);
       // The range-scan marks go with their reads (reports name phantoms by
       // them); local indices grow, so the lists stay sorted.
-      out.mark_scan(local, h.scan_mark(o));
+      out.mark_predicate(local, h.predicate_mark(o));
     }
     out.end_txn();
   }

@@ -706,8 +706,11 @@ TEST(Hdf5ScanMarks, SinkStartsTheMarksAtTheFirstChunkWithScans) {
 TEST(Hdf5ScanMarks, InvalidMarks) {
   // kScans: 11 operations; 6 is a write.
   std::string p = base("mark_range.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 4, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 5", "mark 4 is out of range"});
+  p = base("mark_delete_read.h5", kScans);
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 3, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 5", "mark 3 is out of range"});
+  expect_error(p, {"dataset /op/scan row 5", "marks a delete's write (mark 3), but the operation is a read"});
   p = base("mark_write.h5", kScans);
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 1, 1, 1, 1, 0});
   expect_error(p, {"dataset /op/scan row 6", "marks a scan's read, but the operation is a write"});
@@ -717,6 +720,30 @@ TEST(Hdf5ScanMarks, InvalidMarks) {
   p = base("mark_type.h5", kScans);
   put_u64(p, "/op/scan", std::vector<uint64_t>(11, 0));
   expect_error(p, {"dataset /op/scan", "wrong datatype"});
+}
+
+// Deletes: the write a delete stands for is marked 3, read back as such in
+// the whole file and in every range (the report words it as a delete).
+TEST(Hdf5ScanMarks, DeletesRoundTrip) {
+  const char* kDeletes =
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",1,1],[\"insert\",2,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"scan\",1,2,[[1,1],[2,1]]],[\"delete\",1,2]]}\n"
+      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"scan\",1,2,[[1,1],[2,1]]],[\"delete\",2,2],[\"w\",3,1]]}\n";
+  History h = parse_jsonl(kDeletes, "deletes.jsonl");
+  ASSERT_EQ(h.delete_ops.size(), 2u);
+  std::string p = tmp("deletes.h5");
+  write_hdf5(h, p);
+  History back = read_hdf5(p);
+  EXPECT_EQ(back.delete_ops, h.delete_ops);
+  EXPECT_EQ(back.scan_ops, h.scan_ops);
+  for (OpIdx o : back.delete_ops) EXPECT_EQ(back.op_kind[o], OpKind::write);
+  for (uint64_t a = 0; a < 3; ++a) {
+    History r = read_hdf5_range(p, a, 3);
+    std::vector<OpIdx> want;
+    for (OpIdx o : h.delete_ops)
+      if (o >= h.op_begin(static_cast<TxnIdx>(a))) want.push_back(o - h.op_begin(static_cast<TxnIdx>(a)));
+    EXPECT_EQ(r.delete_ops, want) << "range from " << a;
+  }
 }
 
 }  // namespace
