@@ -528,8 +528,8 @@ struct LineReader {
     if (header_allowed || !fast_lines.load(std::memory_order_relaxed)) return false;
     if (!jsonl_fast::scan_fast_line(s, s + n, out)) return false;
     if (lazy_keys && !scan_keys)
-      for (jsonl_fast::Op& o : out.ops)
-        if (o.key.type == jsonl_fast::Value::string) {
+      for (size_t i = 0; i < out.n_ops; ++i)
+        if (jsonl_fast::Op& o = out.ops[i]; o.key.type == jsonl_fast::Value::string) {
           o.key_hash = KeyCache::hash(o.key.s);
           reader_keys->prefetch(o.key_hash);
         }
@@ -548,7 +548,7 @@ struct LineReader {
     if (fresh) h.session_name.push_back(f.session);
     h.begin_txn(f.id, it->second, f.status, f.begin, f.end);
     using V = jsonl_fast::Value;
-    for (size_t i = 0; i < f.ops.size(); ++i) {
+    for (size_t i = 0; i < f.n_ops; ++i) {
       const jsonl_fast::Op& o = f.ops[i];
       const Sym k = o.key.type != V::string ? key_int(o.key.i)
                     : o.key_hash != 0           ? key_string(o.key.s, o.key_hash)

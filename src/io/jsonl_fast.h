@@ -39,7 +39,8 @@ struct Op {
 struct Line {
   int64_t id = 0, session = 0, begin = kNoTime, end = kNoTime;
   TxnStatus status = TxnStatus::committed;
-  std::vector<Op> ops;
+  std::vector<Op> ops;      // the first n_ops (the rest: room kept for later lines)
+  size_t n_ops = 0;
   std::vector<Value> list;  // the elements of list reads (integer or string)
 };
 
@@ -128,7 +129,10 @@ inline bool read_value(Cursor& c, Line& out, Value& v) {
 
 inline bool read_op(Cursor& c, Line& out) {
   if (!c.lit("[\"", 2)) return false;
-  Op op;
+  // (in place: a fresh Op is zeroed whole, a tenth of the scan)
+  if (out.n_ops == out.ops.size()) out.ops.emplace_back();
+  Op& op = out.ops[out.n_ops];
+  op.key_hash = 0;
   if (c.lit("r\",", 3)) op.kind = OpKind::read;
   else if (c.lit("w\",", 3)) op.kind = OpKind::write;
   else if (c.lit("append\",", 8)) op.kind = OpKind::append;
@@ -140,7 +144,7 @@ inline bool read_op(Cursor& c, Line& out) {
     return false;
   }
   if (!c.ch(']')) return false;
-  out.ops.push_back(op);
+  ++out.n_ops;
   return true;
 }
 
@@ -148,7 +152,7 @@ inline bool read_op(Cursor& c, Line& out) {
 // (its string views point into the line).
 inline bool scan_fast_line(const char* p, const char* e, Line& out) {
   Cursor c(p, e);
-  out.ops.clear();
+  out.n_ops = 0;
   out.list.clear();
   out.begin = out.end = kNoTime;
   if (!c.lit("{\"id\":", 6) || !c.integer(out.id)) return false;
