@@ -1,10 +1,11 @@
 // JSONL ingestion speed: parse + validate + build the columnar history.
-// Usage: jsonl_bench FILE.jsonl [ROUND]
+// Usage: jsonl_bench FILE.jsonl [ROUND [whole|rounds|scan]]
 // Prints CPU seconds, MB/s and transactions/s of: the whole file read at once
-// (verify), the file in pieces of ROUND transactions (the audit's rounds,
-// default 100000) and the same pieces as the audit's pass 1 reads them
-// (next_scan); each with the reader of isocheck's own line shape
-// (io/jsonl_fast.h) and with every line through the general JSON parser.
+// ("whole", as verify reads it), the file in pieces of ROUND transactions
+// ("rounds", the audit's rounds, default 100000) and the same pieces as the
+// audit's pass 1 reads them ("scan", next_scan); each with the reader of
+// isocheck's own line shape (io/jsonl_fast.h) and with every line through the
+// general JSON parser. A third argument runs only that one, fast (profiles).
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -21,30 +22,32 @@ static double cpu_s() {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: jsonl_bench FILE.jsonl [ROUND]\n");
+  if (argc < 2 || argc > 4) {
+    std::fprintf(stderr, "usage: jsonl_bench FILE.jsonl [ROUND [whole|rounds|scan]]\n");
     return 2;
   }
   struct stat st;
   if (stat(argv[1], &st) != 0) return 2;
-  const uint64_t round = argc == 3 ? std::strtoull(argv[2], nullptr, 10) : 100000;
+  const uint64_t round = argc >= 3 ? std::strtoull(argv[2], nullptr, 10) : 100000;
+  const std::string only = argc == 4 ? argv[3] : "";  // (one of them, fast reader only: for profiles)
   const double mb = st.st_size / 1e6;
   auto run = [&](const char* what, const std::function<std::pair<size_t, size_t>()>& f) {
     for (bool fast : {true, false}) {
+      if (!only.empty() && (!fast || only != what)) continue;
       isocheck::set_jsonl_fast_lines(fast);
       const double c0 = cpu_s();
       auto [txns, ops] = f();
       const double s = cpu_s() - c0;
-      std::printf("%-22s %-8s %zu txns, %zu ops in %.2f CPU s: %.0f MB/s, %.2f M txn/s\n", what,
+      std::printf("%-7s %-8s %zu txns, %zu ops in %.2f CPU s: %.0f MB/s, %.2f M txn/s\n", what,
                   fast ? "fast" : "general", txns, ops, s, mb / s, txns / s / 1e6);
     }
   };
-  run("whole file", [&] {
+  run("whole", [&] {
     isocheck::History h = isocheck::read_jsonl(argv[1]);
     return std::pair<size_t, size_t>(h.txn_count(), h.op_count());
   });
   for (bool scan : {false, true})
-    run(scan ? "pieces, pass 1 (scan)" : "pieces (rounds)", [&] {
+    run(scan ? "scan" : "rounds", [&] {
       isocheck::JsonlReader r(argv[1]);
       std::pair<size_t, size_t> n{0, 0};
       const std::string fence = "__fence";
