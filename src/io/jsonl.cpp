@@ -751,6 +751,12 @@ History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { retur
 History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   History h;
   h.time_unit = time_unit_;
+  // Room for as many transactions and operations a transaction as the last
+  // piece had (pieces are mostly alike: the columns do not regrow and copy).
+  if (last_txns_ > 0) {
+    const uint64_t t = std::min(n, last_txns_);
+    h.reserve_more(t, t * last_ops_ / last_txns_ + 1);
+  }
   LineReader r{path_, h};
   r.header_allowed = false;
   r.allow_preds = false;
@@ -792,6 +798,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     key_ids_valid_ = true;
   }
   held_ids_ = r.ids.size();
+  last_txns_ = h.txn_count(), last_ops_ = h.op_count();
   return h;
 }
 

@@ -85,6 +85,7 @@ class JsonlReader {
   Pos start_;
   std::string time_unit_;
   size_t held_ids_ = 0;
+  uint64_t last_txns_ = 0, last_ops_ = 0;  // the last piece's (its columns' room for the next)
   std::vector<uint32_t> key_ids_;  // of the last piece (empty: none)
   bool key_ids_valid_ = false;
   uint64_t key_space_ = 0;
