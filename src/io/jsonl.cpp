@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/predicates.h"
+#include "io/jsonl_fast.h"
 #include "io/jsonl_stream.h"
 
 namespace isocheck {
@@ -36,6 +37,9 @@ void grow_slots(std::vector<Slot>& slots, size_t& mask) {
           break;
         }
 }
+
+// Off only in tests, which compare the two readers line by line.
+std::atomic<bool> fast_lines{true};
 
 using simdjson::dom::element;
 using simdjson::dom::element_type;
@@ -115,8 +119,9 @@ class KeyCache {
 class ReaderKeys {
  public:
   // The key's symbol in the current piece.
-  uint32_t sym(std::string_view s) {
-    const uint64_t h = KeyCache::hash(s);
+  uint32_t sym(std::string_view s) { return sym(s, KeyCache::hash(s)); }
+  // h: KeyCache::hash(s).
+  uint32_t sym(std::string_view s, uint64_t h) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& x = slots_[i];
@@ -134,6 +139,11 @@ class ReaderKeys {
           std::memcmp(s.size() <= kInline ? x.text : arena_.data() + spans_[x.id].first, s.data(), s.size()) == 0)
         return in_piece(x);
     }
+  }
+  // Brings the slot a key of hash h is looked for first into the cache (a
+  // piece looks up keys of many lines ahead, so the misses overlap).
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
   }
   void start_piece() {
     piece_ids_.clear();
@@ -202,6 +212,7 @@ struct LineReader {
   PredicateList preds;
   bool allow_preds = true;
   uint64_t key_switches = 0;  // times the key table switched to named mode (at most once)
+  jsonl_fast::Line fast_line;  // the last line parse_line read with the fast reader
 
   // Key or value symbols renumbered (the table switched to named mode): the
   // predicate operations read so far follow, with the rows of the scan
@@ -251,51 +262,63 @@ struct LineReader {
     h.keys.set_named(std::move(names), {});
   }
 
-  Sym key_sym(element e, size_t index) {
+  // A string key's symbol (pass 1: 1 for the fence key, 0 for every other).
+  Sym key_string(std::string_view name) {
+    if (scan_keys) return name == scan_fence_key ? 1 : 0;
+    return key_string(name, KeyCache::hash(name));
+  }
+  // hash: KeyCache::hash(name).
+  Sym key_string(std::string_view name, uint64_t hash) {
+    if (scan_keys) return name == scan_fence_key ? 1 : 0;
+    if (lazy_keys) return reader_keys->sym(name, hash);
     Sym s;
-    if (scan_keys) {  // pass 1 (see scan_fence_key)
-      if (e.type() == element_type::STRING) return e.get_string().value_unsafe() == scan_fence_key ? 1 : 0;
-      if (e.type() == element_type::INT64) return 0;
-      fail(op_at(index) + "a key must be a string or an integer");
-    }
+    if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
+    s = h.keys.intern_string(name);
+    if (h.keys.take_switch()) keys_remapped();
+    key_cache.add(name, hash, s);
+    return s;
+  }
+
+  Sym key_int(int64_t v) {
+    if (scan_keys) return 0;
     if (lazy_keys) {
-      if (e.type() == element_type::STRING) return reader_keys->sym(e.get_string().value_unsafe());
-      // An integer key (or an error): the table as it stands, then the
-      // general path; the piece's keys get no reader numbers.
+      // An integer key: the table as it stands, then the general path; the
+      // piece's keys get no reader numbers.
       finish_keys();
       reader_keys->start_piece();
     }
-    switch (e.type()) {
-      case element_type::INT64: s = h.keys.intern_int(e.get_int64().value_unsafe()); break;
-      case element_type::STRING: {
-        const std::string_view name = e.get_string().value_unsafe();
-        const uint64_t hash = KeyCache::hash(name);
-        if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
-        s = h.keys.intern_string(name);
-        if (h.keys.take_switch()) keys_remapped();
-        key_cache.add(name, hash, s);
-        return s;
-      }
-      default: fail(op_at(index) + "a key must be a string or an integer");
-    }
+    const Sym s = h.keys.intern_int(v);
     if (h.keys.take_switch()) keys_remapped();
     return s;
   }
 
+  Sym key_sym(element e, size_t index) {
+    switch (e.type()) {
+      case element_type::STRING: return key_string(e.get_string().value_unsafe());
+      case element_type::INT64: return key_int(e.get_int64().value_unsafe());
+      default: fail(op_at(index) + "a key must be a string or an integer");
+    }
+  }
+
+  Sym value_int(int64_t v, size_t index) {
+    if (static_cast<Sym>(v) == kNullValue) fail(op_at(index) + "the value -9223372036854775808 is reserved");
+    return value_switched(h.values.intern_int(v));
+  }
+  Sym value_string(std::string_view v) { return value_switched(h.values.intern_string(v)); }
+
   // `index`: the operation's, for messages; `what` the value's role.
   Sym value_sym(element e, size_t index, const char* what) {
-    Sym s;
     switch (e.type()) {
-      case element_type::INT64: {
-        int64_t v = e.get_int64().value_unsafe();
-        if (static_cast<Sym>(v) == kNullValue) fail(op_at(index) + "the value -9223372036854775808 is reserved");
-        s = h.values.intern_int(v);
-        break;
-      }
-      case element_type::STRING: s = h.values.intern_string(e.get_string().value_unsafe()); break;
+      case element_type::INT64: return value_int(e.get_int64().value_unsafe(), index);
+      case element_type::STRING: return value_string(e.get_string().value_unsafe());
       case element_type::UINT64: fail(op_at(index) + what + " is too large for a 64-bit integer");
       default: fail(op_at(index) + what + " must be an integer or a string");
     }
+  }
+
+  // The value table switched to named mode while minting s: what was stored
+  // follows.
+  Sym value_switched(Sym s) {
     if (h.values.take_switch()) {
       h.remap_values();
       // Earlier elements of the list being read are not in list_value yet.
@@ -489,16 +512,94 @@ struct LineReader {
     h.end_txn();
   }
 
-  // One line of the file (line number `lineno`), without its newline.
-  void parse_line(const char* s, size_t n, uint64_t lineno, simdjson::dom::parser& parser) {
-    line = lineno;
+  // A line without its newline, less the blanks parse_line ignores around
+  // it; false when nothing is left (a blank line).
+  static bool trim(const char*& s, size_t& n) {
     while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) --n;
-    size_t lead = 0;
-    while (lead < n && (s[lead] == ' ' || s[lead] == '\t')) ++lead;
-    if (lead == n) return;  // blank line
+    while (n > 0 && (*s == ' ' || *s == '\t')) ++s, --n;
+    return n > 0;
+  }
+
+  // Whether the trimmed line [s, s + n) can be read by the fast reader (a
+  // transaction line of the shape io/jsonl_fast.h reads, not where a header
+  // may stand) into `out`; for a streamed piece the key slots it names are
+  // prefetched, and their hashes kept in `out`.
+  bool fast_scan(const char* s, size_t n, jsonl_fast::Line& out) const {
+    if (header_allowed || !fast_lines.load(std::memory_order_relaxed)) return false;
+    if (!jsonl_fast::scan_fast_line(s, s + n, out)) return false;
+    if (lazy_keys && !scan_keys)
+      for (size_t i = 0; i < out.n_ops; ++i)
+        if (jsonl_fast::Op& o = out.ops[i]; o.key.type == jsonl_fast::Value::string) {
+          o.key_hash = KeyCache::hash(o.key.s);
+          reader_keys->prefetch(o.key_hash);
+        }
+    return true;
+  }
+
+  // A line fast_scan read, taken as txn() takes it: the same symbols minted
+  // in the same order. False, with nothing changed, for a line txn() would
+  // refuse (the general parser then reads it and names the problem).
+  bool fast_txn(const jsonl_fast::Line& f, uint64_t lineno) {
+    if (f.begin > f.end) return false;  // (both kNoTime when absent)
+    if (f.session < 0 || f.session > UINT32_MAX) return false;
+    if (!ids.insert(f.id).second) return false;
+    line = lineno;
+    auto [it, fresh] = session_index.try_emplace(f.session, static_cast<uint32_t>(h.session_name.size()));
+    if (fresh) h.session_name.push_back(f.session);
+    h.begin_txn(f.id, it->second, f.status, f.begin, f.end);
+    using V = jsonl_fast::Value;
+    for (size_t i = 0; i < f.n_ops; ++i) {
+      const jsonl_fast::Op& o = f.ops[i];
+      const Sym k = o.key.type != V::string ? key_int(o.key.i)
+                    : o.key_hash != 0           ? key_string(o.key.s, o.key_hash)
+                                                : key_string(o.key.s);
+      auto value = [&](const V& v) { return v.type == V::string ? value_string(v.s) : value_int(v.i, i); };
+      if (o.value.type == V::null) {
+        h.add_op(OpKind::read, k, kNullValue);
+      } else if (o.value.type == V::list) {
+        scratch.clear();
+        for (uint32_t j = o.value.list_begin; j < o.value.list_end; ++j) scratch.push_back(value(f.list[j]));
+        h.add_list_read(k, scratch);
+        scratch.clear();
+      } else {
+        const Sym v = value(o.value);
+        h.add_op(o.kind, k, v);
+      }
+    }
+    h.end_txn();
+    return true;
+  }
+
+  // Lines of the file, in order (a streamed piece's next lines): each read
+  // as parse_line reads it, the fast reader's lines scanned first, all of
+  // them, so that their keys' cache misses overlap.
+  struct Pending {
+    const char* s;
+    size_t n;
+    uint64_t lineno;
+    bool fast;
+  };
+  void parse_lines(std::vector<Pending>& lines, std::vector<jsonl_fast::Line>& scanned, simdjson::dom::parser& parser) {
+    if (scanned.size() < lines.size()) scanned.resize(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      Pending& l = lines[i];
+      const char* s = l.s;
+      size_t n = l.n;
+      l.fast = trim(s, n) && fast_scan(s, n, scanned[i]);
+    }
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (!lines[i].fast || !fast_txn(scanned[i], lines[i].lineno)) parse_line(lines[i].s, lines[i].n, lines[i].lineno, parser, false);
+  }
+
+  // One line of the file (line number `lineno`), without its newline.
+  // fast: try the fast reader first.
+  void parse_line(const char* s, size_t n, uint64_t lineno, simdjson::dom::parser& parser, bool fast = true) {
+    line = lineno;
+    if (!trim(s, n)) return;  // blank line
+    if (fast && fast_scan(s, n, fast_line) && fast_txn(fast_line, lineno)) return;
     element doc;
     // The buffer is padded past its end, so parsing in place is safe.
-    auto err = parser.parse(s + lead, n - lead, false).get(doc);
+    auto err = parser.parse(s, n, false).get(doc);
     if (err) fail(std::string("invalid JSON: ") + simdjson::error_message(err));
     simdjson::dom::object obj;
     if (doc.get_object().get(obj)) fail("a line must be a JSON object (one transaction)");
@@ -530,6 +631,8 @@ struct LineReader {
 
 }  // namespace
 
+void set_jsonl_fast_lines(bool on) { fast_lines = on; }
+
 History parse_jsonl(const std::string& text, const std::string& name) {
   History h;
   simdjson::padded_string buf(text);
@@ -555,7 +658,14 @@ History parse_jsonl(const std::string& text, const std::string& name, bool has_h
 struct JsonlReader::Impl {
   simdjson::dom::parser parser;
   ReaderKeys keys;
+  std::vector<LineReader::Pending> batch;     // a piece's next lines
+  std::vector<jsonl_fast::Line> scanned;      // what the fast reader made of them
 };
+
+namespace {
+// Lines a piece reads ahead: enough to overlap the key look-ups' cache misses.
+constexpr uint64_t kBatchLines = 32;
+}  // namespace
 
 namespace {
 std::atomic<uint64_t> key_spaces{0};
@@ -601,7 +711,7 @@ void JsonlReader::seek(uint64_t byte, uint64_t line) {
   line_ = line;
 }
 
-bool JsonlReader::next_line(const char*& s, size_t& n) {
+bool JsonlReader::next_line(const char*& s, size_t& n, bool refill) {
   for (;;) {
     const char* nl = beg_ < end_ ? static_cast<const char*>(std::memchr(buf_.data() + beg_, '\n', end_ - beg_)) : nullptr;
     if (nl || (eof_ && beg_ < end_)) {
@@ -615,7 +725,7 @@ bool JsonlReader::next_line(const char*& s, size_t& n) {
       ++line_;
       return true;
     }
-    if (eof_) return false;
+    if (eof_ || !refill) return false;
     // Slide what is left of the buffer to its front, grow it when one line
     // fills it, and read the next block behind it.
     const size_t left = end_ - beg_;
@@ -641,6 +751,12 @@ History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { retur
 History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   History h;
   h.time_unit = time_unit_;
+  // Room for as many transactions and operations a transaction as the last
+  // piece had (pieces are mostly alike: the columns do not regrow and copy).
+  if (last_txns_ > 0) {
+    const uint64_t t = std::min(n, last_txns_);
+    h.reserve_more(t, t * last_ops_ / last_txns_ + 1);
+  }
   LineReader r{path_, h};
   r.header_allowed = false;
   r.allow_preds = false;
@@ -656,12 +772,24 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     r.reader_keys = &impl_->keys;
     r.lazy_keys = true;
   }
+  // Lines in batches (at most one transaction a line, so never past n),
+  // each batch from the buffer as it stands: sliding the buffer moves the
+  // lines a batch points into.
   uint64_t got = 0;
   const char* s;
   size_t len;
-  while (got < n && next_line(s, len)) {
+  std::vector<LineReader::Pending>& batch = impl_->batch;
+  while (got < n) {
     const size_t before = h.txn_count();
-    r.parse_line(s, len, line_, impl_->parser);
+    batch.clear();
+    while (batch.size() < std::min<uint64_t>(kBatchLines, n - got) && next_line(s, len, false))
+      batch.push_back({s, len, line_, false});
+    if (!batch.empty()) {
+      r.parse_lines(batch, impl_->scanned, impl_->parser);
+    } else {
+      if (!next_line(s, len)) break;
+      r.parse_line(s, len, line_, impl_->parser);
+    }
     got += h.txn_count() - before;
   }
   if (r.lazy_keys) {
@@ -670,6 +798,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
     key_ids_valid_ = true;
   }
   held_ids_ = r.ids.size();
+  last_txns_ = h.txn_count(), last_ops_ = h.op_count();
   return h;
 }
 

@@ -22,6 +22,10 @@ History read_jsonl(const std::string& path);
 // a file whole instead. A false alarm (a key named "scan") only costs memory.
 bool jsonl_may_hold_predicates(const std::string& path);
 History parse_jsonl(const std::string& text, const std::string& name);  // tests
+// Tests: false sends every line through the general JSON parser instead of
+// first trying the reader of the line shape isocheck writes
+// (io/jsonl_fast.h); the results and errors are the same either way.
+void set_jsonl_fast_lines(bool on);
 // A piece of a file: `text` holds the file's header line when `has_header`,
 // then the file's lines from line `first_line` on; errors give file lines.
 History parse_jsonl(const std::string& text, const std::string& name, bool has_header, uint64_t first_line);
@@ -64,7 +68,8 @@ class JsonlReader {
 
  private:
   struct Impl;
-  bool next_line(const char*& s, size_t& n);
+  // refill false: only a line already in the buffer (false when there is none).
+  bool next_line(const char*& s, size_t& n, bool refill = true);
   History piece(uint64_t n, const std::string* fence_key);
   struct Pos {
     uint64_t byte = 0, line = 0;
@@ -80,6 +85,7 @@ class JsonlReader {
   Pos start_;
   std::string time_unit_;
   size_t held_ids_ = 0;
+  uint64_t last_txns_ = 0, last_ops_ = 0;  // the last piece's (its columns' room for the next)
   std::vector<uint32_t> key_ids_;  // of the last piece (empty: none)
   bool key_ids_valid_ = false;
   uint64_t key_space_ = 0;

@@ -1,0 +1,178 @@
+// The JSONL line shape isocheck itself writes (io/jsonl_stream.h), read
+// without a JSON parser:
+//
+//   {"id":I,"session":I,"status":"committed|aborted|unknown"[,"begin":I,"end":I],"ops":[OP,...]}
+//   OP = ["r",KEY,null|V|[V,...]] | ["w",KEY,V] | ["append",KEY,V],  KEY, V = I | S
+//
+// with no whitespace, integers of at most 18 digits without leading zeros
+// (never "-0"), and strings of printable ASCII without escapes. Every such
+// line is valid JSON and means what the general parser (simdjson, io/jsonl.cpp)
+// makes of it; a line of any other shape is declined (scan_fast_line returns
+// false) and goes to the general parser, which accepts it or names its
+// problem. So this reader only decides how a line is read, never whether it
+// is accepted or what an error says.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "core/history.h"
+
+namespace isocheck::jsonl_fast {
+
+struct Value {
+  enum Type : uint8_t { null, integer, string, list };
+  Type type = null;
+  int64_t i = 0;
+  std::string_view s;
+  uint32_t list_begin = 0, list_end = 0;  // list: elements in Line::list
+};
+
+struct Op {
+  OpKind kind = OpKind::read;  // read, write or append
+  Value key;                   // integer or string
+  uint64_t key_hash = 0;       // (the reader's: its hash, when it was prefetched)
+  Value value;
+};
+
+struct Line {
+  int64_t id = 0, session = 0, begin = kNoTime, end = kNoTime;
+  TxnStatus status = TxnStatus::committed;
+  std::vector<Op> ops;      // the first n_ops (the rest: room kept for later lines)
+  size_t n_ops = 0;
+  std::vector<Value> list;  // the elements of list reads (integer or string)
+};
+
+class Cursor {
+ public:
+  Cursor(const char* p, const char* e) : p_(p), e_(e) {}
+  bool at_end() const { return p_ == e_; }
+  bool lit(const char* s, size_t n) {
+    if (static_cast<size_t>(e_ - p_) < n || std::memcmp(p_, s, n) != 0) return false;
+    p_ += n;
+    return true;
+  }
+  bool ch(char c) {
+    if (p_ == e_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+  bool peek(char c) const { return p_ != e_ && *p_ == c; }
+  // -?(0|[1-9][0-9]{0,17}), not -0: always a 64-bit integer to simdjson.
+  bool integer(int64_t& v) {
+    const bool neg = ch('-');
+    if (p_ == e_ || *p_ < '0' || *p_ > '9') return false;
+    if (*p_ == '0') {
+      ++p_;
+      v = 0;
+      return !neg && (p_ == e_ || *p_ < '0' || *p_ > '9');
+    }
+    const char* b = p_;
+    uint64_t x = 0;
+    while (p_ != e_ && *p_ >= '0' && *p_ <= '9') {
+      if (p_ - b == 18) return false;
+      x = x * 10 + static_cast<uint64_t>(*p_ - '0');
+      ++p_;
+    }
+    v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+    return true;
+  }
+  // "..." of bytes 0x20-0x7E other than '"' and '\\' (no escapes, ASCII).
+  bool string(std::string_view& s) {
+    if (!ch('"')) return false;
+    const char* b = p_;
+    while (p_ != e_) {
+      const unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') break;
+      if (c < 0x20 || c > 0x7E || c == '\\') return false;
+      ++p_;
+    }
+    if (p_ == e_) return false;
+    s = std::string_view(b, static_cast<size_t>(p_ - b));
+    ++p_;
+    return true;
+  }
+  // An integer or a string.
+  bool scalar(Value& v) {
+    if (peek('"')) {
+      v.type = Value::string;
+      return string(v.s);
+    }
+    v.type = Value::integer;
+    return integer(v.i);
+  }
+
+ private:
+  const char* p_;
+  const char* e_;
+};
+
+inline bool read_value(Cursor& c, Line& out, Value& v) {
+  if (c.lit("null", 4)) {
+    v.type = Value::null;
+    return true;
+  }
+  if (!c.ch('[')) return c.scalar(v);
+  v.type = Value::list;
+  v.list_begin = v.list_end = static_cast<uint32_t>(out.list.size());
+  if (!c.ch(']')) {
+    do {
+      out.list.emplace_back();
+      if (!c.scalar(out.list.back())) return false;
+    } while (c.ch(','));
+    if (!c.ch(']')) return false;
+  }
+  v.list_end = static_cast<uint32_t>(out.list.size());
+  return true;
+}
+
+inline bool read_op(Cursor& c, Line& out) {
+  if (!c.lit("[\"", 2)) return false;
+  // (in place: a fresh Op is zeroed whole, a tenth of the scan)
+  if (out.n_ops == out.ops.size()) out.ops.emplace_back();
+  Op& op = out.ops[out.n_ops];
+  op.key_hash = 0;
+  if (c.lit("r\",", 3)) op.kind = OpKind::read;
+  else if (c.lit("w\",", 3)) op.kind = OpKind::write;
+  else if (c.lit("append\",", 8)) op.kind = OpKind::append;
+  else return false;
+  if (!c.scalar(op.key) || !c.ch(',')) return false;
+  if (op.kind == OpKind::read) {
+    if (!read_value(c, out, op.value)) return false;
+  } else if (!c.scalar(op.value)) {
+    return false;
+  }
+  if (!c.ch(']')) return false;
+  ++out.n_ops;
+  return true;
+}
+
+// True when [p, e) is a whole line of the shape above; `out` then holds it
+// (its string views point into the line).
+inline bool scan_fast_line(const char* p, const char* e, Line& out) {
+  Cursor c(p, e);
+  out.n_ops = 0;
+  out.list.clear();
+  out.begin = out.end = kNoTime;
+  if (!c.lit("{\"id\":", 6) || !c.integer(out.id)) return false;
+  if (!c.lit(",\"session\":", 11) || !c.integer(out.session)) return false;
+  if (!c.lit(",\"status\":\"", 11)) return false;
+  if (c.lit("committed\"", 10)) out.status = TxnStatus::committed;
+  else if (c.lit("aborted\"", 8)) out.status = TxnStatus::aborted;
+  else if (c.lit("unknown\"", 8)) out.status = TxnStatus::unknown;
+  else return false;
+  if (c.lit(",\"begin\":", 9)) {
+    if (!c.integer(out.begin) || !c.lit(",\"end\":", 7) || !c.integer(out.end)) return false;
+  }
+  if (!c.lit(",\"ops\":[", 8)) return false;
+  if (!c.ch(']')) {
+    do {
+      if (!read_op(c, out)) return false;
+    } while (c.ch(','));
+    if (!c.ch(']')) return false;
+  }
+  return c.ch('}') && c.at_end();
+}
+
+}  // namespace isocheck::jsonl_fast
