@@ -1,6 +1,7 @@
 #include "graph/known_graph.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -48,7 +49,7 @@ class WriteIndex {
   uint32_t succ(uint32_t w) const { return state_[w].succ; }
   uint8_t flags(uint32_t w) const { return state_[w].flags; }
   void set_flag(uint32_t w, uint8_t f) { state_[w].flags |= f; }
-  uint32_t size() const { return static_cast<uint32_t>(state_.size()); }
+  uint32_t size() const { return writes_; }
   // The write id of a write or append op; the write a read op names (its
   // (key, value)'s first write), kNoWrite when none.
   uint32_t write_of(OpIdx o) const { return op_ref_[o]; }
@@ -73,8 +74,11 @@ class WriteIndex {
   };
   // What the partitions hold: a (key, value) and a write id or a read's op.
   struct Tuple { Sym k, v; uint64_t id; };
-  std::vector<State> state_;
-  std::vector<uint32_t> op_ref_;
+  // Arrays without value-initialisation: the join writes every entry, and
+  // zeroing them first was a pass over memory of its own.
+  std::unique_ptr<State[]> state_;
+  std::unique_ptr<uint32_t[]> op_ref_;  // per op: see write_of
+  uint32_t writes_ = 0;
   // Appends by (key, value), for list elements: open addressing over write ids.
   std::vector<uint32_t> appends_;
   const History* h_ = nullptr;
@@ -83,8 +87,9 @@ class WriteIndex {
 std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t writes, size_t partition_writes) {
   h_ = &h;
   if (writes >= kNoWrite) throw ResourceError("more than 2^32 - 2 writes in one history");
-  state_.resize(writes);
-  op_ref_.assign(h.op_count(), kNoWrite);
+  writes_ = static_cast<uint32_t>(writes);
+  state_.reset(new State[writes]);
+  op_ref_.reset(new uint32_t[h.op_count()]);  // every entry is set below
   if (partition_writes == 0) partition_writes = 4096;
   int bits = 0;
   while (bits < 12 && (writes >> bits) > partition_writes) ++bits;
@@ -107,7 +112,7 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
     }
   }
   for (size_t p = 0; p < parts; ++p) wcount[p + 1] += wcount[p], rcount[p + 1] += rcount[p];
-  std::vector<Tuple> wt(writes), rt(reads);
+  std::unique_ptr<Tuple[]> wt(new Tuple[writes]), rt(new Tuple[reads]);
   {
     std::vector<size_t> wcur(wcount.begin(), wcount.end() - 1), rcur(rcount.begin(), rcount.end() - 1);
     std::vector<Sym> later;             // keys written later in the txn (scanning backwards)
@@ -124,7 +129,9 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
           ++w;
         } else if (kind == OpKind::read && h.op_value[o] != kNullValue) {
           const Sym k = h.op_key[o], v = h.op_value[o];
-          rt[rcur[part(hash(k, v))]++] = {k, v, o};
+          rt[rcur[part(hash(k, v))]++] = {k, v, o};  // op_ref_[o] is set by the probe
+        } else {
+          op_ref_[o] = kNoWrite;
         }
       }
       later.clear();
@@ -154,7 +161,7 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
   std::vector<Duplicate> dups;
   std::vector<uint32_t> table;
   for (size_t p = 0; p < parts; ++p) {
-    const Tuple* w = wt.data() + wcount[p];
+    const Tuple* w = wt.get() + wcount[p];
     const size_t nw = wcount[p + 1] - wcount[p];
     if (nw == 0) {
       for (size_t r = rcount[p]; r < rcount[p + 1]; ++r) op_ref_[rt[r].id] = kNoWrite;
@@ -182,8 +189,7 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
       op_ref_[q.id] = table[s] == kNoWrite ? kNoWrite : static_cast<uint32_t>(w[table[s]].id);
     }
   }
-  std::vector<Tuple>().swap(wt);
-  std::vector<Tuple>().swap(rt);
+  wt.reset(), rt.reset();
   // Index order: transactions in file order, each one's operations backwards.
   std::sort(dups.begin(), dups.end(), [&](const Duplicate& a, const Duplicate& b) {
     return state_[a.dup].txn != state_[b.dup].txn ? state_[a.dup].txn < state_[b.dup].txn : a.dup > b.dup;
