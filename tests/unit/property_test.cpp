@@ -22,6 +22,7 @@
 #include "oracle/oracle.h"
 #include "oracle/random_history.h"
 #include "graph/known_graph.h"
+#include "graph/level_graphs.h"
 #include "solver/check.h"
 #include "solver/local_check.h"
 #include "solver/serial_witness.h"
@@ -623,6 +624,42 @@ TEST(Property, DuplicateWritesKeepTheirOrderAcrossPartitions) {
       wr |= g.edges.kind[i] == EdgeKind::wr && g.edges.src[i] == 0 && g.edges.dst[i] == 2 && g.edges.why[i] == 1;
     EXPECT_TRUE(wr) << per_partition;
   }
+}
+
+
+// SI's split graph is built straight into CSR; it must be the CSR of its
+// (src, dst) pairs: each dependency edge mapped (non-RW a→b as a→b*, RW b→c
+// as b*→c), then v*→v for every included v.
+TEST(Property, SplitGraphCsrIsTheCsrOfItsPairs) {
+  const int64_t iters = env_int("ISOCHECK_PROPERTY_ITERS", 5000);
+  const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
+  int wrong = 0;
+  for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
+    RandomHistoryOptions o;
+    if (seed % 4 == 0) o.min_txns = 20, o.max_txns = 80, o.max_keys = 8, o.max_sessions = 6;
+    const History h = random_history(seed, o);
+    DependencyGraph g;
+    try {
+      g = build_known_graph(h, {true});
+    } catch (const InputError&) {
+      continue;
+    }
+    std::vector<uint32_t> src, dst;
+    for (size_t i = 0; i < g.edges.size(); ++i) {
+      const bool rw = g.edges.kind[i] == EdgeKind::rw;
+      src.push_back(rw ? g.n + g.edges.src[i] : g.edges.src[i]);
+      dst.push_back(rw ? g.edges.dst[i] : g.n + g.edges.dst[i]);
+    }
+    for (uint32_t v = 0; v < g.n; ++v) if (g.included[v]) src.push_back(g.n + v), dst.push_back(v);
+    const Csr want = csr_from_pairs(2 * g.n, src, dst);
+    const LevelGraph got = si_graph(g);
+    if (got.csr.offset != want.offset || got.csr.target != want.target || got.txn_count != g.n ||
+        got.layout != GraphLayout::split) {
+      ++wrong;
+      ADD_FAILURE() << "seed " << seed << ": split graph CSR differs\n" << history_jsonl(h);
+    }
+  }
+  EXPECT_EQ(wrong, 0);
 }
 
 }  // namespace
