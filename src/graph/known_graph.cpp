@@ -1,6 +1,7 @@
 #include "graph/known_graph.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,67 +14,218 @@
 namespace isocheck {
 namespace {
 
-constexpr uint64_t kNone = ~0ULL;
 constexpr uint32_t kNoTxn = ~0U;
 
-// Every write and append, found by (key, value). Values are unique per key, so
-// a read names its writer. Per slot: the op, and (for final writes of included
-// transactions, i.e. versions) the successor transaction in version order.
+// Every write and append, joined with its (key, value)'s first write and
+// with the register reads that name it. Values are unique per key, so a read
+// names its writer; a repeated (key, value) is a duplicate write, and the
+// first write of it in index order (transactions in file order, each one's
+// operations backwards) owns it.
+//
+// The join is partitioned by the hash of (key, value): writes and reads are
+// scattered into partitions whose table fits in cache, each partition joined
+// alone, and the answers written back by operation. One global table's
+// lookups missed the cache (and the TLB) at every read. After the join every
+// write has an id (writes and appends in operation order), a read's writer is
+// `reader_write(op)`, and the state of a version lives in `state`, indexed by
+// id: versions a transaction reads were mostly written shortly before it, so
+// the passes in transaction order touch it with some locality.
 class WriteIndex {
  public:
-  WriteIndex(const History& h, size_t writes) : h_(h) {
-    slots_.assign(table_capacity(writes), Slot{kNone, kNoTxn, kNoTxn});
-  }
+  static constexpr uint32_t kNoWrite = ~0U;
   static uint64_t hash(Sym k, Sym v) { return mix64(k * 0x9e3779b97f4a7c15ULL ^ mix64(v)); }
-  void prefetch(Sym k, Sym v) const { __builtin_prefetch(&slots_[hash(k, v) & (slots_.size() - 1)]); }
-  // Inserts op; returns the slot of an existing write of the same (key, value), or kNone.
-  uint64_t insert(OpIdx op, TxnIdx t, uint8_t flags) {
-    Sym k = h_.op_key[op], v = h_.op_value[op];
-    size_t m = slots_.size() - 1, i = hash(k, v) & m;
-    while (slots_[i].op != kNone) {
-      OpIdx o = slots_[i].op & kOpMask;
-      if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
-      i = (i + 1) & m;
-    }
-    slots_[i].op = op | static_cast<uint64_t>(flags) << kFlagShift;
-    slots_[i].txn = t;
-    return kNone;
-  }
-  uint64_t find(Sym k, Sym v) const {
-    size_t m = slots_.size() - 1, i = hash(k, v) & m;
-    while (slots_[i].op != kNone) {
-      OpIdx o = slots_[i].op & kOpMask;
-      if (h_.op_key[o] == k && h_.op_value[o] == v) return i;
-      i = (i + 1) & m;
-    }
-    return kNone;
-  }
-  OpIdx op(uint64_t slot) const { return slots_[slot].op == kNone ? kNone : slots_[slot].op & kOpMask; }
-  TxnIdx txn(uint64_t slot) const { return slots_[slot].txn; }
-  uint32_t& succ(uint64_t slot) { return slots_[slot].succ; }
-  uint8_t flags(uint64_t slot) const { return static_cast<uint8_t>(slots_[slot].op >> kFlagShift); }
-  void set_flag(uint64_t slot, uint8_t f) { slots_[slot].op |= static_cast<uint64_t>(f) << kFlagShift; }
-  size_t capacity() const { return slots_.size(); }
+
+  // A duplicate write: `dup` repeats the (key, value) of `first` (write ids).
+  struct Duplicate { uint32_t dup, first; };
+
+  // Joins every write and append with every read (kind read, value not null).
+  // `partition_writes`: about this many writes per partition (0: default).
+  // Returns the duplicate writes in index order.
+  std::vector<Duplicate> build(const History& h, size_t writes, size_t partition_writes);
+
+  TxnIdx txn(uint32_t w) const { return state_[w].txn; }
+  uint32_t pos(uint32_t w) const { return state_[w].pos; }
+  uint32_t& succ(uint32_t w) { return state_[w].succ; }
+  uint32_t succ(uint32_t w) const { return state_[w].succ; }
+  uint8_t flags(uint32_t w) const { return state_[w].flags; }
+  void set_flag(uint32_t w, uint8_t f) { state_[w].flags |= f; }
+  uint32_t size() const { return writes_; }
+  // The write id of a write or append op; the write a read op names (its
+  // (key, value)'s first write), kNoWrite when none.
+  uint32_t write_of(OpIdx o) const { return op_ref_[o]; }
+  void prefetch_state(uint32_t w) const { __builtin_prefetch(&state_[w]); }
+  // The first write of (k, v) for a list element (appends only; kNoWrite: none).
+  uint32_t find_append(Sym k, Sym v) const;
 
   static constexpr uint8_t kRead = 1;       // some other transaction read this version
   static constexpr uint8_t kBlind = 2;      // a version whose writer did not read the key first
   static constexpr uint8_t kVersion = 4;    // final write of an included transaction
   static constexpr uint8_t kEndWithTails = 8;  // last linked version of a key with unread blind tails
   static constexpr uint8_t kFinal = 16;     // the last write of its key inside its transaction
+  static constexpr uint8_t kDuplicate = 32; // repeats an earlier write's (key, value)
 
  private:
-  // One 16-byte slot per entry: a lookup touches one cache line of the table.
-  // Flags live in the op's top byte (op indices stay below 2^56).
-  struct Slot {
-    uint64_t op;
+  // One 16-byte state per write: a version's lookups touch one cache line.
+  struct State {
     TxnIdx txn;
-    uint32_t succ;  // the successor transaction in version order
+    uint32_t pos;   // position in its transaction
+    uint32_t succ;  // the successor transaction in version order (kNoTxn: none)
+    uint8_t flags;
   };
-  static constexpr int kFlagShift = 56;
-  static constexpr uint64_t kOpMask = (1ULL << kFlagShift) - 1;
-  const History& h_;
-  std::vector<Slot> slots_;
+  // What the partitions hold: a (key, value) and a write id or a read's op.
+  struct Tuple { Sym k, v; uint64_t id; };
+  // Arrays without value-initialisation: the join writes every entry, and
+  // zeroing them first was a pass over memory of its own.
+  std::unique_ptr<State[]> state_;
+  std::unique_ptr<uint32_t[]> op_ref_;  // per op: see write_of
+  uint32_t writes_ = 0;
+  // Appends by (key, value), for list elements: open addressing over write ids.
+  std::vector<uint32_t> appends_;
+  const History* h_ = nullptr;
 };
+
+std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t writes, size_t partition_writes) {
+  h_ = &h;
+  if (writes >= kNoWrite) throw ResourceError("more than 2^32 - 2 writes in one history");
+  writes_ = static_cast<uint32_t>(writes);
+  state_.reset(new State[writes]);
+  op_ref_.reset(new uint32_t[h.op_count()]);  // every entry is set below
+  if (partition_writes == 0) partition_writes = 4096;
+  int bits = 0;
+  while (bits < 12 && (writes >> bits) > partition_writes) ++bits;
+  const int shift = 64 - bits;
+  auto part = [&](uint64_t hv) -> size_t { return bits ? static_cast<size_t>(hv >> shift) : 0; };
+  const size_t parts = size_t{1} << bits;
+
+  // Writes in index order (transactions in file order, each backwards, so
+  // "final" is known at the write); write ids in operation order.
+  std::vector<size_t> wcount(parts + 1, 0), rcount(parts + 1, 0);
+  size_t reads = 0;
+  bool any_append = false;
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    const OpKind kind = h.op_kind[o];
+    if (kind == OpKind::write || kind == OpKind::append) {
+      wcount[part(hash(h.op_key[o], h.op_value[o])) + 1]++;
+      any_append |= kind == OpKind::append;
+    } else if (kind == OpKind::read && h.op_value[o] != kNullValue) {
+      rcount[part(hash(h.op_key[o], h.op_value[o])) + 1]++, ++reads;
+    }
+  }
+  for (size_t p = 0; p < parts; ++p) wcount[p + 1] += wcount[p], rcount[p + 1] += rcount[p];
+  std::unique_ptr<Tuple[]> wt(new Tuple[writes]), rt(new Tuple[reads]);
+  {
+    std::vector<size_t> wcur(wcount.begin(), wcount.end() - 1), rcur(rcount.begin(), rcount.end() - 1);
+    std::vector<Sym> later;             // keys written later in the txn (scanning backwards)
+    std::unordered_set<Sym> later_big;  // the same, for transactions with many keys
+    uint32_t wbase = 0;
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      const OpIdx b = h.op_begin(t), e = h.op_end(t);
+      uint32_t w = wbase;
+      for (OpIdx o = b; o < e; ++o) {
+        const OpKind kind = h.op_kind[o];
+        if (kind == OpKind::write || kind == OpKind::append) {
+          op_ref_[o] = w;
+          state_[w] = {t, static_cast<uint32_t>(o - b), kNoTxn, 0};
+          ++w;
+        } else if (kind == OpKind::read && h.op_value[o] != kNullValue) {
+          const Sym k = h.op_key[o], v = h.op_value[o];
+          rt[rcur[part(hash(k, v))]++] = {k, v, o};  // op_ref_[o] is set by the probe
+        } else {
+          op_ref_[o] = kNoWrite;
+        }
+      }
+      later.clear();
+      later_big.clear();
+      for (OpIdx o = e; o-- > b;) {
+        const OpKind kind = h.op_kind[o];
+        if (kind != OpKind::write && kind != OpKind::append) continue;
+        const Sym k = h.op_key[o], v = h.op_value[o];
+        bool final;
+        if (later.size() < 32) {
+          final = std::find(later.begin(), later.end(), k) == later.end();
+          if (final) later.push_back(k);
+        } else {
+          if (later_big.empty()) later_big.insert(later.begin(), later.end());
+          final = later_big.insert(k).second;
+        }
+        const uint32_t id = op_ref_[o];
+        if (final) state_[id].flags = kFinal;
+        wt[wcur[part(hash(k, v))]++] = {k, v, id};
+      }
+      wbase = w;
+    }
+  }
+
+  // Each partition: a table of its writes (the first of each (key, value)
+  // wins), then its reads probed against it.
+  std::vector<Duplicate> dups;
+  std::vector<uint32_t> table;
+  for (size_t p = 0; p < parts; ++p) {
+    const Tuple* w = wt.get() + wcount[p];
+    const size_t nw = wcount[p + 1] - wcount[p];
+    if (nw == 0) {
+      for (size_t r = rcount[p]; r < rcount[p + 1]; ++r) op_ref_[rt[r].id] = kNoWrite;
+      continue;
+    }
+    size_t cap = 16;
+    while (cap < 2 * nw) cap <<= 1;
+    table.assign(cap, kNoWrite);  // index into w
+    const size_t m = cap - 1;
+    for (size_t i = 0; i < nw; ++i) {
+      size_t s = hash(w[i].k, w[i].v) & m;
+      while (table[s] != kNoWrite && !(w[table[s]].k == w[i].k && w[table[s]].v == w[i].v)) s = (s + 1) & m;
+      if (table[s] == kNoWrite) {
+        table[s] = static_cast<uint32_t>(i);
+      } else {
+        const uint32_t first = static_cast<uint32_t>(w[table[s]].id), dup = static_cast<uint32_t>(w[i].id);
+        state_[dup].flags |= kDuplicate;
+        dups.push_back({dup, first});
+      }
+    }
+    for (size_t r = rcount[p]; r < rcount[p + 1]; ++r) {
+      const Tuple& q = rt[r];
+      size_t s = hash(q.k, q.v) & m;
+      while (table[s] != kNoWrite && !(w[table[s]].k == q.k && w[table[s]].v == q.v)) s = (s + 1) & m;
+      op_ref_[q.id] = table[s] == kNoWrite ? kNoWrite : static_cast<uint32_t>(w[table[s]].id);
+    }
+  }
+  wt.reset(), rt.reset();
+  // Index order: transactions in file order, each one's operations backwards.
+  std::sort(dups.begin(), dups.end(), [&](const Duplicate& a, const Duplicate& b) {
+    return state_[a.dup].txn != state_[b.dup].txn ? state_[a.dup].txn < state_[b.dup].txn : a.dup > b.dup;
+  });
+
+  if (any_append) {
+    size_t n = 0;
+    for (uint32_t id = 0; id < writes; ++id) {
+      const OpIdx o = h.op_begin(state_[id].txn) + state_[id].pos;
+      n += h.op_kind[o] == OpKind::append && !(state_[id].flags & kDuplicate);
+    }
+    appends_.assign(table_capacity(n), kNoWrite);
+    const size_t m = appends_.size() - 1;
+    for (uint32_t id = 0; id < writes; ++id) {
+      const OpIdx o = h.op_begin(state_[id].txn) + state_[id].pos;
+      if (h.op_kind[o] != OpKind::append || (state_[id].flags & kDuplicate)) continue;
+      size_t s = hash(h.op_key[o], h.op_value[o]) & m;
+      while (appends_[s] != kNoWrite) s = (s + 1) & m;
+      appends_[s] = id;
+    }
+  }
+  return dups;
+}
+
+uint32_t WriteIndex::find_append(Sym k, Sym v) const {
+  if (appends_.empty()) return kNoWrite;
+  const size_t m = appends_.size() - 1;
+  for (size_t s = hash(k, v) & m; appends_[s] != kNoWrite; s = (s + 1) & m) {
+    const uint32_t id = appends_[s];
+    const OpIdx o = h_->op_begin(state_[id].txn) + state_[id].pos;
+    if (h_->op_key[o] == k && h_->op_value[o] == v) return id;
+  }
+  return kNoWrite;
+}
+
+constexpr uint32_t kNone = WriteIndex::kNoWrite;  // no write (version)
 
 // What one transaction did to one key so far (scanning its ops in order).
 struct KeyState {
@@ -81,9 +233,10 @@ struct KeyState {
   bool written = false;       // a w or append on this key happened earlier in the txn
   bool ext_read = false;      // an external read happened
   Sym last_write = 0;
+  uint32_t last_write_id = 0;  // registers: the write id of the last write
   Sym ext_value = 0;          // registers: the external read's value
   uint32_t ext_pos = 0;
-  uint64_t ext_slot = kNone;  // registers: the version the external read saw
+  uint32_t ext_slot = WriteIndex::kNoWrite;  // registers: the version the external read saw
   uint32_t append_begin = 0, append_count = 0;  // own appends, in `appends`
   std::vector<Sym> ext_list;  // lists: the external observation
 };
@@ -103,7 +256,7 @@ class TxnKeys {
     KeyState& s = states_[used_];
     s.key = k;
     s.written = s.ext_read = false;
-    s.ext_slot = kNone;
+    s.ext_slot = WriteIndex::kNoWrite;
     s.append_count = 0;
     s.ext_list.clear();
     if (states_.size() > 16) {
@@ -153,15 +306,14 @@ struct Builder {
     uint32_t blind = 0;            // blind versions
     bool general = false;          // needs the general engine
     bool init_read = false;        // someone read the initial state
-    uint64_t end_slot = kNone;     // last linked version (when there are tails)
+    uint32_t end_slot = WriteIndex::kNoWrite;  // last linked version (when there are tails)
     std::vector<uint32_t> tails;   // unread blind versions (txns)
     std::vector<uint32_t> tail_pos;
   };
   FlatMap64 key_info_index;
   std::vector<KeyInfo> infos;
 
-  Builder(const History& h_, const KnownGraphOptions& o, DependencyGraph& g_, size_t writes)
-      : h(h_), opt(o), g(g_), widx(h_, writes) {}
+  Builder(const History& h_, const KnownGraphOptions& o, DependencyGraph& g_) : h(h_), opt(o), g(g_) {}
 
   TxnIdx txn_of(OpIdx o) const {
     auto it = std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o);
@@ -209,33 +361,11 @@ struct Builder {
     }
   }
 
-  void index_writes() {
-    constexpr OpIdx kAhead = 16;  // prefetch distance: table slots are cache misses
-    std::vector<Sym> later;       // keys written later in the txn (scanning backwards)
-    std::unordered_set<Sym> later_big;  // the same, for transactions with many keys
-    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-      later.clear();
-      later_big.clear();
-      // Backwards, so "final" (no later write of the key in this txn) is known
-      // at insertion and reads need not rescan the writer's operations.
-      for (OpIdx o = h.op_end(t); o-- > h.op_begin(t);) {
-        if (o >= kAhead) widx.prefetch(h.op_key[o - kAhead], h.op_value[o - kAhead]);
-        if (h.op_kind[o] != OpKind::write && h.op_kind[o] != OpKind::append) continue;
-        Sym k = h.op_key[o];
-        bool final;
-        if (later.size() < 32) {
-          final = std::find(later.begin(), later.end(), k) == later.end();
-          if (final) later.push_back(k);
-        } else {
-          if (later_big.empty()) later_big.insert(later.begin(), later.end());
-          final = later_big.insert(k).second;
-        }
-        uint64_t dup = widx.insert(o, t, final ? WriteIndex::kFinal : 0);
-        if (dup != kNone) {
-          TxnIdx first = widx.txn(dup);
-          anomaly(AnomalyKind::duplicate_write, t, first, o, h.op_key[o], h.op_value[o]);
-        }
-      }
+  void index_writes(size_t writes) {
+    for (const WriteIndex::Duplicate& d : widx.build(h, writes, opt.join_partition_writes)) {
+      const TxnIdx t = widx.txn(d.dup);
+      const OpIdx o = h.op_begin(t) + widx.pos(d.dup);
+      anomaly(AnomalyKind::duplicate_write, t, widx.txn(d.first), o, h.op_key[o], h.op_value[o]);
     }
   }
 
@@ -247,25 +377,28 @@ struct Builder {
       if (h.txn_status[t] == TxnStatus::committed) g.included[t] = 1, stack.push_back(t);
     bool any_unknown = std::find(h.txn_status.begin(), h.txn_status.end(), TxnStatus::unknown) != h.txn_status.end();
     if (!any_unknown) return;
-    auto visit = [&](Sym k, Sym v) {
-      uint64_t s = widx.find(k, v);
-      if (s == kNone) return;
+    auto visit = [&](uint32_t s) {
+      if (s == WriteIndex::kNoWrite) return;
       TxnIdx w = widx.txn(s);
       if (!g.included[w] && h.txn_status[w] == TxnStatus::unknown) g.included[w] = 1, stack.push_back(w);
     };
     while (!stack.empty()) {
       TxnIdx t = stack.back();
       stack.pop_back();
-      h.for_each_read_value(t, visit);
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+        if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) visit(widx.write_of(o));
+        if (h.op_kind[o] == OpKind::read_list)
+          for (Sym v : h.list(o)) visit(widx.find_append(h.op_key[o], v));
+      }
     }
   }
 
-  // Resolves an external register read of (k, v) by t at op o to the slot of
-  // the version it read (kNone for the initial state or an anomalous read).
-  // Reports anomalies only when `report`.
-  uint64_t resolve_read(TxnIdx t, OpIdx o, Sym k, Sym v, bool report) {
+  // Resolves an external register read of (k, v) by t at op o to the write
+  // id of the version it read (kNoWrite for the initial state or an
+  // anomalous read). Reports anomalies only when `report`.
+  uint32_t resolve_read(TxnIdx t, OpIdx o, Sym k, Sym v, bool report) {
     if (v == kNullValue) return kNone;
-    uint64_t s = widx.find(k, v);
+    uint32_t s = widx.write_of(o);
     if (s == kNone) {
       if (report) anomaly(AnomalyKind::thin_air_read, t, t, o, k, v);
       return kNone;
@@ -308,6 +441,7 @@ struct Builder {
       if (kind == OpKind::write) {
         s.written = true;
         s.last_write = h.op_value[o];
+        s.last_write_id = widx.write_of(o);
         return;
       }
       Sym v = h.op_value[o];
@@ -322,7 +456,7 @@ struct Builder {
       s.ext_read = true;
       s.ext_value = v;
       s.ext_pos = static_cast<uint32_t>(o - b);
-      uint64_t slot = resolve_read(t, o, k, v, true);
+      uint32_t slot = resolve_read(t, o, k, v, true);
       s.ext_slot = slot;
       if (slot != kNone) {
         g.edges.add(widx.txn(slot), t, EdgeKind::wr, s.ext_pos);
@@ -335,11 +469,11 @@ struct Builder {
     for (size_t i = 0; i < ks.size(); ++i) {
       KeyState& s = ks.at(i);
       if (!s.written) continue;
-      uint64_t vslot = widx.find(s.key, s.last_write);
-      OpIdx w = widx.op(vslot);
-      if (widx.txn(vslot) != t) continue;  // duplicate value owned by another txn: already an anomaly
+      const uint32_t vslot = s.last_write_id;
+      // A duplicate value owned by another transaction: already an anomaly.
+      if (widx.flags(vslot) & WriteIndex::kDuplicate) continue;
       widx.set_flag(vslot, WriteIndex::kVersion);
-      uint32_t wpos = static_cast<uint32_t>(w - b);
+      const uint32_t wpos = widx.pos(vslot);
       if (!s.ext_read) {  // blind write: position in the version order unknown
         widx.set_flag(vslot, WriteIndex::kBlind);
         info(s.key).blind++;
@@ -354,7 +488,7 @@ struct Builder {
         }
         continue;
       }
-      uint64_t pslot = s.ext_slot;
+      const uint32_t pslot = s.ext_slot;
       if (pslot == kNone) {  // read was anomalous: treat the write as unlinked
         widx.set_flag(vslot, WriteIndex::kBlind);
         info(s.key).blind++;
@@ -378,9 +512,9 @@ struct Builder {
     bool any_blind = false;
     for (auto& ki : infos) any_blind |= ki.blind > 0;
     if (!any_blind) return;
-    for (uint64_t s = 0; s < widx.capacity(); ++s) {
-      OpIdx o = widx.op(s);
-      if (o == kNone || !(widx.flags(s) & WriteIndex::kVersion)) continue;
+    for (uint32_t s = 0; s < widx.size(); ++s) {
+      if (!(widx.flags(s) & WriteIndex::kVersion)) continue;
+      const OpIdx o = h.op_begin(widx.txn(s)) + widx.pos(s);
       KeyInfo* ki = find_info(h.op_key[o]);
       if (!ki || ki->blind == 0) continue;
       uint8_t f = widx.flags(s);
@@ -388,9 +522,8 @@ struct Builder {
         if ((f & WriteIndex::kRead) || widx.succ(s) != kNoTxn) {
           ki->general = true;
         } else {
-          TxnIdx t = widx.txn(s);
-          ki->tails.push_back(t);
-          ki->tail_pos.push_back(static_cast<uint32_t>(o - h.op_begin(t)));
+          ki->tails.push_back(widx.txn(s));
+          ki->tail_pos.push_back(widx.pos(s));
         }
       } else if (widx.succ(s) == kNoTxn) {
         if (ki->end_slot != kNone) ki->general = true;  // two chain ends: a broken chain
@@ -461,7 +594,7 @@ struct Builder {
         }  // general keys without an init chain: the init readers ride on chain 0
         return;
       }
-      uint64_t slot = resolve_read(t, o, k, v, false);
+      uint32_t slot = resolve_read(t, o, k, v, false);
       if (slot == kNone) return;
       uint32_t succ = widx.succ(slot);
       if (succ != kNoTxn && succ != t) g.edges.add(t, succ, EdgeKind::rw, pos);
@@ -470,6 +603,16 @@ struct Builder {
         for (uint32_t tail : ki->tails) if (tail != t) g.edges.add(t, tail, EdgeKind::rw, pos);
       }
     });
+  }
+
+  // Asks the cache for the versions t's reads name (the passes reach t a
+  // few transactions later). The count is kept: a loop with no effect but
+  // prefetches may be deleted by the compiler.
+  uint64_t prefetched = 0;
+  void prefetch_reads(TxnIdx t) {
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+      if (h.op_kind[o] == OpKind::read)
+        if (uint32_t w = widx.write_of(o); w != kNone) widx.prefetch_state(w), ++prefetched;
   }
 
   void session_order() {
@@ -709,13 +852,13 @@ void Builder::lists() {
 
 Builder::ListElem Builder::resolve_elem(Sym k, Sym v, const std::vector<uint32_t>& kruns) const {
   ListElem e;
-  uint64_t s = widx.find(k, v);
+  const uint32_t s = widx.find_append(k, v);
   if (s == kNone) return e;
   e.w = widx.txn(s);
   if (!g.included[e.w]) return e;
   auto it = std::lower_bound(kruns.begin(), kruns.end(), e.w, [&](uint32_t r, TxnIdx x) { return runs[r].t < x; });
   if (it == kruns.end() || runs[*it].t != e.w) return e;
-  const uint32_t pos = static_cast<uint32_t>(widx.op(s) - h.op_begin(e.w));
+  const uint32_t pos = widx.pos(s);
   const uint32_t* b = run_pos.data() + runs[*it].begin;
   const uint32_t* end = b + runs[*it].count;
   const uint32_t* p = std::lower_bound(b, end, pos);
@@ -801,13 +944,12 @@ void Builder::general_keys() {
   for (uint32_t r = 0; r < by_symbol.size(); ++r) rank_of[by_symbol[r]] = r;
   auto key_index = [&](const KeyInfo* ki) { return rank_of[static_cast<size_t>(ki - infos.data())]; };
   std::vector<V> versions;
-  for (uint64_t s = 0; s < widx.capacity(); ++s) {
-    OpIdx o = widx.op(s);
-    if (o == kNone || !(widx.flags(s) & WriteIndex::kVersion)) continue;
-    KeyInfo* ki = find_info(h.op_key[o]);
+  for (uint32_t s = 0; s < widx.size(); ++s) {
+    if (!(widx.flags(s) & WriteIndex::kVersion)) continue;
+    const TxnIdx t = widx.txn(s);
+    KeyInfo* ki = find_info(h.op_key[h.op_begin(t) + widx.pos(s)]);
     if (!ki || !ki->general) continue;
-    TxnIdx t = widx.txn(s);
-    versions.push_back({key_index(ki), t, static_cast<uint32_t>(o - h.op_begin(t)), widx.succ(s)});
+    versions.push_back({key_index(ki), t, widx.pos(s), widx.succ(s)});
   }
   std::sort(versions.begin(), versions.end(), [](const V& a, const V& b) { return a.key != b.key ? a.key < b.key : a.t < b.t; });
   // Readers of each version and of the initial state (external reads by included txns).
@@ -820,7 +962,7 @@ void Builder::general_keys() {
       KeyInfo* ki = find_info(k);
       if (!ki || !ki->general) return;
       if (h.op_value[o] == kNullValue) { init_readers.push_back({key_index(ki), t, pos}); return; }
-      uint64_t slot = resolve_read(t, o, k, h.op_value[o], false);
+      uint32_t slot = resolve_read(t, o, k, h.op_value[o], false);
       if (slot != kNone) readers.push_back({key_index(ki), widx.txn(slot), t, pos});
     });
   }
@@ -905,15 +1047,17 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   g.n = static_cast<uint32_t>(h.txn_count());
   size_t writes = 0;
   for (OpKind k : h.op_kind) writes += (k == OpKind::write || k == OpKind::append);
-  Builder b(h, opt, g, writes);
+  Builder b(h, opt, g);
   b.classify_keys();
-  b.index_writes();
+  b.index_writes(writes);
   b.compute_included();
   g.edges.reserve(h.txn_count() + h.op_count());  // about right for read-modify-write; grows otherwise
   TxnKeys ks;
   work_begin(2 * static_cast<uint64_t>(h.txn_count()));
   constexpr TxnIdx kTick = 1 << 16;  // progress granularity
+  constexpr TxnIdx kAhead = 32;  // prefetch distance, in transactions
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (t + kAhead < h.txn_count()) b.prefetch_reads(t + kAhead);
     if (g.included[t]) b.pass1(t, ks);
     if ((t + 1) % kTick == 0) work_add(kTick);
   }
@@ -921,6 +1065,7 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.classify_blind();
   g.edges_blind_end = g.edges.size();
   for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (t + kAhead < h.txn_count()) b.prefetch_reads(t + kAhead);
     if (g.included[t]) b.pass2(t, ks);
     if ((t + 1) % kTick == 0) work_add(kTick);
   }

@@ -17,6 +17,9 @@ struct KnownGraphOptions {
   // Snapshot isolation needs the order between two unread blind writes of a
   // key (serializability does not): with `for_si` such keys count as unknown.
   bool for_si = false;
+  // About this many writes per partition of the (key, value) -> writer join
+  // (0: sized to stay in cache). Tests set it small to get many partitions.
+  size_t join_partition_writes = 0;
 };
 
 // One chain of versions of a key linked by read-modify-write (or list order):

@@ -107,17 +107,26 @@ LevelGraph si_graph(const DependencyGraph& g) {
   LevelGraph lg;
   lg.layout = GraphLayout::split;
   lg.txn_count = g.n;
-  uint32_t n = g.n;
-  std::vector<uint32_t> src, dst;
-  src.reserve(g.edges.size() + n);
-  dst.reserve(g.edges.size() + n);
-  for (size_t i = 0; i < g.edges.size(); ++i) {
-    uint32_t a = g.edges.src[i], b = g.edges.dst[i];
-    if (g.edges.kind[i] == EdgeKind::rw) src.push_back(n + a), dst.push_back(b);
-    else src.push_back(a), dst.push_back(n + b);
-  }
-  for (uint32_t v = 0; v < n; ++v) if (g.included[v]) src.push_back(n + v), dst.push_back(v);
-  lg.csr = csr_from_pairs(2 * n, src, dst);
+  const uint32_t n = g.n;
+  // Straight into CSR, without the (src, dst) pairs of the split graph:
+  // the same rows, in the same order, as csr_from_pairs over the dependency
+  // edges mapped (a non-RW a→b as a→b*, an RW b→c as b*→c) followed by
+  // v*→v for each included v.
+  const EdgeList& e = g.edges;
+  auto from = [&](size_t i) { return e.kind[i] == EdgeKind::rw ? n + e.src[i] : e.src[i]; };
+  auto to = [&](size_t i) { return e.kind[i] == EdgeKind::rw ? e.dst[i] : n + e.dst[i]; };
+  Csr& c = lg.csr;
+  c.offset.assign(2 * static_cast<size_t>(n) + 1, 0);
+  for (size_t i = 0; i < e.size(); ++i) c.offset[from(i) + 1]++;
+  size_t extra = 0;
+  for (uint32_t v = 0; v < n; ++v) if (g.included[v]) c.offset[n + v + 1]++, ++extra;
+  for (size_t v = 0; v < 2 * static_cast<size_t>(n); ++v) c.offset[v + 1] += c.offset[v];
+  c.target.resize(e.size() + extra);
+  // Fill each row from its back, last pair first (as csr_from_two does).
+  for (uint32_t v = n; v-- > 0;) if (g.included[v]) c.target[--c.offset[n + v + 1]] = v;
+  for (size_t i = e.size(); i-- > 0;) c.target[--c.offset[from(i) + 1]] = to(i);
+  for (size_t v = 0; v < 2 * static_cast<size_t>(n); ++v) c.offset[v] = c.offset[v + 1];
+  c.offset[2 * static_cast<size_t>(n)] = c.target.size();
   return lg;
 }
 

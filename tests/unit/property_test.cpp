@@ -18,9 +18,11 @@
 #include <string>
 #include <tuple>
 
+#include "core/errors.h"
 #include "oracle/oracle.h"
 #include "oracle/random_history.h"
 #include "graph/known_graph.h"
+#include "graph/level_graphs.h"
 #include "solver/check.h"
 #include "solver/local_check.h"
 #include "solver/serial_witness.h"
@@ -509,6 +511,155 @@ TEST(Property, LocalWitnessIsWholeGraphCycle) {
   EXPECT_EQ(wrong, 0);
   // (a cycle on keys no transaction links to the failed reads' is not searched for)
   EXPECT_GE(clean_found * 20, clean_violations * 19) << "the local search found too few violations";
+}
+
+
+// The known graph's (key, value) -> writer join is partitioned by the hash of
+// (key, value); how many partitions must not change the graph: one table for
+// the whole history against one partition per write or so, on random
+// histories with every per-transaction anomaly, lists, blind writes, aborted
+// and unknown writers.
+::testing::AssertionResult same_graph(const DependencyGraph& a, const DependencyGraph& b) {
+  auto fail = [](const char* what) { return ::testing::AssertionFailure() << what << " differ"; };
+  if (a.n != b.n || a.included != b.included) return fail("included transactions");
+  if (a.edges.src != b.edges.src || a.edges.dst != b.edges.dst || a.edges.kind != b.edges.kind ||
+      a.edges.why != b.edges.why)
+    return fail("edges");
+  if (a.edges_pass1_end != b.edges_pass1_end || a.edges_blind_end != b.edges_blind_end) return fail("edge phases");
+  if (a.anomalies.size() != b.anomalies.size()) return fail("anomaly counts");
+  for (size_t i = 0; i < a.anomalies.size(); ++i) {
+    const Anomaly &x = a.anomalies[i], &y = b.anomalies[i];
+    if (x.kind != y.kind || x.txn != y.txn || x.other != y.other || x.op != y.op || x.key != y.key || x.value != y.value)
+      return fail("anomalies");
+  }
+  if (a.unordered.size() != b.unordered.size() || a.unordered_write_pairs != b.unordered_write_pairs ||
+      a.chains.size() != b.chains.size())
+    return fail("unordered keys");
+  for (size_t i = 0; i < a.unordered.size(); ++i)
+    if (a.unordered[i].key != b.unordered[i].key || a.unordered[i].si_only != b.unordered[i].si_only ||
+        a.unordered[i].first_chain != b.unordered[i].first_chain || a.unordered[i].end_chain != b.unordered[i].end_chain)
+      return fail("unordered keys");
+  for (uint32_t c = 0; c < a.chains.size(); ++c) {
+    const VersionChain x = a.chains.chain(c), y = b.chains.chain(c);
+    auto eq = [](auto p, auto q) { return std::equal(p.begin(), p.end(), q.begin(), q.end()); };
+    if (x.from_init != y.from_init || !eq(x.txns, y.txns) || !eq(x.write_pos, y.write_pos) ||
+        !eq(x.readers_of_tail, y.readers_of_tail) || !eq(x.reader_pos, y.reader_pos))
+      return fail("chains");
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(Property, JoinPartitionsDoNotChangeTheKnownGraph) {
+  const int64_t iters = env_int("ISOCHECK_PROPERTY_ITERS", 20000);
+  const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
+  int wrong = 0, with_anomalies = 0;
+  for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
+    RandomHistoryOptions o;
+    o.mode = seed % 3 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+    o.mutation_percent = 40;
+    o.run_mutation_percent = 20;
+    if (seed % 5 == 0) o.min_txns = 20, o.max_txns = 60, o.max_keys = 8, o.max_sessions = 6;
+    const History h = random_history(seed, o);
+    for (bool for_si : {false, true}) {
+      KnownGraphOptions one, many;
+      one.for_si = many.for_si = for_si;
+      one.join_partition_writes = SIZE_MAX;  // a single partition
+      many.join_partition_writes = 1;        // as many as there are writes (up to 4096)
+      DependencyGraph a, b;
+      try {
+        a = build_known_graph(h, one);
+      } catch (const InputError&) {
+        EXPECT_THROW(build_known_graph(h, many), InputError) << "seed " << seed;
+        continue;
+      }
+      b = build_known_graph(h, many);
+      with_anomalies += !a.anomalies.empty() && !for_si;
+      auto same = same_graph(a, b);
+      if (!same) {
+        ++wrong;
+        ADD_FAILURE() << "seed " << seed << " for_si " << for_si << ": " << same.message() << "\n" << history_jsonl(h);
+      }
+    }
+  }
+  std::printf("[JoinPartitionsDoNotChangeTheKnownGraph] %lld histories, %d with anomalies, wrong %d\n",
+              static_cast<long long>(iters), with_anomalies, wrong);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_GT(with_anomalies, iters / 20);
+}
+
+// Repeated (key, value) writes are reported in the order the writes were
+// indexed before the join was partitioned: transactions in file order, each
+// one's operations from last to first; the first write indexed owns the
+// value, so reads of it resolve to that writer.
+TEST(Property, DuplicateWritesKeepTheirOrderAcrossPartitions) {
+  History h;
+  const Sym x = h.keys.intern_int(1), y = h.keys.intern_int(2), z = h.keys.intern_int(3);
+  const Sym one = h.values.intern_int(1), two = h.values.intern_int(2), nine = h.values.intern_int(9);
+  h.session_name = {1, 2, 3};
+  h.begin_txn(0, 0, TxnStatus::committed, kNoTime, kNoTime);
+  h.add_op(OpKind::write, x, one);
+  h.end_txn();
+  h.begin_txn(1, 1, TxnStatus::committed, kNoTime, kNoTime);
+  h.add_op(OpKind::write, x, one), h.add_op(OpKind::write, y, two), h.add_op(OpKind::write, x, one);
+  h.end_txn();
+  h.begin_txn(2, 2, TxnStatus::committed, kNoTime, kNoTime);
+  h.add_op(OpKind::write, y, two), h.add_op(OpKind::read, x, one), h.add_op(OpKind::read, z, nine);
+  h.end_txn();
+  for (size_t per_partition : {size_t{0}, size_t{1}, SIZE_MAX}) {
+    KnownGraphOptions o;
+    o.join_partition_writes = per_partition;
+    const DependencyGraph g = build_known_graph(h, o);
+    ASSERT_EQ(g.anomalies.size(), 4u);
+    auto is = [&](size_t i, AnomalyKind k, TxnIdx t, TxnIdx other, uint32_t op) {
+      const Anomaly& a = g.anomalies[i];
+      return a.kind == k && a.txn == t && a.other == other && a.op == op;
+    };
+    EXPECT_TRUE(is(0, AnomalyKind::duplicate_write, 1, 0, 2)) << per_partition;
+    EXPECT_TRUE(is(1, AnomalyKind::duplicate_write, 1, 0, 0)) << per_partition;
+    EXPECT_TRUE(is(2, AnomalyKind::duplicate_write, 2, 1, 0)) << per_partition;
+    EXPECT_TRUE(is(3, AnomalyKind::thin_air_read, 2, 2, 2)) << per_partition;
+    // T2's read of x=1 names T0, the first writer of it.
+    bool wr = false;
+    for (size_t i = 0; i < g.edges.size(); ++i)
+      wr |= g.edges.kind[i] == EdgeKind::wr && g.edges.src[i] == 0 && g.edges.dst[i] == 2 && g.edges.why[i] == 1;
+    EXPECT_TRUE(wr) << per_partition;
+  }
+}
+
+
+// SI's split graph is built straight into CSR; it must be the CSR of its
+// (src, dst) pairs: each dependency edge mapped (non-RW a→b as a→b*, RW b→c
+// as b*→c), then v*→v for every included v.
+TEST(Property, SplitGraphCsrIsTheCsrOfItsPairs) {
+  const int64_t iters = env_int("ISOCHECK_PROPERTY_ITERS", 5000);
+  const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
+  int wrong = 0;
+  for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
+    RandomHistoryOptions o;
+    if (seed % 4 == 0) o.min_txns = 20, o.max_txns = 80, o.max_keys = 8, o.max_sessions = 6;
+    const History h = random_history(seed, o);
+    DependencyGraph g;
+    try {
+      g = build_known_graph(h, {true});
+    } catch (const InputError&) {
+      continue;
+    }
+    std::vector<uint32_t> src, dst;
+    for (size_t i = 0; i < g.edges.size(); ++i) {
+      const bool rw = g.edges.kind[i] == EdgeKind::rw;
+      src.push_back(rw ? g.n + g.edges.src[i] : g.edges.src[i]);
+      dst.push_back(rw ? g.edges.dst[i] : g.n + g.edges.dst[i]);
+    }
+    for (uint32_t v = 0; v < g.n; ++v) if (g.included[v]) src.push_back(g.n + v), dst.push_back(v);
+    const Csr want = csr_from_pairs(2 * g.n, src, dst);
+    const LevelGraph got = si_graph(g);
+    if (got.csr.offset != want.offset || got.csr.target != want.target || got.txn_count != g.n ||
+        got.layout != GraphLayout::split) {
+      ++wrong;
+      ADD_FAILURE() << "seed " << seed << ": split graph CSR differs\n" << history_jsonl(h);
+    }
+  }
+  EXPECT_EQ(wrong, 0);
 }
 
 }  // namespace
