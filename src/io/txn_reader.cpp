@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
+#include "io/import_common.h"
 #include "io/jsonl.h"
 
 namespace isocheck {
@@ -90,7 +91,81 @@ History slice(const History& h, uint64_t from, uint64_t to) {
   return out;
 }
 
-// The formats read whole (Cobra, dbcop, PolySI): the history is imported
+// The formats an import pass reads a transaction at a time (PolySI text,
+// dbcop bincode and .hist). A first pass over the file (its pieces built and
+// dropped) validates it, so a malformed file fails at open with the whole
+// importer's message, and gathers what the value-0 rule needs of the whole
+// file: the keys that a transaction that did not abort writes 0 to.
+class PassTxnReader : public TxnReader {
+ public:
+  PassTxnReader(const std::string& path, Format f, size_t block) : path_(path), format_(f), block_(block) {
+    ImportStats st;
+    auto p = imp::open_import_pass(path, f, st, block, false);
+    History h;
+    while (p->step(h)) {
+      if (h.txn_count() >= 4096) {
+        zero_.collect(h);
+        h = History{};
+        p->new_piece(h);
+      }
+    }
+    zero_.collect(h);
+    format_name_ = p->format_name();
+    restart();
+  }
+  History next(uint64_t n) override {
+    n = std::max<uint64_t>(n, 1);
+    while (stage_.txn_count() < n && !done_) done_ = !pass_->step(stage_);
+    History out;
+    if (stage_.txn_count() <= n) {
+      out = std::move(stage_);
+      stage_ = History{};
+    } else {  // (a step that completed several transactions)
+      out = slice(stage_, 0, n);
+      stage_ = slice(stage_, n, stage_.txn_count());
+    }
+    pass_->new_piece(stage_);
+    pass_->settle(out, &zero_);
+    held_ = std::max<uint64_t>(held_, pass_->held_records() + stage_.txn_count());
+    pos_.txn += out.txn_count();
+    stats_.txns = pos_.txn;
+    return out;
+  }
+  TxnPosition position() const override { return pos_; }
+  // Read again from the start up to the position (what the pass remembers
+  // there, open transactions and ids, is not in the file at that place).
+  void seek(const TxnPosition& p) override {
+    restart();
+    while (pos_.txn < p.txn)
+      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
+  }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return true; }
+  ReaderHeld held() const override { return {pass_->held_bytes(), held_}; }
+
+ private:
+  void restart() {
+    stats_ = ImportStats{};
+    stats_.format = format_name_;
+    pass_ = imp::open_import_pass(path_, format_, stats_, block_, false);
+    stage_ = History{};
+    done_ = false;
+    pos_ = TxnPosition{};
+  }
+  std::string path_;
+  Format format_;
+  size_t block_;
+  std::string format_name_;
+  imp::ZeroKeys zero_;
+  ImportStats stats_;
+  std::unique_ptr<imp::ImportPass> pass_;
+  History stage_;
+  bool done_ = false;
+  uint64_t held_ = 0;
+  TxnPosition pos_;
+};
+
+// The formats read whole (Cobra, dbcop YAML and JSON): the history is imported
 // at the first piece and handed out in pieces.
 class WholeTxnReader : public TxnReader {
  public:
@@ -122,6 +197,12 @@ class WholeTxnReader : public TxnReader {
 };
 
 }  // namespace
+
+std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block) {
+  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text)
+    throw UsageError(path + ": no streamed import pass for this format");
+  return std::make_unique<PassTxnReader>(path, f, block);
+}
 
 uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
                      const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open) {
@@ -155,6 +236,13 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::elle_json: return open_elle_reader(path, f);
     case Format::hdf5:
     case Format::unknown: break;
+    case Format::polysi:
+    case Format::dbcop_text: return open_pass_reader(path, f);
+    case Format::dbcop: {
+      ImportStats st;
+      if (imp::open_import_pass(path, f, st, 64, false)) return open_pass_reader(path, f);  // bincode
+      return std::make_unique<WholeTxnReader>(path, f);                                    // YAML
+    }
     default: return std::make_unique<WholeTxnReader>(path, f);
   }
   throw UsageError(path + ": no piece reader for this format");

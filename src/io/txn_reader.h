@@ -29,6 +29,14 @@ struct KeyIds {
   std::vector<uint32_t> ids;
 };
 
+// What a reader holds between pieces, for tests: the bytes of its window of
+// the file, and the most records (transactions, operations, ids) the format
+// made it remember at once, beyond the piece it handed out.
+struct ReaderHeld {
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+};
+
 struct TxnPosition {
   uint64_t txn = 0;   // transactions before this position
   uint64_t byte = 0;  // JSONL: byte offset of the next line
@@ -60,6 +68,8 @@ class TxnReader {
   // Whether pieces are read from the file as they are asked for (false: the
   // format is read whole first).
   virtual bool streamed() const = 0;
+  // (Readers of imported formats read a transaction at a time tell it.)
+  virtual ReaderHeld held() const { return {}; }
 };
 
 // Every transaction of `r`, `piece` at a time, into the sink `open` makes at
@@ -73,6 +83,10 @@ uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
 
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
+
+// PolySI text, dbcop .hist or dbcop bincode (not YAML), a transaction at a
+// time through a window of `block` bytes (tests use small ones).
+std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
 
 // Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
 // block size (tests use small ones).
