@@ -263,11 +263,12 @@ class ImportPass {
   virtual void settle(History& h, const ZeroKeys* written) = 0;
   // The format as ImportStats names it (known at the end of the input).
   virtual std::string format_name() const = 0;
-  // What the pass holds between steps, for tests: the window's bytes, and
-  // the records the format makes it remember (open transactions' operations,
-  // transaction ids it checks for reuse).
+  // What the pass holds between steps, for tests: the window's bytes, the
+  // operations of transactions still open, the transaction ids it keeps to
+  // refuse a reused one.
   virtual size_t held_bytes() const = 0;
   virtual uint64_t held_records() const = 0;
+  virtual uint64_t held_ids() const { return 0; }
 };
 
 // The pass of a streamed format over the file `path`, read through a window

@@ -360,7 +360,7 @@ class HistPass : public imp::ImportPass {
       } else if (c == '\r') {
         ++pos_;
         line_start_ = false;
-      } else if (c == '/' && have_through('\n', 0) && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+      } else if (c == '/' && (have_through('\n', 0), pos_ + 1 < text_.size()) && text_[pos_ + 1] == '/') {
         while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
         line_start_ = false;
       } else if (c == '-') {

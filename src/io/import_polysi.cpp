@@ -69,7 +69,8 @@ class PolysiPass : public imp::ImportPass {
   }
   std::string format_name() const override { return "polysi-text"; }
   size_t held_bytes() const override { return win_.held_bytes(); }
-  uint64_t held_records() const override { return open_ops_ + txn_session_.size(); }
+  uint64_t held_records() const override { return open_ops_; }
+  uint64_t held_ids() const override { return txn_session_.size(); }
 
  private:
   // The next line (without its '\n'); false at the end of the input.

@@ -141,7 +141,7 @@ class PassTxnReader : public TxnReader {
   }
   const ImportStats& stats() const override { return stats_; }
   bool streamed() const override { return true; }
-  ReaderHeld held() const override { return {pass_->held_bytes(), held_}; }
+  ReaderHeld held() const override { return {pass_->held_bytes(), held_, pass_->held_ids()}; }
 
  private:
   void restart() {
@@ -201,6 +201,10 @@ class WholeTxnReader : public TxnReader {
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block) {
   if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text)
     throw UsageError(path + ": no streamed import pass for this format");
+  if (f == Format::dbcop) {  // bincode, or YAML: read whole
+    ImportStats st;
+    if (!imp::open_import_pass(path, f, st, 64, false)) return std::make_unique<WholeTxnReader>(path, f);
+  }
   return std::make_unique<PassTxnReader>(path, f, block);
 }
 
@@ -237,12 +241,8 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::hdf5:
     case Format::unknown: break;
     case Format::polysi:
-    case Format::dbcop_text: return open_pass_reader(path, f);
-    case Format::dbcop: {
-      ImportStats st;
-      if (imp::open_import_pass(path, f, st, 64, false)) return open_pass_reader(path, f);  // bincode
-      return std::make_unique<WholeTxnReader>(path, f);                                    // YAML
-    }
+    case Format::dbcop_text:
+    case Format::dbcop: return open_pass_reader(path, f);
     default: return std::make_unique<WholeTxnReader>(path, f);
   }
   throw UsageError(path + ": no piece reader for this format");

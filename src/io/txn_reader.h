@@ -30,11 +30,13 @@ struct KeyIds {
 };
 
 // What a reader holds between pieces, for tests: the bytes of its window of
-// the file, and the most records (transactions, operations, ids) the format
-// made it remember at once, beyond the piece it handed out.
+// the file; the most records (operations of open transactions, transactions
+// completed beyond the piece handed out) it held at once; the transaction
+// ids it keeps to refuse a reused one (a format whose ids may come back).
 struct ReaderHeld {
   uint64_t bytes = 0;
   uint64_t records = 0;
+  uint64_t ids = 0;
 };
 
 struct TxnPosition {
@@ -84,8 +86,8 @@ uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
 
-// PolySI text, dbcop .hist or dbcop bincode (not YAML), a transaction at a
-// time through a window of `block` bytes (tests use small ones).
+// PolySI text, dbcop .hist or dbcop bincode a transaction at a time through
+// a window of `block` bytes (tests use small ones); dbcop YAML read whole.
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
 
 // Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
