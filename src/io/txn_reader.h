@@ -1,9 +1,13 @@
 // Transactions a piece at a time, from any history format: the audit's round
 // reader and the whole-history reader (load_history) share these readers.
-// JSONL and Elle EDN / elle-cli JSON are read through a window of the file
-// that slides on, so memory holds one piece (and what the format makes a
-// reader remember: Elle's invocations still open); the other imported formats
-// (Cobra, dbcop, PolySI) are read whole and handed out in pieces.
+// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist and bincode are
+// read through a window of the file that slides on, so memory holds one piece
+// and what the format makes a reader remember: Elle's invocations still open;
+// PolySI's open transaction per session and every transaction id with its
+// session (an id may not come back); for the value-0 rule of PolySI and
+// dbcop, the keys written 0 (gathered by a first pass, which also checks the
+// file). Cobra logs and dbcop YAML and JSON are read whole and handed out in
+// pieces.
 #pragma once
 #include <cstdint>
 #include <functional>
