@@ -1,8 +1,13 @@
 #include "io/txn_reader.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 
 #include "core/errors.h"
+#include "core/flat_hash.h"
 #include "io/import_common.h"
 #include "io/jsonl.h"
 
@@ -96,21 +101,73 @@ History slice(const History& h, uint64_t from, uint64_t to) {
 // dropped) validates it, so a malformed file fails at open with the whole
 // importer's message, and gathers what the value-0 rule needs of the whole
 // file: the keys that a transaction that did not abort writes 0 to.
+struct PassFacts {
+  imp::ZeroKeys zero;
+  std::string format_name;
+};
+
+// A 64-bit hash of a file's bytes and its size (read in blocks, far cheaper
+// than parsing them): the first pass's facts are remembered by content, as
+// the audit opens a log's reader several times.
+std::string content_id(const std::string& path, Format f) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) return "";  // the pass that follows reports it
+  std::vector<unsigned char> buf(1 << 20);
+  uint64_t h = 0x9e3779b97f4a7c15ULL, size = 0;
+  for (size_t got; (got = std::fread(buf.data(), 1, buf.size(), fp)) > 0;) {
+    size_t i = 0;
+    for (; i + 8 <= got; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, buf.data() + i, 8);
+      h = mix64(h ^ w) + i;
+    }
+    for (; i < got; ++i) h = mix64(h ^ buf[i]);
+    h = mix64(h ^ got);
+    size += got;
+  }
+  const bool bad = std::ferror(fp);
+  std::fclose(fp);
+  if (bad) return "";
+  return path + "\n" + std::to_string(static_cast<int>(f)) + "\n" + std::to_string(size) + ":" + std::to_string(h);
+}
+
+// The first pass: checks the whole file (a malformed one throws here, as the
+// whole import does) and gathers the keys written 0, building and dropping
+// pieces; remembered per file content.
+PassFacts pass_facts(const std::string& path, Format f, size_t block) {
+  static std::mutex lock;
+  static std::map<std::string, PassFacts> known;
+  const std::string id = content_id(path, f);
+  if (!id.empty()) {
+    std::lock_guard<std::mutex> g(lock);
+    if (auto it = known.find(id); it != known.end()) return it->second;
+  }
+  PassFacts facts;
+  ImportStats st;
+  auto p = imp::open_import_pass(path, f, st, block, false);
+  History h;
+  while (p->step(h)) {
+    if (h.txn_count() >= 4096) {
+      facts.zero.collect(h);
+      h = History{};
+      p->new_piece(h);
+    }
+  }
+  facts.zero.collect(h);
+  facts.format_name = p->format_name();
+  if (!id.empty()) {
+    std::lock_guard<std::mutex> g(lock);
+    known[id] = facts;
+  }
+  return facts;
+}
+
 class PassTxnReader : public TxnReader {
  public:
   PassTxnReader(const std::string& path, Format f, size_t block) : path_(path), format_(f), block_(block) {
-    ImportStats st;
-    auto p = imp::open_import_pass(path, f, st, block, false);
-    History h;
-    while (p->step(h)) {
-      if (h.txn_count() >= 4096) {
-        zero_.collect(h);
-        h = History{};
-        p->new_piece(h);
-      }
-    }
-    zero_.collect(h);
-    format_name_ = p->format_name();
+    PassFacts facts = pass_facts(path, f, block);
+    zero_ = std::move(facts.zero);
+    format_name_ = std::move(facts.format_name);
     restart();
   }
   History next(uint64_t n) override {
