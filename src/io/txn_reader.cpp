@@ -171,7 +171,7 @@ class PassTxnReader : public TxnReader {
     restart();
   }
   History next(uint64_t n) override {
-    n = std::max<uint64_t>(n, 1);
+    if (n == 0) return History{};
     while (stage_.txn_count() < n && !done_) done_ = !pass_->step(stage_);
     History out;
     if (stage_.txn_count() <= n) {
