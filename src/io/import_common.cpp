@@ -242,5 +242,72 @@ void apply_zero_is_initial(History& h, ImportStats& st) {
   if (explicit_zero) st.notes["reads of value 0 of a key that a transaction explicitly writes 0 to (read that write)"] += explicit_zero;
 }
 
+void ZeroKeys::collect(const History& h) {
+  if (h.values.named()) return;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] == TxnStatus::aborted) continue;
+    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
+      if (h.op_kind[o] != OpKind::write || h.op_value[o] != 0) continue;
+      const Sym k = h.op_key[o];
+      if (!h.keys.named()) ints.insert(SymbolTable::as_int(k));
+      else if (h.keys.is_int(k)) ints.insert(std::stoll(h.keys.name(k)));
+      else names.insert(h.keys.name(k));
+    }
+  }
+}
+
+bool ZeroKeys::has(const SymbolTable& keys, Sym k) const {
+  if (!keys.named()) return ints.count(SymbolTable::as_int(k)) > 0;
+  if (keys.is_int(k)) return ints.count(std::stoll(keys.name(k))) > 0;
+  return names.count(keys.name(k)) > 0;
+}
+
+void apply_zero_is_initial(History& h, ImportStats& st, const ZeroKeys& written) {
+  if (h.values.named()) return;
+  uint64_t initial = 0, explicit_zero = 0;
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    if (h.op_kind[o] != OpKind::read || h.op_value[o] != 0) continue;
+    if (written.has(h.keys, h.op_key[o])) {
+      ++explicit_zero;
+    } else {
+      h.op_value[o] = kNullValue;
+      ++initial;
+    }
+  }
+  if (initial) st.notes["reads of value 0 taken as reads of the initial state"] += initial;
+  if (explicit_zero) st.notes["reads of value 0 of a key that a transaction explicitly writes 0 to (read that write)"] += explicit_zero;
+}
+
+uint32_t PieceSessions::index(History& h, int64_t name) {
+  auto [it, fresh] = map.try_emplace(name, static_cast<uint32_t>(h.session_name.size()));
+  if (fresh) h.session_name.push_back(name);
+  return it->second;
+}
+
+void PieceSessions::reset(const History& h) {
+  map.clear();
+  for (uint32_t s = 0; s < h.session_name.size(); ++s) map.emplace(h.session_name[s], s);
+}
+
+std::unique_ptr<ImportPass> open_import_pass(const std::string& path, Format f, ImportStats& st, size_t block,
+                                             bool whole) {
+  switch (f) {
+    case Format::polysi: return open_polysi_pass(path, st, block, whole);
+    case Format::dbcop:
+    case Format::dbcop_text: return open_dbcop_pass(path, f, st, block, whole);
+    default: return nullptr;
+  }
+}
+
+History run_whole(ImportPass& p, ImportStats& st) {
+  History h;
+  while (p.step(h)) {
+  }
+  p.settle(h, nullptr);
+  st.format = p.format_name();
+  st.txns = h.txn_count();
+  return h;
+}
+
 }  // namespace imp
 }  // namespace isocheck

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/errors.h"
@@ -221,6 +223,65 @@ void apply_zero_is_initial(History& h, ImportStats& st);
 bool only_zero_writes(const History& h, uint64_t from, uint64_t to);
 // Removes the last transaction (its ops must be the last ops).
 void drop_last_txn(History& h);
+
+// Keys that a transaction that did not abort writes value 0 to, by their
+// integer or their name: what the "value 0" rule needs of the whole file,
+// gathered by a first pass so that pieces can apply it.
+struct ZeroKeys {
+  std::unordered_set<int64_t> ints;
+  std::unordered_set<std::string> names;
+  void collect(const History& h);
+  bool has(const SymbolTable& keys, Sym k) const;
+};
+// The rule on one piece, with the keys of the whole file.
+void apply_zero_is_initial(History& h, ImportStats& st, const ZeroKeys& written);
+
+// Dense session indices in the history a streamed importer is filling: the
+// piece in hand (reset() when a new piece starts, with what it already holds).
+struct PieceSessions {
+  std::unordered_map<int64_t, uint32_t> map{};
+  uint32_t index(History& h, int64_t name);
+  void reset(const History& h);
+};
+
+// An importer that reads its input a transaction at a time (PolySI text,
+// dbcop bincode and .hist): import_history runs it to the end into one
+// history; the piece readers (txn_reader.cpp) run it a piece at a time.
+class ImportPass {
+ public:
+  virtual ~ImportPass() = default;
+  // Appends the next transactions to `out` (one or more); false at the end
+  // of the input, when nothing more comes. Throws InputError as the whole
+  // file's importer does.
+  virtual bool step(History& out) = 0;
+  // `out` is a new piece (empty, or the transactions left over from the
+  // last): a pass that numbers sessions per history numbers them again.
+  virtual void new_piece(const History& out) = 0;
+  // What only a whole history settles, on `h` (the whole history, written
+  // == nullptr; or a piece, with the keys of the whole file): the value-0
+  // rule and the notes counted per transaction.
+  virtual void settle(History& h, const ZeroKeys* written) = 0;
+  // The format as ImportStats names it (known at the end of the input).
+  virtual std::string format_name() const = 0;
+  // What the pass holds between steps, for tests: the window's bytes, the
+  // operations of transactions still open, the transaction ids it keeps to
+  // refuse a reused one.
+  virtual size_t held_bytes() const = 0;
+  virtual uint64_t held_records() const = 0;
+  virtual uint64_t held_ids() const { return 0; }
+};
+
+// The pass of a streamed format over the file `path`, read through a window
+// of `block` bytes; nullptr when format f is not streamed. `whole`: the pass fills one history (sessions
+// numbered as the whole file's importer numbers them).
+std::unique_ptr<ImportPass> open_import_pass(const std::string& path, Format f, ImportStats& st, size_t block,
+                                             bool whole);
+std::unique_ptr<ImportPass> open_polysi_pass(const std::string& path, ImportStats& st, size_t block, bool whole);
+// dbcop_text, or dbcop when the file is bincode (nullptr: YAML).
+std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, ImportStats& st, size_t block,
+                                            bool whole);
+// The whole history of a pass (ImportStats as the whole file's importer sets them).
+History run_whole(ImportPass& p, ImportStats& st);
 
 // Elle/Jepsen operation maps, EDN or JSON alike, to a History (import_edn.cpp).
 History elle_from_ops(const std::function<bool(Node&)>& next, const std::string& name, ImportStats& st,

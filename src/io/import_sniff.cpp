@@ -205,14 +205,13 @@ History import_history(const std::string& path, Format f, ImportStats* stats) {
     case Format::elle_edn:
     case Format::elle_json: return read_elle_file(path, f, st);  // through a window of the file
     case Format::cobra: return read_cobra(path, st);
-    case Format::dbcop: {
-      std::string b = imp::read_whole_file(path);
-      if (looks_binary(std::string_view(b).substr(0, 64))) return parse_dbcop_bincode(b, path, &st);
-      return parse_dbcop_yaml(b, path, &st);
-    }
+    case Format::polysi:
+    case Format::dbcop_text:
+    case Format::dbcop:
+      // Through a window of the file, but dbcop YAML (one tree).
+      if (auto p = imp::open_import_pass(path, f, st, 8 << 20, true)) return imp::run_whole(*p, st);
+      return parse_dbcop_yaml(imp::read_whole_file(path), path, &st);
     case Format::dbcop_json: return parse_dbcop_json(imp::read_whole_file(path), path, &st);
-    case Format::dbcop_text: return parse_dbcop_text(imp::read_whole_file(path), path, &st);
-    case Format::polysi: return parse_polysi_text(imp::read_whole_file(path), path, &st);
     case Format::jsonl: {
       History h = read_jsonl(path);
       st.format = "jsonl";

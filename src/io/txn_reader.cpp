@@ -1,8 +1,14 @@
 #include "io/txn_reader.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 
 #include "core/errors.h"
+#include "core/flat_hash.h"
+#include "io/import_common.h"
 #include "io/jsonl.h"
 
 namespace isocheck {
@@ -90,7 +96,133 @@ History slice(const History& h, uint64_t from, uint64_t to) {
   return out;
 }
 
-// The formats read whole (Cobra, dbcop, PolySI): the history is imported
+// The formats an import pass reads a transaction at a time (PolySI text,
+// dbcop bincode and .hist). A first pass over the file (its pieces built and
+// dropped) validates it, so a malformed file fails at open with the whole
+// importer's message, and gathers what the value-0 rule needs of the whole
+// file: the keys that a transaction that did not abort writes 0 to.
+struct PassFacts {
+  imp::ZeroKeys zero;
+  std::string format_name;
+};
+
+// A 64-bit hash of a file's bytes and its size (read in blocks, far cheaper
+// than parsing them): the first pass's facts are remembered by content, as
+// the audit opens a log's reader several times.
+std::string content_id(const std::string& path, Format f) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) return "";  // the pass that follows reports it
+  std::vector<unsigned char> buf(1 << 20);
+  uint64_t h = 0x9e3779b97f4a7c15ULL, size = 0;
+  for (size_t got; (got = std::fread(buf.data(), 1, buf.size(), fp)) > 0;) {
+    size_t i = 0;
+    for (; i + 8 <= got; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, buf.data() + i, 8);
+      h = mix64(h ^ w) + i;
+    }
+    for (; i < got; ++i) h = mix64(h ^ buf[i]);
+    h = mix64(h ^ got);
+    size += got;
+  }
+  const bool bad = std::ferror(fp);
+  std::fclose(fp);
+  if (bad) return "";
+  return path + "\n" + std::to_string(static_cast<int>(f)) + "\n" + std::to_string(size) + ":" + std::to_string(h);
+}
+
+// The first pass: checks the whole file (a malformed one throws here, as the
+// whole import does) and gathers the keys written 0, building and dropping
+// pieces; remembered per file content.
+PassFacts pass_facts(const std::string& path, Format f, size_t block) {
+  static std::mutex lock;
+  static std::map<std::string, PassFacts> known;
+  const std::string id = content_id(path, f);
+  if (!id.empty()) {
+    std::lock_guard<std::mutex> g(lock);
+    if (auto it = known.find(id); it != known.end()) return it->second;
+  }
+  PassFacts facts;
+  ImportStats st;
+  auto p = imp::open_import_pass(path, f, st, block, false);
+  History h;
+  while (p->step(h)) {
+    if (h.txn_count() >= 4096) {
+      facts.zero.collect(h);
+      h = History{};
+      p->new_piece(h);
+    }
+  }
+  facts.zero.collect(h);
+  facts.format_name = p->format_name();
+  if (!id.empty()) {
+    std::lock_guard<std::mutex> g(lock);
+    known[id] = facts;
+  }
+  return facts;
+}
+
+class PassTxnReader : public TxnReader {
+ public:
+  PassTxnReader(const std::string& path, Format f, size_t block) : path_(path), format_(f), block_(block) {
+    PassFacts facts = pass_facts(path, f, block);
+    zero_ = std::move(facts.zero);
+    format_name_ = std::move(facts.format_name);
+    restart();
+  }
+  History next(uint64_t n) override {
+    if (n == 0) return History{};
+    while (stage_.txn_count() < n && !done_) done_ = !pass_->step(stage_);
+    History out;
+    if (stage_.txn_count() <= n) {
+      out = std::move(stage_);
+      stage_ = History{};
+    } else {  // (a step that completed several transactions)
+      out = slice(stage_, 0, n);
+      stage_ = slice(stage_, n, stage_.txn_count());
+    }
+    pass_->new_piece(stage_);
+    pass_->settle(out, &zero_);
+    held_ = std::max<uint64_t>(held_, pass_->held_records() + stage_.txn_count());
+    pos_.txn += out.txn_count();
+    stats_.txns = pos_.txn;
+    return out;
+  }
+  TxnPosition position() const override { return pos_; }
+  // Read again from the start up to the position (what the pass remembers
+  // there, open transactions and ids, is not in the file at that place).
+  void seek(const TxnPosition& p) override {
+    restart();
+    while (pos_.txn < p.txn)
+      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
+  }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return true; }
+  ReaderHeld held() const override { return {pass_->held_bytes(), held_, pass_->held_ids()}; }
+
+ private:
+  void restart() {
+    stats_ = ImportStats{};
+    stats_.format = format_name_;
+    pass_ = imp::open_import_pass(path_, format_, stats_, block_, false);
+    stage_ = History{};
+    done_ = false;
+    pos_ = TxnPosition{};
+  }
+  std::string path_;
+  Format format_;
+  size_t block_;
+  std::string format_name_;
+  imp::ZeroKeys zero_;
+  ImportStats stats_;
+  std::unique_ptr<imp::ImportPass> pass_;
+  History stage_;
+  bool done_ = false;
+  uint64_t held_ = 0;
+  TxnPosition pos_;
+};
+
+// The formats read whole (Cobra, dbcop YAML and JSON): the history is imported
 // at the first piece and handed out in pieces.
 class WholeTxnReader : public TxnReader {
  public:
@@ -122,6 +254,16 @@ class WholeTxnReader : public TxnReader {
 };
 
 }  // namespace
+
+std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block) {
+  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text)
+    throw UsageError(path + ": no streamed import pass for this format");
+  if (f == Format::dbcop) {  // bincode, or YAML: read whole
+    ImportStats st;
+    if (!imp::open_import_pass(path, f, st, 64, false)) return std::make_unique<WholeTxnReader>(path, f);
+  }
+  return std::make_unique<PassTxnReader>(path, f, block);
+}
 
 uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
                      const std::function<std::unique_ptr<HistorySink>(const std::string& time_unit)>& open) {
@@ -155,6 +297,9 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::elle_json: return open_elle_reader(path, f);
     case Format::hdf5:
     case Format::unknown: break;
+    case Format::polysi:
+    case Format::dbcop_text:
+    case Format::dbcop: return open_pass_reader(path, f);
     default: return std::make_unique<WholeTxnReader>(path, f);
   }
   throw UsageError(path + ": no piece reader for this format");

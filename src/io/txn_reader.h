@@ -1,9 +1,13 @@
 // Transactions a piece at a time, from any history format: the audit's round
 // reader and the whole-history reader (load_history) share these readers.
-// JSONL and Elle EDN / elle-cli JSON are read through a window of the file
-// that slides on, so memory holds one piece (and what the format makes a
-// reader remember: Elle's invocations still open); the other imported formats
-// (Cobra, dbcop, PolySI) are read whole and handed out in pieces.
+// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist and bincode are
+// read through a window of the file that slides on, so memory holds one piece
+// and what the format makes a reader remember: Elle's invocations still open;
+// PolySI's open transaction per session and every transaction id with its
+// session (an id may not come back); for the value-0 rule of PolySI and
+// dbcop, the keys written 0 (gathered by a first pass, which also checks the
+// file). Cobra logs and dbcop YAML and JSON are read whole and handed out in
+// pieces.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -27,6 +31,16 @@ namespace isocheck {
 struct KeyIds {
   uint64_t space = 0;
   std::vector<uint32_t> ids;
+};
+
+// What a reader holds between pieces, for tests: the bytes of its window of
+// the file; the most records (operations of open transactions, transactions
+// completed beyond the piece handed out) it held at once; the transaction
+// ids it keeps to refuse a reused one (a format whose ids may come back).
+struct ReaderHeld {
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+  uint64_t ids = 0;
 };
 
 struct TxnPosition {
@@ -60,6 +74,8 @@ class TxnReader {
   // Whether pieces are read from the file as they are asked for (false: the
   // format is read whole first).
   virtual bool streamed() const = 0;
+  // (Readers of imported formats read a transaction at a time tell it.)
+  virtual ReaderHeld held() const { return {}; }
 };
 
 // Every transaction of `r`, `piece` at a time, into the sink `open` makes at
@@ -73,6 +89,10 @@ uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
 
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
+
+// PolySI text, dbcop .hist or dbcop bincode a transaction at a time through
+// a window of `block` bytes (tests use small ones); dbcop YAML read whole.
+std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
 
 // Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
 // block size (tests use small ones).
