@@ -158,6 +158,17 @@ std::string anomaly_fails_reason(AnomalyKind k, Level l) {
   return std::string("the history contains ") + to_string(k) + ", which " + level_short(l) + " does not allow";
 }
 
+LevelAnomalies anomalies_failing(const CheckResult& r, const LevelResult& lr) {
+  LevelAnomalies f;
+  if (!lr.decided || lr.holds || lr.witness || lr.level == Level::lin) return f;
+  for (const Anomaly& a : r.anomalies) {
+    if (!anomaly_fails(a.kind, lr.level)) continue;
+    if (!f.first) f.first = &a;
+    ++f.count;
+  }
+  return f;
+}
+
 Model weakest_ruled_out(const std::string& a) {
   auto has = [&](const char* s) { return a.find(s) != std::string::npos; };
   if (has("-realtime") || has("stale read") || has("real time")) return Model::strict_serializable;

@@ -137,6 +137,16 @@ bool anomaly_fails(AnomalyKind k, Level l);
 // A weak level's reason when an anomaly fails it: "the history contains lost
 // update, which SI does not allow".
 std::string anomaly_fails_reason(AnomalyKind k, Level l);
+// The per-transaction anomalies that fail a level violated without a witness
+// (a level failed by them has no cycle): `first` is the first of r.anomalies
+// that anomaly_fails(kind, level), the one a weak level's reason names;
+// `count` how many of r.anomalies fail it. Empty for a level that holds, is
+// undecided, has a witness, or is lin (decided apart, by its own rules).
+struct LevelAnomalies {
+  const Anomaly* first = nullptr;
+  size_t count = 0;
+};
+LevelAnomalies anomalies_failing(const CheckResult& r, const LevelResult& lr);
 // The weakest level by the anomaly name alone (what docs/report.md tabulates):
 // G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
 // G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER.

@@ -61,9 +61,11 @@ std::vector<const LevelResult*> levels_by_rank(const CheckResult& r) {
 
 const char* verdict_word(const LevelResult& lr) { return !lr.decided ? "undecided" : lr.holds ? "holds" : "violated"; }
 
-std::string failure_name(const LevelResult& lr) {
+std::string failure_name(const LevelResult& lr, const CheckResult& r) {
   if (lr.decided && lr.holds) return "";
-  return lr.witness ? lr.witness->anomaly : one_line(lr.reason);
+  if (lr.witness) return lr.witness->anomaly;
+  if (const Anomaly* a = anomalies_failing(r, lr).first) return to_string(a->kind);
+  return one_line(lr.reason);
 }
 
 Model weakest_of_anomalies(const CheckResult& r) {

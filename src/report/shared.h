@@ -42,9 +42,10 @@ LatticeSummary lattice_summary(const CheckResult& r);
 std::vector<const LevelResult*> levels_by_rank(const CheckResult& r);
 // "holds", "violated" or "undecided".
 const char* verdict_word(const LevelResult& lr);
-// A failure's name: its witness's anomaly, else the reason on one line ("" if
-// the level holds).
-std::string failure_name(const LevelResult& lr);
+// A failure's name: its witness's anomaly, else the per-transaction anomaly
+// that fails it (anomalies_failing), else the reason on one line ("" if the
+// level holds).
+std::string failure_name(const LevelResult& lr, const CheckResult& r);
 // The key an edge is about ("" for so/rt).
 std::string edge_key(const History& h, const EdgeList& c, size_t i);
 
