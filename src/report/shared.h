@@ -21,7 +21,8 @@ std::string list_text(const History& h, OpIdx o);
 // An edge's explanation; in a general-engine refutation, ww/rw edges on a key
 // of the core say that they rest on one of the orders being refuted.
 std::string witness_edge_text(const History& h, const Witness& w, size_t i);
-// "RC (read-committed) and stronger … (not …)": the rules-out line for people.
+// "SER, SSER (not RU, RC, …; this evidence alone does not rule them out)":
+// the rules-out line for people.
 std::string rules_out_line(Model weakest);
 // Two witnesses with the same cycle (the report says "the same cycle as above").
 bool same_cycle(const Witness* a, const Witness* b);

@@ -47,7 +47,7 @@ done <<'TABLE'
 g1a 10000000 read-committed,read-atomic,causal,prefix,snapshot-isolation,serializable,strict-serializable G1a (aborted read)
 g1b 10000000 read-committed,read-atomic,causal,prefix,snapshot-isolation,serializable,strict-serializable G1b (intermediate read)
 lost-update 11111000 snapshot-isolation,serializable,strict-serializable lost update
-thin-air 00000000 read-committed,read-atomic,causal,prefix,snapshot-isolation,serializable,strict-serializable thin-air read
+thin-air 00000000 read-uncommitted,read-committed,read-atomic,causal,prefix,snapshot-isolation,serializable,strict-serializable thin-air read
 TABLE
 
 # One level: the reason and the name agree, and SER alone names it too.
