@@ -54,8 +54,8 @@ constexpr EnumName<WitnessOrder> kWitnessOrders[] = {{WitnessOrder::none, "none"
 static_assert(indexed_by_value(kWitnessOrders));
 
 // Each model is the level of the same name (its names are the level's).
-constexpr Level kModelLevels[] = {Level::rc, Level::ra, Level::cc, Level::pc,
-                                  Level::si, Level::ser, Level::sser};
+constexpr Level kModelLevels[] = {Level::ru, Level::rc, Level::ra, Level::cc,
+                                  Level::pc, Level::si, Level::ser, Level::sser};
 static_assert(std::size(kModelLevels) == kModelCount);
 
 const LevelRow* model_row(Model m) {
@@ -97,14 +97,23 @@ const char* model_short(Model m) {
   return r ? r->short_name : "?";
 }
 
+Model model_of(Level l) {
+  if (l == Level::lin) return Model::strict_serializable;
+  for (int m = 0; m < kModelCount; ++m)
+    if (kModelLevels[m] == l) return static_cast<Model>(m);
+  return Model::strict_serializable;
+}
+
 Model weakest_ruled_out(const EdgeList& c) {
   const size_t n = c.size();
-  size_t rw = 0;
+  size_t rw = 0, wr = 0;
   for (size_t i = 0; i < n; ++i) {
     if (c.kind[i] == EdgeKind::rt || c.kind[i] == EdgeKind::aux) return Model::strict_serializable;
     rw += c.kind[i] == EdgeKind::rw;
+    wr += c.kind[i] == EdgeKind::wr;
   }
   if (n == 0) return Model::strict_serializable;
+  if (rw == 0 && wr == 0) return Model::read_uncommitted;  // G0: RU's co extends so and the version orders
   if (rw == 0) return Model::read_committed;
   auto prev = [&](size_t i) { return (i + n - 1) % n; };
   auto so_or_wr = [&](size_t i) { return c.kind[i] == EdgeKind::so || c.kind[i] == EdgeKind::wr; };
@@ -130,13 +139,7 @@ Model weakest_ruled_out(const EdgeList& c) {
   return Model::serializable;
 }
 
-Model weakest_ruled_out(AnomalyKind k) {
-  switch (k) {
-    case AnomalyKind::nonrepeatable_read: return Model::read_atomic;
-    case AnomalyKind::lost_update: return Model::snapshot_isolation;
-    default: return Model::read_committed;
-  }
-}
+Model weakest_ruled_out(AnomalyKind k) { return model_of(weakest_level_violated(k)); }
 
 Level weakest_level_violated(AnomalyKind k) {
   switch (k) {
@@ -158,16 +161,28 @@ std::string anomaly_fails_reason(AnomalyKind k, Level l) {
   return std::string("the history contains ") + to_string(k) + ", which " + level_short(l) + " does not allow";
 }
 
+LevelAnomalies anomalies_failing(const CheckResult& r, const LevelResult& lr) {
+  LevelAnomalies f;
+  if (!lr.decided || lr.holds || lr.witness || lr.level == Level::lin) return f;
+  for (const Anomaly& a : r.anomalies) {
+    if (!anomaly_fails(a.kind, lr.level)) continue;
+    if (!f.first) f.first = &a;
+    ++f.count;
+  }
+  return f;
+}
+
 Model weakest_ruled_out(const std::string& a) {
   auto has = [&](const char* s) { return a.find(s) != std::string::npos; };
   if (has("-realtime") || has("stale read") || has("real time")) return Model::strict_serializable;
-  if (a.rfind("G0", 0) == 0 || a.rfind("G1", 0) == 0) return Model::read_committed;
+  if (a.rfind("G0", 0) == 0) return Model::read_uncommitted;
+  if (a.rfind("G1", 0) == 0 || has("incompatible order") || has("duplicate elements")) return Model::read_committed;
   if (has("fractured read") || has("read-your-writes")) return Model::read_atomic;
   if (has("long fork")) return Model::prefix;
   if (a.rfind("G-single", 0) == 0 || a.rfind("G-nonadjacent", 0) == 0 || has("lost update")) return Model::snapshot_isolation;
   if (has("non-repeatable")) return Model::read_atomic;
   if (a.rfind("G2", 0) == 0) return Model::serializable;
-  return Model::read_committed;  // per-transaction anomalies: thin air, internal, duplicate write, ...
+  return Model::read_uncommitted;  // per-transaction anomalies: thin air, internal, duplicate write
 }
 
 }  // namespace isocheck

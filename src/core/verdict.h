@@ -95,23 +95,29 @@ struct CheckResult {
   bool all_hold() const;
 };
 
-// Isolation levels from weakest to strongest, for "rules out" lists. The weak
+// Isolation levels from weakest to strongest, for "rules out" lists: the
+// lattice of `--level all`. Read uncommitted is Adya's PL-1 (no G0); the weak
 // levels are Biswas–Enea's session-based axioms (read committed, read atomic,
 // causal, prefix); SI is strong-session SI (Cerone–Gotsman's (SO∪WR∪WW);RW?).
 enum class Model : uint8_t {
-  read_committed = 0, read_atomic, causal, prefix, snapshot_isolation, serializable, strict_serializable
+  read_uncommitted = 0, read_committed, read_atomic, causal, prefix, snapshot_isolation, serializable,
+  strict_serializable
 };
-inline constexpr int kModelCount = 7;
-// "read-committed", "read-atomic", "causal", "prefix", "snapshot-isolation",
-// "serializable", "strict-serializable".
+inline constexpr int kModelCount = 8;
+// "read-uncommitted", "read-committed", "read-atomic", "causal", "prefix",
+// "snapshot-isolation", "serializable", "strict-serializable".
 const char* model_name(Model m);
-// Short forms for text: RC, RA, CC, PC, SI, SER, SSER.
+// Short forms for text: RU, RC, RA, CC, PC, SI, SER, SSER.
 const char* model_short(Model m);
+// The level of the same name (lin: strict-serializable, SSER of one-key
+// transactions).
+Model model_of(Level l);
 
 // The weakest level a cycle of *certain* edges rules out; every stronger level
 // is ruled out too (the list is upward closed). Derived from the edge kinds:
 //   any rt edge                      -> strict-serializable only
-//   no rw (G0, G1c, also -process)   -> read-committed (co ⊇ so ∪ wr ∪ ww)
+//   only ww and so (G0, G0-process)  -> read-uncommitted (co ⊇ so ∪ ww)
+//   no rw (G1c, also -process)       -> read-committed (co ⊇ so ∪ wr ∪ ww)
 //   wr then rw between two txns, the wr-read before the stale read
 //                                    -> read-committed (RC axiom)
 //   so/wr then rw between two txns   -> read-atomic (fractured read)
@@ -120,9 +126,11 @@ const char* model_short(Model m);
 //   no two adjacent rw               -> snapshot-isolation
 //   otherwise                        -> serializable
 Model weakest_ruled_out(const EdgeList& cycle);
-// The same for the per-transaction anomalies: G1a, G1b, thin-air, internal,
-// duplicate write, incompatible order -> read-committed; non-repeatable read
-// -> read-atomic (RC allows it); lost update -> snapshot-isolation (PC allows it).
+// The same for the per-transaction anomalies: the model of
+// weakest_level_violated(k) (thin-air, internal, duplicate write ->
+// read-uncommitted; G1a, G1b, incompatible order, duplicate elements ->
+// read-committed; non-repeatable read -> read-atomic, RC allows it; lost update
+// -> snapshot-isolation, PC allows it).
 Model weakest_ruled_out(AnomalyKind k);
 // The same with read-uncommitted: the weakest Level a per-transaction anomaly
 // violates. Thin-air, internal, duplicate write: RU (no level allows them);
@@ -137,9 +145,20 @@ bool anomaly_fails(AnomalyKind k, Level l);
 // A weak level's reason when an anomaly fails it: "the history contains lost
 // update, which SI does not allow".
 std::string anomaly_fails_reason(AnomalyKind k, Level l);
+// The per-transaction anomalies that fail a level violated without a witness
+// (a level failed by them has no cycle): `first` is the first of r.anomalies
+// that anomaly_fails(kind, level), the one a weak level's reason names;
+// `count` how many of r.anomalies fail it. Empty for a level that holds, is
+// undecided, has a witness, or is lin (decided apart, by its own rules).
+struct LevelAnomalies {
+  const Anomaly* first = nullptr;
+  size_t count = 0;
+};
+LevelAnomalies anomalies_failing(const CheckResult& r, const LevelResult& lr);
 // The weakest level by the anomaly name alone (what docs/report.md tabulates):
-// G0*, G1* -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
-// G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER.
+// G0* -> RU; G1*, incompatible order, duplicate elements -> RC; "(fractured read)" -> RA; "(long fork)" -> PC; G-single*,
+// G-nonadjacent* -> SI; G2-item* -> SER; any *-realtime -> SSER; other
+// per-transaction anomalies (thin air, internal, duplicate write) -> RU.
 Model weakest_ruled_out(const std::string& anomaly_name);
 
 }  // namespace isocheck

@@ -21,7 +21,7 @@ void write_dot(std::ostream& out, const History& h, const CheckResult& r) {
     std::string lab = "lattice (weakest first)";
     for (const LevelResult* x : levels_by_rank(r)) {
       lab += std::string("\n") + level_short(x->level) + ": " + verdict_word(*x);
-      if (std::string f = failure_name(*x); !f.empty()) lab += " (" + f + ")";
+      if (std::string f = failure_name(*x, r); !f.empty()) lab += " (" + f + ")";
     }
     auto name = [](const LevelResult* x) { return x ? std::string(level_short(x->level)) : std::string("none of those checked"); };
     lab += "\nstrongest that holds: " + name(ls.strongest_holding) + "\nweakest violated: " + name(ls.weakest_violated);

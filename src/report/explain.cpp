@@ -158,21 +158,6 @@ std::string explain_constraint(const History& h, const ConstraintRef& c) {
          txn_name(h, c.first_head) + " and the chain starting at " + txn_name(h, c.second_head);
 }
 
-static Model model_of(Level l) {
-  switch (l) {
-    case Level::ser: return Model::serializable;
-    case Level::si: return Model::snapshot_isolation;
-    case Level::sser: return Model::strict_serializable;
-    case Level::ru:  // no Model below read-committed: a G0 rules out RC and above (and RU itself)
-    case Level::rc: return Model::read_committed;
-    case Level::ra: return Model::read_atomic;
-    case Level::cc: return Model::causal;
-    case Level::pc: return Model::prefix;
-    case Level::lin: return Model::strict_serializable;  // SSER of one-key transactions
-  }
-  return Model::strict_serializable;
-}
-
 namespace {
 
 // The first read of k in t before op `before`, or op_end(t).
@@ -265,7 +250,7 @@ Model weakest_ruled_out(const History& h, const LevelResult& lr, const CheckResu
       m = std::min(m, witness_evidence(h, other, r));
   // Never below a level this report shows to hold.
   for (const LevelResult& o : r.levels)
-    if (is_weak(o.level) && o.decided && o.holds && o.level != Level::ru && model_of(o.level) >= m)
+    if (is_weak(o.level) && o.decided && o.holds && model_of(o.level) >= m)
       m = static_cast<Model>(static_cast<int>(model_of(o.level)) + 1);
   return std::min(m, model_of(lr.level));
 }

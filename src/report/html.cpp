@@ -152,11 +152,11 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     };
     out << "<h2>Lattice</h2>\n<p>Strongest that holds: <strong>" << name(ls.strongest_holding)
         << "</strong>. Weakest violated: <strong>" << name(ls.weakest_violated) << "</strong>"
-        << (ls.weakest_violated ? ": " + html_escape(failure_name(*ls.weakest_violated)) : std::string()) << ".</p>\n"
+        << (ls.weakest_violated ? ": " + html_escape(failure_name(*ls.weakest_violated, r)) : std::string()) << ".</p>\n"
         << "<table class=\"lattice\"><tr><th>level</th><th>verdict</th><th>witness</th></tr>\n";
     for (const LevelResult* lr : levels_by_rank(r))
       out << "<tr><td>" << level_short(lr->level) << " (" << to_string(lr->level) << ")</td><td><span class=\""
-          << verdict_word(*lr) << "\">" << verdict_word(*lr) << "</span></td><td>" << html_escape(failure_name(*lr))
+          << verdict_word(*lr) << "\">" << verdict_word(*lr) << "</span></td><td>" << html_escape(failure_name(*lr, r))
           << "</td></tr>\n";
     out << "</table>\n";
   }
@@ -166,8 +166,13 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
     if (!lr.decided) out << "<span class=\"undecided\">undecided</span>: " << html_escape(lr.reason);
     else if (lr.holds) out << "<span class=\"holds\">holds</span>";
     else out << "<span class=\"violated\">violated</span>" << (lr.witness ? "" : ": " + html_escape(lr.reason));
-    out << "</td><td>" << (lr.witness ? html_escape(lr.witness->anomaly) : "") << "</td><td>"
-        << (lr.witness ? html_escape(rules_out_line(weakest_ruled_out(h, lr, r))) : "") << "</td></tr>\n";
+    const Anomaly* first = anomalies_failing(r, lr).first;  // a level failed by a per-transaction anomaly
+    out << "</td><td>" << (lr.witness ? html_escape(lr.witness->anomaly) : first ? html_escape(to_string(first->kind)) : "")
+        << "</td><td>"
+        << (lr.witness ? html_escape(rules_out_line(weakest_ruled_out(h, lr, r)))
+            : first    ? html_escape(rules_out_line(weakest_ruled_out(first->kind)))
+                       : "")
+        << "</td></tr>\n";
   }
   out << "</table>\n";
   std::vector<TxnIdx> involved;

@@ -75,6 +75,8 @@ void json_witness(std::ostream& out, const History& h, const Witness& w) {
   }
 }
 
+void json_anomaly(std::ostream& out, const History& h, const Anomaly& a);
+
 void json_level(std::ostream& out, const History& h, const LevelResult& lr, const CheckResult& r) {
   out << "{\"level\":";
   json_string(out, to_string(lr.level));
@@ -87,6 +89,16 @@ void json_level(std::ostream& out, const History& h, const LevelResult& lr, cons
     out << ",\"rules_out\":";
     json_rules_out(out, weakest_ruled_out(h, lr, r));
     json_witness(out, h, *lr.witness);
+  } else if (LevelAnomalies f = anomalies_failing(r, lr); f.first) {
+    // Failed by per-transaction anomalies, not by a cycle: named by the first
+    // of them that the level forbids (the one a weak level's reason names).
+    out << ",\"anomaly\":";
+    json_string(out, to_string(f.first->kind));
+    out << ",\"rules_out\":";
+    json_rules_out(out, weakest_ruled_out(f.first->kind));
+    out << ",\"first_anomaly\":";
+    json_anomaly(out, h, *f.first);
+    out << ",\"anomaly_count\":" << f.count;
   }
   out << "}";
 }
@@ -123,7 +135,9 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
       out << "{\"level\":";
       json_string(out, to_string(ls.weakest_violated->level));
       out << ",\"anomaly\":";
-      json_string(out, ls.weakest_violated->witness ? ls.weakest_violated->witness->anomaly : ls.weakest_violated->reason);
+      const LevelResult& w = *ls.weakest_violated;
+      const Anomaly* first = anomalies_failing(r, w).first;
+      json_string(out, w.witness ? w.witness->anomaly : first ? std::string(to_string(first->kind)) : w.reason);
       out << "}";
     }
     out << "}";

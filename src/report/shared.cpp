@@ -23,10 +23,10 @@ std::string witness_edge_text(const History& h, const Witness& w, size_t i) {
   return s;
 }
 
-// "RC (read-committed) and stronger: RA, CC, ..." for people.
+// "SER, SSER (not RU, RC, ...; this evidence alone ...)" for people.
 std::string rules_out_line(Model weakest) {
   std::string s = rules_out_text(weakest);
-  if (weakest != Model::read_committed) {
+  if (weakest != Model::read_uncommitted) {
     s += " (not ";
     for (int m = 0; m < static_cast<int>(weakest); ++m) s += std::string(m ? ", " : "") + model_short(static_cast<Model>(m));
     s += "; this evidence alone does not rule them out)";
@@ -61,9 +61,11 @@ std::vector<const LevelResult*> levels_by_rank(const CheckResult& r) {
 
 const char* verdict_word(const LevelResult& lr) { return !lr.decided ? "undecided" : lr.holds ? "holds" : "violated"; }
 
-std::string failure_name(const LevelResult& lr) {
+std::string failure_name(const LevelResult& lr, const CheckResult& r) {
   if (lr.decided && lr.holds) return "";
-  return lr.witness ? lr.witness->anomaly : one_line(lr.reason);
+  if (lr.witness) return lr.witness->anomaly;
+  if (const Anomaly* a = anomalies_failing(r, lr).first) return to_string(a->kind);
+  return one_line(lr.reason);
 }
 
 Model weakest_of_anomalies(const CheckResult& r) {

@@ -21,7 +21,8 @@ std::string list_text(const History& h, OpIdx o);
 // An edge's explanation; in a general-engine refutation, ww/rw edges on a key
 // of the core say that they rest on one of the orders being refuted.
 std::string witness_edge_text(const History& h, const Witness& w, size_t i);
-// "RC (read-committed) and stronger … (not …)": the rules-out line for people.
+// "SER, SSER (not RU, RC, …; this evidence alone does not rule them out)":
+// the rules-out line for people.
 std::string rules_out_line(Model weakest);
 // Two witnesses with the same cycle (the report says "the same cycle as above").
 bool same_cycle(const Witness* a, const Witness* b);
@@ -42,9 +43,10 @@ LatticeSummary lattice_summary(const CheckResult& r);
 std::vector<const LevelResult*> levels_by_rank(const CheckResult& r);
 // "holds", "violated" or "undecided".
 const char* verdict_word(const LevelResult& lr);
-// A failure's name: its witness's anomaly, else the reason on one line ("" if
-// the level holds).
-std::string failure_name(const LevelResult& lr);
+// A failure's name: its witness's anomaly, else the per-transaction anomaly
+// that fails it (anomalies_failing), else the reason on one line ("" if the
+// level holds).
+std::string failure_name(const LevelResult& lr, const CheckResult& r);
 // The key an edge is about ("" for so/rt).
 std::string edge_key(const History& h, const EdgeList& c, size_t i);
 

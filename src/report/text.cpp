@@ -41,7 +41,7 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     } else {
       const LevelResult& w = *ls.weakest_violated;
       out << level_short(w.level) << " (" << to_string(w.level) << "): "
-          << (w.witness ? w.witness->anomaly : one_line(w.reason)) << "\n";
+          << failure_name(w, r) << "\n";
     }
   }
   if (r.stats.witness != WitnessOrder::none)
@@ -67,11 +67,29 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
     out << "  rules out: " << rules_out_line(weakest_of_anomalies(r)) << "\n";
   }
   const Witness* prev = nullptr;
+  const Anomaly* prev_anomaly = nullptr;
   for (auto& lr : r.levels) {
     out << to_string(lr.level) << ": ";
     if (!lr.decided) { out << "UNDECIDED: " << one_line(lr.reason) << "\n"; continue; }
     if (lr.holds) { out << "holds\n"; continue; }
-    if (!lr.witness) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
+    if (!lr.witness) {
+      // Failed by per-transaction anomalies: named by the first the level
+      // forbids (the one a weak level's reason names), explained once.
+      const LevelAnomalies f = anomalies_failing(r, lr);
+      if (!f.first) { out << "VIOLATED (" << one_line(lr.reason) << ")\n"; continue; }
+      out << "VIOLATED: " << to_string(f.first->kind) << "\n";
+      if (!lr.reason.empty()) out << "  " << one_line(lr.reason) << "\n";
+      out << "  rules out: " << rules_out_line(weakest_ruled_out(f.first->kind)) << "\n";
+      if (f.first == prev_anomaly) {
+        out << "  (the same anomaly as above)\n";
+      } else {
+        out << "  " << explain_anomaly(h, *f.first);
+        if (f.count > 1) out << " (the first of " << f.count << " anomalies listed above that " << level_short(lr.level) << " does not allow)";
+        out << "\n";
+      }
+      prev_anomaly = f.first;
+      continue;
+    }
     out << "VIOLATED: " << lr.witness->anomaly;
     if (!lr.witness->cycle_anomaly.empty())
       out << " (what was observed forces the write orders the cycle below takes; by its own edges it is "

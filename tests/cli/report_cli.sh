@@ -8,7 +8,7 @@ ex="$src/examples"
 
 check skew 1 "$bin" verify -q "$ex/g2_item_write_skew.jsonl" --level ser,si,sser --html "$tmp/skew.html" --dot "$tmp/skew.dot"
 has skew "$tmp/out" "serializable: VIOLATED: G2-item (write skew)"
-has skew "$tmp/out" "rules out: SER, SSER (not RC, RA, CC, PC, SI"
+has skew "$tmp/out" "rules out: SER, SSER (not RU, RC, RA, CC, PC, SI"
 has skew "$tmp/out" "but T2's write y=2 is a later version of y: T1 did not see it"
 has skew "$tmp/out" "snapshot-isolation: holds"
 has skew-html "$tmp/skew.html" "<!DOCTYPE html>"
@@ -29,7 +29,7 @@ has skew-json "$tmp/out" '"rules_out":["serializable","strict-serializable"]'
 
 check longfork 1 "$bin" verify -q "$ex/long_fork.jsonl" --level si
 has longfork "$tmp/out" "G-nonadjacent (long fork)"
-has longfork "$tmp/out" "rules out: PC, SI, SER, SSER (not RC, RA, CC"
+has longfork "$tmp/out" "rules out: PC, SI, SER, SSER (not RU, RC, RA, CC"
 
 check stale 1 "$bin" verify -q "$ex/stale_read_realtime.jsonl" --level sser --json
 has stale "$tmp/out" '"anomaly":"G-single-realtime (stale read)","rules_out":["strict-serializable"]'
