@@ -84,8 +84,11 @@ struct CheckStats {
   size_t unordered_write_pairs = 0;
   // Set when a serial witness decided every level (no graph was built).
   WitnessOrder witness = WitnessOrder::none;
-  // Set when the SI replay (solver/si_replay.h) decided SI (no graph for SI).
+  // Set when the SI replay (solver/si_replay.h) decided SI (no graph for SI),
+  // and which: 0 the time replay (snapshots at the recorded begins), 1 or 2
+  // an order replay (commits in begin- or end-time order, latest snapshots).
   bool si_replay = false;
+  uint8_t si_replay_order = 0;
 };
 
 struct CheckResult {

@@ -47,9 +47,13 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
   if (r.stats.witness != WitnessOrder::none)
     out << "serial witness: replaying the committed transactions in " << to_string(r.stats.witness)
         << ", every read returns the latest write to its key (no dependency graph needed)\n";
-  if (r.stats.si_replay)
+  if (r.stats.si_replay && r.stats.si_replay_order == 0)
     out << "SI replay: begin and commit events in time order, every read answered from the snapshot at its "
            "begin, no concurrent writers of a key (si decided with no dependency graph)\n";
+  else if (r.stats.si_replay)
+    out << "SI replay: commits in " << (r.stats.si_replay_order == 1 ? "begin" : "end")
+        << "-time order, each snapshot the latest one that answers its reads, no concurrent writers of a key (si "
+           "decided with no dependency graph)\n";
   if (r.stats.constraints > 0 || r.stats.ordered_by_time > 0 || r.stats.decided_at_build > 0)
     out << "general engine: " << r.stats.unordered_write_pairs << " unordered write pairs; chain pairs: "
         << r.stats.ordered_by_time << " ordered by real time, " << r.stats.decided_at_build

@@ -318,6 +318,7 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       r.stats.committed = sr.committed;
       if (!rest.levels.empty()) r = check_without_witness(h, rest, sw, std::move(chosen_engine));
       r.stats.si_replay = true;
+      r.stats.si_replay_order = sr.order == SiTies::begin_order ? 1 : sr.order == SiTies::end_order ? 2 : 0;
       const auto at = std::find(opt.levels.begin(), opt.levels.end(), Level::si) - opt.levels.begin();
       r.levels.insert(r.levels.begin() + at, LevelResult{Level::si});
       return r;

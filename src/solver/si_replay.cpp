@@ -1,6 +1,7 @@
 #include "solver/si_replay.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,7 +16,9 @@ namespace {
 
 constexpr EnumName<SiTies> kSiTies[] = {{SiTies::none, "none"},
                                         {SiTies::commits_first, "commits first on ties"},
-                                        {SiTies::begins_first, "begins first on ties"}};
+                                        {SiTies::begins_first, "begins first on ties"},
+                                        {SiTies::begin_order, "commits in begin order, latest snapshots"},
+                                        {SiTies::end_order, "commits in end order, latest snapshots"}};
 static_assert(indexed_by_value(kSiTies));
 
 }  // namespace
@@ -31,21 +34,31 @@ struct KeyState {
   uint64_t seq = 0;
 };
 
+// The order replays' key state: its last two committed versions, each with
+// the number of the commit that installed it (0: the initial state).
+struct TwoVersions {
+  static constexpr uint64_t kNone = ~0ULL;
+  Sym value = kNullValue, prev_value = kNullValue;
+  uint64_t seq = 0, prev_seq = kNone;  // prev_seq kNone: no earlier version
+};
+
 // Keys that are small non-negative integers: a plain array.
+template <class State>
 class DirectStates {
  public:
   explicit DirectStates(size_t keys) : s_(keys) {}
   void prefetch(Sym k) const { __builtin_prefetch(&s_[k]); }
-  KeyState& at(Sym k) { return s_[k]; }
+  State& at(Sym k) { return s_[k]; }
 
  private:
-  std::vector<KeyState> s_;
+  std::vector<State> s_;
 };
 
 // Any keys: open addressing with the state inline (one probe, one line).
-class HashedStates : public InlineStateMap<KeyState> {
+template <class State>
+class HashedStates : public InlineStateMap<State> {
  public:
-  explicit HashedStates(size_t expected) : InlineStateMap<KeyState>(expected, KeyState{}) {}
+  explicit HashedStates(size_t expected) : InlineStateMap<State>(expected, State{}) {}
 };
 
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
@@ -68,48 +81,126 @@ struct Events {
 
 constexpr uint64_t kNotBegun = ~0ULL;
 
+// A transaction's writes so far, in its operation order: a short list, or a
+// hash map for transactions with many operations (a list would be
+// quadratic).
+class OwnWrites {
+ public:
+  void start(const History& h, TxnIdx t) {
+    list_.clear();
+    in_map_ = h.op_end(t) - h.op_begin(t) > kShort;
+    if (in_map_) map_ = FlatMap64(h.op_end(t) - h.op_begin(t));
+  }
+  void write(Sym k, Sym v) {
+    if (in_map_) {
+      bool fresh;
+      map_.get_or_insert(k, v, fresh) = v;
+      return;
+    }
+    auto it = std::find_if(list_.begin(), list_.end(), [&](const auto& p) { return p.first == k; });
+    if (it == list_.end()) list_.emplace_back(k, v);
+    else it->second = v;
+  }
+  const Sym* value(Sym k) const {
+    if (in_map_) return map_.find(k);
+    auto it = std::find_if(list_.begin(), list_.end(), [&](const auto& p) { return p.first == k; });
+    return it == list_.end() ? nullptr : &it->second;
+  }
+  // Each key written once, with its last value.
+  template <class F> void for_each(F&& f) const {
+    if (in_map_) map_.for_each([&](uint64_t k, uint64_t v) { f(static_cast<Sym>(k), static_cast<Sym>(v)); });
+    else
+      for (const auto& [k, v] : list_) f(k, v);
+  }
+
+ private:
+  static constexpr uint64_t kShort = 32;
+  std::vector<std::pair<Sym, Sym>> list_;
+  FlatMap64 map_;
+  bool in_map_ = false;
+};
+
+// The order replay: the committed transactions `order` commit in that order
+// (commit number i + 1 for order[i]); each takes the latest snapshot its
+// reads allow (si_replay.h). Returns the first failed check, or "".
+template <class States>
+std::string replay_in_order(const History& h, const std::vector<TxnIdx>& order, const std::vector<uint32_t>& rank,
+                            const char* order_name, States& st) {
+  std::vector<uint32_t> done(h.session_count(), 0);     // commits per session so far
+  std::vector<uint64_t> last_seq(h.session_count(), 0);  // the session's last commit number
+  OwnWrites own;
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kAhead < order.size())
+      for (OpIdx o = h.op_begin(order[i + kAhead]), e = h.op_end(order[i + kAhead]); o < e; ++o) st.prefetch(h.op_key[o]);
+    const TxnIdx t = order[i];
+    const uint64_t seq = i + 1;
+    const uint32_t session = h.txn_session[t];
+    if (done[session] != rank[t]) return txn_text(h, t) + " commits before the previous transaction of its session in " + order_name;
+    // The snapshot s (the number of commits it sees) must satisfy lo <= s < hi.
+    uint64_t lo = last_seq[session], hi = seq;
+    own.start(h, t);
+    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
+      const Sym k = h.op_key[o], v = h.op_value[o];
+      if (h.op_kind[o] == OpKind::write) {
+        own.write(k, v);
+        continue;
+      }
+      if (const Sym* mine = own.value(k)) {
+        if (*mine != v)
+          return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
+                 " after writing " + value_text(h, *mine);
+        continue;
+      }
+      const TwoVersions& ks = st.at(k);
+      if (v == ks.value) {
+        lo = std::max(lo, ks.seq);
+      } else if (ks.prev_seq != TwoVersions::kNone && v == ks.prev_value) {
+        lo = std::max(lo, ks.prev_seq), hi = std::min(hi, ks.seq);
+      } else {
+        return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
+               ", not one of the last two versions committed before it in " + order_name;
+      }
+    }
+    if (lo >= hi) return txn_text(h, t) + "'s reads see no one snapshot in " + order_name;
+    const uint64_t snap = hi - 1;
+    std::string failed;
+    own.for_each([&](Sym k, Sym) {
+      if (failed.empty() && st.at(k).seq > snap)
+        failed = txn_text(h, t) + " writes " + printable(h.keys.text(k)) +
+                 ", which a concurrent transaction wrote and committed after its snapshot (in " + order_name + ")";
+    });
+    if (!failed.empty()) return failed;
+    own.for_each([&](Sym k, Sym v) {
+      TwoVersions& ks = st.at(k);
+      ks.prev_value = ks.value, ks.prev_seq = ks.seq;
+      ks.value = v, ks.seq = seq;
+    });
+    ++done[session];
+    last_seq[session] = seq;
+  }
+  return "";
+}
+
 template <class States>
 std::string replay(const History& h, const Events& ev, SiTies ties, States& st) {
   const size_t n = ev.begins.size();
   std::vector<uint64_t> snap(h.txn_count(), kNotBegun);  // commits seen at begin
   std::vector<uint32_t> done(h.session_count(), 0);      // commits per session so far
   uint64_t commits = 0;
-  // The beginning transaction's writes so far: a short list, or a hash map
-  // for transactions with many operations (a list would be quadratic).
-  constexpr uint64_t kShort = 32;
-  std::vector<std::pair<Sym, Sym>> own;
-  FlatMap64 own_map;
-  bool own_in_map = false;
-  auto own_write = [&](Sym k, Sym v) {
-    if (own_in_map) {
-      bool fresh;
-      own_map.get_or_insert(k, v, fresh) = v;
-      return;
-    }
-    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
-    if (it == own.end()) own.emplace_back(k, v);
-    else it->second = v;
-  };
-  auto own_value = [&](Sym k) -> const Sym* {
-    if (own_in_map) return own_map.find(k);
-    auto it = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
-    return it == own.end() ? nullptr : &it->second;
-  };
-
+  OwnWrites own;
   auto begin = [&](TxnIdx t) -> std::string {
     if (done[h.txn_session[t]] != ev.rank[t])
       return txn_text(h, t) + " begins before the previous transaction of its session committed";
     snap[t] = commits;
-    own.clear();
-    own_in_map = h.op_end(t) - h.op_begin(t) > kShort;
-    if (own_in_map) own_map = FlatMap64(h.op_end(t) - h.op_begin(t));
+    own.start(h, t);
     for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
       const Sym k = h.op_key[o], v = h.op_value[o];
       if (h.op_kind[o] == OpKind::write) {
-        own_write(k, v);
+        own.write(k, v);
         continue;
       }
-      if (const Sym* mine = own_value(k)) {
+      if (const Sym* mine = own.value(k)) {
         if (*mine != v)
           return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
                  " after writing " + value_text(h, *mine);
@@ -172,7 +263,7 @@ std::string replay(const History& h, const Events& ev, SiTies ties, States& st) 
 
 }  // namespace
 
-SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew) {
+SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, bool order_replays) {
   SiReplay r;
   // Lists, null writes: as the serial witness, the graph decides.
   const WitnessPlan p = plan_serial_witness(h, false);
@@ -212,16 +303,34 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew) {
   }
   // Every time order respects --time-order for a skew >= 0: end(T1) + skew <
   // begin(T2) puts T1's commit before T2's begin, so before T2's commit.
+  // The order replays: begin order respects --time-order as above; end
+  // order too (end(T1) + skew < begin(T2) <= end(T2)).
   std::vector<SiTies> candidates{SiTies::commits_first};
   if (ev.ties) candidates.push_back(SiTies::begins_first);
+  if (order_replays) candidates.insert(candidates.end(), {SiTies::begin_order, SiTies::end_order});
+  auto run = [&](SiTies c, auto& st) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(st.at(0))>, TwoVersions>)
+      return replay_in_order(h, c == SiTies::begin_order ? ev.begins : ev.ends, ev.rank,
+                             c == SiTies::begin_order ? "begin-time order" : "end-time order", st);
+    else
+      return replay(h, ev, c, st);
+  };
   auto replay_ties = [&](SiTies c) {
     std::string failed;
-    if (p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
-      DirectStates st(static_cast<size_t>(p.max_key) + 1);
-      failed = replay(h, ev, c, st);
+    const bool direct = p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count());
+    const bool orders = c == SiTies::begin_order || c == SiTies::end_order;
+    if (direct && orders) {
+      DirectStates<TwoVersions> st(static_cast<size_t>(p.max_key) + 1);
+      failed = run(c, st);
+    } else if (direct) {
+      DirectStates<KeyState> st(static_cast<size_t>(p.max_key) + 1);
+      failed = run(c, st);
+    } else if (orders) {
+      HashedStates<TwoVersions> st(std::max<size_t>(1024, p.writes));
+      failed = run(c, st);
     } else {
-      HashedStates st(std::max<size_t>(1024, p.writes));
-      failed = replay(h, ev, c, st);
+      HashedStates<KeyState> st(std::max<size_t>(1024, p.writes));
+      failed = run(c, st);
     }
     return failed.empty() ? failed : failed + " (" + to_string(c) + ")";
   };

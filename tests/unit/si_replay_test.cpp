@@ -23,7 +23,18 @@ std::string T(int id, int session, const std::string& ops, int64_t begin = -1, i
   return testkit::txn_line(id, session, ops, begin, end, status);
 }
 
-SiReplay replay(const std::string& jsonl) { return find_si_replay(parse_jsonl(jsonl, "test.jsonl")); }
+// The time replays alone (snapshots at the recorded begins); `orders`: the
+// order replays too, as check() runs them.
+SiReplay replay(const std::string& jsonl) { return find_si_replay(parse_jsonl(jsonl, "test.jsonl"), false, 0, false); }
+SiReplay orders(const std::string& jsonl) { return find_si_replay(parse_jsonl(jsonl, "test.jsonl")); }
+
+// An order replay (not a time replay) finds `jsonl`, and check()'s verdicts
+// are the same with and without the replays.
+void expect_found_by_order(const std::string& jsonl, SiTies order = SiTies::begin_order) {
+  EXPECT_FALSE(replay(jsonl).found());
+  const SiReplay r = orders(jsonl);
+  EXPECT_EQ(r.order, order) << r.why_not;
+}
 
 // check() with and without the SI replay (and without the serial witness, so
 // that the replay is what decides): the same verdicts, level by level.
@@ -51,6 +62,16 @@ testing::AssertionResult refused(const std::string& jsonl, const std::string& wh
 // ... and check() gives the same verdicts with the replay and without.
 void expect_refused(const std::string& jsonl, const std::string& why = "") {
   EXPECT_TRUE(refused(jsonl, why));
+  expect_same_verdicts(jsonl);
+}
+
+// Neither the time replays nor the order replays find `jsonl`; the order
+// replays' reasons hold `why`.
+void expect_refused_by_all(const std::string& jsonl, const std::string& why) {
+  EXPECT_TRUE(refused(jsonl));
+  const SiReplay r = orders(jsonl);
+  EXPECT_FALSE(r.found());
+  EXPECT_NE(r.why_not.find(why), std::string::npos) << r.why_not;
   expect_same_verdicts(jsonl);
 }
 
@@ -194,4 +215,56 @@ TEST(SiReplay, LargeTransactionsReadTheirOwnWrites) {
   EXPECT_TRUE(r.found()) << r.why_not;
   std::string bad = T(1, 1, ops + reads + R"(,["r",7,7])", 0, 1);
   EXPECT_TRUE(refused(bad, "after writing 1007"));
+}
+
+// The order replays: SI has no real time, so a history whose snapshots are
+// not at the recorded begins can still be an SI execution for some commit
+// order. These are the time replays' refusals above that SI allows.
+TEST(SiReplay, OrderReplaysFindWhatSiAllowsWithoutRealTime) {
+  // Overlapping writers of one key, no reads: T1 then T2, serially.
+  expect_found_by_order(T(1, 1, R"(["w","x",1])", 0, 10) + T(2, 2, R"(["w","x",2])", 1, 11));
+  // A stale read (SI allows it; strict serializability does not).
+  const std::string stale = T(1, 1, R"(["r","x",null],["w","x",1])", 0, 5) + T(2, 2, R"(["r","x",null])", 6, 8);
+  expect_found_by_order(stale);
+  expect_same_verdicts(stale);
+  // A read of a write that committed after the reader began.
+  const std::string future = T(1, 1, R"(["r","x",null],["w","x",1])", 0, 10) + T(2, 2, R"(["r","x",1])", 5, 12);
+  expect_found_by_order(future);
+  expect_same_verdicts(future);
+  // A serial execution recorded with overlapping intervals (as `generate`
+  // records one), with a write skew in it: begin order, the skew's second
+  // transaction snapshotting before the first one's commit.
+  const std::string serial_skew = T(1, 1, R"(["r","a",null],["w","a",1])", 0, 10) +
+                                  T(2, 2, R"(["r","a",1],["w","a",2])", 5, 20) +
+                                  T(3, 3, R"(["r","x",null],["r","y",null],["w","x",1])", 21, 30) +
+                                  T(4, 4, R"(["r","x",null],["r","y",null],["w","y",1])", 22, 31) +
+                                  T(5, 1, R"(["r","a",2],["r","x",1],["r","y",1])", 25, 40);
+  expect_found_by_order(serial_skew);
+  expect_same_verdicts(serial_skew);
+  // End order where begin order fails: T2 begins first but reads T1's write.
+  const std::string by_end = T(1, 1, R"(["r","x",null],["w","x",1])", 5, 6) + T(2, 2, R"(["r","x",1])", 0, 10);
+  expect_found_by_order(by_end, SiTies::end_order);
+  expect_same_verdicts(by_end);
+}
+
+TEST(SiReplay, OrderReplaysRefuseWhatNoSnapshotExplains) {
+  // Lost update: for either commit order, the second writer's snapshot must
+  // precede the first's commit, which wrote its key.
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1])", 0, 10) + T(2, 2, R"(["r","x",null],["w","x",2])", 1, 11),
+                        "committed after its snapshot");
+  // Read skew: x from before T1's commit, y from after it.
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1],["r","y",null],["w","y",1])", 0, 4) +
+                            T(2, 2, R"(["r","x",null],["r","y",1])", 5, 6),
+                        "see no one snapshot");
+  // A read older than the key's last two versions: not tried.
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1])", 0, 1) + T(2, 1, R"(["r","x",1],["w","x",2])", 2, 3) +
+                            T(3, 2, R"(["r","x",null])", 4, 5),
+                        "not one of the last two versions");
+  // Session order: the session's previous commit is in every later snapshot.
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1])", 0, 10) + T(2, 1, R"(["r","x",null])", 11, 12),
+                        "see no one snapshot");
+  // An intermediate read and a read after its own write that misses it.
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1],["w","x",2])", 0, 1) + T(2, 2, R"(["r","x",1])", 2, 3),
+                        "not one of the last two versions");
+  expect_refused_by_all(T(1, 1, R"(["r","x",null],["w","x",1],["r","x",null])", 0, 1), "after writing 1");
 }
