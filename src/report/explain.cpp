@@ -107,7 +107,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
         std::string last = l.empty() ? "?" : value_text(h, l.back());
         return D + " read " + read_text(h, o) + ": its last element, " + last + ", was appended by " + S;
       }
-      return D + observed_text(h, o) + " from " + S + " (" + S + " wrote it)";
+      const OpIdx w = final_write_op(h, s, h.op_key[o]);
+      const bool deleted = w != h.op_end(s) && h.is_delete(w);
+      return D + observed_text(h, o) + " from " + S + " (" + S + (deleted ? " deleted it)" : " wrote it)");
     }
     case EdgeKind::ww: {
       const auto at = keyed_op(h, d, e.why[i], s);
@@ -123,7 +125,11 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
                             : h.has_times(s) && h.has_times(d) && h.txn_end[s] < h.txn_begin[d]
                                 ? " (version order of " + K + "; " + S + " ended before " + D + " began)"
                                 : " (version order of " + K + ")";
-      return S + " wrote " + K + "=" + sv + ", " + D + " later overwrote it with " + K + "=" + dv + how;
+      // (A delete is the write of its tombstone: say it as the user stated it.)
+      const std::string first = h.is_delete(so) ? S + " deleted " + K + " (tombstone " + sv + ")" : S + " wrote " + K + "=" + sv;
+      const std::string then = h.is_delete(o) ? D + " later deleted it (tombstone " + dv + ")"
+                                              : D + " later overwrote it with " + K + "=" + dv;
+      return first + ", " + then + how;
     }
     case EdgeKind::rw: {
       const auto at = keyed_op(h, s, e.why[i], d);
@@ -132,6 +138,7 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       std::string later;
       if (w == h.op_end(d)) later = D + "'s write of " + K;
       else if (h.op_kind[w] == OpKind::append) later = D + "'s append of " + value_text(h, h.op_value[w]) + " to " + K;
+      else if (h.is_delete(w)) later = D + "'s delete of " + K + " (tombstone " + value_text(h, h.op_value[w]) + ")";
       else later = D + "'s write " + K + "=" + value_text(h, h.op_value[w]);
       const bool phantom = !h.scan_absent_ops.empty() &&
                            std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o);

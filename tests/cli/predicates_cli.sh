@@ -49,4 +49,11 @@ expect_err audit_msg "phantom.jsonl:3: operation 0: \"scan\" \\(range scans, ins
 "$bin" verify -q "$src/examples/phantom.jsonl" > "$tmp/one.txt"
 check dist_decides 1 "$bin" verify --dist -q "$src/examples/phantom.jsonl"
 same dist_report "$tmp/out" "$tmp/one.txt"
+# Deletes are worded as deletes (the write of a tombstone underneath), from
+# JSONL and from its HDF5 conversion (mark 3 in /op/scan).
+check skew_words 1 "$bin" verify -q "$src/examples/predicate_write_skew.jsonl"
+expect_out skew_delete_words "T3's delete of bob \(tombstone \"bob off\"\) is a later version of bob"
+check skew_h5 0 "$bin" convert "$src/examples/predicate_write_skew.jsonl" "$tmp/skew.h5"
+check skew_h5_words 1 "$bin" verify -q "$tmp/skew.h5"
+expect_out skew_h5_delete_words "T3's delete of bob \(tombstone \"bob off\"\)"
 summary
