@@ -318,6 +318,10 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
   auto replay_ties = [&](SiTies c) {
     std::string failed;
     const bool direct = p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count());
+    // Hashed: sized for far fewer keys than writes, grown as keys come (a
+    // table sized by the writes of a history with few keys spreads them over
+    // memory the cache does not hold).
+    const size_t first_capacity = std::min<size_t>(std::max<size_t>(1024, p.writes), size_t{1} << 16);
     const bool orders = c == SiTies::begin_order || c == SiTies::end_order;
     if (direct && orders) {
       DirectStates<TwoVersions> st(static_cast<size_t>(p.max_key) + 1);
@@ -326,10 +330,10 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
       DirectStates<KeyState> st(static_cast<size_t>(p.max_key) + 1);
       failed = run(c, st);
     } else if (orders) {
-      HashedStates<TwoVersions> st(std::max<size_t>(1024, p.writes));
+      HashedStates<TwoVersions> st(first_capacity);
       failed = run(c, st);
     } else {
-      HashedStates<KeyState> st(std::max<size_t>(1024, p.writes));
+      HashedStates<KeyState> st(first_capacity);
       failed = run(c, st);
     }
     return failed.empty() ? failed : failed + " (" + to_string(c) + ")";
