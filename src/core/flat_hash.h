@@ -2,6 +2,7 @@
 // capacity). Hot paths of the graph builder look up (key, value) pairs tens of
 // millions of times; std::unordered_map's node allocations would dominate.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -139,6 +140,26 @@ class InlineStateMap {
   std::vector<Slot> slots_;
   size_t used_ = 0;
   V empty_key_state_;
+};
+
+// Per-key state where keys are mostly small non-negative integers (integer
+// keys usually are, named keys are row numbers): an array for keys below
+// `direct`, a hash map for the rest, sized for `others` keys and grown as
+// needed — a generated plant's few huge keys must not push every key into a
+// map (whose misses then dominate a replay).
+template <class V>
+class KeyStates {
+ public:
+  KeyStates(size_t direct, size_t others, V init) : direct_(direct, init), rest_(std::max<size_t>(16, others), init) {}
+  void prefetch(uint64_t k) const {
+    if (k < direct_.size()) __builtin_prefetch(&direct_[k]);
+    else rest_.prefetch(k);
+  }
+  V& at(uint64_t k) { return k < direct_.size() ? direct_[k] : rest_.at(k); }
+
+ private:
+  std::vector<V> direct_;
+  InlineStateMap<V> rest_;
 };
 
 }  // namespace isocheck

@@ -14,22 +14,11 @@ namespace isocheck {
 
 namespace {
 
-// key → latest value written in the replay so far (kNullValue: initial state).
-class LatestValues : public InlineStateMap<Sym> {
+// key → latest value written in the replay so far (kNullValue: initial
+// state), for the plan's keys (KeyStates: an array below its bound).
+class LatestValues : public KeyStates<Sym> {
  public:
-  explicit LatestValues(size_t expected) : InlineStateMap<Sym>(expected, kNullValue) {}
-};
-
-// The same for keys that are small non-negative integers (named keys are row
-// numbers, and integer keys usually are): a plain array, no hashing.
-class LatestValuesDirect {
- public:
-  explicit LatestValuesDirect(size_t keys) : values_(keys, kNullValue) {}
-  void prefetch(Sym k) const { __builtin_prefetch(&values_[k]); }
-  Sym& at(Sym k) { return values_[k]; }
-
- private:
-  std::vector<Sym> values_;
+  explicit LatestValues(const WitnessPlan& p) : KeyStates<Sym>(p.direct_keys(), p.hashed_writes(), kNullValue) {}
 };
 
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
@@ -168,11 +157,19 @@ std::vector<TxnIdx> order_by_time(const History& h, const std::vector<int64_t>& 
 
 WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
   WitnessPlan p;
+  // Keys below this bound index an array directly (int64 keys < 0 are huge
+  // here); the others, a generated plant's say, a hash map. Named keys too
+  // only when the table is not much larger than the history: a round of an
+  // audit uses the file's table (10^7 names for 10^5 transactions), and
+  // filling an array that size on every check cost more than the replay.
+  p.direct_bound = std::max<uint64_t>(1 << 20, 4 * h.op_count());
   // Lists need the graph engine; so do null writes (a read of null would be
   // ambiguous). Every transaction counts here, whatever its status.
   for (OpIdx o = 0; o < h.op_count(); ++o) {
     OpKind k = h.op_kind[o];
     p.max_key = std::max(p.max_key, h.op_key[o]);
+    if (h.op_key[o] < p.direct_bound) p.max_small_key = std::max(p.max_small_key, h.op_key[o]);
+    else p.big_key_writes += k == OpKind::write;
     if (k == OpKind::append || k == OpKind::read_list) {
       p.why_not = "the history has list operations";
       return p;
@@ -207,18 +204,7 @@ std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrde
   std::vector<TxnIdx> order;
   if (c == WitnessOrder::begin_time) order = order_by_time(h, h.txn_begin);
   if (c == WitnessOrder::end_time) order = order_by_time(h, h.txn_end);
-  // Keys below this bound index an array directly (int64 keys < 0 are huge
-  // here). Named keys too only when the table is not much larger than the
-  // history: a round of an audit uses the file's table (10^7 names for 10^5
-  // transactions), and filling an array that size on every check cost more
-  // than the replay.
-  if (p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count())) {
-    LatestValuesDirect latest(static_cast<size_t>(p.max_key) + 1);
-    return replay(h, order, c, latest, failed_read);
-  }
-  // (sized for every written key at once: growing it by doubling rehashed
-  // the table several times per call)
-  LatestValues latest(std::max<size_t>(1024, p.writes));
+  LatestValues latest(p);
   return replay(h, order, c, latest, failed_read);
 }
 

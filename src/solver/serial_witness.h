@@ -10,6 +10,7 @@
 // (key → latest value), plus a duplicate-write test over fingerprints of
 // (key, value) that stays in cache (partitioned by hash).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,15 @@ struct WitnessPlan {
   std::vector<WitnessOrder> candidates;   // to try in this order
   uint64_t writes = 0, committed = 0;
   Sym max_key = 0;
+  // Replays keep per-key state in an array for keys below direct_keys() and
+  // in a hash map, sized for hashed_writes(), for the others. Keys below
+  // direct_bound go to the array unless most writes are to keys above it
+  // (a few huge keys, a generated plant's, leave the others in the array).
+  uint64_t direct_bound = 0, big_key_writes = 0;
+  Sym max_small_key = 0;  // the largest key below direct_bound
+  bool mostly_small() const { return big_key_writes * 2 <= writes; }
+  size_t direct_keys() const { return mostly_small() ? static_cast<size_t>(max_small_key) + 1 : 0; }
+  size_t hashed_writes() const { return mostly_small() ? big_key_writes : writes; }
 };
 WitnessPlan plan_serial_witness(const History& h, bool need_realtime);
 // "" = clean; otherwise the failed check, and the read it failed on in *failed_read (if given and it was a read).

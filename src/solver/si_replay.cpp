@@ -42,25 +42,6 @@ struct TwoVersions {
   uint64_t seq = 0, prev_seq = kNone;  // prev_seq kNone: no earlier version
 };
 
-// Keys that are small non-negative integers: a plain array.
-template <class State>
-class DirectStates {
- public:
-  explicit DirectStates(size_t keys) : s_(keys) {}
-  void prefetch(Sym k) const { __builtin_prefetch(&s_[k]); }
-  State& at(Sym k) { return s_[k]; }
-
- private:
-  std::vector<State> s_;
-};
-
-// Any keys: open addressing with the state inline (one probe, one line).
-template <class State>
-class HashedStates : public InlineStateMap<State> {
- public:
-  explicit HashedStates(size_t expected) : InlineStateMap<State>(expected, State{}) {}
-};
-
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
 
 // Committed transactions ordered by `time`, ties by file position.
@@ -317,23 +298,11 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
   };
   auto replay_ties = [&](SiTies c) {
     std::string failed;
-    const bool direct = p.max_key < std::max<uint64_t>(1 << 20, 4 * h.op_count());
-    // Hashed: sized for far fewer keys than writes, grown as keys come (a
-    // table sized by the writes of a history with few keys spreads them over
-    // memory the cache does not hold).
-    const size_t first_capacity = std::min<size_t>(std::max<size_t>(1024, p.writes), size_t{1} << 16);
-    const bool orders = c == SiTies::begin_order || c == SiTies::end_order;
-    if (direct && orders) {
-      DirectStates<TwoVersions> st(static_cast<size_t>(p.max_key) + 1);
-      failed = run(c, st);
-    } else if (direct) {
-      DirectStates<KeyState> st(static_cast<size_t>(p.max_key) + 1);
-      failed = run(c, st);
-    } else if (orders) {
-      HashedStates<TwoVersions> st(first_capacity);
+    if (c == SiTies::begin_order || c == SiTies::end_order) {
+      KeyStates<TwoVersions> st(p.direct_keys(), p.hashed_writes(), TwoVersions{});
       failed = run(c, st);
     } else {
-      HashedStates<KeyState> st(first_capacity);
+      KeyStates<KeyState> st(p.direct_keys(), p.hashed_writes(), KeyState{});
       failed = run(c, st);
     }
     return failed.empty() ? failed : failed + " (" + to_string(c) + ")";

@@ -185,3 +185,26 @@ TEST(SerialWitness, LargeAndNegativeIntegerKeysUseTheHashTable) {
   expect_same_verdicts(hist);
   expect_same_verdicts(stale);
 }
+
+// Small integer keys beside a few huge ones (a generated plant's): the small
+// ones in an array, the huge ones in a map; replays read both, and a stale
+// read of either is caught.
+TEST(SerialWitness, SmallAndHugeKeysTogether) {
+  const std::string big = "9000000000000000", big2 = "-5";
+  std::string ok = T(1, 1, R"(["r",3,null],["w",3,1],["r",)" + big + R"(,null],["w",)" + big + R"(,1])", 0, 1) +
+                   T(2, 2, R"(["r",3,1],["r",)" + big + R"(,1],["w",)" + big2 + R"(,7])", 2, 3) +
+                   T(3, 1, R"(["r",)" + big2 + R"(,7],["w",3,2])", 4, 5);
+  History h = parse_jsonl(ok, "test.jsonl");
+  const WitnessPlan p = plan_serial_witness(h, true);
+  EXPECT_EQ(p.direct_keys(), 4u);      // keys 0..3 in the array
+  EXPECT_EQ(p.hashed_writes(), 2u);    // the two huge keys' writes in the map
+  EXPECT_EQ(witness(ok).order, WitnessOrder::begin_time) << witness(ok).why_not;
+  expect_same_verdicts(ok);
+  // A stale read of a huge key, and of a small one: no witness.
+  std::string stale_big = ok + T(4, 2, R"(["r",)" + big + R"(,null])", 6, 7);
+  EXPECT_FALSE(witness(stale_big).found());
+  expect_same_verdicts(stale_big);
+  std::string stale_small = ok + T(4, 2, R"(["r",3,1])", 6, 7);
+  EXPECT_FALSE(witness(stale_small).found());
+  expect_same_verdicts(stale_small);
+}
