@@ -16,22 +16,7 @@ old=$1 new=$2
 . "$(dirname "$0")/compare_lib.sh"
 corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
 examples_and_corpus "$corpus" cobra
-gen=$tmp/gen
-mkdir -p "$gen"
-seed=1
-for w in rmw append mt blindw-rw; do
-  for iso in ser si; do
-    for p in none g0 g1a g1b g1c g-single write-skew lost-update thin-air stale-read; do
-      f=$gen/$w-$iso-$p.jsonl
-      plant=()
-      [ "$p" = none ] || plant=(--plant "$p" --plant "$p")
-      "$old" generate --workload "$w" --isolation "$iso" --txns 3000 --sessions 16 --keys 200 --seed $seed \
-        "${plant[@]}" --out "$f" -q 2>/dev/null || continue
-      seed=$((seed + 1))
-      inputs+=("$f")
-    done
-  done
-done
+generated_inputs g0 g1a g1b g1c g-single write-skew lost-update thin-air stale-read
 # Larger, so that the join has many partitions: one valid, one with a write skew.
 "$old" generate --workload rmw --txns 60000 --sessions 64 --keys 5000 --seed 7 --out "$gen/rmw60k.h5" -q &&
   inputs+=("$gen/rmw60k.h5")

@@ -13,6 +13,11 @@
 #   examples_and_corpus DIR [cobra]  the examples, then every history file of
 #                             the corpus DIR (when it is there), into the
 #                             array `inputs`; with `cobra`, Cobra's log folders too
+#   generated_inputs PLANT...  appends to `inputs` one history per workload
+#                             (rmw append mt blindw-rw) × isolation (ser si) ×
+#                             plant (none, then each PLANT, planted twice),
+#                             written by $old into $tmp/gen (a combination it
+#                             refuses is left out); sets $gen to that folder
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 same=0 differ=0
@@ -47,4 +52,23 @@ examples_and_corpus() {
   [ "${2:-}" = cobra ] || return 0
   while IFS= read -r d; do inputs+=("$d"); done < <(find "$corpus/cobra" -mindepth 1 -type d 2>/dev/null \
     -exec sh -c 'ls "$1"/T*.log >/dev/null 2>&1' _ {} \; -print | sort)
+}
+
+generated_inputs() {
+  gen=$tmp/gen
+  mkdir -p "$gen"
+  local seed=1 w iso p f plant
+  for w in rmw append mt blindw-rw; do
+    for iso in ser si; do
+      for p in none "$@"; do
+        f=$gen/$w-$iso-$p.jsonl
+        plant=()
+        [ "$p" = none ] || plant=(--plant "$p" --plant "$p")
+        "$old" generate --workload "$w" --isolation "$iso" --txns 3000 --sessions 16 --keys 200 --seed $seed \
+          "${plant[@]}" --out "$f" -q 2>/dev/null || continue
+        seed=$((seed + 1))
+        inputs+=("$f")
+      done
+    done
+  done
 }

@@ -15,22 +15,7 @@ old=$1 new=$2
 . "$(dirname "$0")/compare_lib.sh"
 corpus=${3:-${ISOCHECK_CORPUS:-$root/../shared/corpus}}
 examples_and_corpus "$corpus"
-gen=$tmp/gen
-mkdir -p "$gen"
-seed=1
-for w in rmw append mt blindw-rw; do
-  for iso in ser si; do
-    for p in none g0 g1a g1b g1c g-single write-skew lost-update fractured-read long-fork stale-read causality-violation; do
-      f=$gen/$w-$iso-$p.jsonl
-      plant=()
-      [ "$p" = none ] || plant=(--plant "$p" --plant "$p")
-      "$old" generate --workload "$w" --isolation "$iso" --txns 3000 --sessions 16 --keys 200 --seed $seed \
-        "${plant[@]}" --out "$f" -q 2>/dev/null || continue
-      seed=$((seed + 1))
-      inputs+=("$f")
-    done
-  done
-done
+generated_inputs g0 g1a g1b g1c g-single write-skew lost-update fractured-read long-fork stale-read causality-violation
 mask() { sed -E 's/"seconds": ?[0-9.e+-]+/"seconds":_/g; s/[0-9]+(\.[0-9]+)? s\b/_ s/g'; }
 for f in "${inputs[@]}"; do
   compare "$f" all verify "$f" --level all -q

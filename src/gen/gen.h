@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/history.h"
+#include "core/verdict.h"
 #include "io/sink.h"
 
 namespace isocheck {
@@ -63,6 +64,21 @@ inline constexpr int64_t kPlantKeyBase = 9'000'000'000'000'000LL;
 struct PlantLevels {
   bool ser, si, sser;
   bool ru, rc, ra, cc, pc;
+  // Whether the plant violates level l (false for levels the table has no
+  // column for).
+  bool operator[](Level l) const {
+    switch (l) {
+      case Level::ser: return ser;
+      case Level::si: return si;
+      case Level::sser: return sser;
+      case Level::ru: return ru;
+      case Level::rc: return rc;
+      case Level::ra: return ra;
+      case Level::cc: return cc;
+      case Level::pc: return pc;
+      default: return false;
+    }
+  }
 };
 
 struct PlantRecord {

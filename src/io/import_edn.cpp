@@ -396,7 +396,7 @@ imp::ElleFacts elle_facts(const std::string& path, Format f, size_t block) {
   return facts;
 }
 
-class ElleReader : public TxnReader {
+class ElleReader : public ForwardTxnReader {
  public:
   ElleReader(const std::string& path, Format f, size_t block)
       : path_(path), format_(f), block_(block), facts_(elle_facts(path, f, block)) {
@@ -418,24 +418,11 @@ class ElleReader : public TxnReader {
         break;
       }
     }
-    History h = b_->take_piece();
-    pos_.txn += h.txn_count();
-    stats_.txns = pos_.txn;
-    return h;
+    return handed_out(b_->take_piece());
   }
-  TxnPosition position() const override { return pos_; }
-  // Read again from the start up to the position: what an Elle reader
-  // remembers at a position (open invocations) is not in the file there.
-  void seek(const TxnPosition& p) override {
-    restart();
-    while (pos_.txn < p.txn)
-      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
-  }
-  const ImportStats& stats() const override { return stats_; }
-  bool streamed() const override { return true; }
 
  private:
-  void restart() {
+  void restart() override {
     stats_ = ImportStats{};
     b_ = std::make_unique<imp::ElleBuilder>(path_, stats_, &facts_);
     ops_ = std::make_unique<ElleOps>(path_, format_, block_);
@@ -446,12 +433,10 @@ class ElleReader : public TxnReader {
   Format format_;
   size_t block_;
   imp::ElleFacts facts_;
-  ImportStats stats_;
   std::unique_ptr<imp::ElleBuilder> b_;
   std::unique_ptr<ElleOps> ops_;
   imp::Node m_;
   bool drained_ = false, finished_ = false;
-  TxnPosition pos_;
 };
 
 }  // namespace

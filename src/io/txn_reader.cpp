@@ -162,7 +162,7 @@ PassFacts pass_facts(const std::string& path, Format f, size_t block) {
   return facts;
 }
 
-class PassTxnReader : public TxnReader {
+class PassTxnReader : public ForwardTxnReader {
  public:
   PassTxnReader(const std::string& path, Format f, size_t block) : path_(path), format_(f), block_(block) {
     PassFacts facts = pass_facts(path, f, block);
@@ -184,24 +184,12 @@ class PassTxnReader : public TxnReader {
     pass_->new_piece(stage_);
     pass_->settle(out, &zero_);
     held_ = std::max<uint64_t>(held_, pass_->held_records() + stage_.txn_count());
-    pos_.txn += out.txn_count();
-    stats_.txns = pos_.txn;
-    return out;
+    return handed_out(std::move(out));
   }
-  TxnPosition position() const override { return pos_; }
-  // Read again from the start up to the position (what the pass remembers
-  // there, open transactions and ids, is not in the file at that place).
-  void seek(const TxnPosition& p) override {
-    restart();
-    while (pos_.txn < p.txn)
-      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
-  }
-  const ImportStats& stats() const override { return stats_; }
-  bool streamed() const override { return true; }
   ReaderHeld held() const override { return {pass_->held_bytes(), held_, pass_->held_ids()}; }
 
  private:
-  void restart() {
+  void restart() override {
     stats_ = ImportStats{};
     stats_.format = format_name_;
     pass_ = imp::open_import_pass(path_, format_, stats_, block_, false);
@@ -214,12 +202,10 @@ class PassTxnReader : public TxnReader {
   size_t block_;
   std::string format_name_;
   imp::ZeroKeys zero_;
-  ImportStats stats_;
   std::unique_ptr<imp::ImportPass> pass_;
   History stage_;
   bool done_ = false;
   uint64_t held_ = 0;
-  TxnPosition pos_;
 };
 
 // The formats read whole (Cobra, dbcop YAML and JSON): the history is imported

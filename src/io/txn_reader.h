@@ -9,6 +9,7 @@
 // file). Cobra logs and dbcop YAML and JSON are read whole and handed out in
 // pieces.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -76,6 +77,33 @@ class TxnReader {
   virtual bool streamed() const = 0;
   // (Readers of imported formats read a transaction at a time tell it.)
   virtual ReaderHeld held() const { return {}; }
+};
+
+// A streamed reader that cannot jump into its file (what it remembers at a
+// position — Elle's open invocations, an importer's open transactions and
+// ids — is not in the file there): seek() starts it over and reads forward.
+// A subclass keeps pos_ and stats_, starts over in restart(), and hands its
+// pieces out through handed_out().
+class ForwardTxnReader : public TxnReader {
+ public:
+  TxnPosition position() const override { return pos_; }
+  void seek(const TxnPosition& p) override {
+    restart();
+    while (pos_.txn < p.txn)
+      if (next(std::min<uint64_t>(p.txn - pos_.txn, 1 << 16)).txn_count() == 0) break;
+  }
+  const ImportStats& stats() const override { return stats_; }
+  bool streamed() const override { return true; }
+
+ protected:
+  virtual void restart() = 0;
+  History handed_out(History h) {
+    pos_.txn += h.txn_count();
+    stats_.txns = pos_.txn;
+    return h;
+  }
+  ImportStats stats_;
+  TxnPosition pos_;
 };
 
 // Every transaction of `r`, `piece` at a time, into the sink `open` makes at

@@ -101,6 +101,31 @@ class OwnWrites {
   bool in_map_ = false;
 };
 
+// Walks t's operations: writes go to `own`, a read after t's own write of
+// its key must return that write, and every other (external) read is
+// external(k, v), which returns "" or the failed check. Returns the first
+// failed check, or "".
+template <class External>
+std::string walk_reads(const History& h, TxnIdx t, OwnWrites& own, External&& external) {
+  own.start(h, t);
+  for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
+    const Sym k = h.op_key[o], v = h.op_value[o];
+    if (h.op_kind[o] == OpKind::write) {
+      own.write(k, v);
+      continue;
+    }
+    if (const Sym* mine = own.value(k)) {
+      if (*mine != v)
+        return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) + " after writing " +
+               value_text(h, *mine);
+      continue;
+    }
+    std::string failed = external(k, v);
+    if (!failed.empty()) return failed;
+  }
+  return "";
+}
+
 // The order replay: the committed transactions `order` commit in that order
 // (commit number i + 1 for order[i]); each takes the latest snapshot its
 // reads allow (si_replay.h). Returns the first failed check, or "".
@@ -120,19 +145,7 @@ std::string replay_in_order(const History& h, const std::vector<TxnIdx>& order, 
     if (done[session] != rank[t]) return txn_text(h, t) + " commits before the previous transaction of its session in " + order_name;
     // The snapshot s (the number of commits it sees) must satisfy lo <= s < hi.
     uint64_t lo = last_seq[session], hi = seq;
-    own.start(h, t);
-    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
-      const Sym k = h.op_key[o], v = h.op_value[o];
-      if (h.op_kind[o] == OpKind::write) {
-        own.write(k, v);
-        continue;
-      }
-      if (const Sym* mine = own.value(k)) {
-        if (*mine != v)
-          return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
-                 " after writing " + value_text(h, *mine);
-        continue;
-      }
+    std::string failed = walk_reads(h, t, own, [&](Sym k, Sym v) -> std::string {
       const TwoVersions& ks = st.at(k);
       if (v == ks.value) {
         lo = std::max(lo, ks.seq);
@@ -142,10 +155,11 @@ std::string replay_in_order(const History& h, const std::vector<TxnIdx>& order, 
         return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
                ", not one of the last two versions committed before it in " + order_name;
       }
-    }
+      return "";
+    });
+    if (!failed.empty()) return failed;
     if (lo >= hi) return txn_text(h, t) + "'s reads see no one snapshot in " + order_name;
     const uint64_t snap = hi - 1;
-    std::string failed;
     own.for_each([&](Sym k, Sym) {
       if (failed.empty() && st.at(k).seq > snap)
         failed = txn_text(h, t) + " writes " + printable(h.keys.text(k)) +
@@ -174,25 +188,13 @@ std::string replay(const History& h, const Events& ev, SiTies ties, States& st) 
     if (done[h.txn_session[t]] != ev.rank[t])
       return txn_text(h, t) + " begins before the previous transaction of its session committed";
     snap[t] = commits;
-    own.start(h, t);
-    for (OpIdx o = h.op_begin(t), e = h.op_end(t); o < e; ++o) {
-      const Sym k = h.op_key[o], v = h.op_value[o];
-      if (h.op_kind[o] == OpKind::write) {
-        own.write(k, v);
-        continue;
-      }
-      if (const Sym* mine = own.value(k)) {
-        if (*mine != v)
-          return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
-                 " after writing " + value_text(h, *mine);
-        continue;
-      }
+    return walk_reads(h, t, own, [&](Sym k, Sym v) -> std::string {
       const Sym seen = st.at(k).value;
       if (seen != v)
         return txn_text(h, t) + " reads " + printable(h.keys.text(k)) + " = " + value_text(h, v) +
                " but its snapshot (at its begin) holds " + value_text(h, seen);
-    }
-    return "";
+      return "";
+    });
   };
   auto commit = [&](TxnIdx t) -> std::string {
     ++done[h.txn_session[t]];

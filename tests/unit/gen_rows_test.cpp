@@ -50,19 +50,6 @@ CheckResult check_every_level(const History& h) {
   return check(h, c);
 }
 
-bool violated(const PlantLevels& v, Level l) {
-  switch (l) {
-    case Level::ser: return v.ser;
-    case Level::si: return v.si;
-    case Level::sser: return v.sser;
-    case Level::ru: return v.ru;
-    case Level::rc: return v.rc;
-    case Level::ra: return v.ra;
-    case Level::cc: return v.cc;
-    case Level::pc: return v.pc;
-    default: return false;
-  }
-}
 
 // The history as stated (scans, inserts and deletes not expanded): what the
 // oracle reads. Each GenScan becomes a PredicateOp at its place among the
@@ -277,7 +264,7 @@ TEST(GenRows, PredicatePlantsFailExactlyTheirLevelsAndAreNamed) {
         for (Level l : kAllLevels) {
           const LevelResult& lr = level(r, l);
           ASSERT_TRUE(lr.decided) << level_short(l) << ": " << lr.reason;
-          EXPECT_EQ(lr.holds, !violated(p.violates, l)) << level_short(l) << ": " << lr.reason;
+          EXPECT_EQ(lr.holds, !p.violates[l]) << level_short(l) << ": " << lr.reason;
           if (!lr.witness) continue;
           const EdgeList& c = lr.witness->cycle;
           for (size_t i = 0; i < c.size(); ++i) EXPECT_TRUE(planted.count(h.txn_id[c.src[i]])) << level_short(l);

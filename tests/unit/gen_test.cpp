@@ -1053,19 +1053,6 @@ TEST(GenScan, FileSinkWritesTheText) {
 // lattice shortcuts), and under every level decided on its own engine; and
 // the lattice stays monotone (a level that holds implies each weaker one).
 namespace {
-bool violated(const PlantLevels& v, Level l) {
-  switch (l) {
-    case Level::ser: return v.ser;
-    case Level::si: return v.si;
-    case Level::sser: return v.sser;
-    case Level::ru: return v.ru;
-    case Level::rc: return v.rc;
-    case Level::ra: return v.ra;
-    case Level::cc: return v.cc;
-    case Level::pc: return v.pc;
-    default: return false;
-  }
-}
 }  // namespace
 
 TEST(GenWeak, PlantsFailExactlyTheirLevels) {
@@ -1085,7 +1072,7 @@ TEST(GenWeak, PlantsFailExactlyTheirLevels) {
         for (Level l : kAllLevels) {
           const LevelResult& lr = level(r, l);
           ASSERT_TRUE(lr.decided) << level_short(l) << ": " << lr.reason;
-          EXPECT_EQ(lr.holds, !violated(v, l)) << level_short(l) << ": " << lr.reason;
+          EXPECT_EQ(lr.holds, !v[l]) << level_short(l) << ": " << lr.reason;
         }
         for (size_t i = 1; i < std::size(kAllLevels); ++i)
           if (level(r, kAllLevels[i]).holds) {
@@ -1102,7 +1089,7 @@ TEST(GenWeak, PlantsFailExactlyTheirLevels) {
 TEST(GenWeak, EachWeakLevelHasAPlantFailingItFirst) {
   auto weakest = [](const PlantLevels& v) {
     for (Level l : kAllLevels)
-      if (violated(v, l)) return l;
+      if (v[l]) return l;
     return Level::lin;
   };
   EXPECT_EQ(weakest(plant_violations("g0")), Level::ru);
