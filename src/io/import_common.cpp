@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "core/flat_hash.h"
 #include "core/text_escape.h"
 
 namespace isocheck {
@@ -220,26 +221,9 @@ void drop_last_txn(History& h) {
 }
 
 void apply_zero_is_initial(History& h, ImportStats& st) {
-  if (h.values.named()) return;  // these formats only have integer values
-  const Sym zero = 0;           // integer mode: the symbol of 0 is 0
-  std::unordered_set<Sym> zero_written;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    if (h.txn_status[t] == TxnStatus::aborted) continue;
-    for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-      if (h.op_kind[o] == OpKind::write && h.op_value[o] == zero) zero_written.insert(h.op_key[o]);
-  }
-  uint64_t initial = 0, explicit_zero = 0;
-  for (OpIdx o = 0; o < h.op_count(); ++o) {
-    if (h.op_kind[o] != OpKind::read || h.op_value[o] != zero) continue;
-    if (zero_written.count(h.op_key[o])) {
-      ++explicit_zero;
-    } else {
-      h.op_value[o] = kNullValue;
-      ++initial;
-    }
-  }
-  if (initial) st.notes["reads of value 0 taken as reads of the initial state"] += initial;
-  if (explicit_zero) st.notes["reads of value 0 of a key that a transaction explicitly writes 0 to (read that write)"] += explicit_zero;
+  ZeroKeys written;  // the whole history's keys written 0
+  written.collect(h);
+  apply_zero_is_initial(h, st, written);
 }
 
 void ZeroKeys::collect(const History& h) {
@@ -254,6 +238,28 @@ void ZeroKeys::collect(const History& h) {
       else names.insert(h.keys.name(k));
     }
   }
+}
+
+std::string content_id(const std::string& path, Format f) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) return "";  // the reader that follows reports it
+  std::vector<unsigned char> buf(1 << 20);
+  uint64_t h = 0x9e3779b97f4a7c15ULL, size = 0;
+  for (size_t got; (got = std::fread(buf.data(), 1, buf.size(), fp)) > 0;) {
+    size_t i = 0;
+    for (; i + 8 <= got; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, buf.data() + i, 8);
+      h = mix64(h ^ w) + i;
+    }
+    for (; i < got; ++i) h = mix64(h ^ buf[i]);
+    h = mix64(h ^ got);
+    size += got;
+  }
+  const bool bad = std::ferror(fp);
+  std::fclose(fp);
+  if (bad) return "";
+  return path + "\n" + std::to_string(static_cast<int>(f)) + "\n" + std::to_string(size) + ":" + std::to_string(h);
 }
 
 bool ZeroKeys::has(const SymbolTable& keys, Sym k) const {

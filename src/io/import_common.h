@@ -233,6 +233,13 @@ struct ZeroKeys {
   void collect(const History& h);
   bool has(const SymbolTable& keys, Sym k) const;
 };
+// A file's identity by content, for remembering what a first pass over it
+// learned (the audit opens a log's reader several times; a file rewritten in
+// place with the same size must not be given another's facts): its path,
+// format, size and a 64-bit hash of its bytes (read in blocks, far cheaper
+// than parsing them); "" when it cannot be read.
+std::string content_id(const std::string& path, Format f);
+
 // The rule on one piece, with the keys of the whole file.
 void apply_zero_is_initial(History& h, ImportStats& st, const ZeroKeys& written);
 

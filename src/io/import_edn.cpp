@@ -1,7 +1,6 @@
 // Elle / Jepsen histories: one operation map per line (or one vector of maps),
 // :invoke followed by its completion (:ok committed, :fail aborted, :info
 // unknown). The same builder reads the elle-cli JSON form (import_elle_json.cpp).
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -342,40 +341,15 @@ class ElleOps {
   std::unique_ptr<imp::JsonStream> json_;
 };
 
-// A 64-bit hash of a file's bytes (read in blocks, far cheaper than parsing
-// them): the facts below are remembered by content, since a file rewritten
-// with the same size within one timestamp tick (a test loop, a log rotated
-// in place) would otherwise be given another file's facts.
-uint64_t content_hash(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return 0;  // the reader that follows reports it
-  std::vector<unsigned char> buf(1 << 20);
-  uint64_t h = 0x9e3779b97f4a7c15ULL;
-  for (size_t got; (got = std::fread(buf.data(), 1, buf.size(), f)) > 0;) {
-    size_t i = 0;
-    for (; i + 8 <= got; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, buf.data() + i, 8);
-      h = mix64(h ^ w) + i;
-    }
-    for (; i < got; ++i) h = mix64(h ^ buf[i]);
-    h = mix64(h ^ got);
-  }
-  std::fclose(f);
-  return h;
-}
 
 // The facts of a file (one scan: its pieces are built and dropped),
 // remembered per file while its bytes stay the same: the audit opens a log's
 // reader several times.
 imp::ElleFacts elle_facts(const std::string& path, Format f, size_t block) {
-  struct stat st {};
-  const std::string id = path + "\n" + std::to_string(static_cast<int>(f)) + "\n" +
-                         (::stat(path.c_str(), &st) == 0 ? std::to_string(st.st_size) : std::string("?")) + ":" +
-                         std::to_string(content_hash(path));
+  const std::string id = imp::content_id(path, f);
   static std::mutex lock;
   static std::map<std::string, imp::ElleFacts> known;
-  {
+  if (!id.empty()) {
     std::lock_guard<std::mutex> g(lock);
     if (auto it = known.find(id); it != known.end()) return it->second;
   }
@@ -391,6 +365,7 @@ imp::ElleFacts elle_facts(const std::string& path, Format f, size_t block) {
   while (b.emit_open())
     if (b.piece_txns() >= 4096) (void)b.take_piece();
   const imp::ElleFacts facts = b.facts();
+  if (id.empty()) return facts;
   std::lock_guard<std::mutex> g(lock);
   known[id] = facts;
   return facts;

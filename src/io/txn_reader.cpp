@@ -106,30 +106,6 @@ struct PassFacts {
   std::string format_name;
 };
 
-// A 64-bit hash of a file's bytes and its size (read in blocks, far cheaper
-// than parsing them): the first pass's facts are remembered by content, as
-// the audit opens a log's reader several times.
-std::string content_id(const std::string& path, Format f) {
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) return "";  // the pass that follows reports it
-  std::vector<unsigned char> buf(1 << 20);
-  uint64_t h = 0x9e3779b97f4a7c15ULL, size = 0;
-  for (size_t got; (got = std::fread(buf.data(), 1, buf.size(), fp)) > 0;) {
-    size_t i = 0;
-    for (; i + 8 <= got; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, buf.data() + i, 8);
-      h = mix64(h ^ w) + i;
-    }
-    for (; i < got; ++i) h = mix64(h ^ buf[i]);
-    h = mix64(h ^ got);
-    size += got;
-  }
-  const bool bad = std::ferror(fp);
-  std::fclose(fp);
-  if (bad) return "";
-  return path + "\n" + std::to_string(static_cast<int>(f)) + "\n" + std::to_string(size) + ":" + std::to_string(h);
-}
 
 // The first pass: checks the whole file (a malformed one throws here, as the
 // whole import does) and gathers the keys written 0, building and dropping
@@ -137,7 +113,7 @@ std::string content_id(const std::string& path, Format f) {
 PassFacts pass_facts(const std::string& path, Format f, size_t block) {
   static std::mutex lock;
   static std::map<std::string, PassFacts> known;
-  const std::string id = content_id(path, f);
+  const std::string id = imp::content_id(path, f);
   if (!id.empty()) {
     std::lock_guard<std::mutex> g(lock);
     if (auto it = known.find(id); it != known.end()) return it->second;
