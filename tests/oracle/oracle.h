@@ -43,4 +43,8 @@ struct WeakOracleVerdict {
 };
 WeakOracleVerdict oracle_weak_check(const History& h);
 
+// Both oracles on h (default options); false, leaving them untouched, when h
+// has too many included transactions for them.
+bool oracle_every_level(const History& h, OracleVerdict& ov, WeakOracleVerdict& wv);
+
 }  // namespace isocheck

@@ -65,6 +65,17 @@ std::string WeakOracleVerdict::describe() const {
          " ser=" + std::to_string(ser);
 }
 
+bool oracle_every_level(const History& h, OracleVerdict& ov, WeakOracleVerdict& wv) {
+  try {
+    WeakOracleVerdict w = oracle_weak_check(h);
+    OracleVerdict o = oracle_check(h);
+    wv = w, ov = o;
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 WeakOracleVerdict oracle_weak_check(const History& h) {
   const size_t N = h.txn_count();
   const oracle_detail::Writers writers = oracle_detail::writers_of(h);

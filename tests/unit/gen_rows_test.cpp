@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/generated.h"
 #include "core/errors.h"
 #include "core/predicates.h"
 #include "gen/gen.h"
@@ -29,14 +30,6 @@ GenOptions rows_opts(uint64_t txns, uint64_t seed) {
   return o;
 }
 
-// The generated file's text, read back as verify reads it (expanded).
-History read_back(const GenOptions& o, GenSummary* sum = nullptr, std::string* text = nullptr) {
-  JsonlTextSink sink;
-  GenSummary s = generate(o, sink);
-  if (sum) *sum = s;
-  if (text) *text = sink.text;
-  return parse_jsonl(sink.text, "generated.jsonl");
-}
 
 const LevelResult& level(const CheckResult& r, Level l) {
   for (const auto& x : r.levels)
@@ -113,7 +106,7 @@ TEST(GenRows, HistoriesHoldEveryLevel) {
       o.chunk_txns = 50 + 37 * seed;
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + dist);
       GenSummary sum;
-      History h = read_back(o, &sum);
+      History h = testkit::read_generated(o, &sum);
       EXPECT_EQ(sum.txns, o.txns);
       EXPECT_GT(sum.inserts, o.txns / 5);
       EXPECT_GT(sum.deletes, o.txns / 10);
@@ -166,7 +159,7 @@ TEST(GenRows, TextStatesInsertsAndDeletes) {
   EXPECT_GT(deletes, 0u);
   EXPECT_GT(scans, 0u);
   std::string text;
-  read_back(o, &sum, &text);
+  testkit::read_generated(o, &sum, &text);
   EXPECT_EQ(sum.inserts, inserts);
   EXPECT_EQ(sum.deletes, deletes);
   EXPECT_EQ(sum.scans, scans);
@@ -250,7 +243,7 @@ TEST(GenRows, PredicatePlantsFailExactlyTheirLevelsAndAreNamed) {
         o.scans = pct;
         o.plant = {name};
         GenSummary sum;
-        History h = read_back(o, &sum);
+        History h = testkit::read_generated(o, &sum);
         ASSERT_EQ(sum.plants.size(), 1u);
         const PlantRecord& p = sum.plants[0];
         EXPECT_EQ(p.txn_ids.size(), std::string(name) == "predicate-write-skew" ? 3u : 2u);
@@ -290,7 +283,7 @@ TEST(GenRows, PredicatePlantsUnderSi) {
       o.keys = 200;
       o.plant = {name};
       GenSummary sum;
-      History h = read_back(o, &sum);
+      History h = testkit::read_generated(o, &sum);
       EXPECT_GT(sum.aborted, 0u);
       CheckOptions c;
       c.levels = {Level::ser, Level::si};

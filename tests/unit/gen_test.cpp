@@ -2,6 +2,7 @@
 // plants on fresh keys.
 #include <gtest/gtest.h>
 
+#include "common/generated.h"
 #include "common/history_fixtures.h"
 
 #include <algorithm>
@@ -850,14 +851,6 @@ TEST(Gen, LwtIsLinearizableLightweightTransactions) {
 
 namespace {
 
-// The generated file's text, read back as verify reads it.
-History scan_history(const GenOptions& o, GenSummary* sum = nullptr, std::string* text = nullptr) {
-  JsonlTextSink sink;
-  GenSummary s = generate(o, sink);
-  if (sum) *sum = s;
-  if (text) *text = sink.text;
-  return parse_jsonl(sink.text, "generated.jsonl");
-}
 
 GenOptions scan_opts(const std::string& w, uint64_t txns, uint64_t seed, uint32_t pct = 20) {
   GenOptions o = opts(w, txns, seed);
@@ -903,7 +896,7 @@ TEST(GenScan, ScanHistoriesReplaySeriallyAndVerify) {
         o.ops = std::string(w) == "rmw" ? static_cast<uint32_t>(1 + seed % 3) : 0;
         o.chunk_txns = 97;
         GenSummary sum;
-        History h = scan_history(o, &sum);
+        History h = testkit::read_generated(o, &sum);
         EXPECT_GT(sum.scans, 0u);
         ASSERT_FALSE(h.scan_ops.empty());
         expect_serial_replay(h);
@@ -927,7 +920,7 @@ TEST(GenScan, TextStatesExactlyThePresentRows) {
   o.scan_width_lo = 2;
   o.scan_width_hi = 4;
   std::string text;
-  scan_history(o, nullptr, &text);
+  testkit::read_generated(o, nullptr, &text);
   EXPECT_EQ(text,
             "{\"isocheck\":1,\"time_unit\":\"us\"}\n"
             "{\"id\":0,\"session\":5,\"status\":\"committed\",\"begin\":0,\"end\":28,\"ops\":[[\"r\",2,null],[\"w\",2,1],[\"r\",5,null],[\"w\",5,2]]}\n"
@@ -981,7 +974,7 @@ TEST(GenScan, PlantedPhantomIsFound) {
       GenOptions o = scan_opts(w, 1500, 31, pct);
       o.plant = {"phantom"};
       GenSummary sum;
-      History h = scan_history(o, &sum);
+      History h = testkit::read_generated(o, &sum);
       ASSERT_EQ(sum.plants.size(), 1u);
       std::set<int64_t> planted(sum.plants[0].txn_ids.begin(), sum.plants[0].txn_ids.end());
       CheckResult r = check_all(h);
@@ -1039,7 +1032,7 @@ TEST(GenScan, FileSinkWritesTheText) {
   generate(o, *sink);
   sink.reset();
   std::string text;
-  scan_history(o, nullptr, &text);
+  testkit::read_generated(o, nullptr, &text);
   std::ifstream f(path, std::ios::binary);
   std::string file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(file, text);
