@@ -101,16 +101,22 @@ struct History {
   std::string time_unit;              // "" when unknown: only order of times matters
   // Reads that stand for a range scan's observation (core/predicates.h),
   // sorted: scan_ops every one, scan_absent_ops those of keys the scan saw
-  // absent; and the writes that stand for a delete (their value the
-  // tombstone). Empty for histories without scans or deletes. Reports name
-  // cycles by them and word their operations as the user stated them.
-  std::vector<OpIdx> scan_ops, scan_absent_ops, delete_ops;
+  // absent, absent_choice_ops those of scan_absent_ops whose absent version
+  // is open (the key is deleted by another transaction: the scan saw the
+  // initial state or one of the key's tombstones, which one the history does
+  // not say; the engine chooses, graph/known_graph.h AbsentChoice); and the
+  // writes that stand for a delete (their value the tombstone). Empty for
+  // histories without scans or deletes. Reports name cycles by them and word
+  // their operations as the user stated them.
+  std::vector<OpIdx> scan_ops, scan_absent_ops, absent_choice_ops, delete_ops;
   // Operation o's predicate mark, as HDF5's /op/scan column stores it: 0 a
   // plain operation, 1 a read of a row a scan returned, 2 a read of a key a
-  // scan saw absent, 3 a write standing for a delete.
+  // scan saw absent, 3 a write standing for a delete, 4 a read of a key a
+  // scan saw absent in an open absent version (its value is null).
   uint8_t predicate_mark(OpIdx o) const {
     if (!delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o)) return 3;
     if (scan_ops.empty() || !std::binary_search(scan_ops.begin(), scan_ops.end(), o)) return 0;
+    if (is_absent_choice(o)) return 4;
     return std::binary_search(scan_absent_ops.begin(), scan_absent_ops.end(), o) ? 2 : 1;
   }
   // Records mark m of operation o; operations must be marked in increasing
@@ -118,7 +124,11 @@ struct History {
   void mark_predicate(OpIdx o, uint8_t m) {
     if (m == 3) delete_ops.push_back(o);
     else if (m != 0) scan_ops.push_back(o);
-    if (m == 2) scan_absent_ops.push_back(o);
+    if (m == 2 || m == 4) scan_absent_ops.push_back(o);
+    if (m == 4) absent_choice_ops.push_back(o);
+  }
+  bool is_absent_choice(OpIdx o) const {
+    return !absent_choice_ops.empty() && std::binary_search(absent_choice_ops.begin(), absent_choice_ops.end(), o);
   }
   bool is_delete(OpIdx o) const {
     return !delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o);

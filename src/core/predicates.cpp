@@ -126,7 +126,7 @@ struct KeyFacts {
 
 }  // namespace
 
-History expand_predicates(const PredicateHistory& ph, const std::string& file) {
+History expand_predicates(const PredicateHistory& ph, const std::string& file, const ExpandOptions& opt) {
   PredicateList flat;
   flat.ops.reserve(ph.ops.size());
   for (const PredicateOp& p : ph.ops) {
@@ -136,10 +136,11 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file) {
     flat.ops.push_back(r);
   }
   History base = ph.base;
-  return expand_predicates(std::move(base), flat, file);
+  return expand_predicates(std::move(base), flat, file, opt);
 }
 
-History expand_predicates(History&& base, const PredicateList& ph, const std::string& file) {
+History expand_predicates(History&& base, const PredicateList& ph, const std::string& file,
+                          const ExpandOptions& opt) {
   const History& b = base;
   const bool named_keys = b.keys.named();
   auto less = [&](Sym x, Sym y) {
@@ -253,13 +254,16 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
               const uint64_t f = has_lists || has_deletes ? flag(key) : 0;
               if (f & kList) list_key(p, key);
               Sym seen = kNullValue;
+              bool open_choice = false;
               if (f & kDeleted) {
                 auto mine = track_own ? own.find(key) : own.end();
                 if (mine != own.end() && !mine->second.first) seen = mine->second.second;
-                else if (mine == own.end()) undecided(p, key, "scans, seeing");
+                else if (mine == own.end() && !opt.absent_choices) undecided(p, key, "scans, seeing");
+                else if (mine == own.end()) open_choice = true;
               }
               out.scan_ops.push_back(out.op_count());
               out.scan_absent_ops.push_back(out.op_count());
+              if (open_choice) out.absent_choice_ops.push_back(out.op_count());
               add(OpKind::read, key, seen);
             }
             break;

@@ -21,8 +21,12 @@
 // transaction's own delete of k it is `w k v`. `delete k v` is `w k v`.
 // When a scan sees absent, or an insert requires absent, a key that another
 // transaction deletes, several absent versions qualify and which one was seen
-// is unknown: expand_predicates() refuses such histories as not decided. One
-// exception, the common "insert, later delete": a key with a single insert,
+// is unknown. A scan's such read is kept open when the caller allows it
+// (ExpandOptions::absent_choices): `r k null` listed in
+// History::absent_choice_ops, a read of "some absent version of k" that the
+// engine places (graph/known_graph.h, AbsentChoice). Otherwise, and for an
+// insert's required absence always, expand_predicates() refuses such
+// histories as not decided. One exception, the common "insert, later delete": a key with a single insert,
 // no `w`, and deletes that each observed a present value of the key (a read
 // or a scan row) before deleting it. Its only present versions are the
 // insert's, every tombstone follows one of them, so the insert's absence is
@@ -106,9 +110,17 @@ bool key_less(const SymbolTable& keys, Sym a, Sym b);
 // scan over a key that is appended to or read as a list, or a row naming a
 // deleted version, and ResourceError ("not decided: ...") for the ambiguous
 // absences described above.
-History expand_predicates(const PredicateHistory& ph, const std::string& file);
+struct ExpandOptions {
+  // Keep a scan's absence of a key another transaction deletes open (see
+  // above) instead of refusing the history. Only callers whose checks know
+  // History::absent_choice_ops ask for it (one process's verify, info,
+  // convert); the others keep refusing.
+  bool absent_choices = false;
+};
+History expand_predicates(const PredicateHistory& ph, const std::string& file, const ExpandOptions& opt = {});
 // The same from the flat form; `base` is consumed (its tables move into the
 // result).
-History expand_predicates(History&& base, const PredicateList& preds, const std::string& file);
+History expand_predicates(History&& base, const PredicateList& preds, const std::string& file,
+                          const ExpandOptions& opt = {});
 
 }  // namespace isocheck

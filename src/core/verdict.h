@@ -36,10 +36,14 @@ const char* to_string(WitnessOrder o);
 
 // A violation's proof: a cycle of edges, in order (dst of one = src of next).
 // A constraint of the general engine, for explanations: the order of two
-// chains of writes to `key` (each named by its first transaction).
+// chains of writes to `key` (each named by its first transaction); or, with
+// `absence`, where a range scan that saw `key` absent falls (first_head the
+// scanning transaction, second_head the one whose write made the key present
+// again before a delete: graph/known_graph.h AbsentChoice).
 struct ConstraintRef {
   Sym key;
   TxnIdx first_head, second_head;
+  bool absence = false;
 };
 
 // Why the general engine inferred one version order of a witness: had the

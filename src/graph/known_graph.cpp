@@ -445,6 +445,7 @@ struct Builder {
         return;
       }
       Sym v = h.op_value[o];
+      if (is_choice(o)) return;  // absent_choices() places it
       if (s.written) {
         if (v != s.last_write) anomaly(AnomalyKind::internal_read, t, t, o, k, v);
         return;
@@ -574,7 +575,7 @@ struct Builder {
     const uint64_t b = h.op_begin(t);
     for_each_register_op(t, ks, [&](OpIdx o, Sym k, KeyState& s) {
       if (h.op_kind[o] == OpKind::write) { s.written = true; return; }
-      if (s.written || s.ext_read) return;
+      if (s.written || s.ext_read || is_choice(o)) return;
       s.ext_read = true;
       f(o, k, static_cast<uint32_t>(o - b));
     });
@@ -613,6 +614,109 @@ struct Builder {
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
       if (h.op_kind[o] == OpKind::read)
         if (uint32_t w = widx.write_of(o); w != kNone) widx.prefetch_state(w), ++prefetched;
+  }
+
+  // A scan's read of an open absence (History::absent_choice_ops)?
+  bool is_choice(OpIdx o) const {
+    return !h.absent_choice_ops.empty() && h.op_value[o] == kNullValue && h.is_absent_choice(o);
+  }
+
+  // The scans' open absences: each saw the initial state or one of its key's
+  // tombstones. Where the key's version order is known (one chain from the
+  // initial state), the versions it cannot have seen are the present ones;
+  // for each run of them the scan ran before the run's first write, or after
+  // the delete that ends the run. A run nothing ends gives a certain edge;
+  // the others an AbsentChoice for the general engine. Throws ResourceError
+  // ("not decided") where the order is unknown or the scan's transaction
+  // writes the key itself.
+  struct PresentRun {
+    TxnIdx first;            // the run's first writer (it made the key present)
+    TxnIdx end = kNoTxn;     // the delete after the run (kNoTxn: none)
+  };
+  void absent_choices() {
+    if (h.absent_choice_ops.empty()) return;
+    auto undecided = [&](TxnIdx t, OpIdx o, const std::string& why) {
+      throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + printable(h.keys.text(h.op_key[o])) +
+                          " absent, and another transaction deletes it: which absent version (the initial state or a "
+                          "deleted one) it saw is open, and " + why);
+    };
+    // Keys asked about; a write of one by an unknown transaction nobody read
+    // (left out) might have been the deleted version seen.
+    FlatMap64 asked{64};
+    for (OpIdx o : h.absent_choice_ops) {
+      bool fresh;
+      asked.get_or_insert(h.op_key[o], 0, fresh);
+    }
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (g.included[t] || h.txn_status[t] != TxnStatus::unknown) continue;
+      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+        if (h.op_kind[o] == OpKind::write && asked.find(h.op_key[o]))
+          undecided(t, o, "transaction " + std::to_string(h.txn_id[t]) +
+                              " (status unknown, read by nobody) writes it: whether it committed is unknown");
+    }
+    std::unordered_map<Sym, std::vector<PresentRun>> runs_of;
+    auto runs = [&](TxnIdx t, OpIdx o, Sym k) -> const std::vector<PresentRun>& {
+      auto it = runs_of.find(k);
+      if (it != runs_of.end()) return it->second;
+      std::vector<PresentRun> r;
+      if (KeyInfo* ki = find_info(k)) {
+        if (ki->blind || ki->general || !ki->tails.empty())
+          undecided(t, o, "the key's version order is not known (blind writes)");
+        uint64_t steps = 0;
+        for (TxnIdx v = ki->init_succ; v != kNoTxn && steps <= widx.size(); ++steps) {
+          OpIdx w = h.op_end(v);
+          for (OpIdx x = h.op_end(v); x-- > h.op_begin(v);)
+            if (h.op_kind[x] == OpKind::write && h.op_key[x] == k) { w = x; break; }
+          if (w == h.op_end(v)) break;
+          const bool present = !h.is_delete(w);
+          if (present && (r.empty() || r.back().end != kNoTxn)) r.push_back({v});
+          else if (!present && !r.empty() && r.back().end == kNoTxn) r.back().end = v;
+          const uint32_t slot = widx.write_of(w);
+          v = slot == WriteIndex::kNoWrite ? kNoTxn : widx.succ(slot);
+        }
+      }
+      return runs_of.emplace(k, std::move(r)).first->second;
+    };
+    TxnIdx t = 0;
+    std::vector<Sym> done;  // keys of t already placed
+    for (OpIdx o : h.absent_choice_ops) {
+      const TxnIdx prev = t;
+      while (h.op_end(t) <= o) ++t;
+      if (t != prev) done.clear();
+      if (!g.included[t]) continue;
+      const Sym k = h.op_key[o];
+      if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+      done.push_back(k);
+      // t's own write of k before the scan: the scan must have seen it (an
+      // own delete would have made the read its tombstone, not open).
+      OpIdx first_write = h.op_end(t);
+      for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x)
+        if (h.op_key[x] == k && h.op_kind[x] == OpKind::write) { first_write = x; break; }
+      if (first_write < o) {
+        anomaly(AnomalyKind::internal_read, t, t, o, k, kNullValue);
+        continue;
+      }
+      // Another read of k in t before t writes it (the read an insert
+      // stands for, say) pins the version t saw: the absence must agree.
+      bool pinned = false;
+      for (OpIdx x = h.op_begin(t); x < first_write && !pinned; ++x) {
+        if (h.op_key[x] != k || h.op_kind[x] != OpKind::read || is_choice(x)) continue;
+        pinned = true;
+        const Sym v = h.op_value[x];
+        const uint32_t slot = v == kNullValue ? WriteIndex::kNoWrite : widx.write_of(x);
+        const bool absent = v == kNullValue || (slot != WriteIndex::kNoWrite &&
+                                                h.is_delete(h.op_begin(widx.txn(slot)) + widx.pos(slot)));
+        if (!absent) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, v);
+      }
+      if (pinned) continue;
+      if (first_write != h.op_end(t))
+        undecided(t, o, "transaction " + std::to_string(h.txn_id[t]) + " writes it without reading it first");
+      const uint32_t pos = static_cast<uint32_t>(o - h.op_begin(t));
+      for (const PresentRun& run : runs(t, o, k)) {
+        if (run.end == kNoTxn) g.edges.add(t, run.first, EdgeKind::rw, pos);
+        else g.absent_choices.push_back({t, pos, k, run.first, run.end});
+      }
+    }
   }
 
   void session_order() {
@@ -1069,6 +1173,7 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
     if (g.included[t]) b.pass2(t, ks);
     if ((t + 1) % kTick == 0) work_add(kTick);
   }
+  b.absent_choices();
   b.lists();
   b.general_keys();
   b.session_order();

@@ -87,6 +87,19 @@ inline std::vector<uint32_t> free_chains(const ChainStore& chains, const Unorder
   return free;
 }
 
+// A range scan's read of a key in an open absent version (History::
+// absent_choice_ops), on a key whose version order is known: the key was
+// present from `first`'s write until `end`'s delete, and the scan saw it
+// absent, so it ran before `first` (reader -rw-> first) or after `end`
+// (end -wr-> reader). One per such run of present versions; a run no delete
+// ends is a certain reader -rw-> first edge instead.
+struct AbsentChoice {
+  TxnIdx reader;
+  uint32_t read_pos;  // the read's position in the reader
+  Sym key;
+  TxnIdx first, end;
+};
+
 struct DependencyGraph {
   uint32_t n = 0;                   // transactions = vertices
   std::vector<uint8_t> included;    // committed, or unknown and read by someone
@@ -95,6 +108,7 @@ struct DependencyGraph {
   std::vector<UnorderedKey> unordered;  // need constraints (general engine)
   ChainStore chains;                    // their chains
   uint64_t unordered_write_pairs = 0;   // pairs of writes whose order is unknown
+  std::vector<AbsentChoice> absent_choices;  // need constraints (general engine)
   // Where the build's phases end in `edges`: pass 1 (WR, WW of read-modify-
   // write), then the WW edges to unread blind "tails" (keys by symbol, tails
   // by transaction), then pass 2 (RW), lists, session order. Key shards use

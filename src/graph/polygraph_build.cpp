@@ -679,6 +679,19 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   };
   if (o.decide_pairs) decide_pairs_at_build(lp, works, g.chains, sides, emit_pair, o.layout != GraphLayout::split, o.narrow_index);
   else for_each_pair(works, emit_pair);
+  // The scans' open absences: before the run's first writer, or after the
+  // delete that ends it. Either edge is an order the engine chooses, not one
+  // the history shows (kInferredBit).
+  for (const AbsentChoice& a : g.absent_choices) {
+    Constraint c;
+    c.a_begin = pg.choice_edges.size();
+    emit(pg.choice_edges, a.reader, a.first, EdgeKind::rw, a.read_pos | kInferredBit);
+    c.a_end = c.b_begin = pg.choice_edges.size();
+    emit(pg.choice_edges, a.end, a.reader, EdgeKind::wr, a.read_pos | kInferredBit);
+    c.b_end = pg.choice_edges.size();
+    pg.constraints.push_back(c);
+    lp.origin.push_back({a.key, a.reader, a.first, true});
+  }
   return lp;
 }
 

@@ -33,6 +33,7 @@ struct PolygraphOptions {
 struct ConstraintOrigin {
   Sym key;
   TxnIdx first_head, second_head;  // the chains' first transactions
+  bool absence = false;            // an AbsentChoice: the scan, the run's first writer
 };
 
 struct LevelPolygraph {

@@ -694,22 +694,25 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
 // Rows [o0, o0 + kind.size()) of /op/scan into h's predicate marks (indices
 // in h; History::predicate_mark): 1 marks a read standing for a row a scan
 // returned, 2 one standing for a key a scan saw absent, 3 a write standing
-// for a delete.
+// for a delete, 4 a key a scan saw absent in an open absent version (a
+// null read: the initial state or a tombstone).
 void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h) {
   std::vector<uint8_t> mark(kind.size());
   read_rows(d, o0, mark.size(), mark.data(), true);
-  size_t marked = 0, absent = 0, deletes = 0;
-  for (uint8_t m : mark) marked += m == 1 || m == 2, absent += m == 2, deletes += m == 3;
+  size_t marked = 0, absent = 0, deletes = 0, open = 0;
+  for (uint8_t m : mark) marked += m == 1 || m == 2 || m == 4, absent += m == 2 || m == 4, deletes += m == 3, open += m == 4;
   h.scan_ops.reserve(marked);
   h.scan_absent_ops.reserve(absent);
   h.delete_ops.reserve(deletes);
+  h.absent_choice_ops.reserve(open);
   static const char* const kKindNames[] = {"read", "write", "append", "list read"};
   for (size_t i = 0; i < mark.size(); ++i) {
     if (mark[i] == 0) continue;
-    if (mark[i] > 3)
+    if (mark[i] > 4)
       fail_row(d.name, o0 + i,
                "mark " + std::to_string(mark[i]) +
-                   " is out of range (0 no scan, 1 a row a scan returned, 2 a key a scan saw absent, 3 a delete)");
+                   " is out of range (0 no scan, 1 a row a scan returned, 2 a key a scan saw absent, 3 a delete, "
+                   "4 a key a scan saw absent in an open absent version)");
     const OpKind want = mark[i] == 3 ? OpKind::write : OpKind::read;
     if (kind[i] != want)
       fail_row(d.name, o0 + i,
@@ -718,6 +721,8 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
                    std::to_string(static_cast<int>(kind[i])) +
                    (mark[i] == 3 ? "; a delete is a write of its tombstone, kind 1)"
                                  : "; a scan's observations are reads, kind 0)"));
+    if (mark[i] == 4 && h.op_value[i] != kNullValue)
+      fail_row(d.name, o0 + i, "marks an open absence (mark 4), but the read's value is not null");
     h.mark_predicate(i, mark[i]);
   }
 }

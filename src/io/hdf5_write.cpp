@@ -329,7 +329,8 @@ class Hdf5Sink final : public HistorySink {
  private:
   // /op/scan, one mark per operation (History::predicate_mark): 0 none, 1 a
   // read standing for a row a scan returned, 2 one standing for a key a scan
-  // saw absent, 3 a write standing for a delete. Made at the first chunk
+  // saw absent, 3 a write standing for a delete, 4 one standing for a key a
+  // scan saw absent in an open absent version. Made at the first chunk
   // with such operations (the operations before it get 0), so a history
   // without scans or deletes has no such dataset.
   void append_scan_marks(const History& c, uint64_t ops_before) {
@@ -344,6 +345,7 @@ class Hdf5Sink final : public HistorySink {
     std::vector<uint8_t> mark(c.op_count(), 0);
     for (OpIdx o : c.scan_ops) mark[o] = 1;
     for (OpIdx o : c.scan_absent_ops) mark[o] = 2;
+    for (OpIdx o : c.absent_choice_ops) mark[o] = 4;
     for (OpIdx o : c.delete_ops) mark[o] = 3;
     scan_.append(mark.data(), mark.size());
   }

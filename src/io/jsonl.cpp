@@ -633,12 +633,23 @@ struct LineReader {
 
 void set_jsonl_fast_lines(bool on) { fast_lines = on; }
 
+namespace {
+// A file read whole keeps a scan's open absences open (History::
+// absent_choice_ops): the one-process checks place them; the paths that
+// cannot (the ranks, the audit's rounds) refuse such histories themselves.
+ExpandOptions whole_file_expansion() {
+  ExpandOptions o;
+  o.absent_choices = true;
+  return o;
+}
+}  // namespace
+
 History parse_jsonl(const std::string& text, const std::string& name) {
   History h;
   simdjson::padded_string buf(text);
   LineReader r{name, h};
   r.parse_all(buf.data(), buf.size());
-  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, name);
+  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, name, whole_file_expansion());
   return h;
 }
 
@@ -821,7 +832,7 @@ History JsonlReader::read_all() {
   size_t len;
   while (next_line(s, len)) r.parse_line(s, len, line_, impl_->parser);
   held_ids_ = r.ids.size();
-  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, path_);
+  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, path_, whole_file_expansion());
   return h;
 }
 

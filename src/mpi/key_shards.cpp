@@ -14,6 +14,7 @@
 #include "mpi/dist_prune.h"
 #include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
+#include "mpi/owned.h"
 #include "mpi/realtime_pairs.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
@@ -160,7 +161,7 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
   constexpr uint64_t kSlices = 32;  // per range: a slice is about 3 % of a rank's share
   const uint64_t held_ops = held ? held->op_count() : 0;
   const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
-  int lists = 0;
+  int lists = 0, open_absences = 0;
   std::vector<std::vector<TxnRec>> txns_from(P);
   std::vector<std::vector<OpRec>> ops_from(P);
   uint64_t kept_ops = 0;
@@ -172,6 +173,7 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
     if (lo < hi) {
       History sl = read(lo, hi);
       slice_ops = sl.op_count();
+      open_absences |= !sl.absent_choice_ops.empty();
       std::vector<uint32_t> last(P, UINT32_MAX);
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
         const uint32_t g = static_cast<uint32_t>(rg.first + lo + t);
@@ -233,6 +235,8 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
     MPI_Bcast(s.h.time_unit.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD);
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (open_absences) throw ResourceError(open_absences_refused("the history"));  // (on every rank alike)
   s.h.release_unused_list_offsets();
   // The columns grew by doubling: give the slack back, one column at a time.
   auto fit = [](auto&... v) { (v.shrink_to_fit(), ...); };
@@ -1110,6 +1114,7 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
+  if (!h.absent_choice_ops.empty()) throw ResourceError(open_absences_refused("the history"));  // (h: the same on every rank)
   Range rg;
   Shard shard;
   own_from_whole(h, rg, shard);
@@ -1170,6 +1175,9 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
   int lists = 0;
   for (OpKind k : mine.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int open_absences = mine.absent_choice_ops.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (open_absences) throw ResourceError(open_absences_refused("the history"));
   if (lists) {
     KeyShardOutcome out;
     out.refused = true;

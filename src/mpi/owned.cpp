@@ -634,6 +634,7 @@ OwnedScan scan_owned(RangeSource& src) {
       return;
     }
     note_ops_held(src.ops_resident() + c.op_count());
+    if (!c.absent_choice_ops.empty()) throw ResourceError(open_absences_refused(src.file));
     counts[1] += c.op_count();
     chunk_seen.assign(c.session_count(), 0);
     for (TxnIdx t = 0; t < c.txn_count(); ++t) {

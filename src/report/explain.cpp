@@ -35,6 +35,8 @@ std::string read_text(const History& h, OpIdx o) {
 // (core/predicates.h) what the scan showed.
 std::string observed_text(const History& h, OpIdx o) {
   if (h.scan_ops.empty() || !std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) return " read " + read_text(h, o);
+  if (h.is_absent_choice(o))
+    return "'s range scan saw " + key_text(h, h.op_key[o]) + " absent (the initial state or a deleted version)";
   if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o))
     return "'s range scan saw " + key_text(h, h.op_key[o]) + " absent (" +
            (h.op_value[o] == kNullValue ? std::string("the initial state") : "deleted: " + value_text(h, h.op_value[o])) + ")";
@@ -87,9 +89,19 @@ std::string time_text(const History& h, int64_t t) {
 
 static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i);
 
+bool is_absence_edge(const History& h, const EdgeList& e, size_t i) {
+  if (h.absent_choice_ops.empty() || (e.kind[i] != EdgeKind::rw && e.kind[i] != EdgeKind::wr)) return false;
+  const TxnIdx reader = e.kind[i] == EdgeKind::rw ? e.src[i] : e.dst[i];
+  const OpIdx o = h.op_begin(reader) + why_pos(e.why[i]);
+  return o < h.op_end(reader) && h.is_absent_choice(o);
+}
+
 std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
   std::string text = explain_edge_shown(h, e, i);
-  if (why_inferred(e.why[i]))
+  if (why_inferred(e.why[i]) && is_absence_edge(h, e, i))
+    text += " [a place the checker chose for the scan, not one the history shows: the scan's other place would "
+            "close a cycle]";
+  else if (why_inferred(e.why[i]))
     text += " [an order the checker inferred, not one the history shows: the other order of these writes would "
             "close a cycle]";
   return text;
@@ -109,6 +121,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       }
       const OpIdx w = final_write_op(h, s, h.op_key[o]);
       const bool deleted = w != h.op_end(s) && h.is_delete(w);
+      if (deleted && h.is_absent_choice(o))
+        return D + "'s range scan saw " + key_text(h, h.op_key[o]) + " absent after " + S + "'s delete of it (tombstone " +
+               value_text(h, h.op_value[w]) + ")";
       return D + observed_text(h, o) + " from " + S + " (" + S + (deleted ? " deleted it)" : " wrote it)");
     }
     case EdgeKind::ww: {
@@ -161,6 +176,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
 }
 
 std::string explain_constraint(const History& h, const ConstraintRef& c) {
+  if (c.absence)
+    return "whether " + txn_name(h, c.first_head) + "'s range scan, which saw " + key_text(h, c.key) + " absent, ran before " +
+           txn_name(h, c.second_head) + " made it present or after it was deleted again";
   return "the order of writes to " + key_text(h, c.key) + " between the chain starting at " +
          txn_name(h, c.first_head) + " and the chain starting at " + txn_name(h, c.second_head);
 }

@@ -67,8 +67,9 @@ void json_witness(std::ostream& out, const History& h, const Witness& w) {
       const ConstraintRef& k = w.core[i];
       out << "{\"key\":";
       json_string(out, h.keys.text(k.key));
-      out << ",\"first_head\":" << h.txn_id[k.first_head] << ",\"second_head\":" << h.txn_id[k.second_head]
-          << ",\"explanation\":";
+      out << ",\"first_head\":" << h.txn_id[k.first_head] << ",\"second_head\":" << h.txn_id[k.second_head];
+      if (k.absence) out << ",\"scan_absence\":true";
+      out << ",\"explanation\":";
       json_string(out, explain_constraint(h, k));
       out << "}";
     });

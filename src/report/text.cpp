@@ -111,10 +111,13 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
           << witness_edge_text(h, *lr.witness, i) << "\n";
       for (const ForcedOrder& f : lr.witness->forced) {
         if (f.edge != i) continue;
-        out << "    forced: the other order would be a cycle of what was observed, " << f.anomaly << ":\n";
+        // (A scan's open absence has places, not orders: graph/known_graph.h AbsentChoice.)
+        const bool place = is_absence_edge(h, c, i);
+        out << "    forced: the other " << (place ? "place of the scan" : "order") << " would be a cycle of what was observed, "
+            << f.anomaly << ":\n";
         for (size_t e = 0; e < f.other_cycle.size(); ++e)
           out << "      " << txn_name(h, f.other_cycle.src[e]) << " -" << to_string(f.other_cycle.kind[e]) << "-> "
-              << txn_name(h, f.other_cycle.dst[e]) << ": " << (e == 0 ? "(the other order) " : "")
+              << txn_name(h, f.other_cycle.dst[e]) << ": " << (e == 0 ? (place ? "(the other place) " : "(the other order) ") : "")
               << explain_edge(h, f.other_cycle, e) << "\n";
       }
     }

@@ -77,6 +77,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   Outcome out;
   bool relevant_unknown = false;
   for (auto& uk : g.unordered) relevant_unknown |= (!uk.si_only || level == Level::si);
+  relevant_unknown |= !g.absent_choices.empty();
   GraphLayout layout = level == Level::si ? GraphLayout::split : level == Level::sser ? GraphLayout::realtime : GraphLayout::plain;
   // --time-order orders every key's writes by time, read or not (SSER's
   // real-time edges already do): the level polygraph carries those edges, so
@@ -92,8 +93,11 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   }
   if (opt.linear_only && relevant_unknown) {
     out.decided = false;
-    out.reason = std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
-                 std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
+    out.reason = g.unordered.empty()
+                     ? std::to_string(g.absent_choices.size()) +
+                           " range-scan absences of deleted keys: which absent version each saw is open"
+                     : std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
+                           std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
     return out;
   }
   PolygraphOptions po;
@@ -149,7 +153,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
     explain_forced_orders(w, lp, g, h);
     for (uint32_t c : pr.core_constraints) {
       const ConstraintOrigin& o = lp.origin[c];
-      w.core.push_back({o.key, o.first_head, o.second_head});
+      w.core.push_back({o.key, o.first_head, o.second_head, o.absence});
     }
     w.core_minimal = pr.core_minimal;
     out.witness = std::move(w);
@@ -202,6 +206,14 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
         continue;
       }
     }
+    if (!h.absent_choice_ops.empty()) {
+      // The weak engines resolve every read to one version; a scan's open
+      // absence is several.
+      lr->decided = false;
+      lr->reason = "a range scan saw absent a key another transaction deletes (which absent version "
+                   "it saw is open), and the weak levels are decided only where every read names its version";
+      continue;
+    }
     if (!checker) checker = std::make_unique<WeakChecker>(h, g.included);
     WeakOutcome o;
     if (lr->level == Level::pc) {
@@ -225,7 +237,9 @@ namespace {
 CheckResult check_without_witness(const History& h, const CheckOptions& opt, SerialWitness& sw,
                                   std::unique_ptr<ClosureEngine> chosen_engine) {
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
-  if (opt.serial_witness && opt.localise) {
+  // (The local search checks regions of the history one read at a time;
+  // a scan's open absence is not one read: it is left to the whole graph.)
+  if (opt.serial_witness && opt.localise && h.absent_choice_ops.empty()) {
     // Without times on every transaction SSER refuses the replay before it
     // runs: file order still shows where to look.
     auto untimed = [&] {
@@ -277,7 +291,14 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     // Linearizability has its own linear check; the other levels, if any,
     // are decided as usual and the results kept in the order asked.
     size_t included = 0;
-    LevelResult lin = check_linearizable(h, opt.clock_skew, &included);
+    LevelResult lin{Level::lin};
+    if (h.absent_choice_ops.empty()) {
+      lin = check_linearizable(h, opt.clock_skew, &included);
+    } else {
+      lin.decided = false;
+      lin.reason = "a range scan saw absent a key another transaction deletes (which absent version it "
+                   "saw is open); linearizability is decided only where every read names its version";
+    }
     CheckOptions rest = opt;
     rest.levels.erase(std::remove(rest.levels.begin(), rest.levels.end(), Level::lin), rest.levels.end());
     CheckResult r;

@@ -60,6 +60,25 @@ bool chains_of(const Witness& w, size_t i, const DependencyGraph& g, const Histo
   return false;
 }
 
+// The other place of a scan's open absence an inferred edge chose (graph/
+// known_graph.h AbsentChoice): for "the scan ran before the run's first
+// writer" the delete ending the run -wr-> the scan, and the reverse; false
+// when the edge is not such a choice.
+bool absence_other(const Witness& w, size_t i, const DependencyGraph& g, EdgeList& other) {
+  const EdgeList& c = w.cycle;
+  const bool before = c.kind[i] == EdgeKind::rw;
+  if (!before && c.kind[i] != EdgeKind::wr) return false;
+  const TxnIdx reader = before ? c.src[i] : c.dst[i], writer = before ? c.dst[i] : c.src[i];
+  const uint32_t pos = why_pos(c.why[i]);
+  for (const AbsentChoice& a : g.absent_choices) {
+    if (a.reader != reader || a.read_pos != pos || (before ? a.first : a.end) != writer) continue;
+    if (before) other.add(a.end, a.reader, EdgeKind::wr, a.read_pos);
+    else other.add(a.reader, a.first, EdgeKind::rw, a.read_pos);
+    return true;
+  }
+  return false;
+}
+
 bool si_cycle(const EdgeList& c) {
   for (size_t i = 0; i < c.size(); ++i)
     if (c.kind[i] == EdgeKind::rw && c.kind[(i + 1) % c.size()] == EdgeKind::rw) return false;
@@ -71,7 +90,8 @@ bool si_cycle(const EdgeList& c) {
 void explain_forced_orders(Witness& w, const LevelPolygraph& lp, const DependencyGraph& g, const History& h) {
   std::vector<size_t> inferred;
   for (size_t i = 0; i < w.cycle.size(); ++i)
-    if (why_inferred(w.cycle.why[i]) && (w.cycle.kind[i] == EdgeKind::ww || w.cycle.kind[i] == EdgeKind::rw))
+    if (why_inferred(w.cycle.why[i]) && (w.cycle.kind[i] == EdgeKind::ww || w.cycle.kind[i] == EdgeKind::rw ||
+                                        (w.cycle.kind[i] == EdgeKind::wr && !g.absent_choices.empty())))
       inferred.push_back(i);
   if (inferred.empty()) return;
   const uint32_t n = lp.txn_count;
@@ -81,17 +101,23 @@ void explain_forced_orders(Witness& w, const LevelPolygraph& lp, const Dependenc
   std::vector<uint8_t> seen(n), target(n);
   for (size_t i : inferred) {
     VersionChain first, second;
-    if (!chains_of(w, i, g, h, first, second)) continue;
-    // The other order, `second` before `first`: second's tail and the readers
-    // of its tail precede first's head. Each such edge x -> head closes a
-    // cycle with a certain path head ~> x; one breadth-first search from the
-    // head finds the shortest over all x.
-    const TxnIdx head = first.txns.front();
     EdgeList other;
-    if (!second.txns.empty() && second.txns.back() != head)
-      other.add(second.txns.back(), head, EdgeKind::ww, first.write_pos.front());
-    for (size_t r = 0; r < second.readers_of_tail.size(); ++r)
-      if (second.readers_of_tail[r] != head) other.add(second.readers_of_tail[r], head, EdgeKind::rw, second.reader_pos[r]);
+    TxnIdx head;
+    if (chains_of(w, i, g, h, first, second)) {
+      // The other order, `second` before `first`: second's tail and the readers
+      // of its tail precede first's head. Each such edge x -> head closes a
+      // cycle with a certain path head ~> x; one breadth-first search from the
+      // head finds the shortest over all x.
+      head = first.txns.front();
+      if (!second.txns.empty() && second.txns.back() != head)
+        other.add(second.txns.back(), head, EdgeKind::ww, first.write_pos.front());
+      for (size_t r = 0; r < second.readers_of_tail.size(); ++r)
+        if (second.readers_of_tail[r] != head) other.add(second.readers_of_tail[r], head, EdgeKind::rw, second.reader_pos[r]);
+    } else if (absence_other(w, i, g, other)) {
+      head = other.dst[0];  // the scan's other place, one edge x -> head
+    } else {
+      continue;
+    }
     std::fill(target.begin(), target.end(), 0);
     for (size_t e = 0; e < other.size(); ++e) target[other.src[e]] = 1;
     std::fill(seen.begin(), seen.end(), 0);

@@ -1,7 +1,9 @@
 #include "solver/serial_witness.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,10 @@ namespace {
 class LatestValues : public KeyStates<Sym> {
  public:
   explicit LatestValues(const WitnessPlan& p) : KeyStates<Sym>(p.direct_keys(), p.hashed_writes(), kNullValue) {}
+};
+
+struct PairHash {
+  size_t operator()(const std::pair<Sym, Sym>& p) const { return mix64(p.first * 0x9e3779b97f4a7c15ULL ^ p.second); }
 };
 
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
@@ -77,6 +83,14 @@ bool writes_unique(const History& h, size_t writes) {
 template <class Table>
 std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind, Table& latest,
                    OpIdx* failed_read) {
+  // A scan's open absence (History::absent_choice_ops) reads null and is
+  // answered by the initial state or by any tombstone of its key.
+  std::unordered_set<std::pair<Sym, Sym>, PairHash> tombstones;
+  std::function<bool(OpIdx, Sym)> open_absence_ok;
+  if (!h.absent_choice_ops.empty()) {
+    for (OpIdx o : h.delete_ops) tombstones.insert({h.op_key[o], h.op_value[o]});
+    open_absence_ok = [&](OpIdx o, Sym cur) { return h.is_absent_choice(o) && tombstones.count({h.op_key[o], cur}); };
+  }
   const size_t n = h.txn_count();
   const size_t steps = order.empty() ? n : order.size();
   auto txn_at = [&](size_t i) { return order.empty() ? static_cast<TxnIdx>(i) : order[i]; };
@@ -114,7 +128,7 @@ std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOr
       Sym v = h.op_value[o];
       if (kind_o == OpKind::write) {
         cur = v;
-      } else if (cur != v) {
+      } else if (cur != v && !(open_absence_ok && v == kNullValue && open_absence_ok(o, cur))) {
         if (failed_read) *failed_read = o;
         return txn_text(h, t) + " reads " + printable(h.keys.text(h.op_key[o])) + " = " + value_text(h, v) +
                " but the latest write in " + to_string(kind) + " is " + value_text(h, cur);

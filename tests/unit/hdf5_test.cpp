@@ -706,8 +706,20 @@ TEST(Hdf5ScanMarks, SinkStartsTheMarksAtTheFirstChunkWithScans) {
 TEST(Hdf5ScanMarks, InvalidMarks) {
   // kScans: 11 operations; 6 is a write.
   std::string p = base("mark_range.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 5, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 5", "mark 5 is out of range"});
+  p = base("mark_open_value.h5", kScans);  // an open absence is a null read
+  put_u8(p, "/op/scan", {0, 0, 0, 4, 1, 2, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 3", "marks an open absence (mark 4), but the read's value is not null"});
+  p = base("mark_open_write.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 4, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 6", "marks a scan's read, but the operation is a write"});
+  p = base("mark_open.h5", kScans);  // mark 4 on the absent key's null read: read back as open
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 4, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 5", "mark 4 is out of range"});
+  const History open = read_hdf5(p);
+  EXPECT_EQ(open.absent_choice_ops, std::vector<OpIdx>{5});
+  EXPECT_EQ(open.scan_absent_ops, std::vector<OpIdx>{5});
+  EXPECT_EQ(open.predicate_mark(5), 4);
   p = base("mark_delete_read.h5", kScans);
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 3, 0, 1, 1, 1, 0});
   expect_error(p, {"dataset /op/scan row 5", "marks a delete's write (mark 3), but the operation is a read"});
