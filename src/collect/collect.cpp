@@ -34,7 +34,8 @@ constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
                                              {Workload::append, "append"},
                                              {Workload::bank, "bank"},
                                              {Workload::scan, "scan"},
-                                             {Workload::lwt, "lwt"}};
+                                             {Workload::lwt, "lwt"},
+                                             {Workload::rows, "rows"}};
 static_assert(indexed_by_value(kWorkloads));
 
 struct IsolationRow {
@@ -90,7 +91,7 @@ struct SessionLog {
     TxnStatus status;
     uint64_t op_begin, op_end;
   };
-  enum class Stated : uint8_t { point, scan, insert };
+  enum class Stated : uint8_t { point, scan, insert, del };
   struct Op {
     OpKind kind;
     int64_t key;                // scan: the range's low key
@@ -107,7 +108,7 @@ struct Counters {
   std::atomic<uint64_t> txns{0}, committed{0}, aborted{0}, unknown{0};
   std::atomic<uint64_t> serialization{0}, deadlock{0}, connection{0}, ops{0};
   std::atomic<uint64_t> bank_reads{0}, bank_bad{0};
-  std::atomic<uint64_t> scans{0}, inserts{0};
+  std::atomic<uint64_t> scans{0}, inserts{0}, deletes{0};
 };
 
 struct Shared {
@@ -146,9 +147,10 @@ class Session {
         conn_.prepare("ins", ("INSERT INTO " + kv + " AS t (k, v) VALUES ($1, $2) "
                               "ON CONFLICT (k) DO UPDATE SET v = t.v RETURNING v").c_str(), 2);
       }
-      if (sh.opt.workload == Workload::scan) {
+      if (scan_shaped(sh.opt.workload)) {
         conn_.prepare("s", ("SELECT k, v FROM " + kv + " WHERE k BETWEEN $1 AND $2 ORDER BY k").c_str(), 2);
         conn_.prepare("i", ("INSERT INTO " + kv + " (k, v) VALUES ($1, $2)").c_str(), 2);
+        conn_.prepare("d", ("DELETE FROM " + kv + " WHERE k = $1 RETURNING v").c_str(), 1);
       }
     }
   }
@@ -312,6 +314,25 @@ class Session {
         op.stated = SessionLog::Stated::insert;
         log_.ops.push_back(op);
         sh_.c.inserts.fetch_add(1, std::memory_order_relaxed);
+        return Outcome::ok;
+      }
+      case PlanOp::remove: {
+        // One of the inserted rows the last scan returned (never a doctor).
+        const int64_t first = s.key * kScanGroupKeys;
+        std::vector<int64_t> rows;
+        for (size_t i = 0; i + 1 < last_scan_.size(); i += 2)
+          if (last_scan_[i] >= first + kScanDoctors) rows.push_back(last_scan_[i]);
+        if (rows.empty()) return Outcome::ok;  // nothing to delete: the scan alone
+        const int64_t k = rows[pick_() % rows.size()];
+        Result r = conn_.exec_prepared("d", {k});
+        if (!r.ok()) return fail("delete", r);
+        // No row: another transaction deleted it first (READ COMMITTED
+        // re-reads it); this one changed nothing.
+        if (r.rows() == 0) return Outcome::ok;
+        SessionLog::Op op{OpKind::write, k, next_value(false)};  // its tombstone: unique like a value
+        op.stated = SessionLog::Stated::del;
+        log_.ops.push_back(op);
+        sh_.c.deletes.fetch_add(1, std::memory_order_relaxed);
         return Outcome::ok;
       }
       case PlanOp::cas:
@@ -480,6 +501,9 @@ std::string summary(const Stats& s) {
     std::snprintf(buf, sizeof buf, "; %llu range scans, %llu inserts", (unsigned long long)s.scans,
                   (unsigned long long)s.inserts);
     out += buf;
+    if (s.deletes) std::snprintf(buf, sizeof buf, ", %llu deletes", (unsigned long long)s.deletes);
+    else buf[0] = 0;
+    out += buf;
   }
   if (s.bank_reads) {
     std::snprintf(buf, sizeof buf, "; bank: %llu of %llu committed balance reads saw a wrong total",
@@ -571,6 +595,7 @@ PredicateHistory run_stated(const Options& opt, Stats& stats, std::ostream& log)
   stats.bank_bad_totals = counters.bank_bad;
   stats.scans = counters.scans;
   stats.inserts = counters.inserts;
+  stats.deletes = counters.deletes;
   stats.seconds = (t1 - t0) / 1e9;
   if (opt.wants_final_read()) sessions[0]->final_read();
 
@@ -600,8 +625,10 @@ PredicateHistory run_stated(const Options& opt, Stats& stats, std::ostream& log)
     for (uint64_t o = t.op_begin; o < t.op_end; ++o) {
       const auto& op = L.ops[o];
       if (op.stated != SessionLog::Stated::point) {
-        PredicateOp p{op.stated == SessionLog::Stated::scan ? PredicateOp::scan : PredicateOp::insert, txn,
-                      static_cast<uint32_t>(o - t.op_begin)};
+        PredicateOp p{op.stated == SessionLog::Stated::scan     ? PredicateOp::scan
+                      : op.stated == SessionLog::Stated::insert ? PredicateOp::insert
+                                                                : PredicateOp::del,
+                      txn, static_cast<uint32_t>(o - t.op_begin)};
         p.key = Sym(op.key);
         if (p.kind == PredicateOp::scan) {
           p.hi = op.value;
@@ -656,7 +683,7 @@ void write_stated_jsonl(const PredicateHistory& ph, AtomicOutput& file) {
         }
         out += "]]";
       } else {
-        out += "[\"insert\",";
+        out += p.kind == PredicateOp::del ? "[\"delete\"," : "[\"insert\",";
         put_int(static_cast<int64_t>(p.key));
         out.push_back(',');
         put_int(static_cast<int64_t>(p.value));
@@ -674,7 +701,9 @@ void write_stated_jsonl(const PredicateHistory& ph, AtomicOutput& file) {
 History run(const Options& opt, Stats& stats, std::ostream& log) {
   PredicateHistory ph = run_stated(opt, stats, log);
   if (ph.ops.empty()) return std::move(ph.base);
-  return expand_predicates(ph, opt.out.empty() ? "collect" : opt.out);
+  ExpandOptions eo;
+  eo.absent_choices = true;  // (verify places a scan's absence of a deleted row)
+  return expand_predicates(ph, opt.out.empty() ? "collect" : opt.out, eo);
 }
 
 Stats collect(const Options& opt, std::ostream& log) {
@@ -683,10 +712,12 @@ Stats collect(const Options& opt, std::ostream& log) {
   if (f != Format::jsonl && f != Format::hdf5)
     throw UsageError("--out must end in .jsonl (or .json) or .h5 (or .hdf5): " + opt.out);
   Stats stats;
-  if (opt.workload == Workload::scan) {
-    // The scans and inserts as stated: JSONL (HDF5 keeps only the point
-    // operations they stand for, and the phantoms' names with them).
-    if (f != Format::jsonl) throw UsageError("--workload scan writes JSONL (its scans and inserts): --out must end in .jsonl");
+  if (scan_shaped(opt.workload)) {
+    // The scans, inserts and deletes as stated: JSONL (HDF5 keeps only the
+    // point operations they stand for).
+    if (f != Format::jsonl)
+      throw UsageError(std::string("--workload ") + to_string(opt.workload) +
+                       " writes JSONL (its scans, inserts and deletes): --out must end in .jsonl");
     AtomicOutput file(opt.out, "--out");  // fails now, not after the run
     PredicateHistory ph = run_stated(opt, stats, log);
     write_stated_jsonl(ph, file);

@@ -15,11 +15,15 @@
 
 namespace isocheck::collect {
 
-enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan, lwt };
+enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan, lwt, rows };
+// The SQL-shaped workloads: scans of a group of rows, the on-call updates and
+// inserts; `rows` also deletes rows a scan returned.
+inline bool scan_shaped(Workload w) { return w == Workload::scan || w == Workload::rows; }
 
 // The scan workload's table: groups of kScanGroupKeys consecutive keys; in
 // each, the first kScanDoctors rows are updated (the on-call shape), the
-// rest inserted, each at most once.
+// rest inserted, each at most once (and, in `rows`, deleted at most once,
+// after a scan returned it).
 inline constexpr int64_t kScanGroupKeys = 256;
 inline constexpr int64_t kScanDoctors = 4;
 enum class Isolation : uint8_t { serializable, repeatable_read, read_committed };
@@ -63,7 +67,7 @@ struct Stats {
   uint64_t serialization_failures = 0, deadlocks = 0, connection_losses = 0;
   uint64_t ops = 0;
   uint64_t bank_reads = 0, bank_bad_totals = 0;  // read-all txns whose total was off
-  uint64_t scans = 0, inserts = 0;                // scan workload: committed or not
+  uint64_t scans = 0, inserts = 0, deletes = 0;   // scan and rows workloads: committed or not
   double seconds = 0;                             // wall time of the workload
   double txns_per_second() const { return seconds > 0 ? txns / seconds : 0; }
   double abort_rate() const { return txns ? double(aborted) / txns : 0; }

@@ -52,7 +52,8 @@ uint32_t WorkloadGen::default_ops(Workload w) {
     case Workload::blindw_rm: return 8;
     case Workload::append: return 4;
     case Workload::bank: return 4;
-    case Workload::scan: return 3;  // (fixed shapes: --ops is not used)
+    case Workload::scan:
+    case Workload::rows: return 3;  // (fixed shapes: --ops is not used)
     case Workload::lwt: return 1;
   }
   return 4;
@@ -66,7 +67,8 @@ double WorkloadGen::default_read_only(Workload w) {
     case Workload::blindw_rm: return 0.9;
     case Workload::append: return 0.0;  // reads are mixed into every txn instead
     case Workload::bank: return 0.2;
-    case Workload::scan: return 0.3;
+    case Workload::scan:
+    case Workload::rows: return 0.3;
     case Workload::lwt: return 0.0;  // (a failed compare-and-set is the read)
   }
   return 0.25;
@@ -111,7 +113,8 @@ Plan WorkloadGen::next() {
     case Workload::blindw_rm: return next_blindw();
     case Workload::append: return next_append();
     case Workload::bank: return next_bank();
-    case Workload::scan: return next_scan();
+    case Workload::scan:
+    case Workload::rows: return next_scan();
     case Workload::lwt: return next_lwt();
   }
   return {};
@@ -218,15 +221,18 @@ Plan WorkloadGen::next_bank() {
 //     other's row absent (a phantom cycle on a snapshot).
 Plan WorkloadGen::next_scan() {
   Plan p;
+  const bool deletes = opt_.workload == Workload::rows;
   const int64_t groups = std::max<int64_t>(1, static_cast<int64_t>(keys_.keys()) / kScanGroupKeys);
   const int64_t g = key() % groups;
   if (uniform01(rng_) < read_only_) {
     const int64_t doctor = g * kScanGroupKeys + std::uniform_int_distribution<int64_t>(0, kScanDoctors - 1)(rng_);
     p.steps = {{PlanOp::scan, g}, {PlanOp::read, doctor}, {PlanOp::scan, g}};
-  } else if (uniform01(rng_) < 0.6) {
+  } else if (const double u = uniform01(rng_); u < (deletes ? 0.45 : 0.6)) {
     p.steps = {{PlanOp::scan, g}, {PlanOp::on_call, g}};
-  } else {
+  } else if (!deletes || u < 0.75) {
     p.steps = {{PlanOp::scan, g}, {PlanOp::insert, g}};
+  } else {
+    p.steps = {{PlanOp::scan, g}, {PlanOp::remove, g}};  // rows: a quarter of the updates delete
   }
   return p;
 }

@@ -23,6 +23,7 @@ enum class PlanOp : uint8_t {
   scan,       // SELECT k, v FROM kv WHERE k BETWEEN the group's first and last key
   on_call,    // after a scan of the group: with two doctors on call (odd v) one goes off, else one goes on
   insert,     // INSERT a row into the group's next unused key (none when the group is full)
+  remove,     // rows: DELETE one of the inserted rows the last scan returned (none when it returned none)
   // lwt workload: one statement on one key, its outcome returned
   cas,               // compare-and-set from the value this session last saw (insert-if-absent when none)
   insert_if_absent,  // INSERT ... ON CONFLICT: the present value when there is one
