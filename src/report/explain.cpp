@@ -357,9 +357,21 @@ std::string explain_anomaly(const History& h, const Anomaly& a) {
              (h.op_kind[o] == OpKind::read_list ? list_text(h, o) : value_text(h, h.op_value[o])) + ")";
     case AnomalyKind::duplicate_write:
       return T + " wrote " + k + "=" + v + ", a value " + O + " also wrote: written values must be unique per key";
-    case AnomalyKind::lost_update:
+    case AnomalyKind::lost_update: {
+      // Both saw the row absent in a range scan before writing it: say so
+      // (the read the anomaly names is an insert's required absence).
+      auto scanned_absent = [&](TxnIdx t) {
+        if (h.scan_absent_ops.empty() || a.value != kNullValue) return false;
+        for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x)
+          if (h.op_key[x] == a.key && std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), x)) return true;
+        return false;
+      };
+      if (scanned_absent(a.txn) && scanned_absent(a.other))
+        return T + " and " + O + " both saw " + k + " absent in a range scan (the initial state) and both wrote " + k +
+               ": one update is lost (a predicate lost update)";
       return T + " and " + O + " both read " + k + "=" + v + (a.value == kNullValue ? " (the initial state)" : "") +
              " and both wrote " + k + ": one update is lost";
+    }
     case AnomalyKind::duplicate_elements:
       return T + " read " + read_text(h, o) + ": it holds " + v + " more than once, but " + O + " appended " + v +
              " to " + k + " once (a list holds each appended element once)";
