@@ -677,21 +677,38 @@ struct Builder {
       }
       return runs_of.emplace(k, std::move(r)).first->second;
     };
+    // Per key of the transaction in hand (filled once per transaction: a
+    // wide scan has a choice per row): its first write, and its first read
+    // that is not an open absence before that write.
+    struct KeyFirst {
+      OpIdx write, read;
+      bool placed = false;  // a choice of t on the key already placed
+    };
+    std::unordered_map<Sym, KeyFirst> firsts;
     TxnIdx t = 0;
-    std::vector<Sym> done;  // keys of t already placed
+    bool filled = false;
     for (OpIdx o : h.absent_choice_ops) {
       const TxnIdx prev = t;
       while (h.op_end(t) <= o) ++t;
-      if (t != prev) done.clear();
+      if (t != prev) filled = false;
       if (!g.included[t]) continue;
+      if (!filled) {
+        firsts.clear();
+        for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x) {
+          auto [it, fresh] = firsts.try_emplace(h.op_key[x], KeyFirst{h.op_end(t), h.op_end(t)});
+          KeyFirst& f = it->second;
+          if (h.op_kind[x] == OpKind::write && f.write == h.op_end(t)) f.write = x;
+          else if (h.op_kind[x] == OpKind::read && f.write == h.op_end(t) && f.read == h.op_end(t) && !is_choice(x)) f.read = x;
+        }
+        filled = true;
+      }
       const Sym k = h.op_key[o];
-      if (std::find(done.begin(), done.end(), k) != done.end()) continue;
-      done.push_back(k);
+      KeyFirst& kf = firsts.at(k);
+      if (kf.placed) continue;
+      kf.placed = true;
       // t's own write of k before the scan: the scan must have seen it (an
       // own delete would have made the read its tombstone, not open).
-      OpIdx first_write = h.op_end(t);
-      for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x)
-        if (h.op_key[x] == k && h.op_kind[x] == OpKind::write) { first_write = x; break; }
+      const OpIdx first_write = kf.write;
       if (first_write < o) {
         anomaly(AnomalyKind::internal_read, t, t, o, k, kNullValue);
         continue;
@@ -699,8 +716,7 @@ struct Builder {
       // Another read of k in t before t writes it (the read an insert
       // stands for, say) pins the version t saw: the absence must agree.
       bool pinned = false;
-      for (OpIdx x = h.op_begin(t); x < first_write && !pinned; ++x) {
-        if (h.op_key[x] != k || h.op_kind[x] != OpKind::read || is_choice(x)) continue;
+      if (const OpIdx x = kf.read; x != h.op_end(t)) {
         pinned = true;
         const Sym v = h.op_value[x];
         const uint32_t slot = v == kNullValue ? WriteIndex::kNoWrite : widx.write_of(x);
