@@ -75,6 +75,12 @@ void add_info_command(CLI::App& app, int& exit_code) {
     std::printf("operations:    %zu (reads %zu, list reads %zu with %zu elements, writes %zu, appends %zu)\n",
                 h.op_count(), kinds[0], kinds[3], list_elems, kinds[1], kinds[2]);
     std::printf("write kinds:   %zu read-modify-write, %zu blind, %zu appends\n", rmw, blind, kinds[2]);
+    // Range scans and deletes, as the expansion marked them (core/predicates.h).
+    if (!h.scan_ops.empty() || !h.delete_ops.empty())
+      std::printf("range scans:   %zu reads (%zu of rows returned, %zu of keys seen absent, %zu of them open: a "
+                  "deleted key, the initial state or a tombstone), %zu deletes\n",
+                  h.scan_ops.size(), h.scan_ops.size() - h.scan_absent_ops.size(), h.scan_absent_ops.size(),
+                  h.absent_choice_ops.size(), h.delete_ops.size());
     if (timed)
       std::printf("time span:     %lld .. %lld %s (%zu of %zu transactions timed)\n", static_cast<long long>(tmin),
                   static_cast<long long>(tmax), h.time_unit.empty() ? "(unit unknown)" : h.time_unit.c_str(), timed,

@@ -45,6 +45,8 @@ check absent_h5 0 "$bin" convert "$src/examples/phantom_after_delete.jsonl" "$tm
 check absent_h5_verify 1 "$bin" verify --level ser,si,sser "$tmp/pad.h5"
 sed -i 1d "$tmp/out"
 same absent_h5_report "$tmp/out" "$tmp/pad_one.txt"
+check absent_info 0 "$bin" info "$tmp/pad.h5"
+expect_out absent_info_counts "range scans: +2 reads \(0 of rows returned, 2 of keys seen absent, 1 of them open: a deleted key, the initial state or a tombstone\), 1 deletes"
 # The ranks resolve every read to one version: they refuse (exit 3), never
 # treating the absence as the initial state.
 check absent_dist 3 "$bin" verify --dist "$src/examples/phantom_after_delete.jsonl"
