@@ -202,7 +202,7 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
         continue;
       }
     }
-    if (!checker) checker = std::make_unique<WeakChecker>(h, g.included);
+    if (!checker) checker = std::make_unique<WeakChecker>(h, g);
     WeakOutcome o;
     if (lr->level == Level::pc) {
       std::string pre = checker->precondition(Level::pc);
