@@ -2,7 +2,6 @@
 // external read to the transaction it read from, add the commit-order edges
 // each level's axiom forces, and look for a cycle.
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -445,26 +444,33 @@ struct WeakChecker::Impl {
       for (uint64_t i = wkey_off[t]; i < wkey_off[t + 1]; ++i) entries.push_back({wkeys[i], s, t});
     }
     // Into (key, session, transaction) order: the entries come in transaction
-    // order, so a stable sort on (key, session) gives it. LSD radix by bytes,
-    // session first, skipping the bytes every entry shares.
+    // order, so a stable sort on (key, session) gives it. An LSD radix sort,
+    // 16 bits a pass, session first, skipping the digits every entry shares
+    // (all of them above the highest bit any entry sets).
     {
-      constexpr int kDigits = 12;  // 4 of the session, then 8 of the key
-      auto digit = [](const Entry& x, int d) -> uint32_t {
-        return d < 4 ? (x.sess >> (8 * d)) & 0xFF : static_cast<uint32_t>(x.key >> (8 * (d - 4))) & 0xFF;
+      constexpr int kDigits = 6, kBits = 16;  // 2 of the session, then 4 of the key
+      constexpr uint64_t kBuckets = uint64_t{1} << kBits;
+      auto digit = [](const Entry& x, int d) {
+        return static_cast<size_t>((d < 2 ? x.sess >> (kBits * d) : x.key >> (kBits * (d - 2))) & (kBuckets - 1));
       };
-      std::vector<std::array<uint64_t, 256>> count(kDigits);
-      for (auto& c : count) c.fill(0);
-      for (const Entry& x : entries)
-        for (int d = 0; d < kDigits; ++d) ++count[d][digit(x, d)];
-      std::vector<Entry> tmp(entries.size());
+      Sym key_bits = 0;
+      uint32_t sess_bits = 0;
+      for (const Entry& x : entries) key_bits |= x.key, sess_bits |= x.sess;
+      auto used = [&](int d) { return d < 2 ? (sess_bits >> (kBits * d)) != 0 : (key_bits >> (kBits * (d - 2))) != 0; };
+      std::vector<Entry> tmp;
+      std::vector<uint64_t> count;
       for (int d = 0; d < kDigits && !entries.empty(); ++d) {
-        if (count[d][digit(entries[0], d)] == entries.size()) continue;
+        if (!used(d)) continue;
+        count.assign(kBuckets, 0);
+        for (const Entry& x : entries) ++count[digit(x, d)];
+        if (count[digit(entries[0], d)] == entries.size()) continue;
         uint64_t at = 0;
-        for (uint64_t& c : count[d]) {
+        for (uint64_t& c : count) {
           const uint64_t k = c;
           c = at, at += k;
         }
-        for (const Entry& x : entries) tmp[count[d][digit(x, d)]++] = x;
+        tmp.resize(entries.size());
+        for (const Entry& x : entries) tmp[count[digit(x, d)]++] = x;
         entries.swap(tmp);
       }
     }
@@ -626,7 +632,7 @@ struct WeakChecker::Impl {
 
   // Session and read-from edges (RC and above: wr ⊆ co).
   void base_edges(EdgeList& e, bool with_wr) const {
-    e.reserve(n + list_edges.size() + (with_wr ? reads.size() : 0));
+    if (e.src.capacity() == 0) e.reserve(n + list_edges.size() + (with_wr ? reads.size() : 0));
     for (auto& st : sess_txns)
       for (size_t i = 1; i < st.size(); ++i) e.add(st[i - 1], st[i], EdgeKind::so);
     for (size_t i = 0; i < list_edges.size(); ++i) e.add(list_edges.src[i], list_edges.dst[i], list_edges.kind[i], list_edges.why[i]);
@@ -664,8 +670,10 @@ struct WeakChecker::Impl {
   // too_big: the rows would exceed kMaxClockWords; cyclic: so ∪ wr has a
   // cycle (nothing handed to `act`).
   enum class Causal { done, too_big, cyclic };
-  template <class Act>
-  Causal causal_axioms(const EdgeList& e, Act& act) {
+  // e: the base edges (so, wr, list orders), once `need_edges` has been
+  // called: the clock pass in transaction order needs none of them.
+  template <class Act, class NeedEdges>
+  Causal causal_axioms(const EdgeList& e, Act& act, NeedEdges&& need_edges) {
     // A clock row: the S session entries (padded with zeros to Sp, a whole
     // number of vectors), then the transaction's session and position in it
     // (a row is W words, a whole number of vectors too). The memory bound
@@ -681,13 +689,17 @@ struct WeakChecker::Impl {
     // forwards and backwards (offsets by counting, then the targets) and
     // a breadth-first order.
     auto hb = [&](size_t i) { return e.kind[i] == EdgeKind::so || e.kind[i] == EdgeKind::wr; };
+    // Session order goes forward; read-from where each read's writer comes
+    // before its reader.
     bool forward = true;
-    for (size_t i = 0; i < e.size() && forward; ++i) forward = !hb(i) || e.src[i] < e.dst[i];
+    for (TxnIdx t = 0; t < n && forward; ++t)
+      for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i) forward &= reads[i].from == kInit || reads[i].from < t;
     bool by_graph = false;
     std::vector<uint64_t> succ_off, pred_off;
-    std::vector<uint32_t> succ, pred;
+    std::vector<uint32_t> succ, pred, indeg;
     auto build_graph = [&] {
       by_graph = true;
+      indeg.assign(n, 0);
       succ_off.assign(n + 1, 0), pred_off.assign(n + 1, 0);
       for (size_t i = 0; i < e.size(); ++i)
         if (hb(i)) ++succ_off[e.src[i] + 1], ++pred_off[e.dst[i] + 1];
@@ -707,7 +719,7 @@ struct WeakChecker::Impl {
       for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i)
         if (reads[i].from != kInit) f(reads[i].from);
     };
-    std::vector<uint32_t> indeg(n, 0), pending(n, 0);
+    std::vector<uint32_t> pending(n, 0);
     std::vector<uint32_t> pool, free_rows, row(n, ~0u);
     // The session positions of the key writers, beside kw_txn: the searches
     // below read one contiguous array instead of sess_pos[kw_txn[i]].
@@ -743,14 +755,15 @@ struct WeakChecker::Impl {
         dense_of[b] = dense_rows++;
         for (uint64_t g = block_group[b]; g < block_group[b + 1]; ++g) group_dense[g] = dense_of[b];
       }
-    std::vector<uint32_t> dense_last(static_cast<size_t>(dense_rows) * Sp, 0), floor_row(Sp, 0);
+    std::vector<uint32_t> dense_last(static_cast<size_t>(dense_rows) * Sp, 0);
     for (size_t g = 0; g < now.size(); ++g) now[g].sess = group_sess[g];
-    std::vector<uint64_t> wgroup(wkeys.size());  // the group of each (t, key t writes), as wkeys
-    {
-      std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
-      for (uint64_t g = 0; g + 1 < group_begin.size(); ++g)
-        for (uint64_t i = group_begin[g]; i < group_begin[g + 1]; ++i) wgroup[fill[kw_txn[i]]++] = g;
-    }
+    // Transaction order (in_order): the writers to have had their turn are
+    // those before the reader, so a dense key's group needs no count kept
+    // (its search finds it) and a written key's group is looked up at its
+    // writer's turn. The breadth-first order keeps every count, with the
+    // group of each (t, key t writes) beside wkeys in wgroup.
+    bool in_order = false;
+    std::vector<uint64_t> wgroup;
     // Everything a turn changes, as before the first.
     auto start = [&] {
       if (by_graph) {
@@ -801,12 +814,13 @@ struct WeakChecker::Impl {
         if (dense_of[*b] != ~0u) {
           // A session can add an edge only if both its clock entry and its
           // last writer's position exceed its floor (below).
-          if (rf) std::copy(rf, rf + Sp, floor_row.begin()), floor_row[from_sess] = from_pos;
-          else std::fill(floor_row.begin(), floor_row.end(), 0u);
+          // The floor is rf with from_pos in r's writer's session (zero
+          // for the initial state).
           const uint32_t* last = dense_last.data() + static_cast<size_t>(dense_of[*b]) * Sp;
           LaneMask any{};
           for (uint64_t j = 0; j < Sp; j += kLanes) {
-            const Lanes f = load_lanes(floor_row.data() + j);
+            Lanes f = rf ? load_lanes(rf + j) : Lanes{};
+            if (from_sess - j < kLanes) f[from_sess - j] = from_pos;
             any |= (load_lanes(rt + j) > f) & (load_lanes(last + j) > f);
           }
           bool some = false;
@@ -820,7 +834,13 @@ struct WeakChecker::Impl {
           // nothing, so only a writer in (floor, lim] can add an edge: none
           // when lim <= floor, nor when the last of the group to have had its
           // turn is at or before floor.
-          const GroupNow gn = now[g];
+          GroupNow gn = now[g];
+          if (in_order && group_dense[g] != ~0u) {  // the writers before t
+            gn.count = static_cast<uint32_t>(std::lower_bound(kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]),
+                                                              kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]), t) -
+                                             (kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g])));
+            gn.last_pos = gn.count ? kw_pos[group_begin[g] + gn.count - 1] : 0;
+          }
           const uint32_t s = gn.sess;
           const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
           if ((lim <= floor) | (gn.last_pos <= floor)) continue;
@@ -843,9 +863,23 @@ struct WeakChecker::Impl {
       }
       if (found.size() > found_begin) found_of.push_back({t, found_begin, found.size()});
       for (uint64_t j = wkey_off[t]; j < wkey_off[t + 1]; ++j) {
-        GroupNow& gn = now[wgroup[j]];
+        const uint32_t ts = h.txn_session[t];
+        uint64_t g;
+        if (in_order) {
+          const uint64_t b = *key_block.find(wkeys[j]);
+          if (dense_of[b] != ~0u) {
+            dense_last[static_cast<size_t>(dense_of[b]) * Sp + ts] = sess_pos[t];
+            continue;
+          }
+          g = static_cast<uint64_t>(std::lower_bound(group_sess.begin() + static_cast<ptrdiff_t>(block_group[b]),
+                                                     group_sess.begin() + static_cast<ptrdiff_t>(block_group[b + 1]), ts) -
+                                    group_sess.begin());
+        } else {
+          g = wgroup[j];
+          if (group_dense[g] != ~0u) dense_last[static_cast<size_t>(group_dense[g]) * Sp + ts] = sess_pos[t];
+        }
+        GroupNow& gn = now[g];
         ++gn.count, gn.last_pos = sess_pos[t];
-        if (group_dense[wgroup[j]] != ~0u) dense_last[static_cast<size_t>(group_dense[wgroup[j]]) * Sp + gn.sess] = sess_pos[t];
       }
       for_each_pred(t, [&](TxnIdx p) {
         if (--pending[p] == 0) free_rows.push_back(row[p]);
@@ -857,12 +891,18 @@ struct WeakChecker::Impl {
     bool done = false;
     if (forward) {
       start();
-      done = true;
+      in_order = done = true;
       for (TxnIdx t = 0; t < n && done; ++t)
         if (inc[t]) done = turn(t);
     }
     if (!done) {
+      need_edges();
       build_graph();
+      in_order = false;
+      wgroup.resize(wkeys.size());
+      std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
+      for (uint64_t g = 0; g + 1 < group_begin.size(); ++g)
+        for (uint64_t i = group_begin[g]; i < group_begin[g + 1]; ++i) wgroup[fill[kw_txn[i]]++] = g;
       start();
       std::deque<TxnIdx> q;
       uint64_t left = 0;  // included transactions yet to have their turn
@@ -888,10 +928,24 @@ struct WeakChecker::Impl {
 
   WeakOutcome decide_axioms(Level level) {
     EdgeList e;
-    base_edges(e, true);
-    const size_t base_size = e.size();
+    size_t base_size = 0;
+    bool based = false;
+    auto need_edges = [&] {
+      if (based) return;
+      based = true;
+      // Room for an axiom edge a read besides the base (about what RA adds on
+      // a history that holds): untouched room costs no memory, regrowing copies.
+      e.reserve(n + list_edges.size() + 2 * reads.size());
+      base_edges(e, true);
+      base_size = e.size();
+    };
+    // CC without list orders builds the base edges only when it needs them:
+    // an axiom edge, a violation, or the breadth-first clock pass. Without
+    // them no edge is added to so ∪ wr, which the clock pass finds acyclic.
+    if (level != Level::cc || list_edges.size() > 0) need_edges();
     std::optional<Witness> init_violation;
     std::vector<AxiomWhy> axioms;
+    axioms.reserve(reads.size());
     // t1 must commit before the writer of r's version (t1 also wrote its key
     // and r's transaction observed t1 through `how`).
     // `writer`: t1 is known to write r's key (it came from the key's index).
@@ -899,6 +953,7 @@ struct WeakChecker::Impl {
       if (t1 == r.from || t1 == r.t) return;
       if (r.from != kInit && known_before(t1, r.from)) return;
       if (!writer && !writes(t1, r.key)) return;
+      need_edges();
       if (r.from != kInit) {
         e.add(t1, r.from, EdgeKind::ww, kInferredBit | version_pos(r));
         axioms.push_back({&r, t1, how, how_why});
@@ -932,14 +987,7 @@ struct WeakChecker::Impl {
       const uint64_t S = sess_txns.size(), blocks = block_group.empty() ? 0 : block_group.size() - 1;
       const bool by_table = S * blocks <= 4 * kw_txn.size() + (uint64_t{1} << 16);
       std::vector<TxnIdx> last;
-      std::vector<uint64_t> wblock;  // the block of each (t, key t writes), as wkeys
-      if (by_table) {
-        last.assign(S * blocks, kInit);
-        wblock.resize(wkeys.size());
-        std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
-        for (uint64_t b = 0; b < blocks; ++b)
-          for (uint64_t i = group_begin[block_group[b]]; i < group_begin[block_group[b + 1]]; ++i) wblock[fill[kw_txn[i]]++] = b;
-      }
+      if (by_table) last.assign(S * blocks, kInit);
       for (TxnIdx t = 0; t < n; ++t) {
         froms.clear();
         for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i)
@@ -965,12 +1013,13 @@ struct WeakChecker::Impl {
           if (p != first) act(r, *(p - 1), EdgeKind::so, 0, true);
         }
         if (by_table && inc[t])
-          for (uint64_t j = wkey_off[t]; j < wkey_off[t + 1]; ++j) last[wblock[j] * S + h.txn_session[t]] = t;
+          for (uint64_t j = wkey_off[t]; j < wkey_off[t + 1]; ++j) last[*key_block.find(wkeys[j]) * S + h.txn_session[t]] = t;
       }
     } else {  // causal
       // The base graph must be acyclic before clocks. Without list orders it
       // is so ∪ wr, whose cycle the clocks' topological pass finds anyway.
       auto cyclic = [&]() -> std::optional<WeakOutcome> {
+        need_edges();
         std::optional<Witness> c = cycle_of(e, level);
         if (!c) return std::nullopt;
         WeakOutcome out;
@@ -980,7 +1029,7 @@ struct WeakChecker::Impl {
       };
       if (list_edges.size() > 0)
         if (auto c = cyclic()) return *c;
-      if (causal_axioms(e, act) != Causal::done) {
+      if (causal_axioms(e, act, need_edges) != Causal::done) {
         if (auto c = cyclic()) return *c;
         WeakOutcome out;
         out.decided = false;
