@@ -709,13 +709,21 @@ struct WeakChecker::Impl {
       for (size_t i = 0; i < e.size(); ++i)
         if (hb(i)) succ[fs[e.src[i]]++] = e.dst[i], pred[fp[e.dst[i]]++] = e.src[i];
     };
+    // Each included transaction's predecessor in its session (kInit: none).
+    std::vector<TxnIdx> so_prev;
+    if (forward) {
+      so_prev.assign(n, kInit);
+      std::vector<TxnIdx> last(S, kInit);
+      for (TxnIdx t = 0; t < n; ++t)
+        if (inc[t]) so_prev[t] = last[h.txn_session[t]], last[h.txn_session[t]] = t;
+    }
     // f(p) for each so ∪ wr edge p -> t (as many times as edges).
     auto for_each_pred = [&](TxnIdx t, auto&& f) {
       if (by_graph) {
         for (uint64_t s = pred_off[t]; s < pred_off[t + 1]; ++s) f(pred[s]);
         return;
       }
-      if (sess_pos[t] >= 2) f(sess_txns[h.txn_session[t]][sess_pos[t] - 2]);
+      if (so_prev[t] != kInit) f(so_prev[t]);
       for (uint64_t i = read_off[t]; i < read_off[t + 1]; ++i)
         if (reads[i].from != kInit) f(reads[i].from);
     };
@@ -834,17 +842,23 @@ struct WeakChecker::Impl {
           // nothing, so only a writer in (floor, lim] can add an edge: none
           // when lim <= floor, nor when the last of the group to have had its
           // turn is at or before floor.
-          GroupNow gn = now[g];
-          if (in_order && group_dense[g] != ~0u) {  // the writers before t
-            gn.count = static_cast<uint32_t>(std::lower_bound(kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g]),
-                                                              kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g + 1]), t) -
-                                             (kw_txn.begin() + static_cast<ptrdiff_t>(group_begin[g])));
-            gn.last_pos = gn.count ? kw_pos[group_begin[g] + gn.count - 1] : 0;
-          }
+          const GroupNow gn = now[g];
           const uint32_t s = gn.sess;
           const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
-          if ((lim <= floor) | (gn.last_pos <= floor)) continue;
           const uint32_t* first = kw_pos.data() + group_begin[g];
+          if (in_order && group_dense[g] != ~0u) {
+            // No count kept: the last writer before t is in the key's row,
+            // and every writer of the session at or before lim comes before
+            // t (so ∪ wr points forward), so the search may run over the
+            // whole group.
+            const uint32_t last_pos = dense_last[static_cast<size_t>(group_dense[g]) * Sp + s];
+            if ((lim <= floor) | (last_pos <= floor)) continue;
+            const uint32_t* p = std::upper_bound(first, static_cast<const uint32_t*>(kw_pos.data() + group_begin[g + 1]), lim);
+            if (p == first || *(p - 1) <= floor) continue;
+            found.push_back({static_cast<uint32_t>(i - read_off[t]), kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())]});
+            continue;
+          }
+          if ((lim <= floor) | (gn.last_pos <= floor)) continue;
           const uint32_t* p = first + gn.count;
           if (gn.last_pos > lim) {
             // The first writer past lim (a branch-free binary search).
