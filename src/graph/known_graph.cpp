@@ -1196,6 +1196,7 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   // The graph outlives the builder through every level: no growth slack.
   g.edges.shrink_to_fit();
   g.chains.shrink_to_fit();
+  g.whole_build = true;
   return g;
 }
 

@@ -114,6 +114,11 @@ struct DependencyGraph {
   // by transaction), then pass 2 (RW), lists, session order. Key shards use
   // them to merge per-key graphs in the whole build's order.
   uint64_t edges_pass1_end = 0, edges_blind_end = 0;
+  // Set by build_known_graph alone: `anomalies` lists every anomaly of the
+  // history, and edges [0, edges_pass1_end) hold the WR edge of each included
+  // transaction's first external read of each register key, in transaction
+  // and operation order (the weak-level checker takes its reads from them).
+  bool whole_build = false;
 };
 
 // Throws InputError for histories that cannot be interpreted (a key used both

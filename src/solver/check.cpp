@@ -214,7 +214,7 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
                    "it saw is open), and the weak levels are decided only where every read names its version";
       continue;
     }
-    if (!checker) checker = std::make_unique<WeakChecker>(h, g.included);
+    if (!checker) checker = std::make_unique<WeakChecker>(h, g);
     WeakOutcome o;
     if (lr->level == Level::pc) {
       std::string pre = checker->precondition(Level::pc);

@@ -26,6 +26,7 @@
 namespace isocheck {
 
 struct CheckOptions;
+struct DependencyGraph;
 
 struct WeakOutcome {
   bool holds = true, decided = true;
@@ -38,6 +39,11 @@ struct WeakOutcome {
 class WeakChecker {
  public:
   WeakChecker(const History& h, const std::vector<uint8_t>& included);
+  // The same, with the known graph of h: the graph's included transactions,
+  // and, when the graph comes whole from build_known_graph, found no anomaly
+  // and h has no list operations, the reads resolved from its WR edges
+  // instead of a second time (the outcome is the same either way).
+  WeakChecker(const History& h, const DependencyGraph& g);
   ~WeakChecker();
   WeakChecker(const WeakChecker&) = delete;
   WeakChecker& operator=(const WeakChecker&) = delete;
@@ -59,7 +65,6 @@ class WeakChecker {
 // split graph when the split loses no version order: every version order
 // known, no lost update, and every register write preceded in its
 // transaction by a read of that key (docs/checking.md says why).
-struct DependencyGraph;
 WeakOutcome decide_prefix(const History& h, const std::vector<uint8_t>& included, const CheckOptions& opt,
                           const DependencyGraph* g = nullptr);
 
