@@ -6,6 +6,7 @@
 
 #include "audit/audit.h"
 #include "audit/reader.h"
+#include "audit/state.h"
 #include "core/errors.h"
 #include "io/import.h"
 #include "io/load.h"
@@ -56,6 +57,7 @@ class Fencer {
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         if (h.op_kind[o] == OpKind::read_list) out.add_list_read(key(h.op_key[o]), h.list(o));
         else out.add_op(h.op_kind[o], key(h.op_key[o]), h.op_value[o]);
+        copy_predicate_mark(out, h, o);
       }
       out.end_txn();
       ++*since[s];

@@ -127,6 +127,7 @@ void Auditor::append_round(const History& chunk, const KeyIds& key_ids) {
         if (v != kNullValue) v = map_sym(chunk.values, c.values, vmap, v, false);
         c.add_op(chunk.op_kind[o], k, v);
       }
+      copy_predicate_mark(c, chunk, o);
     }
     c.end_txn();
   }
@@ -181,6 +182,12 @@ void Auditor::append_same_symbols(const History& chunk) {
   extend(c.op_value, chunk.op_value);
   for (size_t o = 1; o < chunk.op_list_offset.size(); ++o) c.op_list_offset.push_back(list0 + chunk.op_list_offset[o]);
   extend(c.list_value, chunk.list_value);
+  auto shifted = [&](std::vector<OpIdx>& to, const std::vector<OpIdx>& from) {
+    for (OpIdx o : from) to.push_back(static_cast<OpIdx>(ops0 + o));
+  };
+  shifted(c.scan_ops, chunk.scan_ops);
+  shifted(c.scan_absent_ops, chunk.scan_absent_ops);
+  shifted(c.delete_ops, chunk.delete_ops);
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
   note_appended();
 }
@@ -286,6 +293,7 @@ void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
       else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      copy_predicate_mark(nc, c, o);
       nchecked.push_back(s_.checked_op[o]);
     }
     nc.end_txn();
