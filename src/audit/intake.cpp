@@ -87,6 +87,11 @@ void Auditor::append_round(const History& chunk, const KeyIds& key_ids) {
   // Summary entries outside the carry whose key this round touches go into
   // the pieces first (keys mapped here, the mapping is cached for below).
   if (s_.has_summary && rest_.size() > 0) {
+    // A string key of a named chunk switches an integer-mode carry's key
+    // table to named symbols (the carry and rest_ are renumbered): that
+    // happens first, so that the keys wanted below are the new symbols.
+    if (!c.keys.named() && chunk.keys.named())
+      for (OpIdx o = 0; o < chunk.op_count() && !c.keys.named(); ++o) map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
     std::vector<Sym> want;
     FlatMap64 seen(1024);
     for (OpIdx o = 0; o < chunk.op_count(); ++o) {
