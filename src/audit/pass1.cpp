@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "audit/state.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 
@@ -205,16 +206,44 @@ bool symbol_of(SymbolTable& t, const std::string& name, Sym& out) {
 
 }  // namespace
 
+LogPredicateKeys::Info* LogPredicateKeys::find(const SymbolTable& t, Sym s) {
+  int64_t v;
+  if (sym_int(t, s, v)) {
+    const uint64_t* i = ints_.find(static_cast<uint64_t>(v));
+    return i ? &infos_[*i] : nullptr;
+  }
+  auto it = strings_.find(t.name(s));
+  return it == strings_.end() ? nullptr : &infos_[it->second];
+}
+
+LogPredicateKeys::Info& LogPredicateKeys::get(const SymbolTable& t, Sym s) {
+  int64_t v;
+  bool fresh;
+  uint32_t at;
+  if (sym_int(t, s, v)) at = static_cast<uint32_t>(ints_.get_or_insert(static_cast<uint64_t>(v), infos_.size(), fresh));
+  else at = strings_.try_emplace(t.name(s), static_cast<uint32_t>(infos_.size())).first->second;
+  if (at == infos_.size()) infos_.emplace_back();
+  return infos_[at];
+}
+
+LogPredicateKeys::Info& LogPredicateKeys::get(const std::string& name) {
+  SymbolTable t;
+  Sym s;
+  symbol_of(t, name, s);  // (an integer: the table stays in integer mode)
+  if (name[0] == '\x01') return infos_[strings_.at(name.substr(1))];
+  return get(t, s);
+}
+
 void LogPredicateKeys::add(const History& h, const PredicateList& preds) {
   any_ |= !preds.ops.empty();
   // Per key symbol of the piece, its entry (a named table's symbols index it).
   std::vector<Info*> cache(h.keys.named() ? h.keys.size() : 0, nullptr);
   auto info = [&](Sym k) -> Info& {
     if (k < cache.size()) {
-      if (!cache[k]) cache[k] = &keys_[name_of(h.keys, k)];
+      if (!cache[k]) cache[k] = &get(h.keys, k);
       return *cache[k];
     }
-    return keys_[name_of(h.keys, k)];
+    return get(h.keys, k);
   };
   for (OpIdx o = 0; o < h.op_count(); ++o) {
     if (h.op_kind[o] == OpKind::read) continue;
@@ -282,7 +311,7 @@ void LogPredicateKeys::add(const History& h, const PredicateList& preds) {
 
 void LogPredicateKeys::finish() {
   for (const Pending& q : pending_) {
-    Info& i = keys_[q.key];
+    Info& i = get(q.key);
     bool all_tombstones = true;
     for (const std::string& v : q.values)
       all_tombstones &= std::find(i.tombstones.begin(), i.tombstones.end(), v) != i.tombstones.end();
@@ -290,20 +319,29 @@ void LogPredicateKeys::finish() {
   }
   pending_ = {};
   if (!any_) {  // no scan, insert or delete: nothing to expand, nothing to hold
-    keys_ = {};
+    infos_ = {}, ints_ = FlatMap64(0), strings_ = {};
     return;
   }
   sorted_.clear();
-  sorted_.reserve(keys_.size());
-  for (const auto& [name, i] : keys_) sorted_.push_back(&name);
-  std::sort(sorted_.begin(), sorted_.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  sorted_.reserve(infos_.size());
+  SymbolTable ints;  // (integer mode: a symbol is its integer)
+  ints_.for_each([&](uint64_t v, uint64_t i) { sorted_.push_back({name_of(ints, static_cast<Sym>(v)), &infos_[i]}); });
+  for (const auto& [text, i] : strings_) sorted_.push_back({'\x01' + text, &infos_[i]});
+  std::sort(sorted_.begin(), sorted_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  strings_ = {};  // (expand() looks string keys up in sorted_)
 }
 
 History LogPredicateKeys::expand(History&& h, const PredicateList& preds, const std::string& file) const {
+  auto less = [](const std::pair<std::string, const Info*>& a, const std::string& b) { return a.first < b; };
   PredicateKeyFacts facts;
-  std::unordered_map<Sym, bool> added;
+  // Keys given (by the round's symbol), and the changing keys (by their
+  // place in key order) met in a scan's range: a round's scans mostly
+  // cover the same keys again.
+  FlatMap64 added(256), covered(256);
   auto add = [&](Sym k, const Info& i) {
-    if (!added.emplace(k, true).second) return;
+    bool fresh;
+    added.get_or_insert(k, 0, fresh);
+    if (!fresh) return;
     facts.keys.push_back({k, i.written, i.list, i.deleted, i.inserts, i.unobserved});
     for (const std::string& v : i.tombstones) {
       Sym s;
@@ -311,10 +349,15 @@ History LogPredicateKeys::expand(History&& h, const PredicateList& preds, const 
     }
   };
   auto named = [&](Sym k) {
-    auto it = keys_.find(name_of(h.keys, k));
-    if (it != keys_.end()) add(k, it->second);
+    int64_t v;
+    if (sym_int(h.keys, k, v)) {
+      if (const uint64_t* i = ints_.find(static_cast<uint64_t>(v))) add(k, infos_[*i]);
+      return;
+    }
+    const std::string name = name_of(h.keys, k);
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), name, less);
+    if (it != sorted_.end() && it->first == name) add(k, *it->second);
   };
-  auto less = [](const std::string* a, const std::string& b) { return *a < b; };
   for (const PredicateRec& p : preds.ops) {
     if (p.kind != PredicateOp::scan) {
       named(p.key);
@@ -323,9 +366,12 @@ History LogPredicateKeys::expand(History&& h, const PredicateList& preds, const 
     for (uint64_t r = p.row_begin; r < p.row_end; ++r) named(preds.rows[r].first);
     // Every key of the scan's range whose state changes anywhere in the log.
     const std::string lo = name_of(h.keys, p.key), hi = name_of(h.keys, p.hi);
-    for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), lo, less); it != sorted_.end() && **it <= hi; ++it) {
+    for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), lo, less); it != sorted_.end() && it->first <= hi;
+         ++it) {
+      bool fresh;
+      covered.get_or_insert(static_cast<uint64_t>(it - sorted_.begin()), 0, fresh);
       Sym k;
-      if (symbol_of(h.keys, **it, k)) add(k, keys_.at(**it));
+      if (fresh && symbol_of(h.keys, it->first, k)) add(k, *it->second);
     }
   }
   return expand_predicates(std::move(h), preds, file, facts);

@@ -96,6 +96,7 @@ Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_tx
 
 }  // namespace isocheck
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -119,7 +120,7 @@ class LogPredicateKeys {
   void finish();
   // Whether the log holds a scan, insert or delete.
   bool any() const { return any_; }
-  size_t keys() const { return keys_.size(); }
+  size_t keys() const { return infos_.size(); }
   // Piece `h` (its predicate operations `preds`) expanded as the whole log
   // expands it. The changing keys its scans cover go into h's key table.
   // Throws what expand_predicates() throws (InputError naming `file`,
@@ -140,8 +141,16 @@ class LogPredicateKeys {
     std::vector<std::string> values;
   };
   bool any_ = false;
-  std::unordered_map<std::string, Info> keys_;
-  std::vector<const std::string*> sorted_;  // keys_'s names in key order
+  // One entry per key; integer keys found by their value, string keys by
+  // their text (integer keys, the common case, are never hashed as text).
+  std::deque<Info> infos_;
+  FlatMap64 ints_{1024};
+  std::unordered_map<std::string, uint32_t> strings_;
+  Info* find(const SymbolTable& t, Sym s);
+  Info& get(const SymbolTable& t, Sym s);
+  Info& get(const std::string& name);  // by name_of
+  // Every entry in key order, by name (see name_of in pass1.cpp).
+  std::vector<std::pair<std::string, const Info*>> sorted_;
   std::vector<Pending> pending_;
 };
 
