@@ -197,6 +197,17 @@ class Auditor {
   std::string path_;
   AuditOptions opt_;
   LogReader reader_;
+  // JSONL with scans, inserts and deletes: the keys their rounds expand
+  // over (pass 1; null otherwise). Every reader of the log gets them.
+  std::shared_ptr<const LogPredicateKeys> pred_keys_;
+  LogReader open_log() const {
+    LogReader r(path_, opt_.format);
+    r.set_predicate_keys(pred_keys_);
+    return r;
+  }
+  // A resumption: pass 1's gathering of pred_keys_ alone (one read of the
+  // log; only a JSONL log that names "scan", "insert" or "delete").
+  void gather_predicate_keys();
   AuditState s_;
   Sym fence_sym_ = ~0ULL;       // the fence key in carry's table (~0: absent)
   std::vector<int64_t> suffix_pf_, suffix_begin_, suffix_write_end_;

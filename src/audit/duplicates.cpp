@@ -128,7 +128,7 @@ void Auditor::check_duplicates(const History& chunk, const RoundFingerprints& f,
       ++s_.result.duplicate_rereads;
       say("round " + std::to_string(round) + ": " + std::to_string(sus.size()) +
           " written (key, value) fingerprint(s) seen before; re-reading the log to compare exactly");
-      LogReader rr(path_, opt_.format);
+      LogReader rr = open_log();
       uint64_t row = 0;
       while (row < first_row) {
         History h = rr.next(std::min<uint64_t>(opt_.round_txns, first_row - row));
@@ -180,7 +180,7 @@ void Auditor::check_duplicates(const History& chunk, const RoundFingerprints& f,
 // (not in the checkpoint, which would then grow with the log; one re-read).
 void Auditor::rebuild_fingerprints(uint64_t rows) {
   written_.clear();
-  LogReader rr(path_, opt_.format);
+  LogReader rr = open_log();
   uint64_t row = 0;
   while (row < rows) {
     History h = rr.next(std::min<uint64_t>(opt_.round_txns, rows - row));

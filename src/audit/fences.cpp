@@ -6,6 +6,7 @@
 
 #include "audit/audit.h"
 #include "audit/reader.h"
+#include "audit/state.h"
 #include "core/errors.h"
 #include "io/import.h"
 #include "io/load.h"
@@ -56,6 +57,7 @@ class Fencer {
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         if (h.op_kind[o] == OpKind::read_list) out.add_list_read(key(h.op_key[o]), h.list(o));
         else out.add_op(h.op_kind[o], key(h.op_key[o]), h.op_value[o]);
+        copy_predicate_mark(out, h, o);
       }
       out.end_txn();
       ++*since[s];
@@ -90,16 +92,21 @@ FencedCounts write_fenced(const std::string& log, const std::string& out, uint64
   const Format f = format_from_extension(out);
   if (f != Format::jsonl && f != Format::hdf5) throw UsageError("--write-fenced: use a .jsonl or .h5 file name");
   chunk_txns = std::max<uint64_t>(1, chunk_txns);
+  // JSONL with scans, inserts and deletes: written expanded (HDF5 keeps
+  // their marks), each chunk as the whole log expands it.
+  const auto pred_keys = log_predicate_keys(log, "auto", chunk_txns);
   // Pass 1: the largest id (fence ids follow it, as in add_fences).
   int64_t top = 0;
   {
     LogReader r(log, "auto");
+    r.set_predicate_keys(pred_keys);
     for (History h = r.next(chunk_txns); h.txn_count() > 0; h = r.next(chunk_txns)) top = std::max(top, max_id(h));
   }
   if (top == std::numeric_limits<int64_t>::max()) throw InputError(log, "a transaction id is the largest integer: no id is left for the fences");
   // Pass 2: chunk by chunk through the fencer into the sink. HDF5 chunks
   // carry the file's symbols with empty tables: give them the file's tables.
   LogReader r(log, "auto");
+  r.set_predicate_keys(pred_keys);
   Fencer fencer(every, fence_key, top + 1);
   std::unique_ptr<HistorySink> sink;
   FencedCounts n;

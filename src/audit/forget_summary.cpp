@@ -169,6 +169,7 @@ void ForgetPass::copy_kept() {
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
       else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      copy_predicate_mark(nc, c, o);
       uint8_t chk = s_.checked_op[o];
       nchecked.push_back(chk);
     }

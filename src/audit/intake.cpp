@@ -87,6 +87,11 @@ void Auditor::append_round(const History& chunk, const KeyIds& key_ids) {
   // Summary entries outside the carry whose key this round touches go into
   // the pieces first (keys mapped here, the mapping is cached for below).
   if (s_.has_summary && rest_.size() > 0) {
+    // A string key of a named chunk switches an integer-mode carry's key
+    // table to named symbols (the carry and rest_ are renumbered): that
+    // happens first, so that the keys wanted below are the new symbols.
+    if (!c.keys.named() && chunk.keys.named())
+      for (OpIdx o = 0; o < chunk.op_count() && !c.keys.named(); ++o) map_sym(chunk.keys, c.keys, kmap, chunk.op_key[o], true);
     std::vector<Sym> want;
     FlatMap64 seen(1024);
     for (OpIdx o = 0; o < chunk.op_count(); ++o) {
@@ -127,6 +132,7 @@ void Auditor::append_round(const History& chunk, const KeyIds& key_ids) {
         if (v != kNullValue) v = map_sym(chunk.values, c.values, vmap, v, false);
         c.add_op(chunk.op_kind[o], k, v);
       }
+      copy_predicate_mark(c, chunk, o);
     }
     c.end_txn();
   }
@@ -181,6 +187,12 @@ void Auditor::append_same_symbols(const History& chunk) {
   extend(c.op_value, chunk.op_value);
   for (size_t o = 1; o < chunk.op_list_offset.size(); ++o) c.op_list_offset.push_back(list0 + chunk.op_list_offset[o]);
   extend(c.list_value, chunk.list_value);
+  auto shifted = [&](std::vector<OpIdx>& to, const std::vector<OpIdx>& from) {
+    for (OpIdx o : from) to.push_back(static_cast<OpIdx>(ops0 + o));
+  };
+  shifted(c.scan_ops, chunk.scan_ops);
+  shifted(c.scan_absent_ops, chunk.scan_absent_ops);
+  shifted(c.delete_ops, chunk.delete_ops);
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;
   note_appended();
 }
@@ -286,6 +298,7 @@ void Auditor::materialize(const std::vector<Sym>& keys, size_t then_txns, size_t
     for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
       if (c.op_kind[o] == OpKind::read_list) nc.add_list_read(c.op_key[o], c.list(o));
       else nc.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+      copy_predicate_mark(nc, c, o);
       nchecked.push_back(s_.checked_op[o]);
     }
     nc.end_txn();

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
+#include <unordered_map>
 
 #include "audit/state.h"
+#include "core/flat_hash.h"
 
 namespace isocheck {
 
@@ -159,6 +162,219 @@ Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_tx
   if (r.bad_time_row != kNoRow)
     for (size_t i = r.bad_time_row / round_txns; i < r.round_min_begin.size(); ++i) r.round_min_begin[i] = kNegInf;
   return r;
+}
+
+}  // namespace isocheck
+
+// ---------------------------------------------------------------- the keys a log's scans expand over
+
+namespace isocheck {
+namespace {
+
+// A key's or value's name independent of the piece's table: an integer is
+// 0x00 and its 8 bytes big-endian with the sign bit flipped, a string 0x01
+// and its bytes. Byte order of names is the key order of key_less
+// (integers before strings, integers by value, strings bytewise).
+std::string name_of(const SymbolTable& t, Sym s) {
+  int64_t v;
+  if (sym_int(t, s, v)) {
+    std::string out(9, '\0');
+    const uint64_t u = static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
+    for (int i = 0; i < 8; ++i) out[1 + i] = static_cast<char>(u >> (56 - 8 * i));
+    return out;
+  }
+  std::string out(1, '\x01');
+  out += t.name(s);
+  return out;
+}
+
+// The symbol of `name` in table t, interned; false when t cannot hold it
+// without switching to named symbols (an integer-mode table and a string:
+// nothing in such a piece can name it).
+bool symbol_of(SymbolTable& t, const std::string& name, Sym& out) {
+  if (name[0] == '\x01') {
+    if (!t.named()) return false;
+    out = t.intern_string(std::string_view(name).substr(1));
+  } else {
+    uint64_t u = 0;
+    for (int i = 0; i < 8; ++i) u = u << 8 | static_cast<unsigned char>(name[1 + i]);
+    out = t.intern_int(static_cast<int64_t>(u ^ (uint64_t{1} << 63)));
+  }
+  if (t.take_switch()) throw std::logic_error("predicate keys: a piece's table switched to named symbols");
+  return true;
+}
+
+}  // namespace
+
+LogPredicateKeys::Info* LogPredicateKeys::find(const SymbolTable& t, Sym s) {
+  int64_t v;
+  if (sym_int(t, s, v)) {
+    const uint64_t* i = ints_.find(static_cast<uint64_t>(v));
+    return i ? &infos_[*i] : nullptr;
+  }
+  auto it = strings_.find(t.name(s));
+  return it == strings_.end() ? nullptr : &infos_[it->second];
+}
+
+LogPredicateKeys::Info& LogPredicateKeys::get(const SymbolTable& t, Sym s) {
+  int64_t v;
+  bool fresh;
+  uint32_t at;
+  if (sym_int(t, s, v)) at = static_cast<uint32_t>(ints_.get_or_insert(static_cast<uint64_t>(v), infos_.size(), fresh));
+  else at = strings_.try_emplace(t.name(s), static_cast<uint32_t>(infos_.size())).first->second;
+  if (at == infos_.size()) infos_.emplace_back();
+  return infos_[at];
+}
+
+LogPredicateKeys::Info& LogPredicateKeys::get(const std::string& name) {
+  SymbolTable t;
+  Sym s;
+  symbol_of(t, name, s);  // (an integer: the table stays in integer mode)
+  if (name[0] == '\x01') return infos_[strings_.at(name.substr(1))];
+  return get(t, s);
+}
+
+void LogPredicateKeys::add(const History& h, const PredicateList& preds) {
+  any_ |= !preds.ops.empty();
+  // Per key symbol of the piece, its entry (a named table's symbols index it).
+  std::vector<Info*> cache(h.keys.named() ? h.keys.size() : 0, nullptr);
+  auto info = [&](Sym k) -> Info& {
+    if (k < cache.size()) {
+      if (!cache[k]) cache[k] = &get(h.keys, k);
+      return *cache[k];
+    }
+    return get(h.keys, k);
+  };
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    if (h.op_kind[o] == OpKind::read) continue;
+    if (h.op_kind[o] == OpKind::write) info(h.op_key[o]).written = true;
+    else info(h.op_key[o]).list = true;  // appends and list reads
+  }
+  bool any_delete = false;
+  for (const PredicateRec& p : preds.ops) {
+    if (p.kind == PredicateOp::scan) continue;
+    Info& i = info(p.key);
+    if (p.kind == PredicateOp::del) {
+      i.deleted = any_delete = true;
+      std::string v = name_of(h.values, p.value);
+      if (std::find(i.tombstones.begin(), i.tombstones.end(), v) == i.tombstones.end()) i.tombstones.push_back(std::move(v));
+    } else if (i.inserts < 2) {
+      ++i.inserts;
+    }
+  }
+  if (!any_delete) return;
+  // Deletes not preceded in their transaction by an observation of a present
+  // value of the key (as expand_predicates finds them): a scan row or an
+  // insert observes; a read of a value observes unless the value is a
+  // tombstone of the key, which is settled in finish().
+  size_t next = 0;
+  std::unordered_map<Sym, std::vector<Sym>> reads;
+  std::vector<Sym> observed;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    size_t end = next;
+    bool deletes = false;
+    for (; end < preds.ops.size() && preds.ops[end].txn == t; ++end) deletes |= preds.ops[end].kind == PredicateOp::del;
+    if (!deletes) {
+      next = end;
+      continue;
+    }
+    reads.clear();
+    observed.clear();
+    auto seen = [&](Sym k) { return std::find(observed.begin(), observed.end(), k) != observed.end(); };
+    OpIdx o = h.op_begin(t);
+    for (uint32_t pos = 0;; ++pos) {
+      if (next < preds.ops.size() && preds.ops[next].txn == t && preds.ops[next].pos == pos) {
+        const PredicateRec& p = preds.ops[next++];
+        if (p.kind == PredicateOp::scan) {
+          for (uint64_t r = p.row_begin; r < p.row_end; ++r) observed.push_back(preds.rows[r].first);
+        } else if (p.kind == PredicateOp::insert) {
+          observed.push_back(p.key);
+        } else if (!seen(p.key)) {
+          Info& i = info(p.key);
+          auto it = reads.find(p.key);
+          if (it == reads.end()) {
+            i.unobserved = true;
+          } else if (!i.unobserved) {
+            Pending q{name_of(h.keys, p.key), {}};
+            for (Sym v : it->second) q.values.push_back(name_of(h.values, v));
+            pending_.push_back(std::move(q));
+          }
+        }
+        continue;
+      }
+      if (o == h.op_end(t)) break;
+      if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue) reads[h.op_key[o]].push_back(h.op_value[o]);
+      ++o;
+    }
+  }
+}
+
+void LogPredicateKeys::finish() {
+  for (const Pending& q : pending_) {
+    Info& i = get(q.key);
+    bool all_tombstones = true;
+    for (const std::string& v : q.values)
+      all_tombstones &= std::find(i.tombstones.begin(), i.tombstones.end(), v) != i.tombstones.end();
+    if (all_tombstones) i.unobserved = true;
+  }
+  pending_ = {};
+  if (!any_) {  // no scan, insert or delete: nothing to expand, nothing to hold
+    infos_ = {}, ints_ = FlatMap64(0), strings_ = {};
+    return;
+  }
+  sorted_.clear();
+  sorted_.reserve(infos_.size());
+  SymbolTable ints;  // (integer mode: a symbol is its integer)
+  ints_.for_each([&](uint64_t v, uint64_t i) { sorted_.push_back({name_of(ints, static_cast<Sym>(v)), &infos_[i]}); });
+  for (const auto& [text, i] : strings_) sorted_.push_back({'\x01' + text, &infos_[i]});
+  std::sort(sorted_.begin(), sorted_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  strings_ = {};  // (expand() looks string keys up in sorted_)
+}
+
+History LogPredicateKeys::expand(History&& h, const PredicateList& preds, const std::string& file) const {
+  auto less = [](const std::pair<std::string, const Info*>& a, const std::string& b) { return a.first < b; };
+  PredicateKeyFacts facts;
+  // Keys given (by the round's symbol), and the changing keys (by their
+  // place in key order) met in a scan's range: a round's scans mostly
+  // cover the same keys again.
+  FlatMap64 added(256), covered(256);
+  auto add = [&](Sym k, const Info& i) {
+    bool fresh;
+    added.get_or_insert(k, 0, fresh);
+    if (!fresh) return;
+    facts.keys.push_back({k, i.written, i.list, i.deleted, i.inserts, i.unobserved});
+    for (const std::string& v : i.tombstones) {
+      Sym s;
+      if (symbol_of(h.values, v, s)) facts.tombstones.push_back({k, s});
+    }
+  };
+  auto named = [&](Sym k) {
+    int64_t v;
+    if (sym_int(h.keys, k, v)) {
+      if (const uint64_t* i = ints_.find(static_cast<uint64_t>(v))) add(k, infos_[*i]);
+      return;
+    }
+    const std::string name = name_of(h.keys, k);
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), name, less);
+    if (it != sorted_.end() && it->first == name) add(k, *it->second);
+  };
+  for (const PredicateRec& p : preds.ops) {
+    if (p.kind != PredicateOp::scan) {
+      named(p.key);
+      continue;
+    }
+    for (uint64_t r = p.row_begin; r < p.row_end; ++r) named(preds.rows[r].first);
+    // Every key of the scan's range whose state changes anywhere in the log.
+    const std::string lo = name_of(h.keys, p.key), hi = name_of(h.keys, p.hi);
+    for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), lo, less); it != sorted_.end() && it->first <= hi;
+         ++it) {
+      bool fresh;
+      covered.get_or_insert(static_cast<uint64_t>(it - sorted_.begin()), 0, fresh);
+      Sym k;
+      if (fresh && symbol_of(h.keys, it->first, k)) add(k, *it->second);
+    }
+  }
+  return expand_predicates(std::move(h), preds, file, facts);
 }
 
 }  // namespace isocheck

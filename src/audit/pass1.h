@@ -95,3 +95,63 @@ struct Pass1Result {
 Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_txns);
 
 }  // namespace isocheck
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "core/predicates.h"
+
+namespace isocheck {
+
+// The keys whose state changes anywhere in a log with range scans, inserts
+// and deletes (written, appended, read as a list, inserted or deleted:
+// core/predicates.h), gathered by pass 1 from pieces that each have symbol
+// tables of their own, so by name: one entry per such key, with what the log
+// does to it and its tombstones. With them each round's scans, inserts and
+// deletes expand exactly as expand_predicates() expands them in the whole log.
+class LogPredicateKeys {
+ public:
+  // The next piece of the log, in file order: its reads and writes, and its
+  // predicate operations unexpanded (in its symbols).
+  void add(const History& h, const PredicateList& preds);
+  // After the last piece.
+  void finish();
+  // Whether the log holds a scan, insert or delete.
+  bool any() const { return any_; }
+  size_t keys() const { return infos_.size(); }
+  // Piece `h` (its predicate operations `preds`) expanded as the whole log
+  // expands it. The changing keys its scans cover go into h's key table.
+  // Throws what expand_predicates() throws (InputError naming `file`,
+  // ResourceError "not decided").
+  History expand(History&& h, const PredicateList& preds, const std::string& file) const;
+
+ private:
+  struct Info {
+    bool written = false, list = false, deleted = false, unobserved = false;
+    uint8_t inserts = 0;
+    std::vector<std::string> tombstones;  // (value names, see name_of in pass1.cpp)
+  };
+  // A delete whose transaction observed the key before it only through
+  // reads: unobserved when every value read is a tombstone of the key,
+  // which a later piece may tell.
+  struct Pending {
+    std::string key;
+    std::vector<std::string> values;
+  };
+  bool any_ = false;
+  // One entry per key; integer keys found by their value, string keys by
+  // their text (integer keys, the common case, are never hashed as text).
+  std::deque<Info> infos_;
+  FlatMap64 ints_{1024};
+  std::unordered_map<std::string, uint32_t> strings_;
+  Info* find(const SymbolTable& t, Sym s);
+  Info& get(const SymbolTable& t, Sym s);
+  Info& get(const std::string& name);  // by name_of
+  // Every entry in key order, by name (see name_of in pass1.cpp).
+  std::vector<std::pair<std::string, const Info*>> sorted_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace isocheck

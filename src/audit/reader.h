@@ -8,10 +8,13 @@
 #include <string>
 
 #include "io/hdf5_range.h"
+#include "io/jsonl.h"
 #include "io/txn_reader.h"
 #include "core/history.h"
 
 namespace isocheck {
+
+class LogPredicateKeys;  // audit/pass1.h
 
 struct LogPosition {
   uint64_t txn = 0;     // transactions before this position
@@ -25,6 +28,15 @@ class LogReader {
   // UsageError / InputError.
   LogReader(const std::string& path, const std::string& format);
   bool hdf5() const { return hdf5_; }
+  bool jsonl() const { return jsonl_ != nullptr; }
+  // JSONL with range scans, inserts and deletes: every round is expanded
+  // with what the whole file does to its keys (gathered by pass 1,
+  // next_predicates()); without them, a round that holds one is refused.
+  void set_predicate_keys(std::shared_ptr<const LogPredicateKeys> k) { pred_keys_ = std::move(k); }
+  const std::shared_ptr<const LogPredicateKeys>& predicate_keys() const { return pred_keys_; }
+  // JSONL: next() with the round's scans, inserts and deletes left
+  // unexpanded in `preds` (pass 1 gathers the keys they expand over).
+  History next_predicates(uint64_t n, PredicateList& preds);
   // Up to n transactions from the current position; empty at the end.
   // HDF5: the result's key and value tables are empty, its symbols are those
   // of the file's tables (key_table() / value_table()), the same in every
@@ -32,7 +44,7 @@ class LogReader {
   History next(uint64_t n);
   // The reader-wide numbers of the last next() piece's key symbols
   // (io/txn_reader.h, KeyIds; empty for HDF5, whose symbols are the file's).
-  KeyIds take_key_ids() { return hdf5_ ? KeyIds{} : src_->take_key_ids(); }
+  KeyIds take_key_ids() { return hdf5_ ? KeyIds{} : jsonl_ ? jsonl_->take_key_ids() : src_->take_key_ids(); }
   // next() for pass 1, which asks of a key only whether it is `fence_key`:
   // JSONL keys are then not interned (io/txn_reader.h).
   History next_scan(uint64_t n, const std::string& fence_key);
@@ -51,9 +63,17 @@ class LogReader {
   bool hdf5_ = false;
   uint64_t total_ = 0;  // HDF5
   std::unique_ptr<Hdf5RangeReader> file_;
-  std::unique_ptr<TxnReader> src_;  // every format but HDF5
+  std::unique_ptr<TxnReader> src_;  // every format but HDF5 and JSONL
+  std::unique_ptr<JsonlReader> jsonl_;  // JSONL
+  std::shared_ptr<const LogPredicateKeys> pred_keys_;
   LogPosition pos_;
 };
+
+// The keys a JSONL log's scans, inserts and deletes expand over
+// (LogPredicateKeys), gathered in one read of the log, `piece` transactions
+// at a time; null for other formats and logs without such operations.
+std::shared_ptr<const LogPredicateKeys> log_predicate_keys(const std::string& path, const std::string& format,
+                                                           uint64_t piece);
 
 // Size, modification time and a hash of the first and last MiB: ties a
 // checkpoint to its input.

@@ -128,6 +128,7 @@ void Auditor::check_round(uint64_t round, bool beside_forget) {
         if (!keep_op[o]) continue;
         if (c.op_kind[o] == OpKind::read_list) stripped.add_list_read(c.op_key[o], c.list(o));
         else stripped.add_op(c.op_kind[o], c.op_key[o], c.op_value[o]);
+        copy_predicate_mark(stripped, c, o);
       }
       stripped.end_txn();
     }

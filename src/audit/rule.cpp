@@ -9,6 +9,8 @@
 #include "audit/pass1.h"
 #include "core/errors.h"
 #include "io/hdf5_range.h"
+#include "io/jsonl.h"
+#include "core/predicates.h"
 
 namespace isocheck::audit_detail {
 namespace {
@@ -40,6 +42,55 @@ class ColumnsPool {
   std::mutex lock_;
   std::vector<Hdf5Columns> free_;
 };
+
+// What pass 1 asks of a piece with scans, inserts and deletes, before the
+// keys they expand over are known: each transaction's operations as its
+// expansion has them (core/predicates.h), but for the reads of keys a scan
+// saw absent, which only the whole log tells. Of those only the fence key
+// matters to pass 1 (a transaction that reads it is no fence and breaks the
+// fence rule): a scan whose range holds the fence key `fk` reads it (every
+// fence writes it, so the expansion reads it, as a row or absent). Writes
+// and their transactions are all there (the duplicate check's size, the
+// writers' least end of --time-order).
+History pass1_view(History&& h, const PredicateList& preds, Sym fk) {
+  History out;
+  out.reserve_more(h.txn_count(), h.op_count() + 2 * preds.ops.size());
+  auto covers_fence = [&](const PredicateRec& p) {
+    return fk != ~0ULL && !key_less(h.keys, fk, p.key) && !key_less(h.keys, p.hi, fk);
+  };
+  size_t next = 0;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    out.begin_txn(h.txn_id[t], h.txn_session[t], h.txn_status[t], h.txn_begin[t], h.txn_end[t]);
+    OpIdx o = h.op_begin(t);
+    for (uint32_t pos = 0;; ++pos) {
+      if (next < preds.ops.size() && preds.ops[next].txn == t && preds.ops[next].pos == pos) {
+        const PredicateRec& p = preds.ops[next++];
+        if (p.kind == PredicateOp::scan) {
+          bool fence_row = false;
+          for (uint64_t r = p.row_begin; r < p.row_end; ++r) {
+            out.add_op(OpKind::read, preds.rows[r].first, preds.rows[r].second);
+            fence_row |= preds.rows[r].first == fk;
+          }
+          if (!fence_row && covers_fence(p)) out.add_op(OpKind::read, fk, kNullValue);
+        } else {
+          if (p.kind == PredicateOp::insert) out.add_op(OpKind::read, p.key, kNullValue);
+          out.add_op(OpKind::write, p.key, p.value);
+        }
+        continue;
+      }
+      if (o == h.op_end(t)) break;
+      if (h.op_kind[o] == OpKind::read_list) out.add_list_read(h.op_key[o], h.list(o));
+      else out.add_op(h.op_kind[o], h.op_key[o], h.op_value[o]);
+      ++o;
+    }
+    out.end_txn();
+  }
+  out.keys = std::move(h.keys);
+  out.values = std::move(h.values);
+  out.session_name = std::move(h.session_name);
+  out.time_unit = std::move(h.time_unit);
+  return out;
+}
 
 }  // namespace
 
@@ -103,9 +154,20 @@ void Auditor::prescan() {
     pieces.resize(1);
     Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
     uint64_t row = 0;
+    // JSONL with scans, inserts and deletes: keys interned, and the keys
+    // whose state changes gathered (their rounds expand over them).
+    std::shared_ptr<LogPredicateKeys> keys;
+    if (reader_.jsonl() && jsonl_may_hold_predicates(path_)) keys = std::make_shared<LogPredicateKeys>();
     while (true) {
-      History h = reader_.next_scan(R, opt_.fence_key);  // (a round: what pass 2 holds too)
+      PredicateList preds;
+      History h = keys ? reader_.next_predicates(R, preds)
+                       : reader_.next_scan(R, opt_.fence_key);  // (a round: what pass 2 holds too)
       if (h.txn_count() == 0) break;
+      const Sym fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
+      if (keys) {
+        keys->add(h, preds);
+        if (!preds.ops.empty()) h = pass1_view(std::move(h), preds, fk);
+      }
       Hdf5Columns cols;
       cols.session.resize(h.txn_count());
       for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
@@ -117,11 +179,15 @@ void Auditor::prescan() {
       cols.op_key = std::move(h.op_key);
       cols.op_value = std::move(h.op_value);
       // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
-      scan.set_fence_key(need_fences ? fence_key_in(h.keys) : ~0ULL);
+      scan.set_fence_key(fk);
       scan.scan(cols, h.values, row, h.txn_id.data());
       row += cols.session.size();
     }
     scan.finish();
+    if (keys) {
+      keys->finish();
+      if (keys->any()) pred_keys_ = std::move(keys);
+    }
   }
   Pass1Result r = merge_pass1(pieces, R);
   s_.round_min_pf = std::move(r.round_min_pf);
@@ -145,7 +211,12 @@ void Auditor::prescan() {
     s_.fence_problem = "no fence transactions (key " + opt_.fence_key + ")";
   }
   if (hdf5) reader_.seek(LogPosition{});  // keeps the file's tables
-  else reader_ = LogReader(path_, opt_.format);
+  else reader_ = open_log();
+}
+
+void Auditor::gather_predicate_keys() {
+  pred_keys_ = log_predicate_keys(path_, opt_.format, opt_.round_txns);
+  reader_.set_predicate_keys(pred_keys_);
 }
 
 // A write of a key the transaction has not read before it, in the first
@@ -175,7 +246,7 @@ bool Auditor::starts_with_blind_writes() {
     reads(c.op_kind.data(), c.op_value.data(), c.op_kind.size(), c.op_offset.size() - 1);
     return blind(c.op_kind.data(), c.op_key.data(), c.op_offset.data(), c.op_offset.size() - 1);
   }
-  LogReader r(path_, opt_.format);
+  LogReader r = open_log();
   History h = r.next(probe);
   reads(h.op_kind.data(), h.op_value.data(), h.op_kind.size(), h.txn_count());
   return blind(h.op_kind.data(), h.op_key.data(), h.txn_op_offset.data(), h.txn_count());
@@ -222,7 +293,7 @@ void Auditor::build_later_reads(uint64_t from) {
     });
   } else {
     const LogPosition at = reader_.position();
-    LogReader r(path_, opt_.format);
+    LogReader r = open_log();
     if (from > 0) r.seek(at);
     uint64_t row = from;
     while (true) {

@@ -86,7 +86,7 @@ void Auditor::build_spilled_fingerprints() {
       }
     }
   } else {
-    LogReader r(path_, opt_.format);
+    LogReader r = open_log();
     uint64_t round = 0;
     while (true) {
       History h = r.next(R);
@@ -184,7 +184,7 @@ void Auditor::build_later_reads_spilled(uint64_t from) {
         for (const Entry& x : piece) sorter.add(x);
     }
   } else {
-    LogReader r(path_, opt_.format);
+    LogReader r = open_log();
     if (from > 0) r.seek(reader_.position());
     uint64_t row = from;
     std::vector<Entry> reads;

@@ -23,8 +23,9 @@ inline constexpr int64_t kSummaryMarkerId = std::numeric_limits<int64_t>::min();
 struct AuditState {
   // 2: duplicate-check fields; 3: summary_rest; 4: defer_until; 5: later-reads counts;
   // 6: round_min_write_end; 7: AuditResult's fields in its statistics table's
-  // order (audit/audit.h); 8: soundness state on disk
-  static constexpr uint32_t kVersion = 8;
+  // order (audit/audit.h); 8: soundness state on disk; 9: the carry's
+  // predicate marks (History::scan_ops, scan_absent_ops, delete_ops)
+  static constexpr uint32_t kVersion = 9;
   std::string fingerprint;   // input file + options
   // Pass 1 (per round): least "previous fence" value and least begin time of
   // the round's transactions; suffix minima tell what future rounds can see.
@@ -65,6 +66,15 @@ struct AuditState {
   std::vector<uint64_t> round_write_base;
   AuditResult result;
 };
+
+// Operation o of `from` was just copied as the last operation of `to`: its
+// predicate mark (a scan's read, a delete's write: History::predicate_mark)
+// goes with it, so that reports word a carried operation as the log stated
+// it. Copies must run in operation order (the mark lists stay sorted).
+inline void copy_predicate_mark(History& to, const History& from, OpIdx o) {
+  if (from.scan_ops.empty() && from.delete_ops.empty()) return;
+  if (const uint8_t m = from.predicate_mark(o)) to.mark_predicate(static_cast<OpIdx>(to.op_count() - 1), m);
+}
 
 // The integer a symbol of `t` stands for (false: not an integer).
 bool sym_int(const SymbolTable& t, Sym s, int64_t& out);

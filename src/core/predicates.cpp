@@ -64,6 +64,21 @@ struct KeyFacts {
     }
     if (has_deletes) find_unobserved_deletes(b, ph);
   }
+  // A piece's facts given by the whole history (PredicateKeyFacts).
+  explicit KeyFacts(const PredicateKeyFacts& w) {
+    for (const PredicateKeyFacts::Key& k : w.keys) {
+      bool fresh;
+      flags.get_or_insert(k.key, 0, fresh) = uint64_t{k.written} * kWritten | uint64_t{k.list} * kList |
+                                             uint64_t{k.deleted} * kDeleted | uint64_t{k.inserts} * kInsertOne;
+      has_lists |= k.list, has_deletes |= k.deleted;
+      if (k.unobserved_delete) unobserved_delete.insert(k.key);
+    }
+    for (const auto& [k, v] : w.tombstones) {
+      bool fresh;
+      const uint64_t first = first_tombstone.get_or_insert(k, v, fresh);
+      if (!fresh && first != v) more_tombstones.insert({k, v});
+    }
+  }
   bool is_tombstone(Sym k, Sym v) const {
     const uint64_t* first = first_tombstone.find(k);
     if (!first) return false;
@@ -139,8 +154,26 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file, c
   return expand_predicates(std::move(base), flat, file, opt);
 }
 
+namespace {
+History expand_with(History&& base, const PredicateList& ph, const std::string& file, const KeyFacts& facts,
+                    const ExpandOptions& opt);
+}
+
 History expand_predicates(History&& base, const PredicateList& ph, const std::string& file,
                           const ExpandOptions& opt) {
+  const KeyFacts facts(base, ph);
+  return expand_with(std::move(base), ph, file, facts, opt);
+}
+
+History expand_predicates(History&& base, const PredicateList& preds, const std::string& file,
+                          const PredicateKeyFacts& whole, const ExpandOptions& opt) {
+  const KeyFacts facts(whole);
+  return expand_with(std::move(base), preds, file, facts, opt);
+}
+
+namespace {
+History expand_with(History&& base, const PredicateList& ph, const std::string& file, const KeyFacts& facts,
+                    const ExpandOptions& opt) {
   const History& b = base;
   const bool named_keys = b.keys.named();
   auto less = [&](Sym x, Sym y) {
@@ -149,7 +182,6 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
   auto where = [&](const PredicateRec& p) {
     return "transaction " + std::to_string(b.txn_id[p.txn]) + ", operation " + std::to_string(p.pos) + ": ";
   };
-  const KeyFacts facts(b, ph);
   const bool has_lists = facts.has_lists, has_deletes = facts.has_deletes;
   auto flag = [&](Sym k) { return facts.flag(k); };
   auto insert_after_initial = [&](Sym k) { return facts.insert_after_initial(k); };
@@ -185,10 +217,13 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
   };
   size_t next = 0;  // into ph.ops
   auto undecided = [&](const PredicateRec& p, Sym k, const char* what) {
+    const bool scan = p.kind == PredicateOp::scan;
     throw ResourceError("not decided: " + file + ": " + where(p) + what + " key " + b.keys.text(k) +
                         " absent, and another transaction deletes " + b.keys.text(k) +
-                        ": which absent version (the initial state or a deleted one) it saw is unknown; "
-                        "isocheck decides absences only on keys no other transaction deletes");
+                        ": which absent version (the initial state or a deleted one) it saw is unknown; " +
+                        (scan ? "this reader does not place such a scan (isocheck verify on one process does)"
+                              : "isocheck decides an insert's absence only on keys no other transaction deletes, or "
+                                "whose deletes each read the row after its one insert"));
   };
   auto list_key = [&](const PredicateRec& p, Sym k) {
     throw InputError(file, where(p) + "the scan covers key " + b.keys.text(k) +
@@ -288,5 +323,6 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
   out.time_unit = std::move(base.time_unit);
   return out;
 }
+}  // namespace
 
 }  // namespace isocheck

@@ -123,4 +123,28 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file, c
 History expand_predicates(History&& base, const PredicateList& preds, const std::string& file,
                           const ExpandOptions& opt = {});
 
+// What expanding a piece of a history (the audit's rounds) needs of the
+// whole history, in the piece's symbols: the keys whose state changes
+// anywhere in the history that the piece's predicate operations name or its
+// scans cover, each with what the whole history does to it, and those keys'
+// tombstones that the piece's value table names. With them the piece expands
+// exactly as its transactions do in expand_predicates() of the whole.
+struct PredicateKeyFacts {
+  struct Key {
+    Sym key = 0;
+    bool written = false;   // by a `w` somewhere
+    bool list = false;      // appended to or read as a list somewhere
+    bool deleted = false;   // deleted somewhere
+    uint8_t inserts = 0;    // inserts of it: 0, 1, or 2 for more than one
+    // Some delete of it was not preceded, in its transaction, by an
+    // observation of a present value of the key (a read, a scan row, an insert).
+    bool unobserved_delete = false;
+  };
+  std::vector<Key> keys;
+  std::vector<std::pair<Sym, Sym>> tombstones;  // (key, tombstone)
+};
+// A piece expanded with the whole history's facts (instead of its own).
+History expand_predicates(History&& base, const PredicateList& preds, const std::string& file,
+                          const PredicateKeyFacts& whole, const ExpandOptions& opt = {});
+
 }  // namespace isocheck

@@ -356,8 +356,15 @@ struct LineReader {
 
   // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
   void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
-    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once: verify (on one rank), info and convert, not audit");
+    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once (verify on one rank, info, convert) or by the audit, which expands each round with what the whole file does to its keys");
     PredicateRec p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
+    if (lazy_keys) {
+      // A streamed piece's keys so far into its table: a scan's range is
+      // checked by the keys' names, and the predicate operations name keys
+      // by the table's symbols (as key_int does for an integer key).
+      finish_keys();
+      reader_keys->start_piece();
+    }
     if (kind == "scan") {
       scan_op(a, index, p);
     } else {
@@ -757,9 +764,11 @@ bool JsonlReader::next_line(const char*& s, size_t& n, bool refill) {
 
 History JsonlReader::next(uint64_t n) { return piece(n, nullptr); }
 
+History JsonlReader::next(uint64_t n, PredicateList& preds) { return piece(n, nullptr, &preds); }
+
 History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { return piece(n, &fence_key); }
 
-History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
+History JsonlReader::piece(uint64_t n, const std::string* fence_key, PredicateList* preds) {
   History h;
   h.time_unit = time_unit_;
   // Room for as many transactions and operations a transaction as the last
@@ -770,7 +779,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   }
   LineReader r{path_, h};
   r.header_allowed = false;
-  r.allow_preds = false;
+  r.allow_preds = preds != nullptr;
   if (fence_key) {
     r.scan_keys = true;
     r.scan_fence_key = *fence_key;
@@ -810,6 +819,7 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key) {
   }
   held_ids_ = r.ids.size();
   last_txns_ = h.txn_count(), last_ops_ = h.op_count();
+  if (preds) *preds = std::move(r.preds);
   return h;
 }
 
@@ -850,7 +860,8 @@ bool jsonl_may_hold_predicates(const std::string& path) {
     const size_t got = std::fread(buf.data() + kept, 1, kBlock, f);
     if (got == 0) break;
     const std::string_view text(buf.data(), kept + got);
-    for (std::string_view w : words) found |= text.find(w) != std::string_view::npos;
+    // (memmem: string_view::find stops at every '"', which JSON is full of)
+    for (std::string_view w : words) found |= memmem(text.data(), text.size(), w.data(), w.size()) != nullptr;
     kept = std::min(kKeep, text.size());
     std::memmove(buf.data(), buf.data() + text.size() - kept, kept);
   }

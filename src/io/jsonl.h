@@ -13,6 +13,8 @@
 
 namespace isocheck {
 
+struct PredicateList;  // core/predicates.h
+
 // Throws InputError naming the file and line on any malformed input.
 History read_jsonl(const std::string& path);
 
@@ -45,6 +47,12 @@ class JsonlReader {
   // Up to n transactions from the position on, a history with its own
   // symbol tables (ids unique within it); empty at the end.
   History next(uint64_t n);
+  // next() that also takes range scans, inserts and deletes: they are left
+  // unexpanded in `preds` (in the piece's symbols, ordered by transaction,
+  // then position), the piece holding the reads and writes around them (the
+  // audit expands a round with what the whole file does to its keys,
+  // core/predicates.h). next() refuses them.
+  History next(uint64_t n, PredicateList& preds);
   // next() for a scan that asks of each key only whether it is `fence_key`:
   // keys are not interned; the key table names two keys, symbol 1 is
   // fence_key and symbol 0 every other key. Values as next().
@@ -70,7 +78,7 @@ class JsonlReader {
   struct Impl;
   // refill false: only a line already in the buffer (false when there is none).
   bool next_line(const char*& s, size_t& n, bool refill = true);
-  History piece(uint64_t n, const std::string* fence_key);
+  History piece(uint64_t n, const std::string* fence_key, PredicateList* preds = nullptr);
   struct Pos {
     uint64_t byte = 0, line = 0;
   };
