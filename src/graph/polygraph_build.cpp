@@ -500,6 +500,69 @@ std::vector<TimedWrite> time_order_writes(const DependencyGraph& g, const Histor
 
 }  // namespace
 
+namespace {
+
+// The scans' open absences (graph/known_graph.h AbsentChoice) into lp, after
+// every other known edge and constraint.
+template <class Emit>
+void add_absent_choices(LevelPolygraph& lp, const DependencyGraph& g, const PolygraphOptions& o, const Emit& emit) {
+  Polygraph& pg = lp.pg;
+  // The scans' open absences: before the run's first writer, or after the
+  // delete that ends it. Either edge is an order the engine chooses, not one
+  // the history shows (kInferredBit). Most are settled by the known graph
+  // (a scan long after the row's insert runs after its delete): with a
+  // reachability index over it, a choice one of whose places closes a cycle
+  // takes the other as a known edge (pruning's rule, once, at build), so a
+  // scan of wide ranges over many deleted rows does not leave a constraint
+  // per (scan, row). The others become constraints.
+  ChainIndex idx;
+  bool indexed = false;
+  if (!g.absent_choices.empty() && o.decide_pairs) {
+    // The cover follows session order, node chains and split copies (as decide_pairs_at_build's).
+    std::vector<uint32_t> next(pg.vertex_count, kInf);
+    for (size_t i = 0; i < pg.known.size(); ++i) {
+      const uint32_t u = pg.known.src[i], v = pg.known.dst[i];
+      const bool chain = pg.known.kind[i] == EdgeKind::so || (u >= lp.txn_count && v >= lp.txn_count) ||
+                         (pg.known.kind[i] == EdgeKind::aux && u >= lp.txn_count);
+      if (chain && next[u] == kInf) next[u] = v;
+    }
+    const uint64_t phys_words = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / 4;
+    const uint64_t budget = std::min({std::max({64 * uint64_t{pg.vertex_count} + 4096,
+                                                uint64_t{g.absent_choices.size()} * 64 / 4 / 4, uint64_t{1} << 24}),
+                                      uint64_t{1} << 29, phys_words / 4});
+    indexed = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, o.narrow_index, &next);
+  }
+  // A cycle of known edges is in every choice (as for the chain pairs): the
+  // level is violated whatever the scans saw, and constraints would only
+  // cost memory.
+  if (!indexed && idx.cyclic()) return;
+  EdgeList side_a, side_b;
+  for (const AbsentChoice& a : g.absent_choices) {
+    if (indexed) {
+      side_a.clear(), side_b.clear();
+      emit(side_a, a.reader, a.first, EdgeKind::rw, a.read_pos | kInferredBit);
+      emit(side_b, a.end, a.reader, EdgeKind::wr, a.read_pos | kInferredBit);
+      const bool ia = idx.reaches(side_a.dst[0], side_a.src[0]), ib = idx.reaches(side_b.dst[0], side_b.src[0]);
+      if (ia != ib) {
+        const EdgeList& f = ia ? side_b : side_a;
+        if (!idx.reaches(f.src[0], f.dst[0])) pg.known.add(f.src[0], f.dst[0], f.kind[0], f.why[0]);
+        ++lp.decided_at_build;
+        continue;
+      }
+    }
+    Constraint c;
+    c.a_begin = pg.choice_edges.size();
+    emit(pg.choice_edges, a.reader, a.first, EdgeKind::rw, a.read_pos | kInferredBit);
+    c.a_end = c.b_begin = pg.choice_edges.size();
+    emit(pg.choice_edges, a.end, a.reader, EdgeKind::wr, a.read_pos | kInferredBit);
+    c.b_end = pg.choice_edges.size();
+    pg.constraints.push_back(c);
+    lp.origin.push_back({a.key, a.reader, a.first, true});
+  }
+}
+
+}  // namespace
+
 LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h, const PolygraphOptions& o,
                                      EdgeList* donated) {
   LevelPolygraph lp;
@@ -679,58 +742,7 @@ LevelPolygraph build_level_polygraph(const DependencyGraph& g, const History& h,
   };
   if (o.decide_pairs) decide_pairs_at_build(lp, works, g.chains, sides, emit_pair, o.layout != GraphLayout::split, o.narrow_index);
   else for_each_pair(works, emit_pair);
-  // The scans' open absences: before the run's first writer, or after the
-  // delete that ends it. Either edge is an order the engine chooses, not one
-  // the history shows (kInferredBit). Most are settled by the known graph
-  // (a scan long after the row's insert runs after its delete): with a
-  // reachability index over it, a choice one of whose places closes a cycle
-  // takes the other as a known edge (pruning's rule, once, at build), so a
-  // scan of wide ranges over many deleted rows does not leave a constraint
-  // per (scan, row). The others become constraints.
-  ChainIndex idx;
-  bool indexed = false;
-  if (!g.absent_choices.empty() && o.decide_pairs) {
-    // The cover follows session order, node chains and split copies (as decide_pairs_at_build's).
-    std::vector<uint32_t> next(pg.vertex_count, kInf);
-    for (size_t i = 0; i < pg.known.size(); ++i) {
-      const uint32_t u = pg.known.src[i], v = pg.known.dst[i];
-      const bool chain = pg.known.kind[i] == EdgeKind::so || (u >= lp.txn_count && v >= lp.txn_count) ||
-                         (pg.known.kind[i] == EdgeKind::aux && u >= lp.txn_count);
-      if (chain && next[u] == kInf) next[u] = v;
-    }
-    const uint64_t phys_words = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / 4;
-    const uint64_t budget = std::min({std::max({64 * uint64_t{pg.vertex_count} + 4096,
-                                                uint64_t{g.absent_choices.size()} * 64 / 4 / 4, uint64_t{1} << 24}),
-                                      uint64_t{1} << 29, phys_words / 4});
-    indexed = idx.build(build_csr(pg.vertex_count, pg.known, false), budget, o.narrow_index, &next);
-  }
-  // A cycle of known edges is in every choice (as for the chain pairs): the
-  // level is violated whatever the scans saw, and constraints would only
-  // cost memory.
-  if (!indexed && idx.cyclic()) return lp;
-  EdgeList side_a, side_b;
-  for (const AbsentChoice& a : g.absent_choices) {
-    if (indexed) {
-      side_a.clear(), side_b.clear();
-      emit(side_a, a.reader, a.first, EdgeKind::rw, a.read_pos | kInferredBit);
-      emit(side_b, a.end, a.reader, EdgeKind::wr, a.read_pos | kInferredBit);
-      const bool ia = idx.reaches(side_a.dst[0], side_a.src[0]), ib = idx.reaches(side_b.dst[0], side_b.src[0]);
-      if (ia != ib) {
-        const EdgeList& f = ia ? side_b : side_a;
-        if (!idx.reaches(f.src[0], f.dst[0])) pg.known.add(f.src[0], f.dst[0], f.kind[0], f.why[0]);
-        ++lp.decided_at_build;
-        continue;
-      }
-    }
-    Constraint c;
-    c.a_begin = pg.choice_edges.size();
-    emit(pg.choice_edges, a.reader, a.first, EdgeKind::rw, a.read_pos | kInferredBit);
-    c.a_end = c.b_begin = pg.choice_edges.size();
-    emit(pg.choice_edges, a.end, a.reader, EdgeKind::wr, a.read_pos | kInferredBit);
-    c.b_end = pg.choice_edges.size();
-    pg.constraints.push_back(c);
-    lp.origin.push_back({a.key, a.reader, a.first, true});
-  }
+  add_absent_choices(lp, g, o, emit);
   return lp;
 }
 

@@ -656,6 +656,46 @@ struct WeakChecker::Impl {
     return out;
   }
 
+  // What has had its turn of each writer group in CC's clock pass: how many
+  // of its writers, and the position of the last one. A reader's past has had
+  // its turn, and a group's writers take theirs in session order: when the
+  // last one is within the reader's clock it is the writer the search would find.
+  struct GroupNow {
+    uint32_t sess, count = 0, last_pos = 0;  // sess: the group's session (group_sess), beside the rest
+  };
+
+  // The latest writer of group g (one session's writers of a key, their
+  // session positions first[0, ...)) at a position in (floor, lim], or kInit:
+  // a writer known to precede r's writer (position <= floor) or r's writer
+  // itself adds nothing. `last_pos_dense`: in transaction order, the key's
+  // dense row's entry for the session (no count kept: every writer at or
+  // before lim comes before the reader, so the search runs over the whole
+  // group); ~0u otherwise, and gn's count bounds the search.
+  TxnIdx group_writer(uint64_t g, uint32_t lim, uint32_t floor, uint32_t last_pos_dense, const GroupNow& gn,
+                      const std::vector<uint32_t>& kw_pos) const {
+    const uint32_t* first = kw_pos.data() + group_begin[g];
+    if (last_pos_dense != ~0u) {
+      if ((lim <= floor) | (last_pos_dense <= floor)) return kInit;
+      const uint32_t* p = std::upper_bound(first, static_cast<const uint32_t*>(kw_pos.data() + group_begin[g + 1]), lim);
+      if (p == first || *(p - 1) <= floor) return kInit;
+      return kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
+    }
+    if ((lim <= floor) | (gn.last_pos <= floor)) return kInit;
+    const uint32_t* p = first + gn.count;
+    if (gn.last_pos > lim) {
+      // The first writer past lim (a branch-free binary search).
+      p = first;
+      for (size_t len = gn.count; len > 1;) {
+        const size_t half = len / 2;
+        p = p[half] <= lim ? p + half : p;
+        len -= half;
+      }
+      p += *p <= lim;
+      if (p == first || *(p - 1) <= floor) return kInit;
+    }
+    return kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
+  }
+
   // CC's axiom: for each external read r of t and each session writing r's
   // key, the latest writer t1 of the key in that session that causally
   // (strictly, through so ∪ wr) precedes t must commit before r's writer,
@@ -672,6 +712,48 @@ struct WeakChecker::Impl {
   enum class Causal { done, too_big, cyclic };
   // e: the base edges (so, wr, list orders), once `need_edges` has been
   // called: the clock pass in transaction order needs none of them.
+  // CC's clock pass driven (causal_axioms): in transaction order when so ∪ wr
+  // points forward (and the rows stay within the bound), else breadth-first
+  // over the graph build_graph() makes; `turn` is one transaction's turn.
+  template <class Start, class Turn, class NeedEdges, class BuildGraph>
+  Causal causal_turns(bool forward, Start& start, Turn& turn, NeedEdges& need_edges, BuildGraph& build_graph,
+                      bool& in_order, std::vector<uint64_t>& wgroup, std::vector<uint32_t>& indeg,
+                      const std::vector<uint64_t>& succ_off, const std::vector<uint32_t>& succ) {
+    bool done = false;
+    if (forward) {
+      start();
+      in_order = done = true;
+      for (TxnIdx t = 0; t < n && done; ++t)
+        if (inc[t]) done = turn(t);
+    }
+    if (!done) {
+      need_edges();
+      build_graph();
+      in_order = false;
+      wgroup.resize(wkeys.size());
+      std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
+      for (uint64_t g = 0; g + 1 < group_begin.size(); ++g)
+        for (uint64_t i = group_begin[g]; i < group_begin[g + 1]; ++i) wgroup[fill[kw_txn[i]]++] = g;
+      start();
+      std::deque<TxnIdx> q;
+      uint64_t left = 0;  // included transactions yet to have their turn
+      for (TxnIdx t = 0; t < n; ++t) {
+        left += inc[t];
+        if (inc[t] && indeg[t] == 0) q.push_back(t);
+      }
+      while (!q.empty()) {
+        const TxnIdx t = q.front();
+        q.pop_front();
+        --left;
+        if (!turn(t)) return Causal::too_big;
+        for (uint64_t s = succ_off[t]; s < succ_off[t + 1]; ++s)
+          if (--indeg[succ[s]] == 0) q.push_back(succ[s]);
+      }
+      if (left > 0) return Causal::cyclic;
+    }
+    return Causal::done;
+  }
+
   template <class Act, class NeedEdges>
   Causal causal_axioms(const EdgeList& e, Act& act, NeedEdges&& need_edges) {
     // A clock row: the S session entries (padded with zeros to Sp, a whole
@@ -741,13 +823,6 @@ struct WeakChecker::Impl {
       uint64_t begin, end;
     };
     std::vector<Found> found_of;
-    // What has had its turn of each writer group: how many of its writers,
-    // and the position of the last one. A reader's past has had its turn, and
-    // a group's writers take theirs in session order: when the last one is
-    // within the reader's clock it is the writer the search would find.
-    struct GroupNow {
-      uint32_t sess, count = 0, last_pos = 0;  // sess: the group's session (group_sess), beside the rest
-    };
     std::vector<GroupNow> now(group_sess.size());
     // Keys written by many sessions (a group for at least a quarter of them)
     // also keep each session's last position to have had its turn in a
@@ -837,42 +912,14 @@ struct WeakChecker::Impl {
         }
         for (uint64_t g = g0; g < g1; ++g) {
           // The latest writer of the key in this session that causally
-          // precedes r (at position <= lim). A writer known to precede r's
-          // writer (position <= floor = rf[s]) or r's writer itself adds
-          // nothing, so only a writer in (floor, lim] can add an edge: none
-          // when lim <= floor, nor when the last of the group to have had its
-          // turn is at or before floor.
-          const GroupNow gn = now[g];
+          // precedes r (at position <= lim = rt[s]); only one past the floor
+          // (rf[s], or r's writer's own position) can add an edge.
+          const GroupNow& gn = now[g];
           const uint32_t s = gn.sess;
           const uint32_t lim = rt[s], floor = s == from_sess ? from_pos : rf ? rf[s] : 0;
-          const uint32_t* first = kw_pos.data() + group_begin[g];
-          if (in_order && group_dense[g] != ~0u) {
-            // No count kept: the last writer before t is in the key's row,
-            // and every writer of the session at or before lim comes before
-            // t (so ∪ wr points forward), so the search may run over the
-            // whole group.
-            const uint32_t last_pos = dense_last[static_cast<size_t>(group_dense[g]) * Sp + s];
-            if ((lim <= floor) | (last_pos <= floor)) continue;
-            const uint32_t* p = std::upper_bound(first, static_cast<const uint32_t*>(kw_pos.data() + group_begin[g + 1]), lim);
-            if (p == first || *(p - 1) <= floor) continue;
-            found.push_back({static_cast<uint32_t>(i - read_off[t]), kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())]});
-            continue;
-          }
-          if ((lim <= floor) | (gn.last_pos <= floor)) continue;
-          const uint32_t* p = first + gn.count;
-          if (gn.last_pos > lim) {
-            // The first writer past lim (a branch-free binary search).
-            p = first;
-            for (size_t len = gn.count; len > 1;) {
-              const size_t half = len / 2;
-              p = p[half] <= lim ? p + half : p;
-              len -= half;
-            }
-            p += *p <= lim;
-            if (p == first || *(p - 1) <= floor) continue;
-          }
-          const TxnIdx t1 = kw_txn[static_cast<size_t>(p - 1 - kw_pos.data())];
-          found.push_back({static_cast<uint32_t>(i - read_off[t]), t1});
+          const uint32_t dense = in_order && group_dense[g] != ~0u ? dense_last[static_cast<size_t>(group_dense[g]) * Sp + s] : ~0u;
+          const TxnIdx t1 = group_writer(g, lim, floor, dense, gn, kw_pos);
+          if (t1 != kInit) found.push_back({static_cast<uint32_t>(i - read_off[t]), t1});
         }
       }
       if (found.size() > found_begin) found_of.push_back({t, found_begin, found.size()});
@@ -902,38 +949,8 @@ struct WeakChecker::Impl {
       return true;
     };
     // Any topological order of so ∪ wr finds the same writers.
-    bool done = false;
-    if (forward) {
-      start();
-      in_order = done = true;
-      for (TxnIdx t = 0; t < n && done; ++t)
-        if (inc[t]) done = turn(t);
-    }
-    if (!done) {
-      need_edges();
-      build_graph();
-      in_order = false;
-      wgroup.resize(wkeys.size());
-      std::vector<uint64_t> fill(wkey_off.begin(), wkey_off.end() - 1);
-      for (uint64_t g = 0; g + 1 < group_begin.size(); ++g)
-        for (uint64_t i = group_begin[g]; i < group_begin[g + 1]; ++i) wgroup[fill[kw_txn[i]]++] = g;
-      start();
-      std::deque<TxnIdx> q;
-      uint64_t left = 0;  // included transactions yet to have their turn
-      for (TxnIdx t = 0; t < n; ++t) {
-        left += inc[t];
-        if (inc[t] && indeg[t] == 0) q.push_back(t);
-      }
-      while (!q.empty()) {
-        const TxnIdx t = q.front();
-        q.pop_front();
-        --left;
-        if (!turn(t)) return Causal::too_big;
-        for (uint64_t s = succ_off[t]; s < succ_off[t + 1]; ++s)
-          if (--indeg[succ[s]] == 0) q.push_back(succ[s]);
-      }
-      if (left > 0) return Causal::cyclic;
-    }
+    const Causal c = causal_turns(forward, start, turn, need_edges, build_graph, in_order, wgroup, indeg, succ_off, succ);
+    if (c != Causal::done) return c;
     std::sort(found_of.begin(), found_of.end(), [](const Found& a, const Found& b) { return a.t < b.t; });
     for (const Found& f : found_of)
       for (uint64_t j = f.begin; j < f.end; ++j) act(reads[read_off[f.t] + found[j].first], found[j].second, EdgeKind::aux, 0, true);
