@@ -19,6 +19,7 @@
 #include "graph/level_graphs.h"
 #include "core/errors.h"
 #include "solver/acyclic.h"
+#include "mpi/replay_lines.h"
 #include "solver/serial_witness.h"
 #include "solver/witness.h"
 
@@ -315,7 +316,9 @@ void include(Range& rg, Shard& s, int& rounds) {
 // nearest lower range holding that session. `so` receives (earlier, later)
 // pairs, by later transaction; `bad_begin`/`bad_end`: some session's later
 // transaction has an earlier begin (end) time, so that time order breaks
-// session order (the serial-witness replay's session check).
+// session order (the serial-witness replay's session check);
+// `bad_commits_first`/`bad_begins_first`: some session's transaction begins
+// before (at or before) the previous one ends (the SI time replays' check).
 struct SessionTail {
   int64_t session, begin, end;
   uint32_t txn;
@@ -323,15 +326,18 @@ struct SessionTail {
 };
 static_assert(sizeof(SessionTail) == 32);
 
-void session_links(const Range& rg, std::vector<std::pair<uint32_t, uint32_t>>& so, bool& bad_begin, bool& bad_end) {
+void session_links(const Range& rg, std::vector<std::pair<uint32_t, uint32_t>>& so, bool& bad_begin, bool& bad_end,
+                   bool& bad_commits_first, bool& bad_begins_first) {
   const int P = size(), me = rank();
   std::unordered_map<int64_t, uint32_t> last;  // session -> its last included transaction so far (local)
   std::vector<uint32_t> firsts;                // each session's first included transaction (local)
-  bad_begin = bad_end = false;
+  bad_begin = bad_end = bad_commits_first = bad_begins_first = false;
   auto link = [&](uint32_t g_pred, int64_t b_pred, int64_t e_pred, uint32_t i) {
     so.push_back({g_pred, static_cast<uint32_t>(rg.first + i)});
     bad_begin |= b_pred > rg.begin[i];
     bad_end |= e_pred > rg.end[i];
+    bad_commits_first |= e_pred > rg.begin[i];
+    bad_begins_first |= e_pred >= rg.begin[i];
   };
   std::vector<std::pair<uint32_t, uint32_t>> inner;  // (pred, i), local
   for (uint32_t i = 0; i < rg.size(); ++i) {
@@ -726,7 +732,9 @@ class ShardDecision {
   CheckResult& r = out.r;
   uint64_t committed = 0;
   std::vector<std::pair<uint32_t, uint32_t>> so;
-  bool bad_begin = false, bad_end = false;
+  bool bad_begin = false, bad_end = false, bad_commits_first = false, bad_begins_first = false;
+  bool included_unknown = false;  // an included transaction of unknown status: no replay holds (replay_lines.h)
+  bool si_line = false;           // an SI time replay holds on the whole history
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
   uint64_t unordered_pairs = 0;
@@ -801,8 +809,16 @@ class ShardDecision {
     include(rg, shard, rounds);
     committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
     MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    session_links(rg, so, bad_begin, bad_end);
-    if (opt.serial_witness) {
+    session_links(rg, so, bad_begin, bad_end, bad_commits_first, bad_begins_first);
+    {
+      // One process replays committed transactions only: a committed read
+      // of an included unknown transaction's write fails every replay there.
+      int any = 0;
+      for (size_t i = 0; i < rg.size(); ++i) any |= rg.included[i] && rg.status[i] == TxnStatus::unknown;
+      MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      included_unknown = any;
+    }
+    if (opt.serial_witness && !included_unknown) {
       // The serial witness, shard by shard: one candidate order for all ranks.
       const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
       if (found != WitnessOrder::none) {
@@ -817,7 +833,26 @@ class ShardDecision {
         return true;
       }
     }
+    si_line = sharded_si_replay();
+    if (si_line) r.stats.si_replay = true, r.stats.si_replay_order = 0;
     return false;
+  }
+
+  // The SI time replays, shard by shard (replay_lines.h): a time replay holds
+  // on the whole history iff on every shard and in every session's order.
+  // (The order replays bound a transaction's snapshot by its reads of every
+  // key: not shard by shard.)
+  bool sharded_si_replay() {
+    if (!wants(Level::si) || !opt.si_replay || included_unknown || (opt.time_order && opt.clock_skew < 0)) return false;
+    int no = 0;  // an included transaction without times, or ending before it begins
+    for (size_t i = 0; i < rg.size(); ++i) no |= rg.included[i] && (!rg.timed(i) || rg.end[i] < rg.begin[i]);
+    MPI_Allreduce(MPI_IN_PLACE, &no, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (no) return false;
+    int bits = si_time_replays(shard.h, opt);
+    if (bad_commits_first) bits &= ~kSiCommitsFirst;
+    if (bad_begins_first) bits &= ~kSiBeginsFirst;
+    MPI_Allreduce(MPI_IN_PLACE, &bits, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD);
+    return bits & (kSiCommitsFirst | kSiBeginsFirst);
   }
 
   // ---- shard: projection, per-key graph, order keys, anomalies as records;
@@ -1085,6 +1120,7 @@ class ShardDecision {
       CheckResult decided = check_graph(h, g, opt);
       decided.stats.txns = r.stats.txns;
       decided.stats.committed = r.stats.committed;
+      decided.stats.si_replay = r.stats.si_replay, decided.stats.si_replay_order = r.stats.si_replay_order;
       r = std::move(decided);
     }
     stage(flags[kGeneral] ? "solve" : "witness");
