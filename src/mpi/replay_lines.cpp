@@ -131,25 +131,91 @@ ReplayFacts replay_facts(const History& h, const std::vector<uint8_t>& included)
   return s.finish(included_unknown);
 }
 
+namespace {
+
+// Begins first on ties is commits first with every end one tick later
+// (integer times: end < begin iff end + 1 <= begin); the ends are put back.
+bool begins_first_clean(History& h, const CheckOptions& opt) {
+  for (TxnIdx x = 0; x < h.txn_count(); ++x)
+    if (h.txn_status[x] == TxnStatus::committed && h.txn_end[x] == std::numeric_limits<int64_t>::max()) return false;
+  auto shift = [&](int64_t by) {
+    for (TxnIdx x = 0; x < h.txn_count(); ++x)
+      if (h.txn_status[x] == TxnStatus::committed && h.has_times(x)) h.txn_end[x] += by;
+  };
+  shift(1);
+  const bool clean = find_si_replay(h, opt.time_order, opt.clock_skew, false).order == SiTies::commits_first;
+  shift(-1);
+  return clean;
+}
+
+uint8_t time_bits(SiTies t) {
+  return t == SiTies::commits_first ? kSiCommitsFirst : t == SiTies::begins_first ? kSiBeginsFirst : 0;
+}
+
+}  // namespace
+
+uint8_t si_time_replays(History& h, const CheckOptions& opt) {
+  uint8_t bits = time_bits(find_si_replay(h, opt.time_order, opt.clock_skew, false).order);
+  if (bits == kSiCommitsFirst && begins_first_clean(h, opt)) bits |= kSiBeginsFirst;
+  return bits;
+}
+
 uint8_t si_time_replays(const History& local, const CheckOptions& opt) {
-  uint8_t bits = 0;
-  const SiTies t = find_si_replay(local, opt.time_order, opt.clock_skew, false).order;
-  if (t == SiTies::begins_first) bits |= kSiBeginsFirst;
-  if (t == SiTies::commits_first) {
-    bits |= kSiCommitsFirst;
-    // Begins first on ties is commits first with every end one tick later
-    // (integer times: end < begin iff end + 1 <= begin).
-    History later = local;
-    bool tick = true;
-    for (TxnIdx x = 0; x < later.txn_count() && tick; ++x)
-      if (later.txn_status[x] == TxnStatus::committed && later.has_times(x)) {
-        if (later.txn_end[x] == std::numeric_limits<int64_t>::max()) tick = false;
-        else ++later.txn_end[x];
-      }
-    if (tick && find_si_replay(later, opt.time_order, opt.clock_skew, false).order == SiTies::commits_first)
-      bits |= kSiBeginsFirst;
+  uint8_t bits = time_bits(find_si_replay(local, opt.time_order, opt.clock_skew, false).order);
+  if (bits == kSiCommitsFirst) {
+    History copy = local;
+    if (begins_first_clean(copy, opt)) bits |= kSiBeginsFirst;
   }
   return bits;
+}
+
+bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool by_end, std::vector<OrderBounds>& out) {
+  using Pos = std::pair<int64_t, uint64_t>;
+  constexpr Pos kInitial{std::numeric_limits<int64_t>::min(), 0};
+  const std::vector<int64_t>& time = by_end ? local.txn_end : local.txn_begin;
+  std::vector<TxnIdx> order;
+  for (TxnIdx t = 0; t < local.txn_count(); ++t)
+    if (local.txn_status[t] == TxnStatus::committed) order.push_back(t);
+  auto pos = [&](TxnIdx t) { return Pos{time[t], gtxn[t]}; };
+  std::sort(order.begin(), order.end(), [&](TxnIdx a, TxnIdx b) { return pos(a) < pos(b); });
+  struct Versions {
+    Sym value = kNullValue, prev_value = kNullValue;
+    Pos seq{std::numeric_limits<int64_t>::min(), 0}, prev_seq{std::numeric_limits<int64_t>::min(), 0};
+    bool has_prev = false;
+  };
+  std::unordered_map<Sym, Versions> st;
+  std::vector<std::pair<Sym, Sym>> own;  // this transaction's writes: key, last value
+  out.clear();
+  out.reserve(order.size());
+  for (TxnIdx t : order) {
+    own.clear();
+    Pos lo = kInitial, hi = pos(t), w = kInitial;
+    for (OpIdx o = local.op_begin(t); o < local.op_end(t); ++o) {
+      const Sym k = local.op_key[o], v = local.op_value[o];
+      auto mine = std::find_if(own.begin(), own.end(), [&](const auto& p) { return p.first == k; });
+      if (local.op_kind[o] == OpKind::write) {
+        if (mine == own.end()) own.push_back({k, v});
+        else mine->second = v;
+        continue;
+      }
+      if (mine != own.end()) {
+        if (mine->second != v) return false;
+        continue;
+      }
+      const Versions& ks = st[k];
+      if (v == ks.value) lo = std::max(lo, ks.seq);
+      else if (ks.has_prev && v == ks.prev_value) lo = std::max(lo, ks.prev_seq), hi = std::min(hi, ks.seq);
+      else return false;
+    }
+    for (auto& [k, v] : own) {
+      Versions& ks = st[k];
+      w = std::max(w, ks.seq);
+      ks.prev_value = ks.value, ks.prev_seq = ks.seq, ks.has_prev = true;
+      ks.value = v, ks.seq = pos(t);
+    }
+    out.push_back({gtxn[t], lo.first, lo.second, hi.first, hi.second, w.first, w.second});
+  }
+  return true;
 }
 
 void piece_replays(const History& local, bool whole, const std::vector<Level>& piece_levels, const CheckOptions& opt,

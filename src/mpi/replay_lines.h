@@ -86,6 +86,29 @@ enum : uint8_t {
 // split so: a transaction's snapshot point is bounded by its reads of every
 // key, and by the ones before it in its session.)
 uint8_t si_time_replays(const History& local, const CheckOptions& opt);
+// The same on `h`, whose end times it moves and puts back (no copy).
+uint8_t si_time_replays(History& h, const CheckOptions& opt);
+
+// The SI order replays on key shards (solver/si_replay.h: the commits in
+// begin- or end-time order, each transaction's snapshot the latest commit
+// point its reads allow). A commit point is a position (time, global index)
+// in that order; INT64_MIN: the initial state. Per committed transaction of a
+// shard `local` (`gtxn`: global indices), from its reads of the shard's keys:
+// the snapshot must be at or after `lo` and before `hi`, and `w` is the
+// latest earlier writer of a key it writes (which must be before the
+// snapshot). Returns false when a read sees neither of its key's last two
+// versions (no snapshot at all). A transaction's bounds from every shard, its
+// session predecessor (lo) and itself (hi) decide it: lo < hi and w < hi.
+struct OrderBounds {
+  uint64_t txn;
+  int64_t lo_t;
+  uint64_t lo_g;
+  int64_t hi_t;
+  uint64_t hi_g;
+  int64_t w_t;
+  uint64_t w_g;
+};
+bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool by_end, std::vector<OrderBounds>& out);
 
 // Fills out.replays (and, for a piece that is the whole history, its
 // whole_witness / whole_si) from check()'s result `r` on the piece's history
