@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kVersion = kVersionText;
 // 2: piece results carry the pairs forced while building (stats).
-constexpr const char* kCheckpointMagic = "isocheck-checkpoint 3";  // 3: witnesses carry forced orders
+constexpr const char* kCheckpointMagic = "isocheck-checkpoint 4";  // 3: witnesses carry forced orders; 4: pieces carry their replays
 
 }  // namespace
 

@@ -186,6 +186,7 @@ class DistributedRun {
         throw ResourceError(r.error);
       }
     run.r = merge(job, board.done, cutoff, txns, committed);
+    if (job.replay) merge_replays(board.done, cutoff, job.whole_piece(), opt, *job.replay, run.r);
     ck.stage = stage_done;
     save(stage_done);
     return exit_code(run.r);
@@ -278,6 +279,7 @@ class DistributedRun {
     const std::vector<uint8_t> no_included;
     const SessionTxns no_index;
     Job job{none, part, no_included, no_index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
+    job.replay = &scan.replay;
     const uint32_t np = job.pieces(), base = wants_sser ? 1 : 0;
     std::vector<uint64_t> weight(np);
     for (uint32_t i = 0; i < np; ++i) {
@@ -533,6 +535,7 @@ class DistributedRun {
     end_stage("partition");
     std::vector<uint8_t> included = included_transactions(h);
     SessionTxns index = session_txns(h);
+    const ReplayFacts facts = replay_facts(h, included);
 
     // Test hook (tests/cli/dist_checkpoint.sh): hold after the partition
     // checkpoint until a signal arrives, so that a test can kill the job at a
@@ -542,6 +545,7 @@ class DistributedRun {
     // ---- solve
     g_stage = ("solve");
     Job job{h, part, included, index, opt, wants_sser, split, part.comp_sessions.size() <= 1};
+    job.replay = &facts;
     Board board{job, d.all_violations, {}, 0};
     for (auto& r : ck.results) board.add(r);
     if (solve_stopped(job, board)) return;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 #include "graph/level_graphs.h"
 #include "core/errors.h"
 #include "solver/acyclic.h"
+#include "mpi/replay_lines.h"
 #include "solver/serial_witness.h"
 #include "solver/witness.h"
 
@@ -319,7 +321,9 @@ void include(Range& rg, Shard& s, int& rounds) {
 // nearest lower range holding that session. `so` receives (earlier, later)
 // pairs, by later transaction; `bad_begin`/`bad_end`: some session's later
 // transaction has an earlier begin (end) time, so that time order breaks
-// session order (the serial-witness replay's session check).
+// session order (the serial-witness replay's session check);
+// `bad_commits_first`/`bad_begins_first`: some session's transaction begins
+// before (at or before) the previous one ends (the SI time replays' check).
 struct SessionTail {
   int64_t session, begin, end;
   uint32_t txn;
@@ -327,15 +331,20 @@ struct SessionTail {
 };
 static_assert(sizeof(SessionTail) == 32);
 
-void session_links(const Range& rg, std::vector<std::pair<uint32_t, uint32_t>>& so, bool& bad_begin, bool& bad_end) {
+void session_links(const Range& rg, std::vector<std::pair<uint32_t, uint32_t>>& so, bool& bad_begin, bool& bad_end,
+                   bool& bad_commits_first, bool& bad_begins_first,
+                   std::vector<std::pair<int64_t, int64_t>>* pred_times = nullptr) {
   const int P = size(), me = rank();
   std::unordered_map<int64_t, uint32_t> last;  // session -> its last included transaction so far (local)
   std::vector<uint32_t> firsts;                // each session's first included transaction (local)
-  bad_begin = bad_end = false;
+  bad_begin = bad_end = bad_commits_first = bad_begins_first = false;
   auto link = [&](uint32_t g_pred, int64_t b_pred, int64_t e_pred, uint32_t i) {
     so.push_back({g_pred, static_cast<uint32_t>(rg.first + i)});
+    if (pred_times) pred_times->push_back({b_pred, e_pred});
     bad_begin |= b_pred > rg.begin[i];
     bad_end |= e_pred > rg.end[i];
+    bad_commits_first |= e_pred > rg.begin[i];
+    bad_begins_first |= e_pred >= rg.begin[i];
   };
   std::vector<std::pair<uint32_t, uint32_t>> inner;  // (pred, i), local
   for (uint32_t i = 0; i < rg.size(); ++i) {
@@ -730,7 +739,10 @@ class ShardDecision {
   CheckResult& r = out.r;
   uint64_t committed = 0;
   std::vector<std::pair<uint32_t, uint32_t>> so;
-  bool bad_begin = false, bad_end = false;
+  bool bad_begin = false, bad_end = false, bad_commits_first = false, bad_begins_first = false;
+  bool included_unknown = false;  // an included transaction of unknown status: no replay holds (replay_lines.h)
+  uint8_t si_line = 0;            // an SI replay holds on the whole history: 1 + CheckStats::si_replay_order
+  std::vector<std::pair<int64_t, int64_t>> so_pred_times;  // per `so` pair, the earlier one's begin and end
   int flags[kFlags] = {0, 0, 0, 0};
   std::vector<uint32_t> unordered_stream;  // this shard's unordered keys and chains (see encode_unordered)
   uint64_t unordered_pairs = 0;
@@ -805,8 +817,16 @@ class ShardDecision {
     include(rg, shard, rounds);
     committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
     MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    session_links(rg, so, bad_begin, bad_end);
-    if (opt.serial_witness) {
+    session_links(rg, so, bad_begin, bad_end, bad_commits_first, bad_begins_first, &so_pred_times);
+    {
+      // One process replays committed transactions only: a committed read
+      // of an included unknown transaction's write fails every replay there.
+      int any = 0;
+      for (size_t i = 0; i < rg.size(); ++i) any |= rg.included[i] && rg.status[i] == TxnStatus::unknown;
+      MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      included_unknown = any;
+    }
+    if (opt.serial_witness && !included_unknown) {
       // The serial witness, shard by shard: one candidate order for all ranks.
       const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
       if (found != WitnessOrder::none) {
@@ -821,7 +841,69 @@ class ShardDecision {
         return true;
       }
     }
+    si_line = sharded_si_replay();
+    if (si_line) r.stats.si_replay = true, r.stats.si_replay_order = static_cast<uint8_t>(si_line - 1);
     return false;
+  }
+
+  // The SI replays, shard by shard (replay_lines.h): a time replay holds on
+  // the whole history iff on every shard and in every session's order; an
+  // order replay's snapshot bounds come from every shard holding a key of the
+  // transaction and from its session predecessor, and meet at the range
+  // owner. 0: none; else 1 + CheckStats::si_replay_order.
+  uint8_t sharded_si_replay() {
+    if (!wants(Level::si) || !opt.si_replay || included_unknown || (opt.time_order && opt.clock_skew < 0)) return false;
+    int no = 0;  // an included transaction without times, or ending before it begins
+    for (size_t i = 0; i < rg.size(); ++i) no |= rg.included[i] && (!rg.timed(i) || rg.end[i] < rg.begin[i]);
+    MPI_Allreduce(MPI_IN_PLACE, &no, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (no) return false;
+    int bits = si_time_replays(shard.h, opt);
+    if (bad_commits_first) bits &= ~kSiCommitsFirst;
+    if (bad_begins_first) bits &= ~kSiBeginsFirst;
+    MPI_Allreduce(MPI_IN_PLACE, &bits, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD);
+    if (bits & (kSiCommitsFirst | kSiBeginsFirst)) return 1;
+    // The order replays: not with lists or null writes, nor (once clean) a
+    // repeated write, as check() has it.
+    {
+      const WitnessPlan plan = plan_serial_witness(shard.h, false);
+      int blocked = !plan.why_not.empty() || !writes_unique(shard.h, plan);
+      MPI_Allreduce(MPI_IN_PLACE, &blocked, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (blocked) return 0;
+    }
+    const int P = size();
+    std::vector<uint64_t> firsts(P);
+    {
+      uint64_t mine = rg.first;
+      MPI_Allgather(&mine, 1, MPI_UINT64_T, firsts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    }
+    auto range_owner = [&](uint64_t g) {
+      return static_cast<int>(std::upper_bound(firsts.begin(), firsts.end(), g) - firsts.begin()) - 1;
+    };
+    using Pos = std::pair<int64_t, uint64_t>;
+    for (bool by_end : {false, true}) {
+      std::vector<OrderBounds> bounds;
+      int failed = !si_order_bounds(shard.h, shard.gtxn, by_end, bounds) || (by_end ? bad_end : bad_begin);
+      std::vector<std::vector<OrderBounds>> to(P);
+      for (const OrderBounds& b : bounds) to[range_owner(b.txn)].push_back(b);
+      std::vector<OrderBounds>().swap(bounds);
+      const std::vector<OrderBounds> got = exchange(to);
+      const std::vector<int64_t>& time = by_end ? rg.end : rg.begin;
+      std::vector<Pos> lo(rg.size(), Pos{std::numeric_limits<int64_t>::min(), 0}), w = lo, hi(rg.size());
+      for (size_t i = 0; i < rg.size(); ++i) hi[i] = {time[i], rg.first + i};
+      for (size_t k = 0; k < so.size(); ++k) {  // the session predecessor's commit
+        const size_t i = so[k].second - rg.first;
+        lo[i] = std::max(lo[i], Pos{by_end ? so_pred_times[k].second : so_pred_times[k].first, so[k].first});
+      }
+      for (const OrderBounds& b : got) {
+        const size_t i = b.txn - rg.first;
+        lo[i] = std::max(lo[i], Pos{b.lo_t, b.lo_g}), hi[i] = std::min(hi[i], Pos{b.hi_t, b.hi_g});
+        w[i] = std::max(w[i], Pos{b.w_t, b.w_g});
+      }
+      for (size_t i = 0; i < rg.size() && !failed; ++i) failed = rg.included[i] && !(lo[i] < hi[i] && w[i] < hi[i]);
+      MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (!failed) return by_end ? 3 : 2;
+    }
+    return 0;
   }
 
   // ---- shard: projection, per-key graph, order keys, anomalies as records;
@@ -1089,6 +1171,7 @@ class ShardDecision {
       CheckResult decided = check_graph(h, g, opt);
       decided.stats.txns = r.stats.txns;
       decided.stats.committed = r.stats.committed;
+      decided.stats.si_replay = r.stats.si_replay, decided.stats.si_replay_order = r.stats.si_replay_order;
       r = std::move(decided);
     }
     stage(flags[kGeneral] ? "solve" : "witness");

@@ -56,9 +56,13 @@ struct PieceResult {
            unordered_write_pairs = 0, decided_at_build = 0;
   int error_code = 0;  // 0 ok; 2 input/usage error; 3 resources
   std::string error;
+  // The replays of the piece (mpi/replay_lines.h): which candidate orders
+  // replay on it; for a piece that is the whole history, the serial witness's
+  // order (WitnessOrder) and the SI replay's (0: none, else 1 + its order).
+  uint8_t replays = 0, whole_witness = 0, whole_si = 0;
   template <class A> void serialize(A& a, unsigned) {
     a & piece & anomalies & levels & edges & constraints & ordered_by_time & pruned & to_solver & subproblems &
-        unordered_write_pairs & decided_at_build & error_code & error;
+        unordered_write_pairs & decided_at_build & error_code & error & replays & whole_witness & whole_si;
   }
 };
 

@@ -617,6 +617,7 @@ OwnedScan scan_owned(RangeSource& src) {
   ids.reserve(src.last - src.first);                // one per transaction of the range
   uint64_t counts[2] = {src.last - src.first, 0};
   bool any_unknown = false;
+  ReplayScan replay;        // what the report's replay lines need
   std::string input_error;  // this rank's first malformed chunk
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
@@ -659,6 +660,7 @@ OwnedScan scan_owned(RangeSource& src) {
     }
     rows.add(runs);
     runs.clear();
+    replay.add(c);
     });
   }
   collective([&] {
@@ -698,6 +700,7 @@ OwnedScan scan_owned(RangeSource& src) {
   // (transitively). Without unknown transactions, the committed ones.
   int unknown = any_unknown ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  bool included_unknown = false;
   if (!unknown) {
     out.included = std::move(committed);
   } else {
@@ -758,7 +761,9 @@ OwnedScan scan_owned(RangeSource& src) {
       if (changed) allreduce_or();
     }
     out.included.assign(inc.begin() + static_cast<long>(src.first), inc.begin() + static_cast<long>(src.last));
+    for (size_t i = 0; i < out.included.size(); ++i) included_unknown |= out.included[i] && !committed[i];
   }
+  out.replay = replay.finish(included_unknown);
   uint64_t inc_count = static_cast<uint64_t>(std::count(out.included.begin(), out.included.end(), 1));
   MPI_Allreduce(&inc_count, &out.committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return out;

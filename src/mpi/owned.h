@@ -20,6 +20,7 @@
 
 #include "core/history.h"
 #include "mpi/messages.h"
+#include "mpi/replay_lines.h"
 #include "mpi/scheduler.h"
 #include "mpi/shard_partition.h"
 #include "partition/partition.h"
@@ -80,6 +81,7 @@ struct OwnedScan {
   bool named = false;  // some chunk had named symbols (RangeSource::named): nothing else is filled
   std::vector<KeyTriple> triples;             // this rank's rows, global session ids
   std::vector<uint8_t> included;               // per transaction of this rank's range
+  ReplayFacts replay;                          // for the report's replay lines
 };
 
 // The ranks place no scan's open absence (History::absent_choice_ops: the

@@ -118,7 +118,12 @@ PieceResult check_piece(const Job& job, uint32_t i, const History& local, const 
   o.localise = false;
   return guarded(i, [&] {
     check_limits();
-    return piece_result(check(local, o), static_cast<int32_t>(i), local, txn, pos);
+    const CheckResult r = check(local, o);
+    PieceResult out = piece_result(r, static_cast<int32_t>(i), local, txn, pos);
+    // The replays the report's lines need (SSER's piece 0 speaks for the whole history).
+    if (job.replay && !(job.whole_sser && i > 0))
+      piece_replays(local, static_cast<int32_t>(i) == job.whole_piece(), o.levels, job.opt, *job.replay, r, out);
+    return out;
   });
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/history.h"
 #include "mpi/messages.h"
+#include "mpi/replay_lines.h"
 #include "partition/partition.h"
 #include "solver/check.h"
 
@@ -26,6 +27,11 @@ struct Job {
   bool whole_sser;                 // piece 0 is the whole history for SSER
   std::vector<Level> split_levels;  // SER / SI, decided per block
   bool whole_split;                // one block: check SER/SI on the whole history (same as one process)
+  // The whole history's facts for the report's replay lines; null: no lines.
+  const ReplayFacts* replay = nullptr;
+  // The piece that is the whole history and replays it as check() does
+  // (mpi/replay_lines.h); -1: blocks only.
+  int32_t whole_piece() const { return whole_sser || whole_split ? 0 : -1; }
   uint32_t pieces() const {
     uint32_t n = whole_sser ? 1 : 0;
     if (!split_levels.empty()) n += whole_split ? 1 : static_cast<uint32_t>(p.comp_sessions.size());
