@@ -132,6 +132,7 @@ History allgather_ranges_by_bcast(History&& mine) {
       part.op_kind = mine.op_kind, part.op_key = mine.op_key, part.op_value = mine.op_value;
       part.op_list_offset = mine.op_list_offset, part.list_value = mine.list_value, part.session_name = mine.session_name;
       part.scan_ops = mine.scan_ops, part.scan_absent_ops = mine.scan_absent_ops, part.delete_ops = mine.delete_ops;
+      part.absent_choice_ops = mine.absent_choice_ops;
     }
     bcast_vec(part.txn_id, r);
     bcast_vec(part.txn_session, r);
@@ -148,6 +149,7 @@ History allgather_ranges_by_bcast(History&& mine) {
     bcast_vec(part.scan_ops, r);
     bcast_vec(part.scan_absent_ops, r);
     bcast_vec(part.delete_ops, r);
+    bcast_vec(part.absent_choice_ops, r);
     uint64_t op_base = all.op_kind.size(), list_base = all.list_value.size();
     for (size_t t = 0; t < part.txn_id.size(); ++t) {
       int64_t name = part.session_name[part.txn_session[t]];
@@ -168,6 +170,7 @@ History allgather_ranges_by_bcast(History&& mine) {
     for (OpIdx o : part.scan_ops) all.scan_ops.push_back(op_base + o);
     for (OpIdx o : part.scan_absent_ops) all.scan_absent_ops.push_back(op_base + o);
     for (OpIdx o : part.delete_ops) all.delete_ops.push_back(op_base + o);
+    for (OpIdx o : part.absent_choice_ops) all.absent_choice_ops.push_back(op_base + o);
   }
   note_ops_held(mine.op_count() + all.op_count());
   return all;
@@ -232,6 +235,7 @@ void bcast_history(History& h, int root) {
   bcast_vec(h.scan_ops, root);
   bcast_vec(h.scan_absent_ops, root);
   bcast_vec(h.delete_ops, root);
+  bcast_vec(h.absent_choice_ops, root);
   bcast_string(h.time_unit, root);
   bcast_symbols(h.keys, root);
   bcast_symbols(h.values, root);
@@ -275,8 +279,9 @@ History allgather_ranges(History&& mine) {
   for (OpIdx& o : mine.scan_ops) o += my_op_base;
   for (OpIdx& o : mine.scan_absent_ops) o += my_op_base;
   for (OpIdx& o : mine.delete_ops) o += my_op_base;
+  for (OpIdx& o : mine.absent_choice_ops) o += my_op_base;
   ok = ok && allgather_column(mine.scan_ops, all.scan_ops) && allgather_column(mine.scan_absent_ops, all.scan_absent_ops) &&
-       allgather_column(mine.delete_ops, all.delete_ops);
+       allgather_column(mine.delete_ops, all.delete_ops) && allgather_column(mine.absent_choice_ops, all.absent_choice_ops);
   std::vector<int64_t> names;
   ok = ok && allgather_column(mine.session_name, names);
   if (!ok) throw std::logic_error("allgather_ranges: counts checked above");
@@ -332,6 +337,7 @@ History scatter_ranges(const History& h, int root) {
   mine.scan_ops = scatter_marks(h.scan_ops, op_first, root);
   mine.scan_absent_ops = scatter_marks(h.scan_absent_ops, op_first, root);
   mine.delete_ops = scatter_marks(h.delete_ops, op_first, root);
+  mine.absent_choice_ops = scatter_marks(h.absent_choice_ops, op_first, root);
   if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
   bcast_vec(mine.session_name, root);
   bcast_string(mine.time_unit, root);

@@ -241,7 +241,6 @@ class DistributedRun {
       collective([&] {
         if (me == 0) whole = load_history(file, f, &run.import);
         note_ops_held(whole.op_count());
-        if (!whole.absent_choice_ops.empty()) throw ResourceError(open_absences_refused(file));
       });
       src = scattered_source(std::move(whole), 0);
     };
@@ -392,9 +391,6 @@ class DistributedRun {
       }
     }
     note_ops_held(h.op_count() + mine.op_count());
-    collective([&] {
-      if (!h.absent_choice_ops.empty() || !mine.absent_choice_ops.empty()) throw ResourceError(open_absences_refused(file));
-    });
     // The history's size, for --stage-times (rank 0 may not hold it).
     sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
     if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -15,7 +15,6 @@
 #include "mpi/dist_prune.h"
 #include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
-#include "mpi/owned.h"
 #include "mpi/realtime_pairs.h"
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
@@ -141,6 +140,14 @@ struct OpRec {
 };
 static_assert(sizeof(OpRec) == 32);
 
+// Why the key shards refuse a history (the driver then checks it the usual
+// way, with a note): list operations from per-rank reads; scans' open
+// absences (History::absent_choice_ops), which the shards' graph cannot
+// place (every read resolves to one version there).
+constexpr const char* kListsRefused = "list operations (key shards from per-rank reads exchange registers only)";
+constexpr const char* kOpenAbsencesRefused =
+    "range scans that saw absent a row another transaction deletes (the shards resolve every read to one version)";
+
 // The range and the shard from per-rank slices: each rank's range is read in
 // kSlices slices (read(lo, hi): transactions [lo, hi) of the range, relative
 // to it), all ranks reading at once, one round per slice: each slice's
@@ -151,9 +158,10 @@ static_assert(sizeof(OpRec) == 32);
 // records, then source 1's, ... builds the shard in global transaction order.
 // (The ranks used to read one after another, each scattering its slices
 // while the others waited: reading was serial however many ranks there were.)
-// Returns false (on every rank) when some slice holds list operations.
-bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg, Shard& s,
-                     const History* held) {
+// Returns, on every rank alike, nullptr, or why the shards refuse the
+// history: some slice holds list operations, or a scan's open absence.
+const char* own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg,
+                            Shard& s, const History* held) {
   const int P = size(), me = rank();
   std::vector<uint64_t> counts(P);
   MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -238,14 +246,14 @@ bool own_from_slices(uint64_t count, const std::function<History(uint64_t, uint6
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (open_absences) throw ResourceError(open_absences_refused("the history"));  // (on every rank alike)
   s.h.release_unused_list_offsets();
   // The columns grew by doubling: give the slack back, one column at a time.
   auto fit = [](auto&... v) { (v.shrink_to_fit(), ...); };
   fit(s.h.txn_id, s.h.txn_session, s.h.txn_status, s.h.txn_begin, s.h.txn_end, s.h.txn_op_offset, s.h.op_kind,
       s.h.op_key, s.h.op_value, s.h.session_name, s.gtxn, s.pos);
   fit(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
-  return !lists;
+  if (lists) return kListsRefused;
+  return open_absences ? kOpenAbsencesRefused : nullptr;
 }
 
 // Included transactions (committed, or unknown and read by an included one,
@@ -1197,7 +1205,12 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  if (!h.absent_choice_ops.empty()) throw ResourceError(open_absences_refused("the history"));  // (h: the same on every rank)
+  if (!h.absent_choice_ops.empty()) {  // (h: the same on every rank)
+    KeyShardOutcome out;
+    out.refused = true;
+    out.why = kOpenAbsencesRefused;
+    return out;
+  }
   Range rg;
   Shard shard;
   own_from_whole(h, rg, shard);
@@ -1237,10 +1250,10 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
     bytes += s.resident_bytes();
     return s;
   };
-  if (!own_from_slices(count, sized, rg, shard, held)) {
+  if (const char* why = own_from_slices(count, sized, rg, shard, held)) {
     KeyShardOutcome out;
     out.refused = true;
-    out.why = "list operations (key shards from per-rank reads exchange registers only)";
+    out.why = why;
     return out;
   }
   if (exchanged) exchanged();
@@ -1260,7 +1273,12 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   int open_absences = mine.absent_choice_ops.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (open_absences) throw ResourceError(open_absences_refused("the history"));
+  if (open_absences) {
+    KeyShardOutcome out;
+    out.refused = true;
+    out.why = kOpenAbsencesRefused;
+    return out;
+  }
   if (lists) {
     KeyShardOutcome out;
     out.refused = true;

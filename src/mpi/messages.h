@@ -25,6 +25,7 @@ struct LevelOutcome {
   std::vector<uint8_t> kind;
   std::vector<uint64_t> core_key;
   std::vector<uint32_t> core_first, core_second;
+  std::vector<uint8_t> core_absence;  // per core entry: ConstraintRef::absence (a scan's place)
   // The witness's forced orders (Witness::forced): per order its cycle edge,
   // name and the end of its edges in the flat forced_* arrays.
   std::string cycle_anomaly;
@@ -35,7 +36,7 @@ struct LevelOutcome {
   template <class A> void serialize(A& a, unsigned) {
     a & level;
     serialize_bool(a, holds), serialize_bool(a, decided), serialize_bool(a, has_witness), serialize_bool(a, core_minimal);
-    a & reason & anomaly & src & dst & why & kind & core_key & core_first & core_second;
+    a & reason & anomaly & src & dst & why & kind & core_key & core_first & core_second & core_absence;
     a & cycle_anomaly & forced_edge & forced_end & forced_anomaly & forced_src & forced_dst & forced_why & forced_kind;
   }
 };

@@ -374,7 +374,7 @@ struct KV {
 // its mark (History::predicate_mark) in the kind byte's top bits: the
 // piece's solver names its phantom from them, and the report words them as
 // one process does.
-constexpr uint8_t kKindMask = 0x3f, kScanShift = 6;
+constexpr uint8_t kKindMask = 0x0f, kScanShift = 4;  // kinds 0-3, marks 0-4
 template <class T> char* poke(char* w, const T& v) {
   std::memcpy(w, &v, sizeof v);
   return w + sizeof v;
@@ -635,7 +635,6 @@ OwnedScan scan_owned(RangeSource& src) {
       return;
     }
     note_ops_held(src.ops_resident() + c.op_count());
-    if (!c.absent_choice_ops.empty()) throw ResourceError(open_absences_refused(src.file));
     counts[1] += c.op_count();
     chunk_seen.assign(c.session_count(), 0);
     for (TxnIdx t = 0; t < c.txn_count(); ++t) {

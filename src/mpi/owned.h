@@ -84,15 +84,6 @@ struct OwnedScan {
   ReplayFacts replay;                          // for the report's replay lines
 };
 
-// The ranks place no scan's open absence (History::absent_choice_ops: the
-// pieces and the key shards resolve every read to one version); the message
-// of the ResourceError they stop with.
-inline std::string open_absences_refused(const std::string& file) {
-  return "not decided on ranks (mpiexec, --dist, --key-shards): " + file +
-         " has range scans that saw absent a key another transaction deletes (which absent version each saw is "
-         "open); one process decides them: run isocheck verify without mpiexec, --dist and --key-shards";
-}
-
 // Pass 1 (collective): sessions, rows, included set.
 OwnedScan scan_owned(RangeSource& src);
 

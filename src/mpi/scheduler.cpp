@@ -77,7 +77,10 @@ PieceResult piece_result(const CheckResult& r, int32_t piece, const History& loc
       }
       o.src = e.src, o.dst = e.dst, o.why = e.why;
       for (auto k : e.kind) o.kind.push_back(static_cast<uint8_t>(k));
-      for (auto& c : w.core) o.core_key.push_back(c.key), o.core_first.push_back(gtxn(c.first_head)), o.core_second.push_back(gtxn(c.second_head));
+      for (auto& c : w.core) {
+        o.core_key.push_back(c.key), o.core_first.push_back(gtxn(c.first_head)), o.core_second.push_back(gtxn(c.second_head));
+        o.core_absence.push_back(c.absence ? 1 : 0);
+      }
       o.core_minimal = w.core_minimal;
     }
     out.levels.push_back(std::move(o));
@@ -277,7 +280,10 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
     // the general engine's figures from the largest piece, as check() does.
     if (!(job.whole_sser && i == 0) || job.split_levels.empty()) r.stats.edges += pr.edges;
     r.stats.unordered_write_pairs += (job.whole_sser && i == 0 && !job.split_levels.empty()) ? 0 : pr.unordered_write_pairs;
-    if (pr.constraints >= r.stats.constraints) {
+    // (A piece no general engine ran on, all zeros, leaves them: one process
+    // reports the levels that built a polygraph.)
+    const bool engine_ran = pr.constraints || pr.ordered_by_time || pr.decided_at_build;
+    if (engine_ran && pr.constraints >= r.stats.constraints) {
       r.stats.constraints = pr.constraints, r.stats.ordered_by_time = pr.ordered_by_time, r.stats.pruned = pr.pruned;
       r.stats.decided_at_build = pr.decided_at_build;
       r.stats.to_solver = pr.to_solver, r.stats.subproblems = pr.subproblems;
@@ -321,7 +327,8 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
       Witness w;
       w.anomaly = o.anomaly;
       for (size_t i = 0; i < o.src.size(); ++i) w.cycle.add(o.src[i], o.dst[i], static_cast<EdgeKind>(o.kind[i]), o.why[i]);
-      for (size_t i = 0; i < o.core_key.size(); ++i) w.core.push_back({o.core_key[i], o.core_first[i], o.core_second[i]});
+      for (size_t i = 0; i < o.core_key.size(); ++i)
+        w.core.push_back({o.core_key[i], o.core_first[i], o.core_second[i], i < o.core_absence.size() && o.core_absence[i] != 0});
       w.core_minimal = o.core_minimal;
       w.cycle_anomaly = o.cycle_anomaly;
       for (size_t f = 0, e = 0; f < o.forced_edge.size(); ++f) {
