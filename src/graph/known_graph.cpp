@@ -704,15 +704,17 @@ struct Builder {
       }
       const Sym k = h.op_key[o];
       KeyFirst& kf = firsts.at(k);
-      if (kf.placed) continue;
-      kf.placed = true;
-      // t's own write of k before the scan: the scan must have seen it (an
-      // own delete would have made the read its tombstone, not open).
+      // t's own write of k before this scan: the scan must have seen it (an
+      // own delete would have made the read its tombstone, not open). Asked
+      // of every scan of k, not only t's first: a later one may follow the
+      // write.
       const OpIdx first_write = kf.write;
       if (first_write < o) {
         anomaly(AnomalyKind::internal_read, t, t, o, k, kNullValue);
         continue;
       }
+      if (kf.placed) continue;  // t's scans of k before its write see one version: placed once
+      kf.placed = true;
       // Another read of k in t before t writes it (the read an insert
       // stands for, say) pins the version t saw: the absence must agree.
       bool pinned = false;
