@@ -81,6 +81,13 @@ void add_info_command(CLI::App& app, int& exit_code) {
                   "deleted key, the initial state or a tombstone), %zu deletes\n",
                   h.scan_ops.size(), h.scan_ops.size() - h.scan_absent_ops.size(), h.scan_absent_ops.size(),
                   h.absent_choice_ops.size(), h.delete_ops.size());
+    if (!h.value_predicates.empty()) {
+      size_t open = 0;
+      for (const auto& [o, p] : h.op_value_predicate) open += h.is_absent_choice(o);
+      std::printf("value predicates: %zu scans with one; %zu reads of keys they did not return (%zu of them open: "
+                  "a version that does not match, which one unknown)\n",
+                  h.value_predicates.size(), h.op_value_predicate.size(), open);
+    }
     if (timed)
       std::printf("time span:     %lld .. %lld %s (%zu of %zu transactions timed)\n", static_cast<long long>(tmin),
                   static_cast<long long>(tmax), h.time_unit.empty() ? "(unit unknown)" : h.time_unit.c_str(), timed,

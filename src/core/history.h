@@ -78,6 +78,17 @@ class SymbolTable {
   std::unordered_map<int64_t, Sym> int_to_named_;  // filled at the switch
 };
 
+// A range scan's condition on the rows' values (`WHERE v < 5`): the scan
+// returns the present rows of its range whose value satisfies it. Absent rows
+// (the initial state, a tombstone) never do. Constants are value symbols of
+// the history's table; values compare as keys do (core/predicates.h
+// key_less: integers before strings, integers by value, strings bytewise).
+struct ValuePredicate {
+  enum Cmp : uint8_t { eq, ne, lt, le, gt, ge, between } cmp = eq;
+  Sym a = 0, b = 0;  // b: between's upper bound (inclusive)
+  bool operator==(const ValuePredicate&) const = default;
+};
+
 struct History {
   // Per transaction (size n).
   std::vector<int64_t> txn_id;        // the user's id, unique
@@ -126,6 +137,28 @@ struct History {
     else if (m != 0) scan_ops.push_back(o);
     if (m == 2 || m == 4) scan_absent_ops.push_back(o);
     if (m == 4) absent_choice_ops.push_back(o);
+  }
+  // The value predicates of the scans that have one, and, sorted by
+  // operation, which one each read of a key such a scan did not return
+  // stands for (marks 2 and 4 of the scan's reads: the key's version it saw
+  // did not match, whether absent or present with another value). A mark-4
+  // read with a predicate is open among the key's versions that do not
+  // match it, not only among its absent ones. Empty without value predicates.
+  std::vector<ValuePredicate> value_predicates;
+  std::vector<std::pair<OpIdx, uint32_t>> op_value_predicate;
+  const ValuePredicate* value_predicate_of(OpIdx o) const {
+    if (op_value_predicate.empty()) return nullptr;
+    auto it = std::lower_bound(op_value_predicate.begin(), op_value_predicate.end(), std::pair<OpIdx, uint32_t>{o, 0});
+    return it != op_value_predicate.end() && it->first == o ? &value_predicates[it->second] : nullptr;
+  }
+  // Operation from_op's value predicate in `from` (a history this one takes
+  // operations of, with the same value symbols) for operation to_op here;
+  // operations in increasing order, as mark_predicate().
+  void copy_value_predicate(const History& from, OpIdx from_op, OpIdx to_op) {
+    const ValuePredicate* p = from.value_predicate_of(from_op);
+    if (!p) return;
+    if (value_predicates.size() != from.value_predicates.size()) value_predicates = from.value_predicates;
+    op_value_predicate.push_back({to_op, static_cast<uint32_t>(p - from.value_predicates.data())});
   }
   bool is_absent_choice(OpIdx o) const {
     return !absent_choice_ops.empty() && std::binary_search(absent_choice_ops.begin(), absent_choice_ops.end(), o);

@@ -1,6 +1,7 @@
 #include "core/predicates.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -16,6 +17,27 @@ bool key_less(const SymbolTable& keys, Sym a, Sym b) {
   if (ia != ib) return ia;
   if (ia) return std::stoll(keys.name(a)) < std::stoll(keys.name(b));
   return keys.name(a) < keys.name(b);
+}
+
+bool predicate_matches(const SymbolTable& values, const ValuePredicate& p, Sym v) {
+  if (v == kNullValue) return false;
+  auto less = [&](Sym x, Sym y) { return key_less(values, x, y); };
+  switch (p.cmp) {
+    case ValuePredicate::eq: return v == p.a;
+    case ValuePredicate::ne: return v != p.a;
+    case ValuePredicate::lt: return less(v, p.a);
+    case ValuePredicate::le: return !less(p.a, v);
+    case ValuePredicate::gt: return less(p.a, v);
+    case ValuePredicate::ge: return !less(v, p.a);
+    case ValuePredicate::between: return !less(v, p.a) && !less(p.b, v);
+  }
+  return false;
+}
+
+std::string predicate_text(const History& h, const ValuePredicate& p) {
+  static const char* const ops[] = {"=", "!=", "<", "<=", ">", ">="};
+  if (p.cmp == ValuePredicate::between) return "v between " + value_text(h, p.a) + " and " + value_text(h, p.b);
+  return std::string("v ") + ops[p.cmp] + " " + value_text(h, p.a);
 }
 
 namespace {
@@ -139,6 +161,47 @@ struct KeyFacts {
   }
 };
 
+// Per key, the values written to it (`w`, insert), sorted in value order, for
+// the scans with value predicates: the values a predicate matches are one
+// interval of them (its complement for !=).
+struct WrittenValues {
+  std::unordered_map<Sym, std::vector<Sym>> of;
+  const SymbolTable* values = nullptr;
+
+  WrittenValues(const History& b, const PredicateList& ph) : values(&b.values) {
+    for (OpIdx o = 0; o < b.op_count(); ++o)
+      if (b.op_kind[o] == OpKind::write) of[b.op_key[o]].push_back(b.op_value[o]);
+    for (const PredicateRec& p : ph.ops)
+      if (p.kind == PredicateOp::insert) of[p.key].push_back(p.value);
+    auto less = [this](Sym x, Sym y) { return key_less(*values, x, y); };
+    for (auto& [k, v] : of) {
+      std::sort(v.begin(), v.end(), less);
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+  }
+  // (matching, not matching) among k's written values.
+  std::pair<size_t, size_t> split(Sym k, const ValuePredicate& p) const {
+    auto it = of.find(k);
+    if (it == of.end()) return {0, 0};
+    const std::vector<Sym>& v = it->second;
+    auto less = [this](Sym x, Sym y) { return key_less(*values, x, y); };
+    auto lb = [&](Sym c) { return static_cast<size_t>(std::lower_bound(v.begin(), v.end(), c, less) - v.begin()); };
+    auto ub = [&](Sym c) { return static_cast<size_t>(std::upper_bound(v.begin(), v.end(), c, less) - v.begin()); };
+    size_t first = 0, end = 0;
+    switch (p.cmp) {
+      case ValuePredicate::eq:
+      case ValuePredicate::ne: first = lb(p.a), end = ub(p.a); break;
+      case ValuePredicate::lt: end = lb(p.a); break;
+      case ValuePredicate::le: end = ub(p.a); break;
+      case ValuePredicate::gt: first = ub(p.a), end = v.size(); break;
+      case ValuePredicate::ge: first = lb(p.a), end = v.size(); break;
+      case ValuePredicate::between: first = lb(p.a), end = std::max(first, ub(p.b)); break;
+    }
+    const size_t in = end - first;
+    return p.cmp == ValuePredicate::ne ? std::pair{v.size() - in, in} : std::pair{in, v.size() - in};
+  }
+};
+
 }  // namespace
 
 History expand_predicates(const PredicateHistory& ph, const std::string& file, const ExpandOptions& opt) {
@@ -148,6 +211,10 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file, c
     PredicateRec r{p.kind, p.txn, p.pos, p.key, p.hi, p.value, flat.rows.size(), 0};
     for (const auto& row : p.rows) flat.rows.push_back(row);
     r.row_end = flat.rows.size();
+    if (p.kind == PredicateOp::scan && p.has_where) {
+      flat.wheres.push_back(p.where);
+      r.where = static_cast<uint32_t>(flat.wheres.size());
+    }
     flat.ops.push_back(r);
   }
   History base = ph.base;
@@ -167,6 +234,15 @@ History expand_predicates(History&& base, const PredicateList& ph, const std::st
 
 History expand_predicates(History&& base, const PredicateList& preds, const std::string& file,
                           const PredicateKeyFacts& whole, const ExpandOptions& opt) {
+  if (!preds.wheres.empty()) {
+    const PredicateRec* p = nullptr;
+    for (const PredicateRec& r : preds.ops)
+      if (r.where) { p = &r; break; }
+    throw ResourceError("not decided: " + file + ": transaction " + std::to_string(base.txn_id[p->txn]) + ", operation " +
+                        std::to_string(p->pos) +
+                        ": a range scan with a value predicate; the audit's rounds do not decide those (isocheck "
+                        "verify on one process does)");
+  }
   const KeyFacts facts(whole);
   return expand_with(std::move(base), preds, file, facts, opt);
 }
@@ -229,14 +305,28 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
     throw InputError(file, where(p) + "the scan covers key " + b.keys.text(k) +
                                ", which is appended to or read as a list (scans cover register keys)");
   };
-  // The transaction's own effect so far per key: present, or deleted with
-  // its tombstone. Followed only in transactions that insert or delete: a
-  // scan asks it only about keys the transaction deleted itself.
+  auto undecided_where = [&](const PredicateRec& p, Sym k) {
+    throw ResourceError("not decided: " + file + ": " + where(p) + "a range scan (" +
+                        predicate_text(b, ph.wheres[p.where - 1]) + ") did not return key " + b.keys.text(k) +
+                        ", and several of its versions do not match: which one it saw is unknown; this reader does "
+                        "not place such a scan (isocheck verify on one process does)");
+  };
+  // The scans' value predicates: the written values per key they ask about.
+  std::unique_ptr<WrittenValues> written;
+  if (!ph.wheres.empty()) {
+    written = std::make_unique<WrittenValues>(b, ph);
+    out.value_predicates = ph.wheres;
+  }
+  // The transaction's own effect so far per key: present with its value, or
+  // deleted with its tombstone. Followed only in transactions that insert,
+  // delete or scan with a value predicate: a scan asks it about keys the
+  // transaction deleted itself, or wrote a value its predicate may not match.
   std::unordered_map<Sym, std::pair<bool, Sym>> own;
   for (TxnIdx t = 0; t < b.txn_count(); ++t) {
     out.begin_txn(b.txn_id[t], b.txn_session[t], b.txn_status[t], b.txn_begin[t], b.txn_end[t]);
     bool track_own = false;
-    for (size_t i = next; i < ph.ops.size() && ph.ops[i].txn == t; ++i) track_own |= ph.ops[i].kind != PredicateOp::scan;
+    for (size_t i = next; i < ph.ops.size() && ph.ops[i].txn == t; ++i)
+      track_own |= ph.ops[i].kind != PredicateOp::scan || ph.ops[i].where;
     if (track_own && !own.empty()) own = {};
     OpIdx o = b.op_begin(t);
     for (uint32_t pos = 0;; ++pos) {
@@ -279,6 +369,10 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
                 if (has_deletes && facts.is_tombstone(rk, rv))
                   throw InputError(file, where(p) + "the scan returns row " + b.keys.text(rk) + " = " +
                                              value_text(b, rv) + ", the version a delete of it left (a deleted row is absent)");
+                if (p.where && !predicate_matches(b.values, ph.wheres[p.where - 1], rv))
+                  throw InputError(file, where(p) + "the scan returns row " + b.keys.text(rk) + " = " +
+                                             value_text(b, rv) + ", which does not satisfy its predicate " +
+                                             predicate_text(b, ph.wheres[p.where - 1]));
                 out.scan_ops.push_back(out.op_count());
                 add(OpKind::read, rk, rv);
                 if (has_k && *k == rk) ++k;
@@ -290,7 +384,24 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
               if (f & kList) list_key(p, key);
               Sym seen = kNullValue;
               bool open_choice = false;
-              if (f & kDeleted) {
+              if (p.where) {
+                const ValuePredicate& pred = ph.wheres[p.where - 1];
+                auto mine = own.find(key);
+                if (mine != own.end()) {
+                  // Its own version: a tombstone, or a value the scan had to
+                  // return when it matches (then `r k null`: an internal read).
+                  const auto [present, v] = mine->second;
+                  if (!present || !predicate_matches(b.values, pred, v)) seen = v;
+                } else {
+                  const auto [match, other] = written->split(key, pred);
+                  if (match == 0) continue;  // no version of it matches: any was seen
+                  if (other > 0 || (f & kDeleted)) {
+                    if (!opt.absent_choices) undecided_where(p, key);
+                    open_choice = true;
+                  }
+                }
+                out.op_value_predicate.push_back({out.op_count(), p.where - 1});
+              } else if (f & kDeleted) {
                 auto mine = track_own ? own.find(key) : own.end();
                 if (mine != own.end() && !mine->second.first) seen = mine->second.second;
                 else if (mine == own.end() && !opt.absent_choices) undecided(p, key, "scans, seeing");

@@ -31,6 +31,17 @@
 // or a scan row) before deleting it. Its only present versions are the
 // insert's, every tombstone follows one of them, so the insert's absence is
 // the initial one.
+//
+// Value predicates (`WHERE v < 5` on a scan: PredicateOp::where). The scan
+// returns the present rows of its range that satisfy the predicate; a
+// returned row that does not is an input error. A key of the range it did
+// not return is a read of a version that does not match: the transaction's
+// own version when it wrote or deleted the key before; nothing when no value
+// ever written to the key matches (every version qualifies: no constraint);
+// `r k null` when the initial absence is the only version that does not match
+// (no deletes of k, every written value matches); otherwise open among the
+// versions that do not match, kept like an open absence (absent_choice_ops,
+// with the predicate in History::op_value_predicate) or refused as not decided.
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -50,6 +61,10 @@ struct PredicateOp {
   Sym hi = 0;        // scan: hi
   Sym value = 0;     // insert: the value; delete: the tombstone
   std::vector<std::pair<Sym, Sym>> rows;  // scan: (key, value), ordered by key
+  // scan: its condition on values (`WHERE v < 5`); the rows are then the
+  // present rows of the range that satisfy it.
+  bool has_where = false;
+  ValuePredicate where;
 };
 
 // A history as stated: `base` holds its reads and writes, `ops` (ordered by
@@ -69,6 +84,7 @@ struct PredicateRec {
   uint32_t pos;
   Sym key = 0, hi = 0, value = 0;  // as in PredicateOp
   uint64_t row_begin = 0, row_end = 0;
+  uint32_t where = 0;  // scan: 0, or 1 + its value predicate's index in PredicateList::wheres
 };
 // Scan rows in blocks of 2^16: growing never copies the rows already held
 // (nor makes the kernel map fresh pages for a copy of them, which a doubling
@@ -99,11 +115,17 @@ class ScanRows {
 struct PredicateList {
   std::vector<PredicateRec> ops;  // ordered by transaction, then pos
   ScanRows rows;                  // each scan's ordered by key
+  std::vector<ValuePredicate> wheres;
 };
 
 // Key order for ranges: integers before strings, integers by value, strings
-// bytewise.
+// bytewise. Values compare the same way (pass the value table).
 bool key_less(const SymbolTable& keys, Sym a, Sym b);
+// Whether a present row's value v satisfies p (v is not null; a tombstone is
+// absent and satisfies nothing: callers exclude it).
+bool predicate_matches(const SymbolTable& values, const ValuePredicate& p, Sym v);
+// "v < 5", "v between 1 and 9", "v = \"x\"".
+std::string predicate_text(const History& h, const ValuePredicate& p);
 
 // The point reads and writes the history stands for (see above). Scan reads
 // are listed in History::scan_ops. Throws InputError (naming `file`) for a

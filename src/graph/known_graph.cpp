@@ -1,6 +1,7 @@
 #include "graph/known_graph.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/flat_hash.h"
+#include "core/predicates.h"
 #include "core/progress_counter.h"
 #include "core/text_escape.h"
 
@@ -628,7 +630,10 @@ struct Builder {
   // the delete that ends the run. A run nothing ends gives a certain edge;
   // the others an AbsentChoice for the general engine. Throws ResourceError
   // ("not decided") where the order is unknown or the scan's transaction
-  // writes the key itself.
+  // writes the key itself. A scan with a value predicate (History::
+  // op_value_predicate) saw a version that does not match it: its runs are
+  // those of matching versions (a run ends at the write or delete after
+  // which the key no longer matches).
   struct PresentRun {
     TxnIdx first;            // the run's first writer (it made the key present)
     TxnIdx end = kNoTxn;     // the delete after the run (kNoTxn: none)
@@ -636,7 +641,12 @@ struct Builder {
   void absent_choices() {
     if (h.absent_choice_ops.empty()) return;
     auto undecided = [&](TxnIdx t, OpIdx o, const std::string& why) {
-      throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + printable(h.keys.text(h.op_key[o])) +
+      const std::string key = printable(h.keys.text(h.op_key[o]));
+      if (const ValuePredicate* p = h.value_predicate_of(o))
+        throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan (" + predicate_text(h, *p) +
+                            ") did not return key " + key + ", which has several versions that do not match: which one "
+                            "it saw is open, and " + why);
+      throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + key +
                           " absent, and another transaction deletes it: which absent version (the initial state or a "
                           "deleted one) it saw is open, and " + why);
     };
@@ -654,9 +664,21 @@ struct Builder {
           undecided(t, o, "transaction " + std::to_string(h.txn_id[t]) +
                               " (status unknown, read by nobody) writes it: whether it committed is unknown");
     }
-    std::unordered_map<Sym, std::vector<PresentRun>> runs_of;
+    // Runs by (key, 1 + the scan's value predicate index, or 0).
+    std::map<std::pair<Sym, uint32_t>, std::vector<PresentRun>> runs_of;
+    auto pred_id = [&](OpIdx o) -> uint32_t {
+      const ValuePredicate* p = h.value_predicate_of(o);
+      return p ? static_cast<uint32_t>(p - h.value_predicates.data()) + 1 : 0;
+    };
+    // Whether operation x's version (a write, a read of null or of some
+    // write) would be returned by a scan with predicate `pid`.
+    auto matches = [&](uint32_t pid, OpIdx w) {
+      if (h.is_delete(w)) return false;
+      return pid == 0 || predicate_matches(h.values, h.value_predicates[pid - 1], h.op_value[w]);
+    };
     auto runs = [&](TxnIdx t, OpIdx o, Sym k) -> const std::vector<PresentRun>& {
-      auto it = runs_of.find(k);
+      const uint32_t pid = pred_id(o);
+      auto it = runs_of.find({k, pid});
       if (it != runs_of.end()) return it->second;
       std::vector<PresentRun> r;
       if (KeyInfo* ki = find_info(k)) {
@@ -668,21 +690,21 @@ struct Builder {
           for (OpIdx x = h.op_end(v); x-- > h.op_begin(v);)
             if (h.op_kind[x] == OpKind::write && h.op_key[x] == k) { w = x; break; }
           if (w == h.op_end(v)) break;
-          const bool present = !h.is_delete(w);
+          const bool present = matches(pid, w);
           if (present && (r.empty() || r.back().end != kNoTxn)) r.push_back({v});
           else if (!present && !r.empty() && r.back().end == kNoTxn) r.back().end = v;
           const uint32_t slot = widx.write_of(w);
           v = slot == WriteIndex::kNoWrite ? kNoTxn : widx.succ(slot);
         }
       }
-      return runs_of.emplace(k, std::move(r)).first->second;
+      return runs_of.emplace(std::pair{k, pid}, std::move(r)).first->second;
     };
     // Per key of the transaction in hand (filled once per transaction: a
     // wide scan has a choice per row): its first write, and its first read
     // that is not an open absence before that write.
     struct KeyFirst {
       OpIdx write, read;
-      bool placed = false;  // a choice of t on the key already placed
+      std::vector<uint32_t> placed;  // predicates (pred_id) of t's choices on the key already placed
     };
     std::unordered_map<Sym, KeyFirst> firsts;
     TxnIdx t = 0;
@@ -713,8 +735,12 @@ struct Builder {
         anomaly(AnomalyKind::internal_read, t, t, o, k, kNullValue);
         continue;
       }
-      if (kf.placed) continue;  // t's scans of k before its write see one version: placed once
-      kf.placed = true;
+      // t's scans of k before its write see one version: placed once per
+      // predicate (scans with different predicates each exclude their own
+      // matching versions).
+      const uint32_t pid = pred_id(o);
+      if (std::find(kf.placed.begin(), kf.placed.end(), pid) != kf.placed.end()) continue;
+      kf.placed.push_back(pid);
       // Another read of k in t before t writes it (the read an insert
       // stands for, say) pins the version t saw: the absence must agree.
       bool pinned = false;
@@ -722,9 +748,9 @@ struct Builder {
         pinned = true;
         const Sym v = h.op_value[x];
         const uint32_t slot = v == kNullValue ? WriteIndex::kNoWrite : widx.write_of(x);
-        const bool absent = v == kNullValue || (slot != WriteIndex::kNoWrite &&
-                                                h.is_delete(h.op_begin(widx.txn(slot)) + widx.pos(slot)));
-        if (!absent) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, v);
+        const bool unseen = v == kNullValue ||
+                            (slot != WriteIndex::kNoWrite && !matches(pid, h.op_begin(widx.txn(slot)) + widx.pos(slot)));
+        if (!unseen) anomaly(AnomalyKind::nonrepeatable_read, t, t, o, k, v);
       }
       if (pinned) continue;
       if (first_write != h.op_end(t))

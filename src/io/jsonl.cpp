@@ -212,6 +212,7 @@ struct LineReader {
   PredicateList preds;
   bool allow_preds = true;
   uint64_t key_switches = 0;  // times the key table switched to named mode (at most once)
+  uint64_t value_switches = 0;  // and the value table
   jsonl_fast::Line fast_line;  // the last line parse_line read with the fast reader
 
   // Key or value symbols renumbered (the table switched to named mode): the
@@ -326,6 +327,11 @@ struct LineReader {
       for (PredicateRec& p : preds.ops)
         if (p.kind != PredicateOp::scan) p.value = h.values.remap(p.value);
       preds.rows.for_each([&](std::pair<Sym, Sym>& r) { r.second = h.values.remap(r.second); });
+      for (ValuePredicate& w : preds.wheres) {
+        w.a = h.values.remap(w.a);
+        if (w.cmp == ValuePredicate::between) w.b = h.values.remap(w.b);
+      }
+      ++value_switches;
     }
     return s;
   }
@@ -380,12 +386,49 @@ struct LineReader {
     preds.ops.push_back(p);
   }
 
+  // A scan's value predicate: ["=", c], ["!=", c], ["<", c], ["<=", c],
+  // [">", c], [">=", c] or ["between", lo, hi] (inclusive); constants are
+  // integers or strings.
+  uint32_t where_clause(element e, size_t index) {
+    static const std::pair<std::string_view, ValuePredicate::Cmp> names[] = {
+        {"=", ValuePredicate::eq}, {"!=", ValuePredicate::ne}, {"<", ValuePredicate::lt},
+        {"<=", ValuePredicate::le}, {">", ValuePredicate::gt}, {">=", ValuePredicate::ge},
+        {"between", ValuePredicate::between}};
+    const std::string spelling = "a scan's value predicate is [op, value] with op one of = != < <= > >=, or [\"between\", lo, hi]";
+    simdjson::dom::array w;
+    std::string_view op;
+    if (e.get_array().get(w) || w.size() < 2 || w.at(0).get_string().get(op)) fail(op_at(index) + spelling);
+    ValuePredicate pred;
+    bool known = false;
+    for (const auto& [name, cmp] : names)
+      if (op == name) pred.cmp = cmp, known = true;
+    if (!known) fail(op_at(index) + "unknown predicate operator \"" + std::string(op) + "\": " + spelling);
+    const size_t want = pred.cmp == ValuePredicate::between ? 3 : 2;
+    if (w.size() != want) fail(op_at(index) + spelling);
+    for (size_t i = 1; i < want; ++i) {
+      const element c = w.at(i).value_unsafe();
+      if (c.is_null() || c.type() == element_type::ARRAY || c.type() == element_type::OBJECT)
+        fail(op_at(index) + "a predicate's constant must be an integer or a string");
+      const uint64_t switches = value_switches;
+      const Sym v = value_sym(c, index, "a predicate's constant");
+      // The table switched to names while interning b: a follows.
+      if (i == 2 && value_switches != switches) pred.a = h.values.remap(pred.a);
+      (i == 1 ? pred.a : pred.b) = v;
+    }
+    preds.wheres.push_back(pred);
+    return static_cast<uint32_t>(preds.wheres.size());
+  }
+
   // A scan's rows go straight to the end of preds.rows; messages are made
   // only for a row that is wrong.
   void scan_op(simdjson::dom::array a, size_t index, PredicateRec& p) {
-    if (a.size() != 4) fail(op_at(index) + "a scan is [\"scan\", lo, hi, [[key, value], ...]] (4 elements), this one has " + std::to_string(a.size()));
+    if (a.size() != 4 && a.size() != 5)
+      fail(op_at(index) + "a scan is [\"scan\", lo, hi, [[key, value], ...]] or, with a value predicate, [\"scan\", lo, hi, [[key, value], ...], [\"<\", value]] (4 or 5 elements), this one has " + std::to_string(a.size()));
     auto it = a.begin();
     const element lo_e = *++it, hi_e = *++it, rows_e = *++it;
+    // The predicate first: its constants are values (a switch of the value
+    // table to names while reading them remaps the rows read before).
+    if (a.size() == 5) p.where = where_clause(*++it, index);
     const uint64_t switches = key_switches;
     Sym lo = key_sym(lo_e, index);
     Sym hi = key_sym(hi_e, index);

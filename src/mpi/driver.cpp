@@ -30,6 +30,18 @@ namespace isocheck::dist {
 
 namespace {
 
+// The ranks carry the scans' marks (History::predicate_mark) but not their
+// value predicates (History::value_predicates): a history with them is
+// refused here, never checked as if its scans had none.
+History load_on_ranks(const std::string& file, Format f, ImportStats* stats) {
+  History h = load_history(file, f, stats);
+  if (!h.value_predicates.empty())
+    throw ResourceError("not decided on the ranks: " + file +
+                        " has range scans with value predicates, which the ranks do not carry; run isocheck verify "
+                        "on one process (without --dist or mpiexec)");
+  return h;
+}
+
 // run_distributed's stages as methods; they share the checkpoint, the
 // history, the stage times and the result through members. execute() calls
 // them in the order they always ran, so every rank makes the same collective
@@ -239,7 +251,7 @@ class DistributedRun {
       src.reset();
       History whole;
       collective([&] {
-        if (me == 0) whole = load_history(file, f, &run.import);
+        if (me == 0) whole = load_on_ranks(file, f, &run.import);
         note_ops_held(whole.op_count());
       });
       src = scattered_source(std::move(whole), 0);
@@ -373,7 +385,7 @@ class DistributedRun {
       }
     } else {
       collective([&] {
-        if (me == 0) h = load_history(file, f, &run.import);
+        if (me == 0) h = load_on_ranks(file, f, &run.import);
       });
       // Key shards: the history read on rank 0 is scattered in transaction
       // ranges, as if each rank had read its own (lists are exchanged only

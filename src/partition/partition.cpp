@@ -285,6 +285,7 @@ Projection project(const History& h, const Partition& p, uint32_t comp, const st
       // The range-scan marks go with their reads (reports name phantoms by
       // them); local indices grow, so the lists stay sorted.
       out.mark_predicate(local, h.predicate_mark(o));
+      out.copy_value_predicate(h, o, local);
     }
     out.end_txn();
   }

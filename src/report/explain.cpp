@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/predicates.h"
 #include "core/text_escape.h"
 #include "report/shared.h"
 
@@ -31,10 +32,30 @@ std::string read_text(const History& h, OpIdx o) {
   return key_text(h, h.op_key[o]) + "=" + v + (h.op_value[o] == kNullValue ? " (the initial state)" : "");
 }
 
+// The transaction operation o belongs to.
+static TxnIdx txn_of_op(const History& h, OpIdx o) {
+  return static_cast<TxnIdx>(std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o) - h.txn_op_offset.begin() - 1);
+}
+// t's last write of k before operation o, or o.
+static OpIdx final_write_before(const History& h, TxnIdx t, Sym k, OpIdx o) {
+  for (OpIdx x = o; x-- > h.op_begin(t);)
+    if (h.op_kind[x] == OpKind::write && h.op_key[x] == k) return x;
+  return o;
+}
+
 // " read k=v", or for a read that stands for a range scan's observation
 // (core/predicates.h) what the scan showed.
 std::string observed_text(const History& h, OpIdx o) {
   if (h.scan_ops.empty() || !std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) return " read " + read_text(h, o);
+  if (const ValuePredicate* p = h.value_predicate_of(o)) {
+    const std::string scan = "'s range scan (" + predicate_text(h, *p) + ") did not return " + key_text(h, h.op_key[o]);
+    if (h.is_absent_choice(o)) return scan + " (it saw a version that does not match: absent, deleted, or another value)";
+    if (h.op_value[o] == kNullValue) return scan + " (the initial state)";
+    const TxnIdx t = txn_of_op(h, o);
+    const OpIdx w = final_write_before(h, t, h.op_key[o], o);
+    if (w != o && h.is_delete(w)) return scan + " (it deleted it: tombstone " + value_text(h, h.op_value[o]) + ")";
+    return scan + " (its own version " + read_text(h, o) + ", which does not match)";
+  }
   if (h.is_absent_choice(o))
     return "'s range scan saw " + key_text(h, h.op_key[o]) + " absent (the initial state or a deleted version)";
   if (std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o))
@@ -124,6 +145,11 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       if (deleted && h.is_absent_choice(o))
         return D + "'s range scan saw " + key_text(h, h.op_key[o]) + " absent after " + S + "'s delete of it (tombstone " +
                value_text(h, h.op_value[w]) + ")";
+      if (w != h.op_end(s) && h.is_absent_choice(o))
+        if (const ValuePredicate* p = h.value_predicate_of(o))
+          return D + "'s range scan (" + predicate_text(h, *p) + ") did not return " + key_text(h, h.op_key[o]) +
+                 ": it saw " + S + "'s version " + key_text(h, h.op_key[o]) + "=" + value_text(h, h.op_value[w]) +
+                 ", which does not match";
       return D + observed_text(h, o) + " from " + S + " (" + S + (deleted ? " deleted it)" : " wrote it)");
     }
     case EdgeKind::ww: {
@@ -157,8 +183,11 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       else later = D + "'s write " + K + "=" + value_text(h, h.op_value[w]);
       const bool phantom = !h.scan_absent_ops.empty() &&
                            std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o);
+      const bool predicate = phantom && h.value_predicate_of(o);
       return S + observed_text(h, o) + ", but " + later + " is a later version of " + K + ": " + S +
-             (phantom ? " did not see the row it made present (anti-dependency: a phantom)" : " did not see it (anti-dependency)");
+             (predicate ? " did not see the version that made the row match (anti-dependency: a phantom)"
+              : phantom ? " did not see the row it made present (anti-dependency: a phantom)"
+                        : " did not see it (anti-dependency)");
     }
     case EdgeKind::so:
       return S + " precedes " + D + " in session " + std::to_string(h.session_name[h.txn_session[s]]) +
@@ -176,6 +205,10 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
 }
 
 std::string explain_constraint(const History& h, const ConstraintRef& c) {
+  if (c.absence && !h.value_predicates.empty())
+    return "whether " + txn_name(h, c.first_head) + "'s range scan, which did not return " + key_text(h, c.key) +
+           ", ran before " + txn_name(h, c.second_head) + " made it present (or matching its predicate) or after it was "
+           "deleted (or changed not to match) again";
   if (c.absence)
     return "whether " + txn_name(h, c.first_head) + "'s range scan, which saw " + key_text(h, c.key) + " absent, ran before " +
            txn_name(h, c.second_head) + " made it present or after it was deleted again";

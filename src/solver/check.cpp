@@ -23,6 +23,16 @@
 
 namespace isocheck {
 
+// Why a history with scans' open reads (History::absent_choice_ops) is
+// undecided where every read must name its version.
+static std::string open_scan_read_text(const History& h) {
+  for (OpIdx o : h.absent_choice_ops)
+    if (h.value_predicate_of(o))
+      return "a range scan with a value predicate did not return a key with several versions that do not match "
+             "(which one it saw is open)";
+  return "a range scan saw absent a key another transaction deletes (which absent version it saw is open)";
+}
+
 namespace {
 
 constexpr EnumName<ClosureChoice> kClosureChoices[] = {
@@ -210,8 +220,7 @@ void decide_weak_levels(const History& h, const DependencyGraph& g, const CheckO
       // The weak engines resolve every read to one version; a scan's open
       // absence is several.
       lr->decided = false;
-      lr->reason = "a range scan saw absent a key another transaction deletes (which absent version "
-                   "it saw is open), and the weak levels are decided only where every read names its version";
+      lr->reason = open_scan_read_text(h) + ", and the weak levels are decided only where every read names its version";
       continue;
     }
     if (!checker) checker = std::make_unique<WeakChecker>(h, g);
@@ -296,8 +305,7 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       lin = check_linearizable(h, opt.clock_skew, &included);
     } else {
       lin.decided = false;
-      lin.reason = "a range scan saw absent a key another transaction deletes (which absent version it "
-                   "saw is open); linearizability is decided only where every read names its version";
+      lin.reason = open_scan_read_text(h) + "; linearizability is decided only where every read names its version";
     }
     CheckOptions rest = opt;
     rest.levels.erase(std::remove(rest.levels.begin(), rest.levels.end(), Level::lin), rest.levels.end());

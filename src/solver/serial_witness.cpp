@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/predicates.h"
 #include "core/flat_hash.h"
 #include "core/radix_order.h"
 #include "core/text_escape.h"
@@ -84,12 +85,18 @@ template <class Table>
 std::string replay(const History& h, const std::vector<TxnIdx>& order, WitnessOrder kind, Table& latest,
                    OpIdx* failed_read) {
   // A scan's open absence (History::absent_choice_ops) reads null and is
-  // answered by the initial state or by any tombstone of its key.
+  // answered by the initial state or by any tombstone of its key; with a
+  // value predicate, also by a present value the predicate does not match.
   std::unordered_set<std::pair<Sym, Sym>, PairHash> tombstones;
   std::function<bool(OpIdx, Sym)> open_absence_ok;
   if (!h.absent_choice_ops.empty()) {
     for (OpIdx o : h.delete_ops) tombstones.insert({h.op_key[o], h.op_value[o]});
-    open_absence_ok = [&](OpIdx o, Sym cur) { return h.is_absent_choice(o) && tombstones.count({h.op_key[o], cur}); };
+    open_absence_ok = [&](OpIdx o, Sym cur) {
+      if (!h.is_absent_choice(o)) return false;
+      if (tombstones.count({h.op_key[o], cur})) return true;
+      const ValuePredicate* p = h.value_predicate_of(o);
+      return p && !predicate_matches(h.values, *p, cur);
+    };
   }
   const size_t n = h.txn_count();
   const size_t steps = order.empty() ? n : order.size();

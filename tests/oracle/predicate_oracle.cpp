@@ -21,7 +21,24 @@ struct Op {
   int64_t key = 0, hi = 0;
   Sym value = 0;
   std::vector<std::pair<int64_t, Sym>> rows;
+  bool has_where = false;
+  ValuePredicate where;
 };
+
+// The predicate by definition, on integer values.
+bool satisfies(const ValuePredicate& p, Sym value) {
+  const int64_t v = static_cast<int64_t>(value), a = static_cast<int64_t>(p.a), b = static_cast<int64_t>(p.b);
+  switch (p.cmp) {
+    case ValuePredicate::eq: return v == a;
+    case ValuePredicate::ne: return v != a;
+    case ValuePredicate::lt: return v < a;
+    case ValuePredicate::le: return v <= a;
+    case ValuePredicate::gt: return v > a;
+    case ValuePredicate::ge: return v >= a;
+    case ValuePredicate::between: return a <= v && v <= b;
+  }
+  return false;
+}
 
 std::vector<Op> stated_ops(const PredicateHistory& ph, TxnIdx t) {
   const History& h = ph.base;
@@ -34,6 +51,7 @@ std::vector<Op> stated_ops(const PredicateHistory& ph, TxnIdx t) {
       x.kind = p->kind == PredicateOp::scan ? Op::scan : p->kind == PredicateOp::insert ? Op::insert : Op::del;
       x.key = static_cast<int64_t>(p->key), x.hi = static_cast<int64_t>(p->hi), x.value = p->value;
       for (auto [k, v] : p->rows) x.rows.push_back({static_cast<int64_t>(k), v});
+      x.has_where = p->has_where, x.where = p->where;
       out.push_back(x);
       ++p;
       continue;
@@ -66,7 +84,8 @@ bool execute(const std::vector<Op>& ops, State s, State& effect) {
       case Op::scan: {
         std::vector<std::pair<int64_t, Sym>> present;
         for (auto it = s.lower_bound(op.key); it != s.end() && it->first <= op.hi; ++it)
-          if (it->second.present) present.push_back({it->first, it->second.name});
+          if (it->second.present && (!op.has_where || satisfies(op.where, it->second.name)))
+            present.push_back({it->first, it->second.name});
         if (present != op.rows) return false;
         break;
       }
@@ -199,8 +218,16 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
           int64_t lo = pick(1, opt.keys), hi = pick(1, opt.keys);
           if (lo > hi) std::swap(lo, hi);
           PredicateOp p{PredicateOp::scan, static_cast<TxnIdx>(t), pos, static_cast<Sym>(lo), static_cast<Sym>(hi)};
+          if (opt.where_percent > 0 && chance(opt.where_percent)) {  // (no draw at 0: old seeds stay)
+            // Constants around the values written so far (1 .. next_value - 1).
+            p.has_where = true;
+            p.where.cmp = static_cast<ValuePredicate::Cmp>(pick(0, 6));
+            p.where.a = static_cast<Sym>(pick(1, static_cast<int>(next_value) + 1));
+            if (p.where.cmp == ValuePredicate::between) p.where.b = p.where.a + static_cast<Sym>(pick(0, 4));
+          }
           for (auto it = view.lower_bound(lo); it != view.end() && it->first <= hi; ++it)
-            if (it->second.present) p.rows.push_back({static_cast<Sym>(it->first), it->second.name});
+            if (it->second.present && (!p.has_where || satisfies(p.where, it->second.name)))
+              p.rows.push_back({static_cast<Sym>(it->first), it->second.name});
           ph.ops.push_back(std::move(p));
           break;
         }
@@ -256,6 +283,7 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
           Sym k = h.op_key[o];
           if (h.op_kind[o] != OpKind::write || k < p.key || k > p.hi) continue;
           if (std::any_of(p.rows.begin(), p.rows.end(), [&](auto& r) { return r.first == k; })) continue;
+          if (p.has_where && !satisfies(p.where, h.op_value[o])) continue;
           p.rows.push_back({k, h.op_value[o]});
           std::sort(p.rows.begin(), p.rows.end());
           break;
@@ -283,7 +311,13 @@ std::string predicate_history_text(const PredicateHistory& ph) {
           op = "[\"scan\"," + std::to_string(p->key) + "," + std::to_string(p->hi) + ",[";
           for (size_t i = 0; i < p->rows.size(); ++i)
             op += (i ? ",[" : "[") + std::to_string(p->rows[i].first) + "," + val(p->rows[i].second) + "]";
-          op += "]]";
+          op += "]";
+          if (p->has_where) {
+            static const char* const cmp[] = {"=", "!=", "<", "<=", ">", ">=", "between"};
+            op += ",[\"" + std::string(cmp[p->where.cmp]) + "\"," + val(p->where.a) +
+                  (p->where.cmp == ValuePredicate::between ? "," + val(p->where.b) : "") + "]";
+          }
+          op += "]";
         } else {
           op = std::string("[\"") + (p->kind == PredicateOp::insert ? "insert" : "delete") + "\"," +
                std::to_string(p->key) + "," + val(p->value) + "]";

@@ -9,7 +9,8 @@
 //  * `w k v` makes k present with v; `insert k v` needs k absent and makes it
 //    present with v; `delete k v` makes k absent with tombstone v;
 //  * `scan lo hi rows` needs rows to be exactly the present (k, v) with
-//    lo <= k <= hi, in key order.
+//    lo <= k <= hi, in key order; with a value predicate, exactly those
+//    whose value v satisfies it (integer comparison, computed here).
 // Its effect is its final copy of the keys it wrote, inserted or deleted.
 // Included transactions: the committed ones (the generator below makes no
 // unknown ones). SER: a total order extending session order in which every
@@ -37,6 +38,7 @@ struct RandomPredicateOptions {
   int stale_percent = 70;       // transactions reading an older snapshot
   int aborted_percent = 8;
   int mutation_percent = 15;    // histories with one scan's rows changed
+  int where_percent = 0;        // scans with a value predicate (v < c, v between a and b, ...)
 };
 
 // A history from a simulated execution with snapshots (many serializable,
