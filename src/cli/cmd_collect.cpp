@@ -42,7 +42,7 @@ void add_collect_command(CLI::App& app, int& exit_code) {
       "collect", "Run a workload against PostgreSQL (libpq) and record the history");
   cmd->add_option("--dsn", o.dsn, "libpq connection string, e.g. 'host=127.0.0.1 port=5432 dbname=postgres'")
       ->required();
-  cmd->add_option("--workload", args->workload, "mt | rmw | blindw-rw | blindw-rm | append | bank | scan (range SELECTs, INSERTs and on-call UPDATEs over groups of 256 keys) | rows (scan with DELETEs of rows a scan returned) | lwt (one compare-and-set or insert-if-absent per transaction)")
+  cmd->add_option("--workload", args->workload, "mt | rmw | blindw-rw | blindw-rm | append | bank | scan (range SELECTs, INSERTs and on-call UPDATEs over groups of 256 keys) | rows (scan with DELETEs of rows a scan returned) | oncall (doctors on call through a value predicate, SELECT ... WHERE v < 0, and their updates) | lwt (one compare-and-set or insert-if-absent per transaction)")
       ->capture_default_str();
   cmd->add_option("--isolation", args->isolation, "serializable | repeatable-read | read-committed")
       ->capture_default_str();

@@ -35,7 +35,8 @@ constexpr EnumName<Workload> kWorkloads[] = {{Workload::mt, "mt"},
                                              {Workload::bank, "bank"},
                                              {Workload::scan, "scan"},
                                              {Workload::lwt, "lwt"},
-                                             {Workload::rows, "rows"}};
+                                             {Workload::rows, "rows"},
+                                             {Workload::oncall, "oncall"}};
 static_assert(indexed_by_value(kWorkloads));
 
 struct IsolationRow {
@@ -98,6 +99,7 @@ struct SessionLog {
     Sym value;                  // kNullValue for a read of an absent row; scan: the range's high key
     uint64_t list_begin = 0, list_end = 0;  // list read: its elements; scan: its rows, (key, value) flat
     Stated stated = Stated::point;
+    bool on_call_only = false;  // scan: WHERE v < 0 (oncall workload)
   };
   std::vector<Txn> txns;
   std::vector<Op> ops;
@@ -151,6 +153,7 @@ class Session {
         conn_.prepare("s", ("SELECT k, v FROM " + kv + " WHERE k BETWEEN $1 AND $2 ORDER BY k").c_str(), 2);
         conn_.prepare("i", ("INSERT INTO " + kv + " (k, v) VALUES ($1, $2)").c_str(), 2);
         conn_.prepare("d", ("DELETE FROM " + kv + " WHERE k = $1 RETURNING v").c_str(), 1);
+        conn_.prepare("sv", ("SELECT k, v FROM " + kv + " WHERE k BETWEEN $1 AND $2 AND v < 0 ORDER BY k").c_str(), 2);
       }
     }
   }
@@ -290,6 +293,35 @@ class Session {
         last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
         sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
         return Outcome::ok;
+      }
+      case PlanOp::oncall_scan: {
+        const int64_t lo = s.key * kScanGroupKeys, hi = lo + kScanDoctors - 1;
+        Result r = conn_.exec_prepared("sv", {lo, hi});
+        if (!r.ok()) return fail("on-call scan", r);
+        SessionLog::Op op{OpKind::read, lo, Sym(hi)};
+        op.stated = SessionLog::Stated::scan;
+        op.on_call_only = true;
+        op.list_begin = log_.lists.size();
+        for (int i = 0; i < r.rows(); ++i) log_.lists.push_back(r.int64(i, 0)), log_.lists.push_back(r.int64(i, 1));
+        op.list_end = log_.lists.size();
+        log_.ops.push_back(op);
+        last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
+        sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
+        return Outcome::ok;
+      }
+      case PlanOp::oncall_update: {
+        // The last on-call scan returned the doctors on call: with two, one
+        // goes off (a positive value), else any doctor goes on (negative). A
+        // point read of the doctor first: its version is then known (the
+        // scan's silence about an off-call doctor does not say which).
+        const int64_t first = s.key * kScanGroupKeys;
+        const bool off = last_scan_.size() >= 4;
+        const int64_t doctor = off ? last_scan_[2 * (pick_() % (last_scan_.size() / 2))]
+                                   : first + static_cast<int64_t>(pick_() % kScanDoctors);
+        if (Outcome o = step({PlanOp::read, doctor}); o != Outcome::ok) return o;
+        const int64_t mag = static_cast<int64_t>(next_value());
+        const Sym v = Sym(off ? mag : -mag);
+        return wrote(conn_.exec_prepared("w", {doctor, int64_t(v)}), "on-call update", OpKind::write, doctor, v);
       }
       case PlanOp::on_call: {
         // The doctors the last scan saw on call (odd values).
@@ -632,6 +664,7 @@ PredicateHistory run_stated(const Options& opt, Stats& stats, std::ostream& log)
         p.key = Sym(op.key);
         if (p.kind == PredicateOp::scan) {
           p.hi = op.value;
+          if (op.on_call_only) p.has_where = true, p.where = {ValuePredicate::lt, Sym(0)};
           for (uint64_t i = op.list_begin; i + 1 < op.list_end; i += 2)
             p.rows.push_back({Sym(L.lists[i]), Sym(L.lists[i + 1])});
         } else {
@@ -681,7 +714,7 @@ void write_stated_jsonl(const PredicateHistory& ph, AtomicOutput& file) {
           put_int(static_cast<int64_t>(p.rows[i].second));
           out.push_back(']');
         }
-        out += "]]";
+        out += p.has_where ? "],[\"<\",0]]" : "]]";  // (the one predicate collect writes: v < 0)
       } else {
         out += p.kind == PredicateOp::del ? "[\"delete\"," : "[\"insert\",";
         put_int(static_cast<int64_t>(p.key));

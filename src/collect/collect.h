@@ -15,10 +15,12 @@
 
 namespace isocheck::collect {
 
-enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan, lwt, rows };
+enum class Workload : uint8_t { mt, rmw, blindw_rw, blindw_rm, append, bank, scan, lwt, rows, oncall };
 // The SQL-shaped workloads: scans of a group of rows, the on-call updates and
-// inserts; `rows` also deletes rows a scan returned.
-inline bool scan_shaped(Workload w) { return w == Workload::scan || w == Workload::rows; }
+// inserts; `rows` also deletes rows a scan returned; `oncall` asks for the
+// doctors on call with a value predicate (`WHERE v < 0`: on call is a
+// negative value) and updates one after a point read of it.
+inline bool scan_shaped(Workload w) { return w == Workload::scan || w == Workload::rows || w == Workload::oncall; }
 
 // The scan workload's table: groups of kScanGroupKeys consecutive keys; in
 // each, the first kScanDoctors rows are updated (the on-call shape), the

@@ -53,7 +53,8 @@ uint32_t WorkloadGen::default_ops(Workload w) {
     case Workload::append: return 4;
     case Workload::bank: return 4;
     case Workload::scan:
-    case Workload::rows: return 3;  // (fixed shapes: --ops is not used)
+    case Workload::rows:
+    case Workload::oncall: return 3;  // (fixed shapes: --ops is not used)
     case Workload::lwt: return 1;
   }
   return 4;
@@ -68,7 +69,8 @@ double WorkloadGen::default_read_only(Workload w) {
     case Workload::append: return 0.0;  // reads are mixed into every txn instead
     case Workload::bank: return 0.2;
     case Workload::scan:
-    case Workload::rows: return 0.3;
+    case Workload::rows:
+    case Workload::oncall: return 0.3;
     case Workload::lwt: return 0.0;  // (a failed compare-and-set is the read)
   }
   return 0.25;
@@ -116,6 +118,7 @@ Plan WorkloadGen::next() {
     case Workload::scan:
     case Workload::rows: return next_scan();
     case Workload::lwt: return next_lwt();
+    case Workload::oncall: return next_oncall();
   }
   return {};
 }
@@ -233,6 +236,24 @@ Plan WorkloadGen::next_scan() {
     p.steps = {{PlanOp::scan, g}, {PlanOp::insert, g}};
   } else {
     p.steps = {{PlanOp::scan, g}, {PlanOp::remove, g}};  // rows: a quarter of the updates delete
+  }
+  return p;
+}
+
+// Doctors on call through a value predicate: read-only (--read-only share):
+// the on-call scan, a point read of a doctor, the scan again (READ COMMITTED
+// shows them differ); else the on-call scan, then a doctor goes off call when
+// two are on, or one goes on — two such on a snapshot each take a different
+// doctor off (predicate write skew through `WHERE v < 0`).
+Plan WorkloadGen::next_oncall() {
+  Plan p;
+  const int64_t groups = std::max<int64_t>(1, static_cast<int64_t>(keys_.keys()) / kScanGroupKeys);
+  const int64_t g = key() % groups;
+  if (uniform01(rng_) < read_only_) {
+    const int64_t doctor = g * kScanGroupKeys + std::uniform_int_distribution<int64_t>(0, kScanDoctors - 1)(rng_);
+    p.steps = {{PlanOp::oncall_scan, g}, {PlanOp::read, doctor}, {PlanOp::oncall_scan, g}};
+  } else {
+    p.steps = {{PlanOp::oncall_scan, g}, {PlanOp::oncall_update, g}};
   }
   return p;
 }

@@ -24,6 +24,9 @@ enum class PlanOp : uint8_t {
   on_call,    // after a scan of the group: with two doctors on call (odd v) one goes off, else one goes on
   insert,     // INSERT a row into the group's next unused key (none when the group is full)
   remove,     // rows: DELETE one of the inserted rows the last scan returned (none when it returned none)
+  // oncall workload (`key`: the group):
+  oncall_scan,    // SELECT k, v FROM kv WHERE k BETWEEN the group's doctors AND v < 0 (on call)
+  oncall_update,  // with two on call (by the last such scan) one goes off, else one goes on; read first
   // lwt workload: one statement on one key, its outcome returned
   cas,               // compare-and-set from the value this session last saw (insert-if-absent when none)
   insert_if_absent,  // INSERT ... ON CONFLICT: the present value when there is one
@@ -80,6 +83,7 @@ class WorkloadGen {
   Plan next_bank();
   Plan next_scan();
   Plan next_lwt();
+  Plan next_oncall();
 
   const Options& opt_;
   const KeySampler& keys_;

@@ -13,7 +13,7 @@ PG_CASES=(ser_mt ser_rmw ser_append ser_bank ser_blindw_rw ser_blindw_rm
           rr_write_skew rc_lost_update rc_read_skew rc_bank rc_blindw connection_loss setup_loss hdf5_out
           weak_rc_mt weak_rc_append weak_rc_blindw weak_rr_mt weak_rr_append weak_rr_blindw
           weak_ser_mt weak_ser_append weak_ser_blindw
-          scan_rc scan_rr scan_ser rows_rc rows_rr rows_ser lwt_rc lwt_rr lwt_ser)
+          scan_rc scan_rr scan_ser rows_rc rows_rr rows_ser oncall_rc oncall_rr oncall_ser lwt_rc lwt_rr lwt_ser)
 
 _fail() { echo "    FAIL: $*" >&2; return 1; }
 
@@ -502,6 +502,39 @@ case_rows_ser() {
   placed_by_engine rows_ser || return 1
   verify rows_ser ser si sser
   [[ $VRC -eq 0 ]] || { head -c 2000 "$WORK/rows_ser.verify.json" >&2; _fail "SER/SI/SSER violated under SERIALIZABLE"; return 1; }
+}
+
+# Doctors on call through a value predicate (--workload oncall: SELECT ...
+# WHERE k BETWEEN the group's doctors AND v < 0, recorded with ["<", 0]; an
+# update reads its doctor, then takes it off call or puts one on). A doctor
+# the scan did not return saw a version not on call, which one open: the
+# engine places it. READ COMMITTED: SER violated. REPEATABLE READ: SI holds,
+# SER violated (two transactions on one snapshot each take a different doctor
+# off: predicate write skew through the predicate). SERIALIZABLE: all hold.
+oncall_case() {
+  local name=$1 iso=$2
+  collect "$name" --workload oncall --isolation "$iso" --sessions 8 --txns 2000 --keys 1024 || return 1
+  local preds open
+  preds=$(jq -r 'select(.ops and .status == "committed") | .ops[] | select(.[0] == "scan" and .[4] == ["<", 0]) | 1' "$WORK/$name.jsonl" | wc -l)
+  [[ $preds -gt 100 ]] || _fail "only $preds committed scans with the predicate v < 0" || return 1
+  open=$("$BIN" info "$WORK/$name.jsonl" 2>&1 | sed -nE 's/^value predicates: .*\(([0-9]+) of them open.*/\1/p')
+  [[ ${open:-0} -gt 0 ]] || { "$BIN" info "$WORK/$name.jsonl" >&2; _fail "no scan's silence about a doctor left open"; return 1; }
+}
+case_oncall_rc() {
+  oncall_case oncall_rc read-committed || return 1
+  verify oncall_rc ser
+  [[ $VRC -eq 1 ]] || { cat "$WORK/oncall_rc.verify.err" >&2; _fail "SER not violated under READ COMMITTED (exit $VRC)"; }
+}
+case_oncall_rr() {
+  oncall_case oncall_rr repeatable-read || return 1
+  verify oncall_rr si
+  [[ $VRC -eq 0 ]] || { cat "$WORK/oncall_rr.verify.err" >&2; head -c 2000 "$WORK/oncall_rr.verify.json" >&2; _fail "SI violated under REPEATABLE READ (exit $VRC)"; return 1; }
+  violated_naming oncall_rr ser 'phantom|predicate|G2|G-single'
+}
+case_oncall_ser() {
+  oncall_case oncall_ser serializable || return 1
+  verify oncall_ser ser si sser
+  [[ $VRC -eq 0 ]] || { cat "$WORK/oncall_ser.verify.err" >&2; head -c 2000 "$WORK/oncall_ser.verify.json" >&2; _fail "SER/SI/SSER violated under SERIALIZABLE (exit $VRC)"; }
 }
 
 # Lightweight transactions (--workload lwt: one compare-and-set or
