@@ -85,10 +85,7 @@ History pass1_view(History&& h, const PredicateList& preds, Sym fk) {
     }
     out.end_txn();
   }
-  out.keys = std::move(h.keys);
-  out.values = std::move(h.values);
-  out.session_name = std::move(h.session_name);
-  out.time_unit = std::move(h.time_unit);
+  out.take_tables(h);
   return out;
 }
 

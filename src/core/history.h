@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace isocheck {
@@ -200,6 +201,14 @@ struct History {
   void reserve_more(size_t txns, size_t ops);
 
   // After a symbol table switched to named mode, remap stored symbols.
+  // Takes `from`'s key and value tables, session names and time unit (a
+  // history rebuilt from another's operations keeps its symbols).
+  void take_tables(History& from) {
+    keys = std::move(from.keys);
+    values = std::move(from.values);
+    session_name = std::move(from.session_name);
+    time_unit = std::move(from.time_unit);
+  }
   void remap_keys();
   void remap_values();
 

@@ -215,6 +215,12 @@ History expand_predicates(const PredicateHistory& ph, const std::string& file, c
       flat.wheres.push_back(p.where);
       r.where = static_cast<uint32_t>(flat.wheres.size());
     }
+    if (p.kind == PredicateOp::scan && p.has_key_set) {
+      r.key_set = true;
+      r.set_begin = flat.set_keys.size();
+      flat.set_keys.insert(flat.set_keys.end(), p.key_set.begin(), p.key_set.end());
+      r.set_end = flat.set_keys.size();
+    }
     flat.ops.push_back(r);
   }
   History base = ph.base;
@@ -322,6 +328,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   // delete or scan with a value predicate: a scan asks it about keys the
   // transaction deleted itself, or wrote a value its predicate may not match.
   std::unordered_map<Sym, std::pair<bool, Sym>> own;
+  std::vector<Sym> set_changing;  // a key-set scan's keys whose state changes
   for (TxnIdx t = 0; t < b.txn_count(); ++t) {
     out.begin_txn(b.txn_id[t], b.txn_session[t], b.txn_status[t], b.txn_begin[t], b.txn_end[t]);
     bool track_own = false;
@@ -358,10 +365,21 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
             if (has_lists)
               for (size_t r = 0; r < nrows; ++r)
                 if (flag(rows(r).first) & kList) list_key(p, rows(r).first);
-            auto k = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
+            // The keys it covers whose state changes: a stretch of `sorted`,
+            // or those of its declared key set.
+            const Sym *k, *k_end;
+            if (p.key_set) {
+              set_changing.clear();
+              for (uint64_t i = p.set_begin; i < p.set_end; ++i)
+                if (facts.flags.find(ph.set_keys[i])) set_changing.push_back(ph.set_keys[i]);
+              k = set_changing.data(), k_end = k + set_changing.size();
+            } else {
+              k = sorted.data() + (std::lower_bound(sorted.begin(), sorted.end(), p.key, less) - sorted.begin());
+              k_end = sorted.data() + (std::upper_bound(sorted.begin(), sorted.end(), p.hi, less) - sorted.begin());
+            }
             size_t r = 0;
             while (true) {
-              bool has_k = k != sorted.end() && !less(p.hi, *k);
+              bool has_k = k != k_end;
               bool has_r = r < nrows;
               if (!has_k && !has_r) break;
               if (has_r && (!has_k || !less(*k, rows(r).first))) {
@@ -428,10 +446,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
     }
     out.end_txn();
   }
-  out.keys = std::move(base.keys);
-  out.values = std::move(base.values);
-  out.session_name = std::move(base.session_name);
-  out.time_unit = std::move(base.time_unit);
+  out.take_tables(base);
   return out;
 }
 }  // namespace

@@ -65,6 +65,10 @@ struct PredicateOp {
   // present rows of the range that satisfy it.
   bool has_where = false;
   ValuePredicate where;
+  // scan: a declared key set (`WHERE k IN (...)`) instead of the range; key
+  // and hi are then its smallest and largest key (a range covering it).
+  bool has_key_set = false;
+  std::vector<Sym> key_set;  // ordered by key, no key twice
 };
 
 // A history as stated: `base` holds its reads and writes, `ops` (ordered by
@@ -85,6 +89,10 @@ struct PredicateRec {
   Sym key = 0, hi = 0, value = 0;  // as in PredicateOp
   uint64_t row_begin = 0, row_end = 0;
   uint32_t where = 0;  // scan: 0, or 1 + its value predicate's index in PredicateList::wheres
+  // scan over a declared key set: its keys are set_keys[set_begin, set_end)
+  // of PredicateList (key and hi then cover them).
+  bool key_set = false;
+  uint64_t set_begin = 0, set_end = 0;
 };
 // Scan rows in blocks of 2^16: growing never copies the rows already held
 // (nor makes the kernel map fresh pages for a copy of them, which a doubling
@@ -116,6 +124,7 @@ struct PredicateList {
   std::vector<PredicateRec> ops;  // ordered by transaction, then pos
   ScanRows rows;                  // each scan's ordered by key
   std::vector<ValuePredicate> wheres;
+  std::vector<Sym> set_keys;  // the key-set scans' keys, each scan's ordered by key
 };
 
 // Key order for ranges: integers before strings, integers by value, strings

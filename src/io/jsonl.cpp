@@ -222,6 +222,7 @@ struct LineReader {
     h.remap_keys();
     ++key_switches;
     for (PredicateRec& p : preds.ops) p.key = h.keys.remap(p.key), p.hi = h.keys.remap(p.hi);
+    for (Sym& k : preds.set_keys) k = h.keys.remap(k);
     preds.rows.for_each([&](std::pair<Sym, Sym>& r) { r.first = h.keys.remap(r.first); });
   }
 
@@ -421,17 +422,44 @@ struct LineReader {
 
   // A scan's rows go straight to the end of preds.rows; messages are made
   // only for a row that is wrong.
-  void scan_op(simdjson::dom::array a, size_t index, PredicateRec& p) {
-    if (a.size() != 4 && a.size() != 5)
-      fail(op_at(index) + "a scan is [\"scan\", lo, hi, [[key, value], ...]] or, with a value predicate, [\"scan\", lo, hi, [[key, value], ...], [\"<\", value]] (4 or 5 elements), this one has " + std::to_string(a.size()));
+  // ["scan", [k1, k2, ...], rows] and with a value predicate [..., pred]:
+  // the rows present among the declared keys (`WHERE k IN (...)`).
+  void key_set_scan_op(simdjson::dom::array a, size_t index, PredicateRec& p) {
+    if (a.size() != 3 && a.size() != 4)
+      fail(op_at(index) + "a scan of a key set is [\"scan\", [key, ...], [[key, value], ...]] or, with a value predicate, [\"scan\", [key, ...], [[key, value], ...], [\"<\", value]] (3 or 4 elements), this one has " + std::to_string(a.size()));
     auto it = a.begin();
-    const element lo_e = *++it, hi_e = *++it, rows_e = *++it;
-    // The predicate first: its constants are values (a switch of the value
-    // table to names while reading them remaps the rows read before).
-    if (a.size() == 5) p.where = where_clause(*++it, index);
-    const uint64_t switches = key_switches;
-    Sym lo = key_sym(lo_e, index);
-    Sym hi = key_sym(hi_e, index);
+    const element set_e = *++it, rows_e = *++it;
+    if (a.size() == 4) p.where = where_clause(*++it, index);
+    p.key_set = true;
+    p.set_begin = preds.set_keys.size();
+    const simdjson::dom::array set = set_e.get_array().value_unsafe();
+    for (element k : set) preds.set_keys.push_back(key_sym(k, index));
+    p.set_end = preds.set_keys.size();
+    const size_t nrows = scan_rows(rows_e, index, p);
+    const SymbolTable& keys = h.keys;
+    auto less = [&](Sym x, Sym y) {
+      return keys.named() ? key_less(keys, x, y) : SymbolTable::as_int(x) < SymbolTable::as_int(y);
+    };
+    const auto set_b = preds.set_keys.begin() + static_cast<std::ptrdiff_t>(p.set_begin), set_e_it = preds.set_keys.end();
+    std::sort(set_b, set_e_it, less);
+    for (auto x = set_b; x != set_e_it; ++x)
+      if (x != set_b && *x == *(x - 1)) fail(op_at(index) + "key " + keys.text(*x) + " is listed twice in the scan's key set");
+    const ScanRows& out = preds.rows;
+    for (size_t j = 0; j < nrows; ++j) {
+      const Sym k = out[p.row_begin + j].first;
+      if (!std::binary_search(set_b, set_e_it, k, less))
+        fail(op_at(index) + "row " + std::to_string(j) + ": key " + keys.text(k) + " is not in the scan's key set");
+      if (j > 0 && !less(out[p.row_begin + j - 1].first, k))
+        fail(op_at(index) + "row " + std::to_string(j) + ": key " + keys.text(k) +
+             (out[p.row_begin + j - 1].first == k ? " is returned twice" : " comes after a larger key (rows are ordered by key)"));
+    }
+    // A range covering the set (what readers that ask only ranges see).
+    if (set_b != set_e_it) p.key = *set_b, p.hi = *(set_e_it - 1);
+  }
+
+  // A scan's rows [[k, v], ...] appended to preds.rows (row_begin/row_end);
+  // returns how many.
+  size_t scan_rows(element rows_e, size_t index, PredicateRec& p) {
     simdjson::dom::array rows;
     if (rows_e.get_array().get(rows)) fail(op_at(index) + "a scan's rows must be an array of [key, value] pairs");
     ScanRows& out = preds.rows;
@@ -450,9 +478,26 @@ struct LineReader {
       out.push_back({k, vs});
       ++i;
     }
+    p.row_end = out.size();
+    return i;
+  }
+
+  void scan_op(simdjson::dom::array a, size_t index, PredicateRec& p) {
+    if (a.size() >= 2 && a.at(1).value_unsafe().type() == element_type::ARRAY) return key_set_scan_op(a, index, p);
+    if (a.size() != 4 && a.size() != 5)
+      fail(op_at(index) + "a scan is [\"scan\", lo, hi, [[key, value], ...]] or, with a value predicate, [\"scan\", lo, hi, [[key, value], ...], [\"<\", value]] (4 or 5 elements), this one has " + std::to_string(a.size()));
+    auto it = a.begin();
+    const element lo_e = *++it, hi_e = *++it, rows_e = *++it;
+    // The predicate first: its constants are values (a switch of the value
+    // table to names while reading them remaps the rows read before).
+    if (a.size() == 5) p.where = where_clause(*++it, index);
+    const uint64_t switches = key_switches;
+    Sym lo = key_sym(lo_e, index);
+    Sym hi = key_sym(hi_e, index);
+    const size_t i = scan_rows(rows_e, index, p);
+    ScanRows& out = preds.rows;
     // Key symbols renumbered while reading the rows: lo and hi too.
     if (key_switches != switches) lo = key_sym(lo_e, index), hi = key_sym(hi_e, index);
-    p.row_end = out.size();
     const SymbolTable& keys = h.keys;
     auto less = [&](Sym x, Sym y) {
       return keys.named() ? key_less(keys, x, y) : SymbolTable::as_int(x) < SymbolTable::as_int(y);

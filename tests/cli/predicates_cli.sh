@@ -122,6 +122,20 @@ expect_one_err vp_dist_msg "not decided on the ranks: .*vp.jsonl has range scans
 check vp_audit 3 "$bin" audit -q --round 2 "$vpp"
 expect_one_err vp_audit_msg "a range scan with a value predicate; the audit's rounds do not decide those"
 
+# Scans of a declared key set (["scan", [k, ...], rows]): T5's scan of {b, c}
+# after T4 inserted b in its session misses b, a phantom; the audit (its
+# facts gathered over the set's covering range) says what verify says.
+{ echo "$hdr"; t 1 1 '["insert","a",1],["insert","c",1]'; t 2 2 '["r","c",1],["w","c",2]'
+  t 3 1 '["scan",["c","a","z"],[["a",1],["c",1]]]'; t 4 3 '["scan",["b","z"],[]],["insert","b",2]'
+  t 5 3 '["scan",["b","c"],[["c",2]]]'; } > "$tmp/keyset.jsonl"
+check keyset 1 "$bin" verify -q "$tmp/keyset.jsonl"
+expect_out keyset_words "T5's range scan saw b absent \(the initial state\), but T4's write b=2 is a later version of b"
+check keyset_audit 1 "$bin" audit -q --round 2 "$tmp/keyset.jsonl"
+expect_out keyset_audit_named "serializable: VIOLATED \(round 2, G-single-process \(phantom\)\)"
+{ echo "$hdr"; t 1 1 '["scan",["b","c"],[["a",1]]]'; } > "$tmp/keyset_bad.jsonl"
+check keyset_row_outside 2 "$bin" verify "$tmp/keyset_bad.jsonl"
+expect_one_err keyset_row_outside_msg "keyset_bad.jsonl:2: operation 0: row 0: key a is not in the scan's key set"
+
 check_messages=0
 # The weak levels resolve every read to one version: undecided, saying why.
 check vp_weak 3 "$bin" verify --level rc "$vpp"

@@ -23,6 +23,8 @@ struct Op {
   std::vector<std::pair<int64_t, Sym>> rows;
   bool has_where = false;
   ValuePredicate where;
+  std::vector<int64_t> key_set;  // a scan of these keys (has_key_set) instead of [key, hi]
+  bool has_key_set = false;
 };
 
 // The predicate by definition, on integer values.
@@ -52,6 +54,8 @@ std::vector<Op> stated_ops(const PredicateHistory& ph, TxnIdx t) {
       x.key = static_cast<int64_t>(p->key), x.hi = static_cast<int64_t>(p->hi), x.value = p->value;
       for (auto [k, v] : p->rows) x.rows.push_back({static_cast<int64_t>(k), v});
       x.has_where = p->has_where, x.where = p->where;
+      x.has_key_set = p->has_key_set;
+      for (Sym k : p->key_set) x.key_set.push_back(static_cast<int64_t>(k));
       out.push_back(x);
       ++p;
       continue;
@@ -84,7 +88,8 @@ bool execute(const std::vector<Op>& ops, State s, State& effect) {
       case Op::scan: {
         std::vector<std::pair<int64_t, Sym>> present;
         for (auto it = s.lower_bound(op.key); it != s.end() && it->first <= op.hi; ++it)
-          if (it->second.present && (!op.has_where || satisfies(op.where, it->second.name)))
+          if (it->second.present && (!op.has_where || satisfies(op.where, it->second.name)) &&
+              (!op.has_key_set || std::find(op.key_set.begin(), op.key_set.end(), it->first) != op.key_set.end()))
             present.push_back({it->first, it->second.name});
         if (present != op.rows) return false;
         break;
@@ -225,8 +230,19 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
             p.where.a = static_cast<Sym>(pick(1, static_cast<int>(next_value) + 1));
             if (p.where.cmp == ValuePredicate::between) p.where.b = p.where.a + static_cast<Sym>(pick(0, 4));
           }
+          if (opt.key_set_percent > 0 && chance(opt.key_set_percent)) {  // (no draw at 0: old seeds stay)
+            // A declared key set: each key of 1..keys with probability 1/2.
+            p.has_key_set = true;
+            for (int64_t x = 1; x <= opt.keys; ++x)
+              if (chance(50)) p.key_set.push_back(static_cast<Sym>(x));
+            lo = 1, hi = opt.keys;
+            if (!p.key_set.empty()) p.key = p.key_set.front(), p.hi = p.key_set.back();
+          }
+          auto in_set = [&](int64_t x) {
+            return !p.has_key_set || std::find(p.key_set.begin(), p.key_set.end(), static_cast<Sym>(x)) != p.key_set.end();
+          };
           for (auto it = view.lower_bound(lo); it != view.end() && it->first <= hi; ++it)
-            if (it->second.present && (!p.has_where || satisfies(p.where, it->second.name)))
+            if (it->second.present && (!p.has_where || satisfies(p.where, it->second.name)) && in_set(it->first))
               p.rows.push_back({static_cast<Sym>(it->first), it->second.name});
           ph.ops.push_back(std::move(p));
           break;
@@ -282,6 +298,7 @@ PredicateHistory random_predicate_history(uint64_t seed, const RandomPredicateOp
         for (OpIdx o = 0; o < h.op_count(); ++o) {
           Sym k = h.op_key[o];
           if (h.op_kind[o] != OpKind::write || k < p.key || k > p.hi) continue;
+          if (p.has_key_set && std::find(p.key_set.begin(), p.key_set.end(), k) == p.key_set.end()) continue;
           if (std::any_of(p.rows.begin(), p.rows.end(), [&](auto& r) { return r.first == k; })) continue;
           if (p.has_where && !satisfies(p.where, h.op_value[o])) continue;
           p.rows.push_back({k, h.op_value[o]});
@@ -308,7 +325,13 @@ std::string predicate_history_text(const PredicateHistory& ph) {
       std::string op;
       if (p != ph.ops.end() && p->txn == t && p->pos == pos) {
         if (p->kind == PredicateOp::scan) {
-          op = "[\"scan\"," + std::to_string(p->key) + "," + std::to_string(p->hi) + ",[";
+          if (p->has_key_set) {
+            op = "[\"scan\",[";
+            for (size_t i = 0; i < p->key_set.size(); ++i) op += (i ? "," : "") + std::to_string(p->key_set[i]);
+            op += "],[";
+          } else {
+            op = "[\"scan\"," + std::to_string(p->key) + "," + std::to_string(p->hi) + ",[";
+          }
           for (size_t i = 0; i < p->rows.size(); ++i)
             op += (i ? ",[" : "[") + std::to_string(p->rows[i].first) + "," + val(p->rows[i].second) + "]";
           op += "]";

@@ -39,6 +39,7 @@ struct RandomPredicateOptions {
   int aborted_percent = 8;
   int mutation_percent = 15;    // histories with one scan's rows changed
   int where_percent = 0;        // scans with a value predicate (v < c, v between a and b, ...)
+  int key_set_percent = 0;      // scans of a declared key set instead of a range
 };
 
 // A history from a simulated execution with snapshots (many serializable,
