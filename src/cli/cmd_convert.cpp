@@ -49,9 +49,6 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                               "a row whose versions their value predicate does not all match; which version they saw "
                               "is open, and JSONL's point reads cannot state that (a read of null is the initial "
                               "state): keep this file as it is, or convert it to HDF5 (mark 4 of /op/scan)");
-    if (out == Format::hdf5 && !h.value_predicates.empty())
-      throw InputError(a->in, "range scans here have value predicates, which the HDF5 format does not carry: keep "
-                              "this JSONL file as it is");
     print_import_notes(st);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);

@@ -35,6 +35,9 @@ History read_hdf5_range(const std::string& path, uint64_t txn_first, uint64_t tx
 // Number of transactions in the file (cheap: reads no data), so that ranks can
 // split [0, n) before calling read_hdf5_range.
 uint64_t hdf5_txn_count(const std::string& path);
+// Whether the file stores scans' value predicates (/op/predicate): readers
+// that take columns, not histories (the ranks), refuse such files.
+bool hdf5_has_value_predicates(const std::string& path);
 
 // Writes `h` (one shot; for streaming use open_sink(path, Format::hdf5, ...)).
 void write_hdf5(const History& h, const std::string& path, const Hdf5Options& opt = {});

@@ -52,6 +52,7 @@ class Reader {
   }
 
   uint64_t txn_count() { return layout_ ? layout_->n : open_int("/txn/id", 8).len; }
+  bool has_value_predicates() const { return exists("/op/predicate"); }
 
   // own_tables: the result takes the name tables (one-shot reads); else its
   // tables stay empty and its symbols are those of keys() / values().
@@ -135,13 +136,18 @@ class Reader {
     Ds d = open_any(name);
     Hid t(H5Dget_type(d.ds), H5Tclose);
     if (H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != bytes)
-      fail(name, "wrong datatype: expected " + std::string(bytes == 1 ? "an unsigned 8-bit" : "a 64-bit") +
+      fail(name, "wrong datatype: expected " +
+                     std::string(bytes == 1 ? "an unsigned 8-bit" : bytes == 4 ? "an unsigned 32-bit" : "a 64-bit") +
                      " integer, found " + describe_type(t));
     bool sign = H5Tget_sign(t) != H5T_SGN_NONE;
-    d.mem = bytes == 1 ? (sign ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8) : (sign ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64);
+    d.mem = bytes == 1   ? (sign ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8)
+            : bytes == 4 ? (sign ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32)
+                         : (sign ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64);
     d.elem = bytes;
     bool native_order = bytes == 1 || (std::endian::native == std::endian::little && H5Tget_order(t) == H5T_ORDER_LE);
-    if (native_order) probe_direct(d);
+    // (4-byte columns, /op/predicate alone, go through the library: the
+    // direct path unshuffles 8-byte elements only.)
+    if (native_order && bytes != 4) probe_direct(d);
     return d;
   }
 
@@ -334,9 +340,16 @@ class Reader {
     Ds id, session, status, begin, end, op_off, kind, key, value, list_off, list;
     Ds scan;                // /op/scan, optional: has_scan
     bool has_scan = false;
+    Ds pred;                // /op/predicate, optional: has_pred
+    bool has_pred = false;
+    std::vector<ValuePredicate> predicates;  // /predicate/{cmp,a,b}, with has_pred
     uint64_t n = 0, m = 0;  // transactions, operations
   };
-  void read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h);
+  // (open_predicate_reads: the rows marked 5, for read_value_predicates.)
+  void read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h,
+                       std::vector<uint64_t>& open_predicate_reads);
+  void read_value_predicate_table(Layout& L);
+  void read_value_predicates(Layout& L, uint64_t o0, History& h, std::vector<uint64_t>& open_predicate_reads);
   Layout& layout();
   void ensure_tables();
   void check_range(uint64_t first, uint64_t last, uint64_t n) const;
@@ -556,6 +569,12 @@ Reader::Layout& Reader::layout() {
     check_len(L->scan, m, "/op/kind");
     L->has_scan = true;
   }
+  if (exists("/op/predicate")) {
+    L->pred = open_int("/op/predicate", 4);
+    check_len(L->pred, m, "/op/kind");
+    L->has_pred = true;
+    read_value_predicate_table(*L);
+  }
   if (read_one(L->op_off, 0) != 0) fail_row("/txn/op_offset", 0, "must start at 0");
   if (uint64_t e = read_one(L->op_off, n); e != m)
     fail_row("/txn/op_offset", n, "must end at the operation count " + std::to_string(m) + ", is " + std::to_string(e));
@@ -691,16 +710,77 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
     }
 }
 
+// The scans' value predicates, /predicate/{cmp,a,b} (hdf5_write.cpp), read
+// whole: one row per scan that has one.
+void Reader::read_value_predicate_table(Layout& L) {
+  if (!exists("/op/scan")) throw InputError(path_, "/op/predicate without /op/scan (value predicates belong to scans)");
+  Ds cmp = open_int("/predicate/cmp", 1), a = open_int("/predicate/a", 8), b = open_int("/predicate/b", 8);
+  check_len(a, cmp.len, "/predicate/cmp");
+  check_len(b, cmp.len, "/predicate/cmp");
+  std::vector<uint8_t> c(cmp.len);
+  std::vector<uint64_t> va(cmp.len), vb(cmp.len);
+  read_rows(cmp, 0, cmp.len, c.data());
+  read_rows(a, 0, a.len, va.data());
+  read_rows(b, 0, b.len, vb.data());
+  L.predicates.resize(cmp.len);
+  for (uint64_t i = 0; i < cmp.len; ++i) {
+    if (c[i] > ValuePredicate::between)
+      fail_row("/predicate/cmp", i, "comparison " + std::to_string(c[i]) + " is out of range (0 =, 1 !=, 2 <, 3 <=, 4 >, 5 >=, 6 between)");
+    L.predicates[i] = {static_cast<ValuePredicate::Cmp>(c[i]), va[i], vb[i]};
+  }
+}
+
+// Rows [o0, o0 + ops) of /op/predicate into h: the table, and which
+// predicate each read of a key a scan did not return stands for.
+void Reader::read_value_predicates(Layout& L, uint64_t o0, History& h, std::vector<uint64_t>& open_predicate_reads) {
+  std::vector<uint32_t> which(h.op_count());
+  read_rows(L.pred, o0, which.size(), which.data(), true);
+  std::vector<uint8_t> marked5(which.size(), 0);
+  for (OpIdx o : open_predicate_reads) marked5[o - o0] = 1;
+  open_predicate_reads.clear();
+  auto valid = [&](Sym v) { return v != kNullValue && (!named_values_ || v < value_count_); };
+  for (size_t i = 0; i < L.predicates.size(); ++i) {
+    const ValuePredicate& p = L.predicates[i];
+    if (!valid(p.a) || (p.cmp == ValuePredicate::between && !valid(p.b)))
+      fail_row("/predicate/a", i, "a constant is not a value of the history's value table");
+  }
+  for (size_t i = 0; i < which.size(); ++i) {
+    if (which[i] == 0) continue;
+    if (which[i] > L.predicates.size())
+      fail_row("/op/predicate", o0 + i, "predicate " + std::to_string(which[i]) + " is past /predicate/cmp's " +
+                                            std::to_string(L.predicates.size()) + " rows (0: none, else 1 + a row)");
+    const uint8_t m = h.predicate_mark(i);
+    if (m != 2 && m != 4)
+      fail_row("/op/predicate", o0 + i, "names a value predicate, but /op/scan does not mark the operation a read of "
+                                        "a key a scan did not return (mark 2 or 4)");
+    if (m == 4 && !marked5[i])
+      fail_row("/op/scan", o0 + i, "marks an open absence (mark 4), but /op/predicate names a value predicate for it "
+                                "(a value predicate's open read is mark 5)");
+    marked5[i] = 0;
+    h.op_value_predicate.push_back({i, which[i] - 1});
+  }
+  for (size_t i = 0; i < marked5.size(); ++i)
+    if (marked5[i]) fail_row("/op/scan", o0 + i, "mark 5 (a value predicate's open read), but /op/predicate names no predicate for it");
+  if (!h.op_value_predicate.empty()) h.value_predicates = L.predicates;
+}
+
 // Rows [o0, o0 + kind.size()) of /op/scan into h's predicate marks (indices
 // in h; History::predicate_mark): 1 marks a read standing for a row a scan
 // returned, 2 one standing for a key a scan saw absent, 3 a write standing
 // for a delete, 4 a key a scan saw absent in an open absent version (a
 // null read: the initial state or a tombstone).
-void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h) {
+void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h,
+                             std::vector<uint64_t>& open_predicate_reads) {
   std::vector<uint8_t> mark(kind.size());
   read_rows(d, o0, mark.size(), mark.data(), true);
+  // Mark 5: mark 4 of a scan with a value predicate (open among the versions
+  // that do not match it, /op/predicate names which): an open absence here,
+  // and read_value_predicates() checks that it has its predicate.
   size_t marked = 0, absent = 0, deletes = 0, open = 0;
-  for (uint8_t m : mark) marked += m == 1 || m == 2 || m == 4, absent += m == 2 || m == 4, deletes += m == 3, open += m == 4;
+  for (uint8_t& m : mark) {
+    if (m == 5) m = 4, open_predicate_reads.push_back(o0 + (&m - mark.data()));
+    marked += m == 1 || m == 2 || m == 4, absent += m == 2 || m == 4, deletes += m == 3, open += m == 4;
+  }
   h.scan_ops.reserve(marked);
   h.scan_absent_ops.reserve(absent);
   h.delete_ops.reserve(deletes);
@@ -712,7 +792,8 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
       fail_row(d.name, o0 + i,
                "mark " + std::to_string(mark[i]) +
                    " is out of range (0 no scan, 1 a row a scan returned, 2 a key a scan saw absent, 3 a delete, "
-                   "4 a key a scan saw absent in an open absent version)");
+                   "4 a key a scan saw absent in an open absent version, 5 a key a scan with a value predicate did "
+                   "not return, open among its versions that do not match)");
     const OpKind want = mark[i] == 3 ? OpKind::write : OpKind::read;
     if (kind[i] != want)
       fail_row(d.name, o0 + i,
@@ -722,7 +803,7 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
                    (mark[i] == 3 ? "; a delete is a write of its tombstone, kind 1)"
                                  : "; a scan's observations are reads, kind 0)"));
     if (mark[i] == 4 && h.op_value[i] != kNullValue)
-      fail_row(d.name, o0 + i, "marks an open absence (mark 4), but the read's value is not null");
+      fail_row(d.name, o0 + i, "marks an open read (mark 4 or 5), but the read's value is not null");
     h.mark_predicate(i, mark[i]);
   }
 }
@@ -778,7 +859,14 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   ensure_tables();
   check_ops(h.op_kind.data(), h.op_key.data(), h.op_value.data(), ops, o0);
   check_list(h.list_value, l0);
-  if (L.has_scan) read_scan_marks(L.scan, o0, h.op_kind, h);  // (kinds checked)
+  std::vector<uint64_t> open_predicate_reads;
+  if (L.has_scan) read_scan_marks(L.scan, o0, h.op_kind, h, open_predicate_reads);  // (kinds checked)
+  if (L.has_pred) read_value_predicates(L, o0, h, open_predicate_reads);             // (marks read)
+  else if (!open_predicate_reads.empty()) {
+    const uint64_t o = open_predicate_reads.front();
+    open_predicate_reads.clear();
+    fail_row("/op/scan", o, "mark 5 (a value predicate's open read), but the file has no /op/predicate");
+  }
   if (own_tables) {  // one-shot reads: the tables go with the history
     h.keys = std::move(keys_);
     h.values = std::move(values_);
@@ -872,5 +960,7 @@ void Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which, Hdf
 }
 
 uint64_t hdf5_txn_count(const std::string& path) { return Reader(path).txn_count(); }
+
+bool hdf5_has_value_predicates(const std::string& path) { return Reader(path).has_value_predicates(); }
 
 }  // namespace isocheck

@@ -307,6 +307,7 @@ class Hdf5Sink final : public HistorySink {
     if (vm.identity()) list_.append(c.list_value.data(), c.list_value.size());
     else blocks<uint64_t>(list_, c.list_value.size(), [&](size_t i) { return vm(c.list_value[i]); });
     append_scan_marks(c, ops_before);
+    append_value_predicates(c, ops_before, vm);
   }
 
   void finish() override {
@@ -315,6 +316,7 @@ class Hdf5Sink final : public HistorySink {
     status_.flush();
     kind_.flush();
     if (has_scan_) scan_.flush(), scan_.close();
+    if (has_pred_) write_value_predicates();
     write_names(keys_, "key_names", "key_name_is_int");
     write_names(values_, "value_names", "value_name_is_int");
     for (auto* col : {&id_, &session_, &begin_, &end_}) col->close();
@@ -327,6 +329,48 @@ class Hdf5Sink final : public HistorySink {
   }
 
  private:
+  // Scans' value predicates (History::value_predicates): /op/predicate, one
+  // per operation, 0 or 1 + the index of the predicate of the scan a read
+  // stands for, and the table /predicate/{cmp,a,b} (cmp ValuePredicate::Cmp;
+  // a, b value symbols as /op/value's), written at finish(). Made at the
+  // first chunk with one (zeros for the operations before); a history
+  // without them has neither.
+  template <class Mapper> void append_value_predicates(const History& c, uint64_t ops_before, Mapper& vm) {
+    if (!has_pred_) {
+      if (c.value_predicates.empty()) return;
+      Hid g(H5Gcreate2(file_, "predicate", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+      pred_op_ = Column<uint32_t>(path_, g_op_, "predicate", H5T_STD_U32LE, H5T_NATIVE_UINT32, c_op_, level_);
+      has_pred_ = true;
+      std::vector<uint32_t> zeros(std::min<uint64_t>(ops_before, chunk_), 0);
+      for (uint64_t done = 0; done < ops_before; done += zeros.size())
+        pred_op_.append(zeros.data(), std::min<uint64_t>(zeros.size(), ops_before - done));
+    }
+    const uint64_t base = pred_cmp_.size();
+    for (const ValuePredicate& p : c.value_predicates) {
+      pred_cmp_.push_back(p.cmp);
+      pred_a_.push_back(vm(p.a));
+      pred_b_.push_back(p.cmp == ValuePredicate::between ? vm(p.b) : 0);
+    }
+    if (base + c.value_predicates.size() >= UINT32_MAX)
+      throw ResourceError(path_ + ": more than 2^32 - 1 scans with value predicates in one HDF5 file");
+    std::vector<uint32_t> col(c.op_count(), 0);
+    for (const auto& [o, i] : c.op_value_predicate) col[o] = static_cast<uint32_t>(base + i + 1);
+    pred_op_.append(col.data(), col.size());
+  }
+  void write_value_predicates() {
+    pred_op_.flush(), pred_op_.close();
+    Hid g(H5Gopen2(file_, "predicate", H5P_DEFAULT), H5Gclose);
+    const size_t c = std::clamp<size_t>(pred_cmp_.size(), 1, chunk_);
+    Column<uint8_t> cmp(path_, g, "cmp", H5T_STD_U8LE, H5T_NATIVE_UINT8, c, level_);
+    Column<uint64_t> a(path_, g, "a", H5T_STD_U64LE, H5T_NATIVE_UINT64, c, level_);
+    Column<uint64_t> b(path_, g, "b", H5T_STD_U64LE, H5T_NATIVE_UINT64, c, level_);
+    cmp.append(pred_cmp_.data(), pred_cmp_.size());
+    a.append(pred_a_.data(), pred_a_.size());
+    b.append(pred_b_.data(), pred_b_.size());
+    for (auto* col : {&a, &b}) col->flush(), col->close();
+    cmp.flush(), cmp.close();
+  }
+
   // /op/scan, one mark per operation (History::predicate_mark): 0 none, 1 a
   // read standing for a row a scan returned, 2 one standing for a key a scan
   // saw absent, 3 a write standing for a delete, 4 one standing for a key a
@@ -347,6 +391,11 @@ class Hdf5Sink final : public HistorySink {
     for (OpIdx o : c.scan_absent_ops) mark[o] = 2;
     for (OpIdx o : c.absent_choice_ops) mark[o] = 4;
     for (OpIdx o : c.delete_ops) mark[o] = 3;
+    // A value predicate's open read is mark 5, not 4: a reader that does not
+    // know /op/predicate refuses it (mark above 4) instead of taking it for
+    // an open absence, which excludes every present version.
+    for (const auto& [o, i] : c.op_value_predicate)
+      if (mark[o] == 4) mark[o] = 5;
     scan_.append(mark.data(), mark.size());
   }
 
@@ -401,6 +450,10 @@ class Hdf5Sink final : public HistorySink {
     list_.rewrite([&](uint64_t* p, size_t n, uint64_t) {
       for (size_t i = 0; i < n; ++i) p[i] = run.intern_int(SymbolTable::as_int(p[i]));
     });
+    for (size_t i = 0; i < pred_cmp_.size(); ++i) {
+      pred_a_[i] = run.intern_int(SymbolTable::as_int(pred_a_[i]));
+      if (pred_cmp_[i] == ValuePredicate::between) pred_b_[i] = run.intern_int(SymbolTable::as_int(pred_b_[i]));
+    }
   }
 
   void write_names(const RunningNames& run, const char* table, const char* flags) {
@@ -440,6 +493,10 @@ class Hdf5Sink final : public HistorySink {
   Hid file_;
   Column<int64_t> id_, session_, begin_, end_;
   Column<uint8_t> status_, kind_, scan_;
+  Column<uint32_t> pred_op_;
+  std::vector<uint8_t> pred_cmp_;
+  std::vector<uint64_t> pred_a_, pred_b_;
+  bool has_pred_ = false;
   Hid g_op_;
   size_t c_op_ = 1;
   bool has_scan_ = false;

@@ -191,6 +191,9 @@ void put_i64(const std::string& p, const char* name, const std::vector<int64_t>&
 void put_u8(const std::string& p, const char* name, const std::vector<uint8_t>& v) {
   put(p, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, v.data(), v.size());
 }
+void put_u32(const std::string& p, const char* name, const std::vector<uint32_t>& v) {
+  put(p, name, H5T_STD_U32LE, H5T_NATIVE_UINT32, v.data(), v.size());
+}
 void remove(const std::string& path, const char* name) {
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   H5Ldelete(f, name, H5P_DEFAULT);
@@ -706,11 +709,14 @@ TEST(Hdf5ScanMarks, SinkStartsTheMarksAtTheFirstChunkWithScans) {
 TEST(Hdf5ScanMarks, InvalidMarks) {
   // kScans: 11 operations; 6 is a write.
   std::string p = base("mark_range.h5", kScans);
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 6, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 5", "mark 6 is out of range"});
+  p = base("mark_5_alone.h5", kScans);  // a value predicate's open read needs its predicate
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 5, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 5", "mark 5 is out of range"});
+  expect_error(p, {"dataset /op/scan row 5", "mark 5 (a value predicate's open read), but the file has no /op/predicate"});
   p = base("mark_open_value.h5", kScans);  // an open absence is a null read
   put_u8(p, "/op/scan", {0, 0, 0, 4, 1, 2, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 3", "marks an open absence (mark 4), but the read's value is not null"});
+  expect_error(p, {"dataset /op/scan row 3", "marks an open read (mark 4 or 5), but the read's value is not null"});
   p = base("mark_open_write.h5", kScans);
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 4, 1, 1, 1, 0});
   expect_error(p, {"dataset /op/scan row 6", "marks a scan's read, but the operation is a write"});
@@ -732,6 +738,74 @@ TEST(Hdf5ScanMarks, InvalidMarks) {
   p = base("mark_type.h5", kScans);
   put_u64(p, "/op/scan", std::vector<uint64_t>(11, 0));
   expect_error(p, {"dataset /op/scan", "wrong datatype"});
+}
+
+// Value predicates: /op/predicate names, per read of a key a scan did not
+// return, the scan's predicate in /predicate/{cmp,a,b}; read back equal, in
+// the whole file and in every range, and refused where malformed.
+TEST(Hdf5ScanMarks, ValuePredicatesRoundTrip) {
+  const char* kPreds =
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",1,5],[\"insert\",2,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"r\",1,5],[\"w\",1,10]]}\n"
+      "{\"id\":3,\"session\":1,\"status\":\"committed\",\"ops\":[[\"scan\",0,9,[[2,1]],[\"<\",8]],"
+      "[\"scan\",0,9,[[1,5]],[\"between\",2,6]]]}\n";
+  const History h = parse_jsonl(kPreds, "preds.jsonl");
+  ASSERT_EQ(h.value_predicates.size(), 2u);
+  ASSERT_FALSE(h.op_value_predicate.empty());
+  const std::string p = tmp("preds.h5");
+  write_hdf5(h, p);
+  const History back = read_hdf5(p);
+  EXPECT_EQ(back.value_predicates, h.value_predicates);
+  EXPECT_EQ(back.op_value_predicate, h.op_value_predicate);
+  EXPECT_EQ(back.absent_choice_ops, h.absent_choice_ops);
+  for (uint64_t a = 0; a <= 3; ++a)
+    for (uint64_t b = a; b <= 3; ++b) {
+      const History r = read_hdf5_range(p, a, b);
+      const OpIdx o0 = h.op_begin(static_cast<TxnIdx>(a)), o1 = b == 3 ? h.op_count() : h.op_begin(static_cast<TxnIdx>(b));
+      std::vector<std::pair<OpIdx, uint32_t>> want;
+      for (const auto& [o, i] : h.op_value_predicate)
+        if (o >= o0 && o < o1) want.push_back({o - o0, i});
+      EXPECT_EQ(r.op_value_predicate, want) << a << ".." << b;
+    }
+  EXPECT_TRUE(hdf5_has_value_predicates(p));
+  // Its open read is mark 5 (an isocheck that does not know /op/predicate
+  // refuses it); with mark 4 instead, or /op/predicate gone, it is refused.
+  {
+    const OpIdx o = h.absent_choice_ops.at(0);
+    std::vector<uint8_t> marks(h.op_count());
+    for (OpIdx x = 0; x < h.op_count(); ++x) marks[x] = h.predicate_mark(x);
+    EXPECT_EQ(marks[o], 4);
+    std::string q4 = tmp("preds_mark4.h5");
+    write_hdf5(h, q4);
+    put_u8(q4, "/op/scan", marks);
+    expect_error(q4, {"dataset /op/scan row " + std::to_string(o), "a value predicate's open read is mark 5"});
+    std::string q0 = tmp("preds_gone.h5");
+    write_hdf5(h, q0);
+    remove(q0, "/op/predicate");
+    expect_error(q0, {"dataset /op/scan row " + std::to_string(o), "but the file has no /op/predicate"});
+  }
+  EXPECT_FALSE(hdf5_has_value_predicates(base("no_preds.h5", kScans)));
+  const uint64_t m = h.op_count();
+  std::string q = tmp("preds_past.h5");
+  write_hdf5(h, q);
+  std::vector<uint32_t> col(m, 0);
+  col[h.op_value_predicate[0].first] = 3;  // past the table's 2 rows
+  put_u32(q, "/op/predicate", col);
+  expect_error(q, {"dataset /op/predicate row", "predicate 3 is past /predicate/cmp's 2 rows"});
+  q = tmp("preds_unmarked.h5");
+  write_hdf5(h, q);
+  col.assign(m, 0);
+  col[0] = 1;  // T1's insert read: not a scan's
+  put_u32(q, "/op/predicate", col);
+  expect_error(q, {"dataset /op/predicate row 0", "does not mark the operation a read of a key a scan did not return"});
+  q = tmp("preds_cmp.h5");
+  write_hdf5(h, q);
+  put_u8(q, "/predicate/cmp", {2, 9});
+  expect_error(q, {"dataset /predicate/cmp row 1", "comparison 9 is out of range"});
+  q = tmp("preds_type.h5");
+  write_hdf5(h, q);
+  put_u64(q, "/op/predicate", std::vector<uint64_t>(m, 0));
+  expect_error(q, {"dataset /op/predicate", "wrong datatype: expected an unsigned 32-bit integer"});
 }
 
 // Deletes: the write a delete stands for is marked 3, read back as such in
