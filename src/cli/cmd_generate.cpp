@@ -46,6 +46,9 @@ void add_generate_command(CLI::App& app, int& exit_code) {
                  "seeing exactly the rows present (JSONL scan operations; default 0)")
       ->check(CLI::Range(0, 100));
   c->add_option("--scan-width", a->scan_width, "Width of a scan's key range, uniform in LO:HI (default 10:100)");
+  c->add_option("--scan-predicates", a->g.scan_predicates,
+                "Percentage of those scans with a value predicate v > c (c a value written lately; default 0)")
+      ->check(CLI::Range(0, 100));
   c->add_option("--scans-as", a->g.scans_as,
                 "scan: JSONL scan operations (default); reads: the point reads of every key in the range instead");
   c->add_option("--seed", a->g.seed, "Random seed");

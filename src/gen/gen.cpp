@@ -166,7 +166,9 @@ class Emitter {
   // value(k) for each key k in range (0: absent). As point reads of every key
   // in range with GenOptions::scans_as "reads"; else recorded for the
   // ScanSink (generate() makes sure there is one).
-  template <class Value> void scan(int64_t lo, int64_t hi, Value value) {
+  // With `above` set, only the present rows whose value is above it (a
+  // value predicate; as point reads, every key's value all the same).
+  template <class Value> void scan(int64_t lo, int64_t hi, Value value, const uint64_t* above = nullptr) {
     if (muted_) return;
     if (scans_as_reads_ || !scan_sink_) {
       for (int64_t k = lo; k <= hi; ++k) read(k, vsym(value(k)));
@@ -174,8 +176,9 @@ class Emitter {
     }
     const TxnIdx t = static_cast<TxnIdx>(h_.txn_count() - 1);
     GenScan sc{static_cast<uint32_t>(t), static_cast<uint32_t>(h_.op_count() - h_.op_begin(t)), lo, hi, {}};
+    if (above) sc.has_above = true, sc.above = *above;
     for (int64_t k = lo; k <= hi; ++k)
-      if (const uint64_t v = value(k)) sc.rows.emplace_back(k, v);
+      if (const uint64_t v = value(k); v && (!above || v > *above)) sc.rows.emplace_back(k, v);
     scans_.push_back(std::move(sc));
   }
   // `insert k v` (k absent before, in the serial state) and `delete k v` (v
@@ -308,6 +311,7 @@ class Registers {
   }
   uint64_t value(uint64_t idx) const { return cur_[idx]; }
   uint64_t fresh_value() { return ++counter_; }
+  uint64_t latest_value() const { return counter_; }  // the last fresh_value() (0: none yet)
 
  private:
   std::vector<uint64_t> cur_;
@@ -333,7 +337,17 @@ class Workload {
 class ScanChooser {
  public:
   ScanChooser(const GenOptions& o, uint64_t seed)
-      : rng_(seed ^ 0x5ca75ca75ca75ca7ULL), percent_(o.scans), lo_(o.scan_width_lo), hi_(o.scan_width_hi) {}
+      : rng_(seed ^ 0x5ca75ca75ca75ca7ULL), percent_(o.scans), lo_(o.scan_width_lo), hi_(o.scan_width_hi),
+        predicates_(o.scan_predicates) {}
+  // Whether the scan has a value predicate `v > c`, and c: a value written
+  // up to 2n writes before `latest` (n keys). No draw at 0 percent (the
+  // scans are those of a run without predicates).
+  bool predicate(uint64_t latest, uint64_t n, uint64_t& c) {
+    if (predicates_ == 0 || !rng_.percent(predicates_)) return false;
+    const uint64_t back = rng_.below(2 * std::max<uint64_t>(n, 1));
+    c = latest > back ? latest - back : 0;
+    return true;
+  }
   // -1: no scan in this transaction; else the slot (0..slots-1) it goes in.
   int slot(uint32_t slots) {
     if (percent_ == 0 || !rng_.percent(percent_)) return -1;
@@ -353,6 +367,7 @@ class ScanChooser {
   Rng rng_;
   uint32_t percent_;
   uint64_t lo_, hi_;
+  uint32_t predicates_;
 };
 
 // The state of the workloads that draw keys from one picker and keep one
@@ -370,7 +385,9 @@ class KeyedRegisterWorkload : public Workload {
   // current state (the transaction's own writes included).
   void scan(Emitter& e) {
     const auto [lo, hi] = scans_->range(p_);
-    e.scan(lo, hi, [&](int64_t k) { return reg_.value(static_cast<uint64_t>(k)); });
+    uint64_t above = 0;
+    const bool pred = scans_->predicate(reg_.latest_value(), reg_.size(), above);
+    e.scan(lo, hi, [&](int64_t k) { return reg_.value(static_cast<uint64_t>(k)); }, pred ? &above : nullptr);
   }
   Rng& r_;
   KeyPicker p_;
@@ -1205,6 +1222,8 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
   if (o.scans > 100) throw UsageError("--scans must be a percentage between 0 and 100");
   if (o.scans > 0 && o.workload != "rmw" && o.workload != "mt")
     throw UsageError("--scans applies to workloads rmw and mt only");
+  if (o.scan_predicates > 0 && o.scans == 0)
+    throw UsageError("--scan-predicates is a share of the scans --scans makes (give --scans)");
   if (o.scans > 0 && o.isolation != "ser")
     throw UsageError("--scans is simulated under --isolation ser only");
   if (o.scan_width_lo < 1 || o.scan_width_lo > o.scan_width_hi || o.scan_width_hi > 1'000'000)
@@ -1396,7 +1415,13 @@ void put_scan(std::string& out, const GenScan& sc) {
     put_int(out, static_cast<int64_t>(sc.rows[i].second));
     out.push_back(']');
   }
-  out += "]]";
+  out += "]";
+  if (sc.has_above) {
+    out += ",[\">\",";
+    put_int(out, static_cast<int64_t>(sc.above));
+    out.push_back(']');
+  }
+  out.push_back(']');
 }
 
 const char* kScanJsonlHeader = "{\"isocheck\":1,\"time_unit\":\"us\"}\n";

@@ -46,6 +46,10 @@ struct GenOptions {
   // of their own: the point operations are those of scans = 0.
   uint32_t scans = 0;
   uint64_t scan_width_lo = 10, scan_width_hi = 100;
+  // This percentage of those scans has a value predicate `v > c` (the rows
+  // written lately: c a value written a random number of writes, up to twice
+  // the keys, ago), returning only the present rows that satisfy it.
+  uint32_t scan_predicates = 0;
   // scan: written as JSONL scan operations (needs a ScanSink); reads: as the
   // point reads of every key in the range (its value, or null when absent),
   // inserts as `r k null, w k v` and deletes as `w k tombstone`.
@@ -120,6 +124,10 @@ struct GenScan {
   std::vector<std::pair<int64_t, uint64_t>> rows;
   Kind kind = scan;
   uint64_t value = 0;  // insert: the value; delete: the tombstone
+  // scan: a value predicate `v > above` when has_above (rows are those
+  // present that satisfy it).
+  bool has_above = false;
+  uint64_t above = 0;
 };
 
 // A sink that takes range scans besides the point operations (JSONL: HDF5
