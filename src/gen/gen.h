@@ -46,16 +46,17 @@ struct GenOptions {
   // of their own: the point operations are those of scans = 0.
   uint32_t scans = 0;
   uint64_t scan_width_lo = 10, scan_width_hi = 100;
-  // This percentage of those scans has a value predicate `v > c` (the rows
-  // written lately: c a value written a random number of writes, up to twice
-  // the keys, ago), returning only the present rows that satisfy it.
-  uint32_t scan_predicates = 0;
   // scan: written as JSONL scan operations (needs a ScanSink); reads: as the
   // point reads of every key in the range (its value, or null when absent),
   // inserts as `r k null, w k v` and deletes as `w k tombstone`.
   std::string scans_as = "scan";
   uint64_t seed = 1;
   uint64_t chunk_txns = 65536;   // transactions per chunk handed to the sink
+  // This percentage of the scans (--scans) has a value predicate `v > c` (the rows
+  // written lately: c a value written a random number of writes, up to twice
+  // the keys, ago), returning only the present rows that satisfy it.
+  uint32_t scan_predicates = 0;
+  // (Last: callers initialise the fields above by position.)
 };
 
 // Times are integers in this unit (pass it to open_sink).
