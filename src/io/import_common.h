@@ -290,6 +290,16 @@ std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, I
 // The whole history of a pass (ImportStats as the whole file's importer sets them).
 History run_whole(ImportPass& p, ImportStats& st);
 
+// Cobra client logs (import_cobra.cpp): the logs at `path` (one file, or a
+// folder of T<n>.log) in session order, counting the folder's other files as
+// skipped; the whole history of them, read through a buffer of `block` bytes.
+struct CobraFile {
+  int64_t session;
+  std::string path;
+};
+std::vector<CobraFile> cobra_files(const std::string& path, ImportStats& st);
+History read_cobra(const std::string& path, ImportStats& st, size_t block = 8 << 20);
+
 // Elle/Jepsen operation maps, EDN or JSON alike, to a History (import_edn.cpp).
 History elle_from_ops(const std::function<bool(Node&)>& next, const std::string& name, ImportStats& st,
                       const char* format);

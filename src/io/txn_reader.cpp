@@ -262,6 +262,7 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::polysi:
     case Format::dbcop_text:
     case Format::dbcop: return open_pass_reader(path, f);
+    case Format::cobra: return open_cobra_reader(path);
     default: return std::make_unique<WholeTxnReader>(path, f);
   }
   throw UsageError(path + ": no piece reader for this format");

@@ -42,6 +42,9 @@ struct ReaderHeld {
   uint64_t bytes = 0;
   uint64_t records = 0;
   uint64_t ids = 0;
+  // The most bytes a first pass held at once beyond its window (Cobra: the
+  // partition of transaction ids and writes its joins hold).
+  uint64_t pass_bytes = 0;
 };
 
 struct TxnPosition {
@@ -121,6 +124,15 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
 // PolySI text, dbcop .hist or dbcop bincode a transaction at a time through
 // a window of `block` bytes (tests use small ones); dbcop YAML read whole.
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
+
+// Cobra client logs (one file, or a folder of T<n>.log; import_cobra.cpp),
+// the logs read in turn through a buffer of `block` bytes. A first pass
+// checks every log (a malformed one throws at open, as the whole import
+// does) and joins transaction ids (one used twice) and reads to the writes
+// they name (the notes on reads the logs contradict) in partitions of about
+// `join_budget` bytes, the logs scanned again for each partition.
+std::unique_ptr<TxnReader> open_cobra_reader(const std::string& path, size_t block = 8 << 20,
+                                             uint64_t join_budget = uint64_t{256} << 20);
 
 // Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
 // block size (tests use small ones).
