@@ -1,10 +1,12 @@
 // The imported formats read a transaction at a time (PolySI text, dbcop .hist
-// and bincode): every piece size and window size gives the history, the
+// and bincode, Cobra client logs): every piece size and window size gives the history, the
 // skip and note counts and the errors of the whole file's importer, and what
 // a reader holds between pieces does not grow with the log.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -350,6 +352,269 @@ TEST(ImportStream, EdgesOfTheInput) {
                            Format::dbcop);
   EXPECT_FALSE(y->streamed());
   EXPECT_EQ(y->next(10).txn_count(), 1u);
+}
+
+
+// ---- Cobra client logs: a folder of T<n>.log, big-endian records.
+
+void be64(std::string& s, int64_t v) {
+  for (int k = 7; k >= 0; --k) s.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * k)) & 0xFF));
+}
+
+// Sessions' logs written in turns, so a read names writes of every log,
+// earlier and later ones: mostly what the write logged, some with another
+// writer, key or value, a write id no log holds, the initial-value markers
+// (with and without sign extension), Cobra's garbage-collection reads. Some
+// logs have timestamps, some end inside a transaction. Also a file that is
+// not a log. plain: no timestamps, every transaction committed.
+std::map<std::string, std::string> cobra_logs(uint64_t seed, int txns, bool plain = false) {
+  std::mt19937_64 g(seed);
+  const int sessions = 1 + static_cast<int>(g() % 5);
+  std::vector<std::string> log(sessions);
+  std::vector<bool> ts(sessions);
+  for (int s = 0; s < sessions; ++s) ts[s] = !plain && g() % 3 == 0;
+  struct Write {
+    int64_t wid, txn, key, value;
+  };
+  std::vector<Write> writes;
+  int64_t wid = 1000, clock = 1;
+  for (int t = 0; t < txns; ++t) {
+    const int s = static_cast<int>(g() % sessions);
+    const int64_t id = 1 + t * 3 + static_cast<int64_t>(g() % 3);
+    std::string& l = log[s];
+    l += 'S';
+    be64(l, id);
+    if (ts[s]) be64(l, clock += static_cast<int64_t>(g() % 3));
+    const int ops = static_cast<int>(g() % 5);
+    for (int o = 0; o < ops; ++o) {
+      if (g() % 2 && !writes.empty()) {
+        const Write& w = writes[g() % writes.size()];
+        const int r = static_cast<int>(g() % 40);
+        l += 'R';
+        if (r == 0) {
+          be64(l, static_cast<int64_t>(0xbebeebeeULL));
+          be64(l, static_cast<int64_t>(0xbebeebeeULL));
+        } else if (r == 1) {
+          be64(l, static_cast<int64_t>(0xffffffffdeadbeefULL));
+          be64(l, static_cast<int64_t>(0xffffffffdeadbeefULL));
+        } else if (r == 2) {
+          be64(l, static_cast<int64_t>(0xbebeebeeULL));
+          be64(l, static_cast<int64_t>(g() % 2 ? 0x23332333ULL : 0x66666666ULL));
+        } else {
+          be64(l, r == 3 ? w.txn + 1 : w.txn);
+          be64(l, r == 4 ? 999999 + t : w.wid);  // (a write id no log holds)
+        }
+        be64(l, r == 5 ? w.key + 100 : w.key);
+        be64(l, r == 6 ? w.value + 1 : w.value);
+      } else {
+        const Write w{wid++, id, static_cast<int64_t>(g() % 9), static_cast<int64_t>(g() % 1000)};
+        writes.push_back(w);
+        l += 'W';
+        be64(l, w.wid);
+        be64(l, w.key);
+        be64(l, w.value);
+      }
+    }
+    l += 'C';
+    be64(l, id);
+    if (ts[s]) be64(l, clock += static_cast<int64_t>(g() % 3));
+  }
+  std::map<std::string, std::string> files;
+  for (int s = 0; s < sessions; ++s)  // a log's last transaction without a commit
+    if (!plain && !log[s].empty() && g() % 2) log[s].resize(log[s].size() - (ts[s] ? 17 : 9));
+  for (int s = 0; s < sessions; ++s) files["T" + std::to_string(s * 3 + 1) + ".log"] = log[s];
+  files["README"] = "not a log";
+  return files;
+}
+
+std::string write_folder(const TempDir& d, const std::string& name, const std::map<std::string, std::string>& files) {
+  std::filesystem::create_directories(d.path / name);
+  for (const auto& [f, bytes] : files) d.write(name + "/" + f, bytes);
+  return (d.path / name).string();
+}
+
+TEST(ImportStream, CobraPiecesEqualTheWholeImportAtEveryPieceWindowAndJoinSize) {
+  TempDir d;
+  int compared = 0;
+  std::map<std::string, uint64_t> notes_seen;
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string path = write_folder(d, "c" + std::to_string(seed), cobra_logs(seed, 5 + static_cast<int>(seed) * 9));
+    ImportStats whole_st;
+    const std::string whole = lines_of(import_history(path, Format::cobra, &whole_st));
+    ASSERT_GT(whole_st.txns, 0u);
+    for (auto& [what, n] : whole_st.notes) notes_seen[what] += n;
+    EXPECT_TRUE(open_txn_reader(path, Format::cobra)->streamed());
+    for (size_t block : {16, 100, 1 << 16}) {
+      for (uint64_t piece : {1, 7, 1000}) {
+        for (uint64_t budget : {64, 1 << 30}) {  // joins of many partitions, or one
+          auto r = open_cobra_reader(path, block, budget);
+          ImportStats st;
+          ASSERT_EQ(pieces_of(*r, piece, st), whole) << "block " << block << " piece " << piece << " budget " << budget;
+          expect_same_stats(st, whole_st);
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 12 * 18);
+  // Every kind of note came up (the joins of reads to writes counted them).
+  EXPECT_EQ(notes_seen.size(), 6u);
+}
+
+// The whole import reads the same files as the in-memory parser, and a log
+// of thousands of pieces keeps its notes.
+TEST(ImportStream, CobraLargeLogSpansManyPieces) {
+  TempDir d;
+  const auto files = cobra_logs(99, 30000);
+  const std::string path = write_folder(d, "big", files);
+  ImportStats whole_st;
+  const std::string whole = lines_of(import_history(path, Format::cobra, &whole_st));
+  EXPECT_EQ(whole_st.txns, 30000u);
+  EXPECT_EQ(whole_st.skipped.size(), 2u);  // garbage-collection reads, the file not a log
+  std::vector<CobraLog> logs;
+  for (const auto& [f, bytes] : files)
+    if (f != "README") logs.push_back({std::stoll(f.substr(1)), (d.path / "big" / f).string(), bytes});
+  ImportStats mem_st;
+  EXPECT_EQ(lines_of(parse_cobra_logs(logs, &mem_st)), whole);
+  EXPECT_EQ(mem_st.notes, whole_st.notes);
+  for (uint64_t piece : {7, 1000}) {
+    auto r = open_txn_reader(path, Format::cobra);
+    ImportStats st;
+    ASSERT_EQ(pieces_of(*r, piece, st), whole) << "piece " << piece;
+    expect_same_stats(st, whole_st);
+  }
+}
+
+TEST(ImportStream, CobraSeekResumesAtTheSavedPosition) {
+  TempDir d;
+  const std::string path = write_folder(d, "s", cobra_logs(5, 400));
+  auto a = open_cobra_reader(path, 64, 256);
+  (void)a->next(123);
+  const TxnPosition p = a->position();
+  EXPECT_EQ(p.txn, 123u);
+  const std::string rest = lines_of(a->next(100000));
+  auto b = open_cobra_reader(path, 100, 1 << 20);
+  b->seek(p);
+  EXPECT_EQ(lines_of(b->next(100000)), rest);
+}
+
+// What a Cobra reader holds between pieces is its buffer and the open
+// transaction's operations; its first pass holds one partition of the joins,
+// about the budget, for a log 20 times larger too (the whole log's ids and
+// writes are 20 times the budget there).
+TEST(ImportStream, CobraHeldStateDoesNotGrowWithTheLog) {
+  TempDir d;
+  const uint64_t budget = 128 << 10;
+  auto run = [&](int txns) {
+    const std::string path = write_folder(d, "h" + std::to_string(txns), cobra_logs(7, txns));
+    auto r = open_cobra_reader(path, 4096, budget);
+    ReaderHeld most;
+    uint64_t n = 0, piece_max = 0;
+    for (History p = r->next(200); p.txn_count() > 0; p = r->next(200)) {
+      n += p.txn_count();
+      piece_max = std::max<uint64_t>(piece_max, p.txn_count());
+      const ReaderHeld h = r->held();
+      most.bytes = std::max(most.bytes, h.bytes);
+      most.records = std::max(most.records, h.records);
+      most.ids = std::max(most.ids, h.ids);
+      most.pass_bytes = std::max(most.pass_bytes, h.pass_bytes);
+    }
+    EXPECT_EQ(piece_max, 200u);
+    return std::make_pair(most, n);
+  };
+  const auto [small, small_n] = run(2000);
+  const auto [large, large_n] = run(40000);
+  EXPECT_EQ(large_n, 20 * small_n);
+  for (const ReaderHeld& h : {small, large}) {
+    EXPECT_LE(h.bytes, 4096u);
+    EXPECT_LE(h.records, 4u);  // one open transaction's operations
+    EXPECT_EQ(h.ids, 0u);
+    EXPECT_GT(h.pass_bytes, 0u);
+    EXPECT_LE(h.pass_bytes, 4 * budget);  // (a partition's vectors grow by doubling)
+  }
+  // The large log's ids and writes (56 bytes a transaction or so) are many
+  // times the budget.
+  EXPECT_GT(large_n * 56, 16 * budget);
+}
+
+// Malformed logs, far into a log or in a later one: the reader fails at open
+// with the whole import's message, naming the file and byte; a record cut
+// short in any log comes before another error in an earlier one (the whole
+// import checks every log's records first), and a transaction id used twice
+// is told where its second start is, unless an error comes before.
+TEST(ImportStream, CobraErrorsAreTheWholeImportsErrors) {
+  TempDir d;
+  int folder = 0;
+  auto same_error = [&](std::map<std::string, std::string> files, const std::string& where) {
+    const std::string path = write_folder(d, "e" + std::to_string(folder++), files);
+    std::string whole, mem;
+    try {
+      (void)import_history(path, Format::cobra);
+    } catch (const InputError& e) {
+      whole = e.what();
+    }
+    std::vector<CobraLog> logs;
+    for (const auto& [f, bytes] : files)
+      if (f != "README") logs.push_back({std::stoll(f.substr(1)), (std::filesystem::path(path) / f).string(), bytes});
+    try {
+      (void)parse_cobra_logs(logs);
+    } catch (const InputError& e) {
+      mem = e.what();
+    }
+    EXPECT_NE(whole.find(where), std::string::npos) << whole;
+    EXPECT_EQ(mem, whole);
+    for (size_t block : {16, 4096}) {
+      for (uint64_t budget : {4096, 1 << 30}) {  // joins of some 70 partitions, or one
+        std::string streamed;
+        try {
+          auto r = open_cobra_reader(path, block, budget);
+          while (r->next(100).txn_count() > 0) {
+          }
+        } catch (const InputError& e) {
+          streamed = e.what();
+        }
+        EXPECT_EQ(streamed, whole) << "block " << block << " budget " << budget;
+      }
+    }
+  };
+  const auto good = cobra_logs(3, 3000, true);
+  std::string first, last;  // the first log's name, the last log's name
+  for (const auto& [f, b] : good)
+    if (f != "README") {
+      if (first.empty()) first = f;
+      last = f;
+    }
+  ASSERT_NE(first, last);
+  auto with = [&](const std::string& f, const std::string& bytes) {
+    auto files = good;
+    files[f] = bytes;
+    return files;
+  };
+  std::string s;
+  // A record cut short at the end of the last log; an unknown record in the first.
+  auto cut = with(last, good.at(last) + "W" + std::string(11, '\1'));
+  cut[first][0] = 'X';
+  same_error(cut, last + ": byte " + std::to_string(good.at(last).size()) + ": truncated record: the key needs 8 bytes, 3 left");
+  same_error(with(first, good.at(first) + "Q"), first + ": byte " + std::to_string(good.at(first).size()) +
+                                                    ": unknown record type 0x51");
+  s = "C";
+  be64(s, 424242);
+  same_error(with(last, good.at(last) + s), "which did not start");
+  // A transaction id used twice: the second start, in a later log.
+  s = "S";
+  be64(s, 7777777);
+  std::string t = "C";
+  be64(t, 7777777);
+  auto twice = with(first, good.at(first) + s + t);
+  twice[last] = good.at(last) + s + t;
+  same_error(twice, last + ": byte " + std::to_string(good.at(last).size()) + ": transaction id 7777777 is used twice");
+  // ... and an error before the second start comes first.
+  twice[first] = good.at(first) + s + t + "W";
+  be64(twice[first], 1);
+  be64(twice[first], 2);
+  be64(twice[first], 3);
+  same_error(twice, first + ": byte " + std::to_string(good.at(first).size() + 18) + ": a write outside a transaction");
 }
 
 }  // namespace
