@@ -410,6 +410,7 @@ struct IdAt {
   int64_t id;
   Where where;
 };
+static_assert(sizeof(WriteInfo) == 40 && sizeof(IdAt) == 24);
 
 // The joins, in partitions of ids (by a hash), each small enough for
 // `budget` bytes: per partition, one scan gathers the transaction ids and
@@ -433,6 +434,11 @@ Joined join_all(const Logs& logs, const Checked& c, uint64_t budget, bool reads)
   };
   std::vector<WriteInfo> writes;
   std::vector<IdAt> ids;
+  // (A partition's share, and an eighth more for the hash's unevenness: the
+  // vectors rarely grow past it by doubling.)
+  auto share = [&](uint64_t n) { return n / parts + n / parts / 8 + 64; };
+  if (reads) writes.reserve(share(c.writes));
+  ids.reserve(share(c.starts));
   for (uint64_t p = 0; p < parts; ++p) {
     writes.clear();
     ids.clear();

@@ -6,8 +6,13 @@
 // PolySI's open transaction per session and every transaction id with its
 // session (an id may not come back); for the value-0 rule of PolySI and
 // dbcop, the keys written 0 (gathered by a first pass, which also checks the
-// file). Cobra logs and dbcop YAML and JSON are read whole and handed out in
-// pieces.
+// file). Cobra logs are read one log after another through a buffer, a
+// transaction at a time: a first pass checks every record and joins, in
+// partitions of a bounded size with the logs scanned again for each, the
+// transaction ids (one used twice) and the reads to the writes they name
+// (the notes on reads the logs contradict); the reader then remembers the
+// open transaction and a few numbers. dbcop YAML and JSON are read whole and
+// handed out in pieces.
 #pragma once
 #include <algorithm>
 #include <cstdint>
