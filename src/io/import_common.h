@@ -167,6 +167,37 @@ class JsonStream : public ValueStream {
   bool next_value(Node& out);
 };
 
+// dbcop JSON a transaction at a time: the sessions (the top-level array, or
+// the "data" field of a top-level object), each an array of transaction
+// objects, walked with parse_one's syntax checks and messages (an array's
+// end, a repeated field of the top-level object, content after the value),
+// only a transaction parsed into a tree at a time.
+class DbcopJsonStream : public JsonStream {
+ public:
+  using JsonStream::JsonStream;
+  enum class Kind {
+    session,   // a session (an array) starts
+    txn,       // `out` is a transaction (an element of a session)
+    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not an array
+    no_data,   // the top-level object has no "data" field (`out`: the object, without its fields)
+    end        // the document ended, checked whole
+  };
+  Kind next(Node& out, const char*& what);
+
+ private:
+  enum class At : uint8_t { start, object_first, object_key, object_next, sessions_first, sessions_elem, sessions_next,
+                            session_first, session_elem, session_next, after, done };
+  struct State {
+    At at = At::start;
+    uint32_t object_line = 0, sessions_line = 0, session_line = 0;
+    int depth = 0;  // of the sessions array
+    bool data = false;
+    std::vector<Node> keys;  // the top-level object's keys so far
+  };
+  Kind step(Node& out, const char*& what);
+  State s_;
+};
+
 // Nesting deeper than this is refused (the parsers recurse).
 constexpr int kMaxDepth = 200;
 // Shared by the parsers: code point cp as UTF-8 (invalid ones as U+FFFD), a

@@ -5,7 +5,8 @@
 //
 // The bincode and .hist forms are read a transaction at a time (ids follow
 // file order, so nothing is remembered across transactions but the session
-// in hand); YAML and JSON are read whole (one tree).
+// in hand), and so is JSON (its sessions' arrays walked a transaction at a
+// time); YAML is read whole (one tree).
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -264,14 +265,16 @@ struct Tree {
   void sessions(const Node& top) {
     for (const Node& s : seq(top, "the history").items) {
       bld.begin_session();
-      for (const Node& t : seq(s, "a session").items) {
-        if (t.t != Node::T::map) fail(t, "a transaction must be a mapping, not " + t.brief());
-        bld.begin_txn();
-        for (const Node& e : seq(field(t, "events"), "\"events\"").items) event(e);
-        const Node* c = t.get("committed");
-        bld.end_txn(boolean(c ? *c : field(t, "success"), c ? "\"committed\"" : "\"success\""));
-      }
+      for (const Node& t : seq(s, "a session").items) txn(t);
     }
+  }
+  // False when the transaction was dropped (Builder::end_txn).
+  bool txn(const Node& t) {
+    if (t.t != Node::T::map) fail(t, "a transaction must be a mapping, not " + t.brief());
+    bld.begin_txn();
+    for (const Node& e : seq(field(t, "events"), "\"events\"").items) event(e);
+    const Node* c = t.get("committed");
+    return bld.end_txn(boolean(c ? *c : field(t, "success"), c ? "\"committed\"" : "\"success\""));
   }
 
   void event(const Node& e) {
@@ -309,19 +312,73 @@ History parse_dbcop_yaml(std::string_view text, const std::string& name, ImportS
   return bld.finish("dbcop-yaml");
 }
 
+namespace {
+
+// dbcop JSON a transaction at a time (DbcopJsonStream): the tree's checks on
+// each transaction, but an error of the JSON text, anywhere, comes first (as
+// when the document is parsed whole before it is read): a transaction's
+// error is kept until the rest of the text is checked.
+class DbcopJsonPass : public imp::ImportPass {
+ public:
+  DbcopJsonPass(std::string_view text, const std::string& name, ImportStats& st, bool whole)
+      : own_(text), win_(own_), name_(name), js_(win_, name_), bld_{st} {
+    bld_.whole = whole;
+  }
+  DbcopJsonPass(const std::string& path, ImportStats& st, size_t block, bool whole)
+      : file_(std::make_unique<imp::TextWindow>(path, block)), win_(*file_), name_(path), js_(win_, name_), bld_{st} {
+    bld_.whole = whole;
+  }
+  bool step(History& out) override {
+    bld_.h = &out;
+    for (;;) {
+      Node n;
+      const char* what = "";
+      const auto k = js_.next(n, what);
+      if (k == imp::DbcopJsonStream::Kind::end) {
+        if (error_) std::rethrow_exception(error_);
+        return false;
+      }
+      if (error_) continue;
+      try {
+        Tree tree{name_, bld_};
+        switch (k) {
+          case imp::DbcopJsonStream::Kind::session: bld_.begin_session(); break;
+          case imp::DbcopJsonStream::Kind::txn:
+            if (tree.txn(n)) return true;
+            break;
+          case imp::DbcopJsonStream::Kind::not_list: tree.seq(n, what); break;
+          case imp::DbcopJsonStream::Kind::no_data:
+            fail_line(name_, n.line, "a dbcop JSON object needs a \"data\" field (the sessions)");
+          case imp::DbcopJsonStream::Kind::end: break;
+        }
+      } catch (const InputError&) {
+        error_ = std::current_exception();
+      }
+    }
+  }
+  void new_piece(const History& out) override { bld_.ses.reset(out); }
+  void settle(History& h, const imp::ZeroKeys* written) override { bld_.settle(h, written); }
+  std::string format_name() const override { return "dbcop-json"; }
+  size_t held_bytes() const override { return win_.held_bytes(); }
+  uint64_t held_records() const override { return 0; }
+
+ private:
+  imp::TextWindow own_{std::string_view()};
+  std::unique_ptr<imp::TextWindow> file_;
+  imp::TextWindow& win_;
+  std::string name_;
+  imp::DbcopJsonStream js_;
+  Builder bld_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
 History parse_dbcop_json(std::string_view text, const std::string& name, ImportStats* stats) {
   ImportStats local;
-  Builder bld{stats ? *stats : local};
-  imp::JsonStream js(text, name);
-  Node top = js.parse_one();
-  if (top.t == Node::T::map) {
-    const Node* data = top.get("data");
-    if (!data) fail_line(name, top.line, "a dbcop JSON object needs a \"data\" field (the sessions)");
-    Tree{name, bld}.sessions(*data);
-  } else {
-    Tree{name, bld}.sessions(top);
-  }
-  return bld.finish("dbcop-json");
+  ImportStats& st = stats ? *stats : local;
+  DbcopJsonPass p(text, name, st, true);
+  return imp::run_whole(p, st);
 }
 
 // ---------------------------------------------------------------- .hist text
@@ -487,6 +544,7 @@ namespace imp {
 std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                             bool whole) {
   if (f == Format::dbcop_text) return std::make_unique<HistPass>(path, st, block, whole);
+  if (f == Format::dbcop_json) return std::make_unique<DbcopJsonPass>(path, st, block, whole);
   // dbcop: bincode (binary) or YAML (read whole), told by the first bytes.
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw InputError(path, "cannot open the file");

@@ -218,7 +218,7 @@ class WholeTxnReader : public TxnReader {
 }  // namespace
 
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block) {
-  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text)
+  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text && f != Format::dbcop_json)
     throw UsageError(path + ": no streamed import pass for this format");
   if (f == Format::dbcop) {  // bincode, or YAML: read whole
     ImportStats st;
@@ -261,6 +261,7 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::unknown: break;
     case Format::polysi:
     case Format::dbcop_text:
+    case Format::dbcop_json:
     case Format::dbcop: return open_pass_reader(path, f);
     case Format::cobra: return open_cobra_reader(path);
     default: return std::make_unique<WholeTxnReader>(path, f);

@@ -1,5 +1,5 @@
-// The imported formats read a transaction at a time (PolySI text, dbcop .hist
-// and bincode, Cobra client logs): every piece size and window size gives the history, the
+// The imported formats read a transaction at a time (PolySI text, dbcop .hist,
+// bincode and JSON, Cobra client logs): every piece size and window size gives the history, the
 // skip and note counts and the errors of the whole file's importer, and what
 // a reader holds between pieces does not grow with the log.
 #include <gtest/gtest.h>
@@ -146,6 +146,62 @@ std::string bincode_bytes(uint64_t seed, int txns) {
   return b;
 }
 
+// dbcop JSON: the sessions as the top-level array, or as the "data" field
+// of an object with other fields before and after it; events of the new form
+// ({"Write"|"Read": {variable, version}}, null versions) or the old one
+// ({write, variable, value, success}); integer and string variables; some
+// sessions empty, some transactions not committed or writing only 0; spaces
+// and newlines anywhere.
+std::string dbcop_json_text(uint64_t seed, int txns) {
+  std::mt19937_64 g(seed);
+  const bool object = g() % 2;
+  const bool old_form = g() % 3 == 0;
+  auto sp = [&]() -> std::string {
+    const uint64_t r = g() % 6;
+    return r == 0 ? "\n" : r == 1 ? " " : r == 2 ? "\n  " : "";
+  };
+  std::string t;
+  if (object) t += "{" + sp() + "\"params\": {\"id\": 3, \"n\": [1, 2]}," + sp() + "\"data\":" + sp();
+  t += "[";
+  int64_t value = 1;
+  bool first_session = true;
+  for (int left = txns; left > 0;) {
+    int n = g() % 9 == 0 ? 0 : 1 + static_cast<int>(g() % 40);
+    n = std::min(n, left);
+    left -= n;
+    if (!first_session) t += "," + sp();
+    first_session = false;
+    t += "[" + sp();
+    for (int i = 0; i < n; ++i) {
+      if (i) t += "," + sp();
+      t += "{\"events\": [" + sp();
+      const int events = static_cast<int>(g() % 4);
+      const bool only_zero = g() % 20 == 0;
+      for (int e = 0; e < events; ++e) {
+        if (e) t += "," + sp();
+        const bool write = only_zero || g() % 2;
+        const uint64_t k = g() % 7;
+        const std::string var = g() % 4 == 0 ? "\"k" + std::to_string(k) + "\"" : std::to_string(k);
+        const int64_t v = only_zero ? 0 : write ? (g() % 25 == 0 ? 0 : value++)
+                                             : static_cast<int64_t>(g() % 3 == 0 ? 0 : g() % value);
+        if (old_form) {
+          t += std::string("{\"write\": ") + (write ? "true" : "false") + ", \"variable\": " + var +
+               ", \"value\": " + std::to_string(v) + ", \"success\": " + (g() % 15 ? "true" : "false") + "}";
+        } else {
+          const std::string version = !write && g() % 8 == 0 ? "null" : std::to_string(v);
+          t += std::string("{\"") + (write ? "Write" : "Read") + "\": {\"variable\": " + var +
+               ", \"version\": " + version + "}}";
+        }
+      }
+      t += "]," + sp() + (old_form ? "\"success\": " : "\"committed\": ") + (g() % 10 ? "true" : "false") + "}";
+    }
+    t += sp() + "]";
+  }
+  t += sp() + "]";
+  if (object) t += "," + sp() + "\"info\": \"generated\"" + sp() + "}";
+  return t + (g() % 2 ? "\n" : "");
+}
+
 struct Case {
   const char* name;
   Format format;
@@ -153,7 +209,8 @@ struct Case {
 };
 const Case kCases[] = {{"p.txt", Format::polysi, polysi_text},
                        {"h.hist", Format::dbcop_text, hist_text},
-                       {"h.bincode", Format::dbcop, bincode_bytes}};
+                       {"h.bincode", Format::dbcop, bincode_bytes},
+                       {"h.json", Format::dbcop_json, dbcop_json_text}};
 
 // Every piece of a reader, concatenated, with the reader's counts at the end.
 std::string pieces_of(TxnReader& r, uint64_t piece, ImportStats& st) {
@@ -199,7 +256,7 @@ TEST(ImportStream, PiecesEqualTheWholeFileAtEveryPieceAndWindowSize) {
       }
     }
   }
-  EXPECT_EQ(compared, 3 * 12 * 9);
+  EXPECT_EQ(compared, 4 * 12 * 9);
 }
 
 // A log of thousands of pieces; the counts show what the whole file's
