@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Imported formats read a piece at a time (Cobra client logs): verify, audit
-# and convert give the verdicts and history of the whole import, a lost
-# update is found by both; a malformed log ends with exit 2 and one message
-# naming the file and byte, from every command.
+# Imported formats read a piece at a time (Cobra client logs, dbcop JSON):
+# verify, audit and convert give the verdicts and history of the whole
+# import, a lost update is found by both; a malformed log ends with exit 2
+# and one message naming the file and byte (Cobra) or line (JSON), from
+# every command.
 set -u
 bin="$1"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
@@ -57,5 +58,28 @@ expect_one_err "convert cut names file and byte" 'T2\.log: byte 9'
 cobra twice "T1.log:S,7 W,10,1,5 C,7" "T2.log:S,3 C,3 S,7 C,7"
 check "audit twice" 2 "$bin" audit -q twice
 expect_one_err "audit twice names the second start" 'T2\.log: byte 18.*transaction id 7 is used twice'
+
+# dbcop JSON: the same lost update, and the second reading the first's write.
+txn() { printf '{"events": [{"Read": {"variable": 1, "version": %s}}, {"Write": {"variable": 1, "version": %s}}], "committed": true}' "$1" "$2"; }
+printf '[[%s],\n[%s]]\n' "$(txn null 5)" "$(txn null 6)" > lost.json
+printf '{"data": [[%s],\n[%s]], "info": "x"}\n' "$(txn null 5)" "$(txn 5 6)" > fine.json
+for level in ser si; do
+  check "verify lost.json $level" 1 "$bin" verify -q lost.json -l "$level"
+  check "audit lost.json $level" 1 "$bin" audit -q lost.json -l "$level"
+  check "verify fine.json $level" 0 "$bin" verify -q fine.json -l "$level"
+  check "audit fine.json $level" 0 "$bin" audit -q fine.json -l "$level"
+done
+check "convert fine.json" 0 "$bin" convert fine.json fine2.jsonl
+has "converted dbcop JSON" fine2.jsonl '[["r",1,5],["w",1,6]]'
+# A transaction's error on line 2, an unterminated array from line 1: the
+# text's error comes first, as in the whole parse.
+printf '[[%s],\n[{"events": 3, "committed": true}]\n' "$(txn null 5)" > bad.json
+for cmd in verify audit; do
+  check "$cmd bad.json" 2 "$bin" "$cmd" -q bad.json
+  expect_one_err "$cmd bad.json names the line" 'bad\.json:1.*unterminated array'
+done
+printf '[[%s],\n[{"events": 3, "committed": true}]]\n' "$(txn null 5)" > bad2.json
+check "audit bad2.json" 2 "$bin" audit -q bad2.json
+expect_one_err "audit bad2.json names the line" 'bad2\.json:2.*"events" must be a list'
 
 summary

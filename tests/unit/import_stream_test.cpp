@@ -380,6 +380,25 @@ TEST(ImportStream, ErrorsAreTheWholeFileImportersErrors) {
   std::string bad = b;
   bad[bad.size() - 1] = 7;  // the last transaction's success flag
   same_error(d.write("c.bincode", bad), Format::dbcop, "must be a bool");
+  // dbcop JSON: an error of the text anywhere comes before a transaction's
+  // error (the whole parse reads the text first); a transaction's error far
+  // into the file; a repeated field or no "data" in the top-level object.
+  std::string j = dbcop_json_text(4, 3000);
+  const size_t jat = j.find("\"events\"", j.size() / 2);
+  const std::string bad_txn = j.substr(0, jat) + "\"evants\"" + j.substr(jat + 8);
+  same_error(d.write("a.json", bad_txn), Format::dbcop_json, "missing field \"events\"");
+  same_error(d.write("b.json", bad_txn + " x"), Format::dbcop_json, "unexpected content after the JSON value");
+  same_error(d.write("c.json", bad_txn.substr(0, bad_txn.size() - 40)), Format::dbcop_json, "unterminated");
+  const size_t vat = j.find("\"variable\": ", j.size() / 2) + 12;
+  same_error(d.write("d.json", j.substr(0, vat) + "true" + j.substr(j.find_first_of(",}", vat))), Format::dbcop_json,
+             "a variable must be an integer or a string, not");
+  same_error(d.write("e.json", "{\"data\": " + j + ", \"data\": []}"), Format::dbcop_json,
+             "field \"data\" is given more than once");
+  same_error(d.write("f.json", "{\"params\": {\"data\": 1},\n \"info\": [" + j + "]}"), Format::dbcop_json,
+             "f.json:1: a dbcop JSON object needs a \"data\" field");
+  same_error(d.write("g.json", "[[]," + j.substr(1, 2000) + "\n[1]]"), Format::dbcop_json, "g.json:");
+  same_error(d.write("h.json", "{\"data\": 7}"), Format::dbcop_json, "the history must be a list, not");
+  same_error(d.write("i.json", "[[], 5, " + j + "]"), Format::dbcop_json, "a session must be a list, not");
 }
 
 // Shapes at the window's edges: a .hist that ends inside a comment (no
@@ -404,6 +423,14 @@ TEST(ImportStream, EdgesOfTheInput) {
   EXPECT_EQ(same(d.write("a.hist", "[x:=1]\n[x==1 y==0]\n// the end, no newline"), Format::dbcop_text), 2u);
   EXPECT_EQ(same(d.write("b.hist", "[x:=1\n\n\n   y:=2\n\n]!\n---\n[y==?]\n---"), Format::dbcop_text), 2u);
   EXPECT_EQ(same(d.write("c.txt", "w(1,1,1,1)\nr(1,1,2,2)"), Format::polysi), 2u);
+  // dbcop JSON: empty histories, a byte order mark, sessions with no
+  // transactions, the sessions in an object's "data" field.
+  EXPECT_EQ(same(d.write("a.json", "[]"), Format::dbcop_json), 0u);
+  EXPECT_EQ(same(d.write("b.json", "\xEF\xBB\xBF[ [ ] ,[]]\n"), Format::dbcop_json), 0u);
+  EXPECT_EQ(same(d.write("c.json", "{\"data\":[[{\"events\":[{\"Write\":{\"variable\":1,\"version\":2}}],"
+                                   "\"committed\":true}],[]],\"x\":{}}"),
+                 Format::dbcop_json),
+            1u);
   auto y = open_txn_reader(d.write("d.yaml", "- - events:\n    - write: true\n      variable: 1\n      value: 1\n"
                                              "      success: true\n    success: true\n"),
                            Format::dbcop);
