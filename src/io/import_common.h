@@ -283,7 +283,7 @@ struct PieceSessions {
 };
 
 // An importer that reads its input a transaction at a time (PolySI text,
-// dbcop bincode and .hist): import_history runs it to the end into one
+// dbcop bincode, .hist and JSON): import_history runs it to the end into one
 // history; the piece readers (txn_reader.cpp) run it a piece at a time.
 class ImportPass {
  public:

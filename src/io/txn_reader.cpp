@@ -97,7 +97,7 @@ History slice(const History& h, uint64_t from, uint64_t to) {
 }
 
 // The formats an import pass reads a transaction at a time (PolySI text,
-// dbcop bincode and .hist). A first pass over the file (its pieces built and
+// dbcop bincode, .hist and JSON). A first pass over the file (its pieces built and
 // dropped) validates it, so a malformed file fails at open with the whole
 // importer's message, and gathers what the value-0 rule needs of the whole
 // file: the keys that a transaction that did not abort writes 0 to.
@@ -184,7 +184,7 @@ class PassTxnReader : public ForwardTxnReader {
   uint64_t held_ = 0;
 };
 
-// The formats read whole (Cobra, dbcop YAML and JSON): the history is imported
+// The format read whole (dbcop YAML): the history is imported
 // at the first piece and handed out in pieces.
 class WholeTxnReader : public TxnReader {
  public:
