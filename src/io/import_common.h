@@ -178,7 +178,8 @@ class DbcopJsonStream : public JsonStream {
   enum class Kind {
     session,   // a session (an array) starts
     txn,       // `out` is a transaction (an element of a session)
-    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not an array
+    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not an array,
+               // parsed whole: an error but for a session that is a flow sequence (YAML), read as a tree
     no_data,   // the top-level object has no "data" field (`out`: the object, without its fields)
     end        // the document ended, checked whole
   };
@@ -212,6 +213,31 @@ const Node* repeated_key(const std::vector<Node>& items);
 // Block YAML as serde_yaml writes it: block sequences and mappings, scalars,
 // empty or flat flow collections, comments, document markers.
 Node parse_yaml(std::string_view text, const std::string& name);
+
+// dbcop YAML a transaction at a time: the top-level block sequence of
+// sessions, each a block sequence of transactions, walked line by line with
+// parse_yaml's checks and messages, one transaction parsed into a tree at a
+// time. An error of the YAML is told after the rest of the text is read (a
+// tab in a later line's indentation is told instead, as when the lines are
+// split first).
+class DbcopYamlStream {
+ public:
+  DbcopYamlStream(TextWindow& window, const std::string& name);
+  ~DbcopYamlStream();
+  enum class Kind {
+    session,   // a session (a block sequence) starts
+    txn,       // `out` is a transaction (an item of a session)
+    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not a block
+               // sequence, parsed whole (a flow sequence `[...]` is read as a tree; anything else is an error)
+    no_data,   // (not returned: as DbcopJsonStream's)
+    end        // the text ended, checked whole
+  };
+  Kind next(Node& out, const char*& what);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Reads a whole file; InputError when it cannot.
 std::string read_whole_file(const std::string& path);
