@@ -452,6 +452,19 @@ TEST(ImportStream, ErrorsAreTheWholeFileImportersErrors) {
   same_error(d.write("g.json", "[[]," + j.substr(1, 2000) + "\n[1]]"), Format::dbcop_json, "g.json:");
   same_error(d.write("h.json", "{\"data\": 7}"), Format::dbcop_json, "the history must be a list, not");
   same_error(d.write("i.json", "[[], 5, " + j + "]"), Format::dbcop_json, "a session must be a list, not");
+  // dbcop YAML: a tab in a line's indentation comes before any other error
+  // (the lines are split first), an error of the YAML before a
+  // transaction's error.
+  std::string y = dbcop_yaml_text(4, 3000);
+  const size_t yat = y.find("    success:", y.size() / 2);
+  const std::string bad_y = y.substr(0, yat) + "    succes:" + y.substr(yat + 12);
+  same_error(d.write("a.yaml", bad_y), Format::dbcop, "missing field \"success\"");
+  same_error(d.write("b.yaml", bad_y + "  - x\n   - y\n"), Format::dbcop, "unexpected indentation");
+  same_error(d.write("c.yaml", "- a\n    - b\n" + bad_y + "\t- x\n"), Format::dbcop, "tab in YAML indentation");
+  same_error(d.write("d.yaml", bad_y + "x: 1\n"), Format::dbcop, "unexpected content (bad indentation?)");
+  same_error(d.write("e.yaml", "events: []\n"), Format::dbcop, "e.yaml:1: the history must be a list");
+  same_error(d.write("f.yaml", y + "- 5\n"), Format::dbcop, "a session must be a list, not");
+  same_error(d.write("g.yaml", y + "- \"open\n"), Format::dbcop, "unterminated quoted string");
 }
 
 // Shapes at the window's edges: a .hist that ends inside a comment (no
