@@ -211,7 +211,8 @@ bool parse_int(std::string_view s, int64_t& out);
 const Node* repeated_key(const std::vector<Node>& items);
 
 // Block YAML as serde_yaml writes it: block sequences and mappings, scalars,
-// empty or flat flow collections, comments, document markers.
+// empty or flat flow collections, comments, document markers (the in-memory
+// whole parse; DbcopYamlStream walks a file's sessions).
 Node parse_yaml(std::string_view text, const std::string& name);
 
 // dbcop YAML a transaction at a time: the top-level block sequence of
@@ -309,7 +310,7 @@ struct PieceSessions {
 };
 
 // An importer that reads its input a transaction at a time (PolySI text,
-// dbcop bincode, .hist and JSON): import_history runs it to the end into one
+// dbcop bincode, .hist, JSON and YAML): import_history runs it to the end into one
 // history; the piece readers (txn_reader.cpp) run it a piece at a time.
 class ImportPass {
  public:
@@ -341,7 +342,8 @@ class ImportPass {
 std::unique_ptr<ImportPass> open_import_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                              bool whole);
 std::unique_ptr<ImportPass> open_polysi_pass(const std::string& path, ImportStats& st, size_t block, bool whole);
-// dbcop_text, or dbcop when the file is bincode (nullptr: YAML).
+// dbcop_text, dbcop_json, or dbcop (bincode or YAML, told by a NUL byte in
+// the first 64 bytes).
 std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                             bool whole);
 // The whole history of a pass (ImportStats as the whole file's importer sets them).

@@ -5,8 +5,8 @@
 //
 // The bincode and .hist forms are read a transaction at a time (ids follow
 // file order, so nothing is remembered across transactions but the session
-// in hand), and so is JSON (its sessions' arrays walked a transaction at a
-// time); YAML is read whole (one tree).
+// in hand), and so are JSON and YAML (their sessions' arrays or block
+// sequences walked a transaction at a time, one transaction a tree).
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -561,7 +561,7 @@ std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, I
                                             bool whole) {
   if (f == Format::dbcop_text) return std::make_unique<HistPass>(path, st, block, whole);
   if (f == Format::dbcop_json) return std::make_unique<DbcopJsonPass>(path, st, block, whole, "dbcop-json");
-  // dbcop: bincode (binary) or YAML (read whole), told by the first bytes.
+  // dbcop: bincode (binary) or YAML, told by the first bytes.
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw InputError(path, "cannot open the file");
   char head[64];

@@ -170,9 +170,8 @@ History import_history(const std::string& path, Format f, ImportStats* stats) {
     case Format::polysi:
     case Format::dbcop_text:
     case Format::dbcop:
-      // Through a window of the file, but dbcop YAML (one tree).
-      if (auto p = imp::open_import_pass(path, f, st, 8 << 20, true)) return imp::run_whole(*p, st);
-      return parse_dbcop_yaml(imp::read_whole_file(path), path, &st);
+      // Through a window of the file.
+      return imp::run_whole(*imp::open_import_pass(path, f, st, 8 << 20, true), st);
     case Format::dbcop_json:  // through a window of the file
       return imp::run_whole(*imp::open_import_pass(path, f, st, 8 << 20, true), st);
     case Format::jsonl: {

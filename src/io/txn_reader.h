@@ -1,7 +1,7 @@
 // Transactions a piece at a time, from any history format: the audit's round
 // reader and the whole-history reader (load_history) share these readers.
-// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist, bincode and
-// JSON are read through a window of the file that slides on, so memory holds one piece
+// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist, bincode, JSON
+// and YAML are read through a window of the file that slides on, so memory holds one piece
 // and what the format makes a reader remember: Elle's invocations still open;
 // PolySI's open transaction per session and every transaction id with its
 // session (an id may not come back); for the value-0 rule of PolySI and
@@ -11,8 +11,9 @@
 // partitions of a bounded size with the logs scanned again for each, the
 // transaction ids (one used twice) and the reads to the writes they name
 // (the notes on reads the logs contradict); the reader then remembers the
-// open transaction and a few numbers. dbcop YAML is read whole and handed
-// out in pieces.
+// open transaction and a few numbers. Every imported format is streamed;
+// WholeTxnReader (an import read whole, handed out in pieces) is left for a
+// format that is not.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -126,8 +127,8 @@ uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
 
-// PolySI text, dbcop .hist, bincode or JSON a transaction at a time through
-// a window of `block` bytes (tests use small ones); dbcop YAML read whole.
+// PolySI text, dbcop .hist, bincode, JSON or YAML a transaction at a time
+// through a window of `block` bytes (tests use small ones).
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
 
 // Cobra client logs (one file, or a folder of T<n>.log; import_cobra.cpp),

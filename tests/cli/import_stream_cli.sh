@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Imported formats read a piece at a time (Cobra client logs, dbcop JSON):
+# Imported formats read a piece at a time (Cobra client logs, dbcop JSON and YAML):
 # verify, audit and convert give the verdicts and history of the whole
 # import, a lost update is found by both; a malformed log ends with exit 2
-# and one message naming the file and byte (Cobra) or line (JSON), from
+# and one message naming the file and byte (Cobra) or line (JSON, YAML), from
 # every command.
 set -u
 bin="$1"
@@ -81,5 +81,21 @@ done
 printf '[[%s],\n[{"events": 3, "committed": true}]]\n' "$(txn null 5)" > bad2.json
 check "audit bad2.json" 2 "$bin" audit -q bad2.json
 expect_one_err "audit bad2.json names the line" 'bad2\.json:2.*"events" must be a list'
+
+# dbcop YAML: the same lost update; a YAML error on line 22 comes before the
+# transaction's error on line 1 (the whole parse reads the YAML first).
+ev() { printf '    - write: %s\n      variable: 1\n      value: %s\n      success: true\n' "$1" "$2"; }
+{ echo "- - events:"; ev false 0; ev true 5; echo "    success: true"
+  echo "- - events:"; ev false 0; ev true 6; echo "    success: true"; } > lost.yaml
+check "verify lost.yaml" 1 "$bin" verify -q lost.yaml -l ser
+check "audit lost.yaml" 1 "$bin" audit -q lost.yaml -l ser
+sed 's/^- - events:$/- - evants:/' lost.yaml > bad.yaml
+check "audit bad.yaml" 2 "$bin" audit -q bad.yaml
+expect_one_err "audit bad.yaml names the line" 'bad\.yaml:1.*missing field "events"'
+printf '  - x\n   - y\n' >> bad.yaml
+for cmd in verify audit; do
+  check "$cmd bad.yaml" 2 "$bin" "$cmd" -q bad.yaml
+  expect_one_err "$cmd bad.yaml: the YAML's error first" 'bad\.yaml:22: unexpected indentation'
+done
 
 summary
