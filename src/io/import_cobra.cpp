@@ -77,7 +77,7 @@ class LogBytes {
  private:
   void fill() {
     const size_t rest = view_.size() - pos_;
-    std::memmove(buf_.data(), view_.data() + pos_, rest);
+    if (rest) std::memmove(buf_.data(), view_.data() + pos_, rest);
     base_ += pos_;
     pos_ = 0;
     const size_t got = std::fread(buf_.data() + rest, 1, buf_.size() - rest, f_);
