@@ -300,6 +300,7 @@ std::unique_ptr<ImportPass> open_import_pass(const std::string& path, Format f, 
   switch (f) {
     case Format::polysi: return open_polysi_pass(path, st, block, whole);
     case Format::dbcop:
+    case Format::dbcop_json:
     case Format::dbcop_text: return open_dbcop_pass(path, f, st, block, whole);
     default: return nullptr;
   }

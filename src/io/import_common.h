@@ -167,6 +167,38 @@ class JsonStream : public ValueStream {
   bool next_value(Node& out);
 };
 
+// dbcop JSON a transaction at a time: the sessions (the top-level array, or
+// the "data" field of a top-level object), each an array of transaction
+// objects, walked with parse_one's syntax checks and messages (an array's
+// end, a repeated field of the top-level object, content after the value),
+// only a transaction parsed into a tree at a time.
+class DbcopJsonStream : public JsonStream {
+ public:
+  using JsonStream::JsonStream;
+  enum class Kind {
+    session,   // a session (an array) starts
+    txn,       // `out` is a transaction (an element of a session)
+    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not an array,
+               // parsed whole: an error but for a session that is a flow sequence (YAML), read as a tree
+    no_data,   // the top-level object has no "data" field (`out`: the object, without its fields)
+    end        // the document ended, checked whole
+  };
+  Kind next(Node& out, const char*& what);
+
+ private:
+  enum class At : uint8_t { start, object_first, object_key, object_next, sessions_first, sessions_elem, sessions_next,
+                            session_first, session_elem, session_next, after, done };
+  struct State {
+    At at = At::start;
+    uint32_t object_line = 0, sessions_line = 0, session_line = 0;
+    int depth = 0;  // of the sessions array
+    bool data = false;
+    std::vector<Node> keys;  // the top-level object's keys so far
+  };
+  Kind step(Node& out, const char*& what);
+  State s_;
+};
+
 // Nesting deeper than this is refused (the parsers recurse).
 constexpr int kMaxDepth = 200;
 // Shared by the parsers: code point cp as UTF-8 (invalid ones as U+FFFD), a
@@ -179,8 +211,34 @@ bool parse_int(std::string_view s, int64_t& out);
 const Node* repeated_key(const std::vector<Node>& items);
 
 // Block YAML as serde_yaml writes it: block sequences and mappings, scalars,
-// empty or flat flow collections, comments, document markers.
+// empty or flat flow collections, comments, document markers (the in-memory
+// whole parse; DbcopYamlStream walks a file's sessions).
 Node parse_yaml(std::string_view text, const std::string& name);
+
+// dbcop YAML a transaction at a time: the top-level block sequence of
+// sessions, each a block sequence of transactions, walked line by line with
+// parse_yaml's checks and messages, one transaction parsed into a tree at a
+// time. An error of the YAML is told after the rest of the text is read (a
+// tab in a later line's indentation is told instead, as when the lines are
+// split first).
+class DbcopYamlStream {
+ public:
+  DbcopYamlStream(TextWindow& window, const std::string& name);
+  ~DbcopYamlStream();
+  enum class Kind {
+    session,   // a session (a block sequence) starts
+    txn,       // `out` is a transaction (an item of a session)
+    not_list,  // `out` is the history (what = "the history") or a session ("a session") that is not a block
+               // sequence, parsed whole (a flow sequence `[...]` is read as a tree; anything else is an error)
+    no_data,   // (not returned: as DbcopJsonStream's)
+    end        // the text ended, checked whole
+  };
+  Kind next(Node& out, const char*& what);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Reads a whole file; InputError when it cannot.
 std::string read_whole_file(const std::string& path);
@@ -252,7 +310,7 @@ struct PieceSessions {
 };
 
 // An importer that reads its input a transaction at a time (PolySI text,
-// dbcop bincode and .hist): import_history runs it to the end into one
+// dbcop bincode, .hist, JSON and YAML): import_history runs it to the end into one
 // history; the piece readers (txn_reader.cpp) run it a piece at a time.
 class ImportPass {
  public:
@@ -284,11 +342,22 @@ class ImportPass {
 std::unique_ptr<ImportPass> open_import_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                              bool whole);
 std::unique_ptr<ImportPass> open_polysi_pass(const std::string& path, ImportStats& st, size_t block, bool whole);
-// dbcop_text, or dbcop when the file is bincode (nullptr: YAML).
+// dbcop_text, dbcop_json, or dbcop (bincode or YAML, told by a NUL byte in
+// the first 64 bytes).
 std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                             bool whole);
 // The whole history of a pass (ImportStats as the whole file's importer sets them).
 History run_whole(ImportPass& p, ImportStats& st);
+
+// Cobra client logs (import_cobra.cpp): the logs at `path` (one file, or a
+// folder of T<n>.log) in session order, counting the folder's other files as
+// skipped; the whole history of them, read through a buffer of `block` bytes.
+struct CobraFile {
+  int64_t session;
+  std::string path;
+};
+std::vector<CobraFile> cobra_files(const std::string& path, ImportStats& st);
+History read_cobra(const std::string& path, ImportStats& st, size_t block = 8 << 20);
 
 // Elle/Jepsen operation maps, EDN or JSON alike, to a History (import_edn.cpp).
 History elle_from_ops(const std::function<bool(Node&)>& next, const std::string& name, ImportStats& st,

@@ -5,7 +5,8 @@
 //
 // The bincode and .hist forms are read a transaction at a time (ids follow
 // file order, so nothing is remembered across transactions but the session
-// in hand); YAML and JSON are read whole (one tree).
+// in hand), and so are JSON and YAML (their sessions' arrays or block
+// sequences walked a transaction at a time, one transaction a tree).
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -264,14 +265,16 @@ struct Tree {
   void sessions(const Node& top) {
     for (const Node& s : seq(top, "the history").items) {
       bld.begin_session();
-      for (const Node& t : seq(s, "a session").items) {
-        if (t.t != Node::T::map) fail(t, "a transaction must be a mapping, not " + t.brief());
-        bld.begin_txn();
-        for (const Node& e : seq(field(t, "events"), "\"events\"").items) event(e);
-        const Node* c = t.get("committed");
-        bld.end_txn(boolean(c ? *c : field(t, "success"), c ? "\"committed\"" : "\"success\""));
-      }
+      for (const Node& t : seq(s, "a session").items) txn(t);
     }
+  }
+  // False when the transaction was dropped (Builder::end_txn).
+  bool txn(const Node& t) {
+    if (t.t != Node::T::map) fail(t, "a transaction must be a mapping, not " + t.brief());
+    bld.begin_txn();
+    for (const Node& e : seq(field(t, "events"), "\"events\"").items) event(e);
+    const Node* c = t.get("committed");
+    return bld.end_txn(boolean(c ? *c : field(t, "success"), c ? "\"committed\"" : "\"success\""));
   }
 
   void event(const Node& e) {
@@ -300,28 +303,98 @@ struct Tree {
 
 }  // namespace
 
+
+namespace {
+
+// dbcop JSON or YAML a transaction at a time (DbcopJsonStream,
+// DbcopYamlStream): the tree's checks on each transaction, but an error of
+// the text, anywhere, comes first (as when the document is parsed whole
+// before it is read): a transaction's error is kept until the rest of the
+// text is checked.
+template <class Stream>
+class TreePass : public imp::ImportPass {
+ public:
+  TreePass(std::string_view text, const std::string& name, ImportStats& st, bool whole, const char* format)
+      : own_(text), win_(own_), name_(name), js_(win_, name_), bld_{st}, format_(format) {
+    bld_.whole = whole;
+  }
+  TreePass(const std::string& path, ImportStats& st, size_t block, bool whole, const char* format)
+      : file_(std::make_unique<imp::TextWindow>(path, block)), win_(*file_), name_(path), js_(win_, name_), bld_{st},
+        format_(format) {
+    bld_.whole = whole;
+  }
+  bool step(History& out) override {
+    using Kind = typename Stream::Kind;
+    bld_.h = &out;
+    for (;;) {
+      Node n;
+      const char* what = "";
+      const Kind k = js_.next(n, what);
+      if (k == Kind::end) {
+        if (error_) std::rethrow_exception(error_);
+        return false;
+      }
+      if (error_) continue;
+      try {
+        Tree tree{name_, bld_};
+        switch (k) {
+          case Kind::session: bld_.begin_session(); break;
+          case Kind::txn:
+            if (tree.txn(n)) return true;
+            break;
+          case Kind::not_list: {  // (a flow sequence is a list too: read as the tree)
+            if (std::string_view(what) == "the history") {
+              tree.sessions(n);
+              if (out.txn_count() > 0) return true;
+              break;
+            }
+            bld_.begin_session();
+            bool kept = false;
+            for (const Node& t : tree.seq(n, what).items) kept |= tree.txn(t);
+            if (kept) return true;
+            break;
+          }
+          case Kind::no_data: fail_line(name_, n.line, "a dbcop JSON object needs a \"data\" field (the sessions)");
+          case Kind::end: break;
+        }
+      } catch (const InputError&) {
+        error_ = std::current_exception();
+      }
+    }
+  }
+  void new_piece(const History& out) override { bld_.ses.reset(out); }
+  void settle(History& h, const imp::ZeroKeys* written) override { bld_.settle(h, written); }
+  std::string format_name() const override { return format_; }
+  size_t held_bytes() const override { return win_.held_bytes(); }
+  uint64_t held_records() const override { return 0; }
+
+ private:
+  imp::TextWindow own_{std::string_view()};
+  std::unique_ptr<imp::TextWindow> file_;
+  imp::TextWindow& win_;
+  std::string name_;
+  Stream js_;
+  Builder bld_;
+  const char* format_;
+  std::exception_ptr error_;
+};
+using DbcopJsonPass = TreePass<imp::DbcopJsonStream>;
+using DbcopYamlPass = TreePass<imp::DbcopYamlStream>;
+
+}  // namespace
+
 History parse_dbcop_yaml(std::string_view text, const std::string& name, ImportStats* stats) {
   ImportStats local;
-  Builder bld{stats ? *stats : local};
-  Node top = imp::parse_yaml(text, name);
-  if (top.t == Node::T::nil) top.t = Node::T::vector;  // empty document: no sessions
-  Tree{name, bld}.sessions(top);
-  return bld.finish("dbcop-yaml");
+  ImportStats& st = stats ? *stats : local;
+  DbcopYamlPass p(text, name, st, true, "dbcop-yaml");
+  return imp::run_whole(p, st);
 }
 
 History parse_dbcop_json(std::string_view text, const std::string& name, ImportStats* stats) {
   ImportStats local;
-  Builder bld{stats ? *stats : local};
-  imp::JsonStream js(text, name);
-  Node top = js.parse_one();
-  if (top.t == Node::T::map) {
-    const Node* data = top.get("data");
-    if (!data) fail_line(name, top.line, "a dbcop JSON object needs a \"data\" field (the sessions)");
-    Tree{name, bld}.sessions(*data);
-  } else {
-    Tree{name, bld}.sessions(top);
-  }
-  return bld.finish("dbcop-json");
+  ImportStats& st = stats ? *stats : local;
+  DbcopJsonPass p(text, name, st, true, "dbcop-json");
+  return imp::run_whole(p, st);
 }
 
 // ---------------------------------------------------------------- .hist text
@@ -487,7 +560,8 @@ namespace imp {
 std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, ImportStats& st, size_t block,
                                             bool whole) {
   if (f == Format::dbcop_text) return std::make_unique<HistPass>(path, st, block, whole);
-  // dbcop: bincode (binary) or YAML (read whole), told by the first bytes.
+  if (f == Format::dbcop_json) return std::make_unique<DbcopJsonPass>(path, st, block, whole, "dbcop-json");
+  // dbcop: bincode (binary) or YAML, told by the first bytes.
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw InputError(path, "cannot open the file");
   char head[64];
@@ -495,7 +569,8 @@ std::unique_ptr<ImportPass> open_dbcop_pass(const std::string& path, Format f, I
   std::fseek(fp, 0, SEEK_END);
   const long size = std::ftell(fp);
   std::fclose(fp);
-  if (std::string_view(head, got).find('\0') == std::string_view::npos) return nullptr;
+  if (std::string_view(head, got).find('\0') == std::string_view::npos)
+    return std::make_unique<DbcopYamlPass>(path, st, block, whole, "dbcop-yaml");
   if (size < 0) throw InputError(path, "cannot read the file");
   return std::make_unique<BincodePass>(path, static_cast<uint64_t>(size), st, block, whole);
 }

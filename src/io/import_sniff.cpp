@@ -110,44 +110,6 @@ Format sniff_content(std::string_view s, uint64_t file_size) {
   return Format::unknown;
 }
 
-History read_cobra(const std::string& path, ImportStats& st) {
-  std::vector<std::pair<int64_t, std::string>> files;  // session, path
-  auto session_of = [](const std::string& fname, int64_t& n) {
-    if (fname.size() < 6 || fname[0] != 'T' || fname.substr(fname.size() - 4) != ".log") return false;
-    std::string digits = fname.substr(1, fname.size() - 5);
-    if (digits.empty() || digits.size() > 18) return false;
-    for (char c : digits)
-      if (c < '0' || c > '9') return false;
-    n = std::stoll(digits);
-    return true;
-  };
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      if (!e.is_regular_file()) continue;
-      std::string fname = e.path().filename().string();
-      int64_t n;
-      if (session_of(fname, n)) files.emplace_back(n, e.path().string());
-      else ++st.skipped["files in the folder that are not T<n>.log (not part of the history)"];
-    }
-    if (ec) throw InputError(path, "cannot list the folder: " + ec.message());
-    if (files.empty()) throw InputError(path, "the folder holds no Cobra client log T<n>.log");
-  } else {
-    int64_t n = 0;
-    if (!session_of(fs::path(path).filename().string(), n)) n = 0;
-    files.emplace_back(n, path);
-  }
-  std::sort(files.begin(), files.end());
-  std::vector<std::string> bytes;
-  bytes.reserve(files.size());
-  std::vector<CobraLog> logs;
-  for (auto& [n, p] : files) {
-    bytes.push_back(imp::read_whole_file(p));
-    logs.push_back({n, p, bytes.back()});
-  }
-  return parse_cobra_logs(logs, &st);
-}
-
 }  // namespace
 
 bool is_import_format(Format f) {
@@ -204,14 +166,14 @@ History import_history(const std::string& path, Format f, ImportStats* stats) {
   switch (f) {
     case Format::elle_edn:
     case Format::elle_json: return read_elle_file(path, f, st);  // through a window of the file
-    case Format::cobra: return read_cobra(path, st);
+    case Format::cobra: return imp::read_cobra(path, st);  // through a buffer of each log
     case Format::polysi:
     case Format::dbcop_text:
     case Format::dbcop:
-      // Through a window of the file, but dbcop YAML (one tree).
-      if (auto p = imp::open_import_pass(path, f, st, 8 << 20, true)) return imp::run_whole(*p, st);
-      return parse_dbcop_yaml(imp::read_whole_file(path), path, &st);
-    case Format::dbcop_json: return parse_dbcop_json(imp::read_whole_file(path), path, &st);
+      // Through a window of the file.
+      return imp::run_whole(*imp::open_import_pass(path, f, st, 8 << 20, true), st);
+    case Format::dbcop_json:  // through a window of the file
+      return imp::run_whole(*imp::open_import_pass(path, f, st, 8 << 20, true), st);
     case Format::jsonl: {
       History h = read_jsonl(path);
       st.format = "jsonl";

@@ -209,6 +209,182 @@ bool JsonStream::next_value(Node& out) {
   return true;
 }
 
+DbcopJsonStream::Kind DbcopJsonStream::next(Node& out, const char*& what) {
+  for (;;) {
+    const State saved = s_;
+    const size_t pos = pos_;
+    const uint32_t line = line_;
+    try {
+      return step(out, what);
+    } catch (const TextWindow::NeedMore&) {
+      win_.more(pos);
+      text_ = win_.text();
+      pos_ = 0;
+      line_ = line;
+      s_ = saved;
+    }
+  }
+}
+
+DbcopJsonStream::Kind DbcopJsonStream::step(Node& out, const char*& what) {
+  JsonParser p{{*this}};
+  out = Node();
+  // An array's next element (after ',' or at its start, not at ']'): the
+  // end of the input there is parse_one's error.
+  auto element = [&] {
+    p.skip();
+    if (p.eof()) p.fail("unexpected end of input (a JSON value was expected)");
+  };
+  // After an element: ',' (then `elem`), or the array's end (then `closed`).
+  auto next_of = [&](uint32_t start, At elem, At closed) {
+    p.skip();
+    if (p.eof()) fail_line(name_, start, "unterminated array");
+    if (p.peek() == ',') {
+      ++pos_;
+      s_.at = elem;
+    } else if (p.peek() == ']') {
+      ++pos_;
+      s_.at = closed;
+    } else {
+      p.fail("expected ',' or ']'");
+    }
+  };
+  // The top-level object ends: its fields are told apart, nothing follows.
+  auto object_closed = [&] {
+    std::vector<Node> items;
+    for (const Node& k : s_.keys) {
+      items.push_back(k);
+      items.emplace_back();
+    }
+    if (const Node* k = repeated_key(items))
+      fail_line(name_, k->line, "field \"" + k->s + "\" is given more than once in an object");
+    p.skip();
+    if (!p.eof()) p.fail("unexpected content after the JSON value");
+    s_.at = At::done;
+    if (s_.data) return Kind::end;
+    out.t = Node::T::map;
+    out.line = s_.object_line;
+    return Kind::no_data;
+  };
+  auto after_sessions = [&] { return s_.depth == 0 ? At::after : At::object_next; };
+  for (;;) {
+    switch (s_.at) {
+      case At::start:
+        element();
+        if (p.peek() == '[') {
+          s_.sessions_line = line_;
+          ++pos_;
+          s_.at = At::sessions_first;
+        } else if (p.peek() == '{') {
+          s_.object_line = line_;
+          ++pos_;
+          s_.at = At::object_first;
+        } else {
+          p.value(out, 0);
+          s_.at = At::after;
+          what = "the history";
+          return Kind::not_list;
+        }
+        break;
+      case At::object_first:
+        p.skip();
+        if (!p.eof() && p.peek() == '}') {
+          ++pos_;
+          return object_closed();
+        }
+        s_.at = At::object_key;
+        break;
+      case At::object_key: {
+        p.skip();
+        if (p.eof() || p.peek() != '"') p.fail("an object key must be a string");
+        Node key;
+        key.t = Node::T::string;
+        key.line = line_;
+        p.string_lit(key.s);
+        p.skip();
+        if (p.eof() || p.peek() != ':') p.fail("expected ':' after an object key");
+        ++pos_;
+        const bool data = key.s == "data" && !s_.data;
+        s_.keys.push_back(std::move(key));
+        if (data) {
+          s_.data = true;
+          element();
+          if (p.peek() == '[') {
+            s_.sessions_line = line_;
+            s_.depth = 1;
+            ++pos_;
+            s_.at = At::sessions_first;
+            break;
+          }
+          p.value(out, 1);
+          s_.at = At::object_next;
+          what = "the history";
+          return Kind::not_list;
+        }
+        Node drop;
+        p.value(drop, 1);
+        s_.at = At::object_next;
+        break;
+      }
+      case At::object_next:
+        p.skip();
+        if (p.eof()) fail_line(name_, s_.object_line, "unterminated object");
+        if (p.peek() == ',') {
+          ++pos_;
+          s_.at = At::object_key;
+        } else if (p.peek() == '}') {
+          ++pos_;
+          return object_closed();
+        } else {
+          p.fail("expected ',' or '}'");
+        }
+        break;
+      case At::sessions_first:
+        p.skip();
+        if (!p.eof() && p.peek() == ']') {
+          ++pos_;
+          s_.at = after_sessions();
+        } else {
+          s_.at = At::sessions_elem;
+        }
+        break;
+      case At::sessions_elem:
+        element();
+        if (p.peek() == '[') {
+          s_.session_line = line_;
+          ++pos_;
+          s_.at = At::session_first;
+          return Kind::session;
+        }
+        p.value(out, s_.depth + 1);
+        s_.at = At::sessions_next;
+        what = "a session";
+        return Kind::not_list;
+      case At::sessions_next: next_of(s_.sessions_line, At::sessions_elem, after_sessions()); break;
+      case At::session_first:
+        p.skip();
+        if (!p.eof() && p.peek() == ']') {
+          ++pos_;
+          s_.at = At::sessions_next;
+        } else {
+          s_.at = At::session_elem;
+        }
+        break;
+      case At::session_elem:
+        p.value(out, s_.depth + 2);
+        s_.at = At::session_next;
+        return Kind::txn;
+      case At::session_next: next_of(s_.session_line, At::session_elem, At::sessions_next); break;
+      case At::after:
+        p.skip();
+        if (!p.eof()) p.fail("unexpected content after the JSON value");
+        s_.at = At::done;
+        return Kind::end;
+      case At::done: return Kind::end;
+    }
+  }
+}
+
 Node JsonStream::parse_one() {
   JsonParser p{{*this}};
   Node out;

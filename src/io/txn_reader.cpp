@@ -97,7 +97,7 @@ History slice(const History& h, uint64_t from, uint64_t to) {
 }
 
 // The formats an import pass reads a transaction at a time (PolySI text,
-// dbcop bincode and .hist). A first pass over the file (its pieces built and
+// dbcop bincode, .hist, JSON and YAML). A first pass over the file (its pieces built and
 // dropped) validates it, so a malformed file fails at open with the whole
 // importer's message, and gathers what the value-0 rule needs of the whole
 // file: the keys that a transaction that did not abort writes 0 to.
@@ -184,8 +184,8 @@ class PassTxnReader : public ForwardTxnReader {
   uint64_t held_ = 0;
 };
 
-// The formats read whole (Cobra, dbcop YAML and JSON): the history is imported
-// at the first piece and handed out in pieces.
+// A format read whole (none now: every imported format has a streamed
+// reader): the history is imported at the first piece and handed out in pieces.
 class WholeTxnReader : public TxnReader {
  public:
   WholeTxnReader(const std::string& path, Format f) : path_(path), format_(f) {}
@@ -218,12 +218,8 @@ class WholeTxnReader : public TxnReader {
 }  // namespace
 
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block) {
-  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text)
+  if (f != Format::polysi && f != Format::dbcop && f != Format::dbcop_text && f != Format::dbcop_json)
     throw UsageError(path + ": no streamed import pass for this format");
-  if (f == Format::dbcop) {  // bincode, or YAML: read whole
-    ImportStats st;
-    if (!imp::open_import_pass(path, f, st, 64, false)) return std::make_unique<WholeTxnReader>(path, f);
-  }
   return std::make_unique<PassTxnReader>(path, f, block);
 }
 
@@ -261,7 +257,9 @@ std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f) {
     case Format::unknown: break;
     case Format::polysi:
     case Format::dbcop_text:
+    case Format::dbcop_json:
     case Format::dbcop: return open_pass_reader(path, f);
+    case Format::cobra: return open_cobra_reader(path);
     default: return std::make_unique<WholeTxnReader>(path, f);
   }
   throw UsageError(path + ": no piece reader for this format");

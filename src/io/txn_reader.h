@@ -1,13 +1,19 @@
 // Transactions a piece at a time, from any history format: the audit's round
 // reader and the whole-history reader (load_history) share these readers.
-// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist and bincode are
-// read through a window of the file that slides on, so memory holds one piece
+// JSONL, Elle EDN / elle-cli JSON, PolySI text, dbcop .hist, bincode, JSON
+// and YAML are read through a window of the file that slides on, so memory holds one piece
 // and what the format makes a reader remember: Elle's invocations still open;
 // PolySI's open transaction per session and every transaction id with its
 // session (an id may not come back); for the value-0 rule of PolySI and
 // dbcop, the keys written 0 (gathered by a first pass, which also checks the
-// file). Cobra logs and dbcop YAML and JSON are read whole and handed out in
-// pieces.
+// file). Cobra logs are read one log after another through a buffer, a
+// transaction at a time: a first pass checks every record and joins, in
+// partitions of a bounded size with the logs scanned again for each, the
+// transaction ids (one used twice) and the reads to the writes they name
+// (the notes on reads the logs contradict); the reader then remembers the
+// open transaction and a few numbers. Every imported format is streamed;
+// WholeTxnReader (an import read whole, handed out in pieces) is left for a
+// format that is not.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +48,9 @@ struct ReaderHeld {
   uint64_t bytes = 0;
   uint64_t records = 0;
   uint64_t ids = 0;
+  // The most bytes a first pass held at once beyond its window (Cobra: the
+  // partition of transaction ids and writes its joins hold).
+  uint64_t pass_bytes = 0;
 };
 
 struct TxnPosition {
@@ -118,9 +127,18 @@ uint64_t copy_pieces(TxnReader& r, const std::string& path, uint64_t piece,
 // `f` must be a known format other than HDF5 (UsageError otherwise).
 std::unique_ptr<TxnReader> open_txn_reader(const std::string& path, Format f);
 
-// PolySI text, dbcop .hist or dbcop bincode a transaction at a time through
-// a window of `block` bytes (tests use small ones); dbcop YAML read whole.
+// PolySI text, dbcop .hist, bincode, JSON or YAML a transaction at a time
+// through a window of `block` bytes (tests use small ones).
 std::unique_ptr<TxnReader> open_pass_reader(const std::string& path, Format f, size_t block = 8 << 20);
+
+// Cobra client logs (one file, or a folder of T<n>.log; import_cobra.cpp),
+// the logs read in turn through a buffer of `block` bytes. A first pass
+// checks every log (a malformed one throws at open, as the whole import
+// does) and joins transaction ids (one used twice) and reads to the writes
+// they name (the notes on reads the logs contradict) in partitions of about
+// `join_budget` bytes, the logs scanned again for each partition.
+std::unique_ptr<TxnReader> open_cobra_reader(const std::string& path, size_t block = 8 << 20,
+                                             uint64_t join_budget = uint64_t{256} << 20);
 
 // Elle EDN / elle-cli JSON (import_edn.cpp). `block`: the file window's
 // block size (tests use small ones).

@@ -8,6 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -252,6 +256,97 @@ TEST(AuditFormats, RandomJsonlLogsWithStringKeysEqualVerify) {
   EXPECT_GT(named, iters / 2);
   EXPECT_GT(t.forgot, t.compared / 4);
   EXPECT_GT(t.violated, 0);
+}
+
+// h (reads and writes) as Cobra client logs in `dir` (one T<s>.log per
+// session, timestamps from begin/end) or as dbcop JSON: committed
+// transactions only (Cobra logs no others; dbcop would add them as aborted),
+// keys numbered, every write of a key and value its own write id. false when
+// h holds other operations.
+void be64(std::string& s, int64_t v) {
+  for (int k = 7; k >= 0; --k) s.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * k)) & 0xFF));
+}
+bool imported_form(const History& h, const std::filesystem::path& dir, std::string& json) {
+  std::map<std::pair<Sym, Sym>, std::pair<int64_t, int64_t>> writes;  // (key, value) -> (write id, writer txn)
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x) {
+      if (h.op_kind[x] != OpKind::read && h.op_kind[x] != OpKind::write) return false;
+      if (h.op_kind[x] == OpKind::write && h.txn_status[t] == TxnStatus::committed)
+        writes.try_emplace({h.op_key[x], h.op_value[x]}, std::make_pair(1000 + static_cast<int64_t>(writes.size()),
+                                                                        h.txn_id[t]));
+    }
+  std::vector<std::string> logs(h.session_count());
+  std::vector<std::string> sessions(h.session_count());
+  int64_t next_wid = 1000000;
+  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+    if (h.txn_status[t] != TxnStatus::committed || h.txn_begin[t] == kNoTime) continue;
+    std::string& l = logs[h.txn_session[t]];
+    std::string& j = sessions[h.txn_session[t]];
+    l += 'S';
+    be64(l, h.txn_id[t]);
+    be64(l, h.txn_begin[t]);
+    j += std::string(j.empty() ? "" : ",") + "{\"events\":[";
+    for (OpIdx x = h.op_begin(t); x < h.op_end(t); ++x) {
+      const int64_t key = static_cast<int64_t>(h.op_key[x]);
+      const bool write = h.op_kind[x] == OpKind::write;
+      int64_t wid, writer;
+      if (h.op_value[x] == kNullValue) {
+        wid = writer = 0xbebeebee;
+      } else if (auto it = writes.find({h.op_key[x], h.op_value[x]}); it != writes.end()) {
+        std::tie(wid, writer) = it->second;
+      } else {
+        wid = next_wid++;  // a value no committed transaction wrote
+        writer = -1;
+      }
+      l += write ? 'W' : 'R';
+      if (!write) be64(l, writer);
+      be64(l, wid);
+      be64(l, key);
+      be64(l, wid);
+      j += std::string(x == h.op_begin(t) ? "" : ",") + "{\"" + (write ? "Write" : "Read") +
+           "\":{\"variable\":" + std::to_string(key) + ",\"version\":" +
+           (wid == 0xbebeebee ? std::string("null") : std::to_string(wid)) + "}}";
+    }
+    l += 'C';
+    be64(l, h.txn_id[t]);
+    be64(l, h.txn_end[t]);
+    j += "],\"committed\":true}";
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  json = "[";
+  for (size_t s = 0; s < logs.size(); ++s) {
+    std::ofstream(dir / ("T" + std::to_string(s) + ".log"), std::ios::binary) << logs[s];
+    json += std::string(s ? ",\n" : "") + "[" + sessions[s] + "]";
+  }
+  json += "]\n";
+  return true;
+}
+
+// Random logs as Cobra client logs (with timestamps) and as dbcop JSON:
+// the audit's rounds over the streamed readers equal verify's verdict on
+// the whole import.
+TEST(AuditFormats, RandomCobraAndDbcopJsonLogsEqualVerify) {
+  TempDir d;
+  const int iters = static_cast<int>(env_int("ISOCHECK_AUDIT_ITERS", 600)) / 3;
+  Tally cobra, json;
+  for (int i = 0; i < iters; i += 2) {
+    RandomHistoryOptions o = testkit::small_fenced_options(i);
+    o.times_percent = 100;
+    History h = random_history(9700 + i, o);
+    std::string text;
+    if (!imported_form(h, d.path / "cobra", text)) continue;
+    const std::string seed = "seed " + std::to_string(9700 + i);
+    ASSERT_TRUE(audit_rounds_equal_verify((d.path / "cobra").string(), false, cobra, seed + " (Cobra)"));
+    ASSERT_TRUE(audit_rounds_equal_verify(d.write("r.json", text), false, json, seed + " (dbcop JSON)")) << text;
+  }
+  std::printf("cobra: %d logs, %d violated; dbcop JSON: %d logs, %d violated\n", cobra.logs, cobra.violated,
+              json.logs, json.violated);
+  EXPECT_GT(cobra.logs, iters / 6);
+  EXPECT_GT(json.logs, iters / 6);
+  EXPECT_GT(cobra.violated, 0);
+  EXPECT_GT(json.violated, 0);
+  EXPECT_GT(cobra.forgot, cobra.compared / 4);  // (the time rule: Cobra's timestamps)
 }
 
 }  // namespace
