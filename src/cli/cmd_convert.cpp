@@ -32,8 +32,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     check_output_file(a->out, "convert output", {a->in});
     if (in == Format::unknown) in = sniff_format(a->in);
     const bool whole = in == Format::jsonl && jsonl_may_hold_predicates(a->in);  // scans are expanded whole
-    if (!whole && (in == Format::jsonl || in == Format::elle_edn || in == Format::elle_json)) {
-      // Streamed: a piece at a time into the sink (src/io/txn_reader.h).
+    if (!whole && in != Format::hdf5 && in != Format::unknown) {
+      // Streamed: a piece at a time into the sink (src/io/txn_reader.h reads
+      // every text and imported format that way).
       auto r = open_txn_reader(a->in, in);
       copy_pieces(*r, a->in, 1 << 18, [&](const std::string& unit) { return open_sink(a->out, out, unit); });
       print_import_notes(r->stats());
