@@ -226,6 +226,23 @@ class Session {
     return Outcome::ok;
   }
 
+  // Runs scan statement `stmt` over [lo, hi] and records it as a stated scan
+  // (on_call_only: its WHERE v < 0); its rows become the last scan's.
+  Outcome scanned(const char* stmt, const char* what, int64_t lo, int64_t hi, bool on_call_only) {
+    Result r = conn_.exec_prepared(stmt, {lo, hi});
+    if (!r.ok()) return fail(what, r);
+    SessionLog::Op op{OpKind::read, lo, Sym(hi)};
+    op.stated = SessionLog::Stated::scan;
+    op.on_call_only = on_call_only;
+    op.list_begin = log_.lists.size();
+    for (int i = 0; i < r.rows(); ++i) log_.lists.push_back(r.int64(i, 0)), log_.lists.push_back(r.int64(i, 1));
+    op.list_end = log_.lists.size();
+    log_.ops.push_back(op);
+    last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
+    sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
+    return Outcome::ok;
+  }
+
   // Runs one step; returns the failed outcome or Outcome::ok.
   Outcome step(const PlanStep& s) {
     switch (s.op) {
@@ -281,33 +298,12 @@ class Session {
         return Outcome::ok;
       }
       case PlanOp::scan: {
-        const int64_t lo = s.key * kScanGroupKeys, hi = lo + kScanGroupKeys - 1;
-        Result r = conn_.exec_prepared("s", {lo, hi});
-        if (!r.ok()) return fail("scan", r);
-        SessionLog::Op op{OpKind::read, lo, Sym(hi)};
-        op.stated = SessionLog::Stated::scan;
-        op.list_begin = log_.lists.size();
-        for (int i = 0; i < r.rows(); ++i) log_.lists.push_back(r.int64(i, 0)), log_.lists.push_back(r.int64(i, 1));
-        op.list_end = log_.lists.size();
-        log_.ops.push_back(op);
-        last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
-        sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
-        return Outcome::ok;
+        const int64_t lo = s.key * kScanGroupKeys;
+        return scanned("s", "scan", lo, lo + kScanGroupKeys - 1, false);
       }
       case PlanOp::oncall_scan: {
-        const int64_t lo = s.key * kScanGroupKeys, hi = lo + kScanDoctors - 1;
-        Result r = conn_.exec_prepared("sv", {lo, hi});
-        if (!r.ok()) return fail("on-call scan", r);
-        SessionLog::Op op{OpKind::read, lo, Sym(hi)};
-        op.stated = SessionLog::Stated::scan;
-        op.on_call_only = true;
-        op.list_begin = log_.lists.size();
-        for (int i = 0; i < r.rows(); ++i) log_.lists.push_back(r.int64(i, 0)), log_.lists.push_back(r.int64(i, 1));
-        op.list_end = log_.lists.size();
-        log_.ops.push_back(op);
-        last_scan_.assign(log_.lists.begin() + op.list_begin, log_.lists.end());
-        sh_.c.scans.fetch_add(1, std::memory_order_relaxed);
-        return Outcome::ok;
+        const int64_t lo = s.key * kScanGroupKeys;
+        return scanned("sv", "on-call scan", lo, lo + kScanDoctors - 1, true);
       }
       case PlanOp::oncall_update: {
         // The last on-call scan returned the doctors on call: with two, one

@@ -287,6 +287,26 @@ void expect_same_stats(const ImportStats& a, const ImportStats& b) {
   EXPECT_EQ(a.notes, b.notes);
 }
 
+
+// Reads r to its end in pieces of `piece` transactions: the most it held at
+// once (each field's maximum) and how many transactions it gave; every piece
+// but the last is whole.
+std::pair<ReaderHeld, uint64_t> drain_in_pieces(TxnReader& r, uint64_t piece) {
+  ReaderHeld most;
+  uint64_t n = 0, piece_max = 0;
+  for (History p = r.next(piece); p.txn_count() > 0; p = r.next(piece)) {
+    n += p.txn_count();
+    piece_max = std::max<uint64_t>(piece_max, p.txn_count());
+    const ReaderHeld h = r.held();
+    most.bytes = std::max(most.bytes, h.bytes);
+    most.records = std::max(most.records, h.records);
+    most.ids = std::max(most.ids, h.ids);
+    most.pass_bytes = std::max(most.pass_bytes, h.pass_bytes);
+  }
+  EXPECT_EQ(piece_max, piece);
+  return {most, n};
+}
+
 TEST(ImportStream, PiecesEqualTheWholeFileAtEveryPieceAndWindowSize) {
   TempDir d;
   int compared = 0;
@@ -363,18 +383,7 @@ TEST(ImportStream, HeldStateDoesNotGrowWithTheLog) {
     auto run = [&](int txns) {
       const std::string path = d.write(std::to_string(txns) + c.name, c.make(7, txns));
       auto r = open_pass_reader(path, c.format, 4096);
-      ReaderHeld most;
-      uint64_t n = 0, piece_max = 0;
-      for (History p = r->next(200); p.txn_count() > 0; p = r->next(200)) {
-        n += p.txn_count();
-        piece_max = std::max<uint64_t>(piece_max, p.txn_count());
-        const ReaderHeld h = r->held();
-        most.bytes = std::max(most.bytes, h.bytes);
-        most.records = std::max(most.records, h.records);
-        most.ids = std::max(most.ids, h.ids);
-      }
-      EXPECT_EQ(piece_max, 200u);
-      return std::make_pair(most, n);
+      return drain_in_pieces(*r, 200);
     };
     const auto [small, small_n] = run(2000);
     const auto [large, large_n] = run(40000);
@@ -660,19 +669,7 @@ TEST(ImportStream, CobraHeldStateDoesNotGrowWithTheLog) {
   auto run = [&](int txns) {
     const std::string path = write_folder(d, "h" + std::to_string(txns), cobra_logs(7, txns));
     auto r = open_cobra_reader(path, 4096, budget);
-    ReaderHeld most;
-    uint64_t n = 0, piece_max = 0;
-    for (History p = r->next(200); p.txn_count() > 0; p = r->next(200)) {
-      n += p.txn_count();
-      piece_max = std::max<uint64_t>(piece_max, p.txn_count());
-      const ReaderHeld h = r->held();
-      most.bytes = std::max(most.bytes, h.bytes);
-      most.records = std::max(most.records, h.records);
-      most.ids = std::max(most.ids, h.ids);
-      most.pass_bytes = std::max(most.pass_bytes, h.pass_bytes);
-    }
-    EXPECT_EQ(piece_max, 200u);
-    return std::make_pair(most, n);
+    return drain_in_pieces(*r, 200);
   };
   const auto [small, small_n] = run(2000);
   const auto [large, large_n] = run(40000);
