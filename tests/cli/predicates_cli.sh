@@ -11,6 +11,16 @@ bin="$1"; src="$2"
 check_messages=1
 hdr='{"isocheck":1}'
 t() { printf '{"id":%s,"session":%s,"status":"committed","ops":[%s]}\n' "$1" "$2" "$3"; }
+# same_as_h5 NAME JSONL H5 WANT: converted to H5, the file is reported as the
+# JSONL (exit WANT at SER, SI, SSER; the first line names the file).
+same_as_h5() {
+  local name=$1 jsonl=$2 h5=$3 want=$4
+  check "${name}_h5" 0 "$bin" convert "$jsonl" "$h5"
+  "$bin" verify --level ser,si,sser "$jsonl" | sed 1d > "$tmp/${name}_one.txt"
+  check "${name}_h5_verify" "$want" "$bin" verify --level ser,si,sser "$h5"
+  sed -i 1d "$tmp/out"
+  same "${name}_h5_report" "$tmp/out" "$tmp/${name}_one.txt"
+}
 
 { echo "$hdr"; t 1 1 '["w",1,1]'; t 2 1 '["scan",3,1,[]]'; } > "$tmp/lohi.jsonl"
 check lo_above_hi 2 "$bin" verify "$tmp/lohi.jsonl"
@@ -41,11 +51,7 @@ expect_out absent_phantom_seen "T2's range scan saw job-1 absent \(the initial s
 expect_out absent_phantom_other "T2's range scan saw job-1 absent after T3's delete of it \(tombstone \"job-1 done\"\)"
 expect_out absent_phantom_core "whether T2's range scan, which saw job-1 absent, ran before T1 made it present or after it was deleted again"
 # HDF5 keeps the open absence (mark 4 in /op/scan): the same report.
-check absent_h5 0 "$bin" convert "$src/examples/phantom_after_delete.jsonl" "$tmp/pad.h5"
-"$bin" verify --level ser,si,sser "$src/examples/phantom_after_delete.jsonl" | sed 1d > "$tmp/pad_one.txt"
-check absent_h5_verify 1 "$bin" verify --level ser,si,sser "$tmp/pad.h5"
-sed -i 1d "$tmp/out"
-same absent_h5_report "$tmp/out" "$tmp/pad_one.txt"
+same_as_h5 absent "$src/examples/phantom_after_delete.jsonl" "$tmp/pad.h5" 1
 check absent_info 0 "$bin" info "$tmp/pad.h5"
 expect_out absent_info_counts "range scans: +2 reads \(0 of rows returned, 2 of keys seen absent, 1 of them open: a deleted key, the initial state or a tombstone\), 1 deletes"
 # The distributed driver carries the open absences to the pieces (mark 4 in
@@ -112,11 +118,7 @@ check vbox_figure_1 3 "$bin" verify --level ser "$tmp/vbox1.jsonl"
 expect_one_err vbox_figure_1_msg "not decided: transaction 3, operation 1: a range scan \(v = 1\) did not return key y, which has several versions that do not match: which one it saw is open, and the key's version order is not known \(blind writes\)"
 # HDF5 keeps them (/op/predicate and /predicate/{cmp,a,b}): the same report;
 # the ranks refuse such a file too.
-check vp_to_h5 0 "$bin" convert "$vpp" "$tmp/vp.h5"
-"$bin" verify --level ser,si,sser "$vpp" | sed 1d > "$tmp/vp_one.txt"
-check vp_h5_verify 1 "$bin" verify --level ser,si,sser "$tmp/vp.h5"
-sed -i 1d "$tmp/out"
-same vp_h5_report "$tmp/out" "$tmp/vp_one.txt"
+same_as_h5 vp "$vpp" "$tmp/vp.h5" 1
 check vp_h5_info 0 "$bin" info "$tmp/vp.h5"
 expect_out vp_h5_info_line "value predicates: 1 scans with one; 1 reads of keys they did not return \(1 of them open"
 check vp_h5_dist 3 "$bin" verify --dist --level ser "$tmp/vp.h5"
