@@ -169,6 +169,10 @@ struct History {
   }
 
   size_t txn_count() const { return txn_id.size(); }
+  // The transaction operation o belongs to.
+  TxnIdx txn_of_op(OpIdx o) const {
+    return static_cast<TxnIdx>(std::upper_bound(txn_op_offset.begin(), txn_op_offset.end(), o) - txn_op_offset.begin() - 1);
+  }
   size_t op_count() const { return op_kind.size(); }
   size_t session_count() const { return session_name.size(); }
   uint64_t op_begin(TxnIdx t) const { return txn_op_offset[t]; }

@@ -317,10 +317,6 @@ struct Builder {
 
   Builder(const History& h_, const KnownGraphOptions& o, DependencyGraph& g_) : h(h_), opt(o), g(g_) {}
 
-  TxnIdx txn_of(OpIdx o) const {
-    auto it = std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o);
-    return static_cast<TxnIdx>(it - h.txn_op_offset.begin() - 1);
-  }
   bool is_list_key(Sym k) const { return has_lists && list_keys.find(k) != nullptr; }
   KeyInfo& info(Sym k) {
     bool ins;
@@ -355,10 +351,10 @@ struct Builder {
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (!is_list_key(h.op_key[o])) continue;
       if (h.op_kind[o] == OpKind::write)
-        throw InputError(txn_where(h, txn_of(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
+        throw InputError(txn_where(h, h.txn_of_op(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
                                                          " is written with w but is a list elsewhere (appended to or read as a list)");
       if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-        throw InputError(txn_where(h, txn_of(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
+        throw InputError(txn_where(h, h.txn_of_op(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
                                                          " is a list elsewhere but this read returned a single value");
     }
   }

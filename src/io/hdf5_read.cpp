@@ -343,12 +343,14 @@ class Reader {
     Ds pred;                // /op/predicate, optional: has_pred
     bool has_pred = false;
     std::vector<ValuePredicate> predicates;  // /predicate/{cmp,a,b}, with has_pred
+    bool predicates_checked = false;         // their constants (check_value_predicate_constants)
     uint64_t n = 0, m = 0;  // transactions, operations
   };
   // (open_predicate_reads: the rows marked 5, for read_value_predicates.)
   void read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h,
                        std::vector<uint64_t>& open_predicate_reads);
   void read_value_predicate_table(Layout& L);
+  void check_value_predicate_constants(Layout& L);
   void read_value_predicates(Layout& L, uint64_t o0, History& h, std::vector<uint64_t>& open_predicate_reads);
   Layout& layout();
   void ensure_tables();
@@ -738,12 +740,16 @@ void Reader::read_value_predicates(Layout& L, uint64_t o0, History& h, std::vect
   std::vector<uint8_t> marked5(which.size(), 0);
   for (OpIdx o : open_predicate_reads) marked5[o - o0] = 1;
   open_predicate_reads.clear();
-  auto valid = [&](Sym v) { return v != kNullValue && (!named_values_ || v < value_count_); };
-  for (size_t i = 0; i < L.predicates.size(); ++i) {
-    const ValuePredicate& p = L.predicates[i];
-    if (!valid(p.a) || (p.cmp == ValuePredicate::between && !valid(p.b)))
-      fail_row("/predicate/a", i, "a constant is not a value of the history's value table");
-  }
+  // The slice's table: the predicates its reads name, in table order
+  // (not the whole table: a round of an audit names a few of many).
+  std::vector<uint32_t> used;
+  for (uint32_t w : which)
+    if (w != 0 && w <= L.predicates.size()) used.push_back(w - 1);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  auto local = [&](uint32_t row) {
+    return static_cast<uint32_t>(std::lower_bound(used.begin(), used.end(), row) - used.begin());
+  };
   for (size_t i = 0; i < which.size(); ++i) {
     if (which[i] == 0) continue;
     if (which[i] > L.predicates.size())
@@ -757,11 +763,24 @@ void Reader::read_value_predicates(Layout& L, uint64_t o0, History& h, std::vect
       fail_row("/op/scan", o0 + i, "marks an open absence (mark 4), but /op/predicate names a value predicate for it "
                                 "(a value predicate's open read is mark 5)");
     marked5[i] = 0;
-    h.op_value_predicate.push_back({i, which[i] - 1});
+    h.op_value_predicate.push_back({i, local(which[i] - 1)});
   }
   for (size_t i = 0; i < marked5.size(); ++i)
     if (marked5[i]) fail_row("/op/scan", o0 + i, "mark 5 (a value predicate's open read), but /op/predicate names no predicate for it");
-  if (!h.op_value_predicate.empty()) h.value_predicates = L.predicates;
+  for (uint32_t row : used) h.value_predicates.push_back(L.predicates[row]);
+}
+
+// The predicates' constants are values of the history's value table: checked
+// once per reader, when the table is known (read() holds init_).
+void Reader::check_value_predicate_constants(Layout& L) {
+  if (!L.has_pred || L.predicates_checked) return;
+  auto valid = [&](Sym v) { return v != kNullValue && (!named_values_ || v < value_count_); };
+  for (size_t i = 0; i < L.predicates.size(); ++i) {
+    const ValuePredicate& p = L.predicates[i];
+    if (!valid(p.a) || (p.cmp == ValuePredicate::between && !valid(p.b)))
+      fail_row("/predicate/a", i, "a constant is not a value of the history's value table");
+  }
+  L.predicates_checked = true;
 }
 
 // Rows [o0, o0 + kind.size()) of /op/scan into h's predicate marks (indices
@@ -813,6 +832,7 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
     std::lock_guard<std::mutex> lock(init_);  // (columns() may run meanwhile)
     layout();
     ensure_tables();
+    check_value_predicate_constants(*layout_);
   }
   Layout& L = *layout_;
   History h;

@@ -32,10 +32,6 @@ std::string read_text(const History& h, OpIdx o) {
   return key_text(h, h.op_key[o]) + "=" + v + (h.op_value[o] == kNullValue ? " (the initial state)" : "");
 }
 
-// The transaction operation o belongs to.
-static TxnIdx txn_of_op(const History& h, OpIdx o) {
-  return static_cast<TxnIdx>(std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o) - h.txn_op_offset.begin() - 1);
-}
 // t's last write of k before operation o, or o.
 static OpIdx final_write_before(const History& h, TxnIdx t, Sym k, OpIdx o) {
   for (OpIdx x = o; x-- > h.op_begin(t);)
@@ -51,7 +47,7 @@ std::string observed_text(const History& h, OpIdx o) {
     const std::string scan = "'s range scan (" + predicate_text(h, *p) + ") did not return " + key_text(h, h.op_key[o]);
     if (h.is_absent_choice(o)) return scan + " (it saw a version that does not match: absent, deleted, or another value)";
     if (h.op_value[o] == kNullValue) return scan + " (the initial state)";
-    const TxnIdx t = txn_of_op(h, o);
+    const TxnIdx t = h.txn_of_op(o);
     const OpIdx w = final_write_before(h, t, h.op_key[o], o);
     if (w != o && h.is_delete(w)) return scan + " (it deleted it: tombstone " + value_text(h, h.op_value[o]) + ")";
     return scan + " (its own version " + read_text(h, o) + ", which does not match)";

@@ -38,11 +38,6 @@ class KeySet {
   size_t size_ = 0;
 };
 
-TxnIdx txn_of(const History& h, OpIdx o) {
-  auto it = std::upper_bound(h.txn_op_offset.begin(), h.txn_op_offset.end(), o);
-  return static_cast<TxnIdx>(it - h.txn_op_offset.begin() - 1);
-}
-
 // The history projected onto the region's keys: the transactions with an
 // operation on one of them (`txn` maps back), and only those operations
 // (`global_op` maps back).
@@ -134,7 +129,7 @@ LocalSearch find_violations_locally(const History& h, const CheckOptions& opt, s
   TxnIdx first = static_cast<TxnIdx>(n), last = 0;
   for (OpIdx o : seeds) {
     keys.insert(h.op_key[o]);
-    const TxnIdx t = txn_of(h, o);
+    const TxnIdx t = h.txn_of_op(o);
     first = std::min(first, t), last = std::max(last, t);
   }
   // An eighth of the operations: past that, the whole graph costs little more
