@@ -46,7 +46,7 @@ if has sweep; then
   ( . scripts/carried-libs.sh; use_carried_libs "$(cd "$P" && pwd)" "$W" >/dev/null
     timeout -k 5 "${SWEEP_BUDGET:-540}" bash bench/scaling/sweep.sh "$P" "$W" ) >"$OUT/sweep/sweep.log" 2>&1
   echo "sweep exit $?"; tail -n 40 "$OUT/sweep/sweep.log"
-  cp "$W"/strong/results.tsv "$W"/strong/key_shards.tsv "$W"/weak/weak.tsv "$OUT/sweep/" 2>/dev/null
+  cp "$W"/strong/results.tsv "$W"/strong/key_shards.tsv "$W"/weak/weak.tsv "$W"/ks/ks.jsonl "$OUT/sweep/" 2>/dev/null
   rm -rf "$W"
 fi
 

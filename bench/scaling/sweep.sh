@@ -7,11 +7,14 @@
 #   2. strong: bench/scaling/run.sh at STRONG_OPS operations on 1..16 ranks,
 #      many components (owned pieces) and rmw on key shards;
 #   3. weak: WEAK_OPS operations per rank, many components (1000 per rank of
-#      4 sessions), 1..16 ranks.
+#      4 sessions), 1..16 ranks;
+#   4. ks: STRONG_OPS operations of rmw in one component on key shards
+#      (--key-shards --no-serial-witness, the graph path), 1..16 ranks, with
+#      each rank's step times (--stage-times "rank_steps") in ks/ks.jsonl.
 # All inputs are generated first, in parallel (one generator per core).
 #
 #   bench/scaling/sweep.sh BUILD OUT       (BUILD: a build folder or a packed .gpu-carry)
-#   STRONG_OPS=100000000 WEAK_OPS=10000000 RANKS="1 2 4 8 16" STEPS="e2e strong weak"
+#   STRONG_OPS=100000000 WEAK_OPS=10000000 RANKS="1 2 4 8 16" STEPS="e2e strong weak ks"
 #
 # Why that e2e class: a writer's chain per key, 1024 concurrent sessions and
 # ~800 writes per key leave 10^5 or more unordered write pairs that only
@@ -23,9 +26,9 @@ B=${1:-build}; O=${2:-/tmp/sweep}
 STRONG_OPS=${STRONG_OPS:-100000000}; WEAK_OPS=${WEAK_OPS:-10000000}
 RANKS=${RANKS:-"1 2 4 8 16"}; STEPS=${STEPS:-"e2e strong weak"}
 E2E=${E2E:-"50000:1024:500 20000:1024:200"}   # txns:sessions:keys
-E2E_LIMIT=${E2E_LIMIT:-90}; STRONG_BUDGET=${STRONG_BUDGET:-240}; WEAK_BUDGET=${WEAK_BUDGET:-120}
+E2E_LIMIT=${E2E_LIMIT:-90}; STRONG_BUDGET=${STRONG_BUDGET:-240}; WEAK_BUDGET=${WEAK_BUDGET:-120}; KS_BUDGET=${KS_BUDGET:-240}
 BIN=$B/isocheck; GEN=$B/tests/dist/dist_gen; T=$(nproc)
-mkdir -p "$O/strong" "$O/weak" "$O/e2e"
+mkdir -p "$O/strong" "$O/weak" "$O/e2e" "$O/ks"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 now() { date +%s.%N; }
@@ -41,6 +44,9 @@ fi
 if has strong; then
   "$BIN" generate --workload rmw --txns $((STRONG_OPS / 4)) --sessions 64 --out "$O/strong/rmw.h5" -q & pids+=($!)
   "$GEN" many "$O/strong/many.h5" --components 1000 --txns $((STRONG_OPS / 4)) --sessions-per 4 >/dev/null & pids+=($!)
+fi
+if has ks; then
+  "$BIN" generate --workload rmw --txns $((STRONG_OPS / 4)) --sessions 64 --out "$O/ks/rmw.h5" -q & pids+=($!)
 fi
 if has weak; then
   for p in $RANKS; do
@@ -95,4 +101,29 @@ PY
   done
   column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
   rm -f "$O"/weak/*.h5
+fi
+
+# 4. One component on key shards (the graph path), each rank's steps.
+if has ks; then
+  end=$(( $(date +%s) + KS_BUDGET )); : >"$O/ks/ks.jsonl"; base=""
+  for p in $RANKS; do
+    left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "ks: budget spent before $p ranks"; break; }
+    f=$O/ks/ks.$p.json
+    timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/ks/rmw.h5" -l ser,si -q --key-shards \
+      --no-serial-witness --stage-times "$f" >/dev/null 2>"$O/ks/err.$p" || { echo "ks: $p ranks: $(tail -2 "$O/ks/err.$p")"; continue; }
+    cat "$f" >>"$O/ks/ks.jsonl"
+    base=$(python3 - "$f" "${base:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); p = d["ranks"]; t = d["total_s"]
+base = float(sys.argv[2]) if sys.argv[2] else t
+print(f"ks ranks={p} total={t:.2f} s efficiency={base / (p * t):.2f} stages=" +
+      " ".join(f"{k}:{v:.2f}" for k, v in d["stages"].items()) +
+      f" peak_rss_mib_max={max(d['peak_rss_kib']) // 1024} ops_held_max={max(d['ops_held'])}", file=sys.stderr)
+for k, v in d.get("rank_steps", {}).items():
+    print(f"    {k}: max {max(v):.2f} min {min(v):.2f}", file=sys.stderr)
+print(base)
+PY
+)
+  done
+  rm -f "$O"/ks/*.h5
 fi

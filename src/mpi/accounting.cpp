@@ -8,6 +8,7 @@ namespace isocheck::dist {
 
 namespace {
 std::atomic<uint64_t> g_ops_peak{0};
+std::vector<std::pair<std::string, double>> g_steps;
 }  // namespace
 
 void note_ops_held(uint64_t ops) {
@@ -17,6 +18,17 @@ void note_ops_held(uint64_t ops) {
 }
 
 uint64_t ops_held_peak() { return g_ops_peak.load(std::memory_order_relaxed); }
+
+void note_step(const char* name, double seconds) {
+  for (auto& [n, t] : g_steps)
+    if (n == name) {
+      t += seconds;
+      return;
+    }
+  g_steps.emplace_back(name, seconds);
+}
+
+std::vector<std::pair<std::string, double>> steps_noted() { return g_steps; }
 
 long peak_rss_kib() {
   rusage u{};

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 
 #include "mpi/mpi_env.h"
@@ -203,6 +204,64 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
   for (uint32_t v = 0; v < count; ++v)
     if (!removed[v]) core->push_back(global(v));
   return st;
+}
+
+bool acyclic_by_file_order(uint32_t n, uint32_t m, bool split, const std::vector<uint32_t>& src,
+                           const std::vector<uint32_t>& dst, PeelStats& st) {
+  if (m != 0 && !split) return false;  // SSER's time nodes have no file position
+  const int P = size();
+  auto pos = [&](uint32_t v) -> uint64_t { return !split ? v : v < n ? 2 * uint64_t{v} + 1 : 2 * uint64_t{v - n}; };
+  const uint64_t domain = split ? 2 * uint64_t{n} : n;
+  constexpr uint64_t kMaxBackward = uint64_t{1} << 21;
+  std::vector<uint64_t> back;  // (low, high) spans of this rank's backward pairs
+  for (size_t i = 0; i < src.size(); ++i) {
+    const uint64_t p = pos(src[i]), q = pos(dst[i]);
+    if (p >= q) {
+      back.push_back(q), back.push_back(p);
+      if (back.size() > 2 * kMaxBackward) break;  // over the limit on this rank alone
+    }
+  }
+  uint64_t totals[2] = {back.size() / 2, src.size()};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (totals[0] > kMaxBackward) return false;
+  // Every rank's spans, merged into disjoint intervals (overlapping or
+  // sharing an end: a cycle's spans overlap where it turns).
+  std::vector<uint64_t> spans;
+  {
+    std::vector<int> counts(P), disp(P);
+    int mine = static_cast<int>(back.size());
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < P; ++r) disp[r] = total, total += counts[r];
+    spans.resize(static_cast<size_t>(total));
+    MPI_Allgatherv(back.data(), mine, MPI_UINT64_T, spans.data(), counts.data(), disp.data(), MPI_UINT64_T,
+                   MPI_COMM_WORLD);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> iv;
+  for (size_t i = 0; i < spans.size(); i += 2) iv.push_back({spans[i], spans[i + 1]});
+  std::vector<uint64_t>().swap(spans);
+  std::sort(iv.begin(), iv.end());
+  std::vector<uint64_t> lo, hi;  // the merged intervals, ascending
+  uint64_t covered = 0;
+  for (const auto& [a, b] : iv) {
+    if (!lo.empty() && a <= hi.back()) hi.back() = std::max(hi.back(), b);
+    else lo.push_back(a), hi.push_back(b);
+  }
+  for (size_t k = 0; k < lo.size(); ++k) covered += hi[k] - lo[k] + 1;
+  if (2 * covered > domain) return false;
+  // The pairs inside one interval (the same on every rank: the inputs are).
+  std::vector<uint32_t> in_src, in_dst;
+  for (size_t i = 0; i < src.size(); ++i) {
+    const uint64_t p = pos(src[i]), q = pos(dst[i]);
+    const size_t k = static_cast<size_t>(std::upper_bound(lo.begin(), lo.end(), p) - lo.begin());
+    if (k == 0 || p > hi[k - 1]) continue;
+    if (q >= lo[k - 1] && q <= hi[k - 1]) in_src.push_back(src[i]), in_dst.push_back(dst[i]);
+  }
+  const PeelStats inside = peel_acyclic(n, m, in_src, in_dst, nullptr);
+  if (!inside.acyclic) return false;
+  st = inside;
+  st.edges = totals[1];
+  return true;
 }
 
 }  // namespace isocheck::dist

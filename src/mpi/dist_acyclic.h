@@ -56,6 +56,25 @@ struct VertexBlocks {
   }
 };
 
+// Collective. A proof of acyclicity from the file order, tried before the
+// peel: Kahn's supersteps follow the file's blocks one after another (rank
+// r + 1 peels once rank r has), so on a history in time order the peel is
+// serial however many ranks there are. Instead: number the vertices in file
+// order (SI's split layout, `split`: a transaction's copy n + t just before
+// t; no other second segment) and call a pair "backward" when it does not go
+// from a lower to a higher number. Every cycle has backward pairs, and the
+// span between its lowest and highest vertex is covered by its backward
+// pairs' spans (the cycle climbs over each point of it and must come back
+// down), so every cycle lies inside one interval of the union of backward
+// spans, with all its pairs inside it. Only the pairs inside one interval
+// are peeled; the rest cannot be on a cycle. True: the graph is acyclic
+// (`st` filled). False: undecided — too many backward pairs (over
+// 2^21 on all ranks), an interval union over half the vertices, or a cycle
+// inside (the caller peels the whole graph, which also finds the core);
+// `src`/`dst` are left as they were.
+bool acyclic_by_file_order(uint32_t n, uint32_t m, bool split, const std::vector<uint32_t>& src,
+                           const std::vector<uint32_t>& dst, PeelStats& st);
+
 // Collective. `src`/`dst`: this rank's pairs, any sources (emptied on
 // return). Vertices [0, n + m). `core` (optional): when not acyclic, this
 // rank's vertices of the core, ascending (global ids).

@@ -14,8 +14,10 @@
 #include "io/hdf5_range.h"
 #include "io/load.h"
 #include "io/output_file.h"
+#include "mpi/accounting.h"
 #include "mpi/checkpoint.h"
 #include "mpi/collectives.h"
+#include "mpi/exchange.h"
 #include "mpi/key_shards.h"
 #include "mpi/messages.h"
 #include "mpi/mpi_env.h"
@@ -224,6 +226,14 @@ class DistributedRun {
     uint64_t held = ops_held_peak();
     std::vector<uint64_t> all_held(P);
     MPI_Gather(&held, 1, MPI_UINT64_T, all_held.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    // Every rank's step times ("name=seconds;" text), for "rank_steps".
+    std::vector<char> steps_text;
+    for (const auto& [name, sec] : steps_noted()) {
+      const std::string one = name + "=" + std::to_string(sec) + ";";
+      steps_text.insert(steps_text.end(), one.begin(), one.end());
+    }
+    std::vector<uint64_t> steps_at;
+    const std::vector<char> all_steps = gather_records(steps_text, 0, &steps_at);
     collective([&] {
       if (me != 0) return;
       std::ostringstream out;
@@ -242,7 +252,26 @@ class DistributedRun {
       // The most operations each rank held at once (mpi/accounting.h).
       out << "],\"ops_held\":[";
       for (int r = 0; r < P; ++r) out << (r ? "," : "") << all_held[r];
-      out << "]}\n";
+      // Each step's seconds per rank, 0 where a rank did not note it.
+      std::vector<std::string> names;
+      std::vector<std::vector<double>> secs;
+      for (int r = 0; r < P; ++r) {
+        std::istringstream in(std::string(all_steps.begin() + steps_at[r], all_steps.begin() + steps_at[r + 1]));
+        for (std::string item; std::getline(in, item, ';');) {
+          const size_t eq = item.find('=');
+          const std::string name = item.substr(0, eq);
+          size_t i = std::find(names.begin(), names.end(), name) - names.begin();
+          if (i == names.size()) names.push_back(name), secs.emplace_back(P, 0.0);
+          secs[i][r] = std::stod(item.substr(eq + 1));
+        }
+      }
+      out << "],\"rank_steps\":{";
+      for (size_t i = 0; i < names.size(); ++i) {
+        out << (i ? "," : "") << "\"" << names[i] << "\":[";
+        for (int r = 0; r < P; ++r) out << (r ? "," : "") << secs[i][r];
+        out << "]";
+      }
+      out << "}}\n";
       write_file_atomically(d.stage_times, "--stage-times", out.str());
     });
   }

@@ -61,6 +61,37 @@ std::vector<T> exchange(std::vector<std::vector<T>>& out, std::vector<uint64_t>*
   return recv;
 }
 
+// Collective: `send` holds the records for rank 0, then rank 1, ...
+// (`counts[r]` of them for rank r); returns what each rank sent here, one
+// vector per source, each allocated at its size and received in place
+// (point-to-point under `tag`, which no other message of the phase may use),
+// so a caller that keeps records per source copies nothing on arrival.
+template <class T>
+std::vector<std::vector<T>> exchange_per_source(const std::vector<T>& send, const std::vector<int>& counts, int tag) {
+  const int P = size();
+  std::vector<int> sd(P), rc(P);
+  record_displacements(counts, sd, "records to send");
+  MPI_Alltoall(counts.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<std::vector<T>> got(P);
+  MPI_Datatype t = record_type<T>();
+  std::vector<MPI_Request> reqs;
+  reqs.reserve(2 * P);
+  for (int r = 0; r < P; ++r) {
+    if (rc[r] == 0) continue;
+    got[r].resize(static_cast<size_t>(rc[r]));
+    reqs.emplace_back();
+    MPI_Irecv(got[r].data(), rc[r], t, r, tag, MPI_COMM_WORLD, &reqs.back());
+  }
+  for (int r = 0; r < P; ++r) {
+    if (counts[r] == 0) continue;
+    reqs.emplace_back();
+    MPI_Isend(send.data() + sd[r], counts[r], t, r, tag, MPI_COMM_WORLD, &reqs.back());
+  }
+  MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  MPI_Type_free(&t);
+  return got;
+}
+
 // Collective: every rank's records on rank `root` (rank order); `starts`
 // (root) receives where each rank's part begins, plus the end.
 template <class T>

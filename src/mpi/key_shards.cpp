@@ -144,6 +144,8 @@ static_assert(sizeof(OpRec) == 32);
 // way, with a note): list operations from per-rank reads; scans' open
 // absences (History::absent_choice_ops), which the shards' graph cannot
 // place (every read resolves to one version there).
+// Point-to-point tags of the slices' exchange (exchange_per_source).
+constexpr int kTagShardTxns = 31, kTagShardOps = 32;
 constexpr const char* kListsRefused = "list operations (key shards from per-rank reads exchange registers only)";
 constexpr const char* kOpenAbsencesRefused =
     "range scans that saw absent a row another transaction deletes (the shards resolve every read to one version)";
@@ -172,70 +174,100 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   const uint64_t held_ops = held ? held->op_count() : 0;
   const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
   int lists = 0, open_absences = 0;
-  std::vector<std::vector<TxnRec>> txns_from(P);
-  std::vector<std::vector<OpRec>> ops_from(P);
+  // What each source sent, a chunk per round, each exactly its size.
+  std::vector<std::vector<std::vector<TxnRec>>> txns_from(P);
+  std::vector<std::vector<std::vector<OpRec>>> ops_from(P);
   uint64_t kept_ops = 0;
+  std::vector<int> owner;  // per operation of the slice
   for (uint64_t k = 0; k < kSlices; ++k) {
     const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
-    std::vector<std::vector<TxnRec>> txns(P);
-    std::vector<std::vector<OpRec>> ops(P);
+    // The slice's records in one send buffer per kind, grouped by
+    // destination (counted first, then placed: no per-rank vectors to grow).
+    std::vector<TxnRec> txns;
+    std::vector<OpRec> ops;
+    std::vector<int> txn_count(P, 0), op_count(P, 0);
     uint64_t slice_ops = 0;
     if (lo < hi) {
+      StepTime read_time("shard.read");
       History sl = read(lo, hi);
+      read_time.stop();
+      StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
+      owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
         const uint32_t g = static_cast<uint32_t>(rg.first + lo + t);
         rg.add(sl.txn_id[t], sl.session_name[sl.txn_session[t]], sl.txn_status[t], sl.txn_begin[t], sl.txn_end[t],
                sl.op_end(t) - sl.op_begin(t));
         for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
-          const OpKind kind = sl.op_kind[o];
-          lists |= kind == OpKind::append || kind == OpKind::read_list;
-          const int r = key_owner(sl.op_key[o], P);
+          lists |= sl.op_kind[o] == OpKind::append || sl.op_kind[o] == OpKind::read_list;
+          const int r = owner[o] = key_owner(sl.op_key[o], P);
+          ++op_count[r];
+          if (last[r] != g) ++txn_count[r], last[r] = g;
+        }
+      }
+      std::vector<uint64_t> txn_at(P, 0), op_at(P, 0);
+      for (int r = 1; r < P; ++r) txn_at[r] = txn_at[r - 1] + txn_count[r - 1], op_at[r] = op_at[r - 1] + op_count[r - 1];
+      txns.resize(txn_at[P - 1] + txn_count[P - 1]);
+      ops.resize(slice_ops);
+      std::fill(last.begin(), last.end(), UINT32_MAX);
+      for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
+        const uint32_t g = static_cast<uint32_t>(rg.first + lo + t);
+        for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
+          const int r = owner[o];
           if (last[r] != g)
-            txns[r].push_back({sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}), last[r] = g;
-          ops[r].push_back({sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
-                            static_cast<uint32_t>(kind), sl.predicate_mark(o)});
+            txns[txn_at[r]++] = {sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}, last[r] = g;
+          ops[op_at[r]++] = {sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
+                             static_cast<uint32_t>(sl.op_kind[o]), sl.predicate_mark(o)};
         }
       }
       if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
       note_ops_held(held_ops + kept_ops + 2 * slice_ops);  // the slice and its records
     }
-    std::vector<uint64_t> tat, oat;
-    std::vector<TxnRec> tin = exchange(txns, &tat);
-    std::vector<OpRec> oin = exchange(ops, &oat);
+    StepTime exchange_time("shard.exchange");
+    std::vector<std::vector<TxnRec>> tin = exchange_per_source(txns, txn_count, kTagShardTxns);
+    std::vector<std::vector<OpRec>> oin = exchange_per_source(ops, op_count, kTagShardOps);
+    exchange_time.stop();
+    uint64_t got = 0;
     for (int r = 0; r < P; ++r) {
-      txns_from[r].insert(txns_from[r].end(), tin.begin() + tat[r], tin.begin() + tat[r + 1]);
-      ops_from[r].insert(ops_from[r].end(), oin.begin() + oat[r], oin.begin() + oat[r + 1]);
+      got += oin[r].size();
+      if (!tin[r].empty()) txns_from[r].push_back(std::move(tin[r]));
+      if (!oin[r].empty()) ops_from[r].push_back(std::move(oin[r]));
     }
-    kept_ops += oin.size();
-    note_ops_held(held_ops + kept_ops + oin.size() + slice_ops);
+    kept_ops += got;
+    note_ops_held(held_ops + kept_ops + slice_ops);
   }
-  // The shard, in global transaction order, sized once; each source's
-  // records are freed as soon as they are in it.
+  // The shard, in global transaction order (sources in rank order, each
+  // source's chunks in round order), sized once; each chunk is freed as soon
+  // as it is in.
+  StepTime assemble_time("shard.assemble");
   uint64_t shard_txns = 0;
-  for (int r = 0; r < P; ++r) shard_txns += txns_from[r].size();
+  for (int r = 0; r < P; ++r)
+    for (const auto& c : txns_from[r]) shard_txns += c.size();
   s.h.txn_id.reserve(shard_txns), s.h.txn_session.reserve(shard_txns), s.h.txn_status.reserve(shard_txns);
   s.h.txn_begin.reserve(shard_txns), s.h.txn_end.reserve(shard_txns), s.h.txn_op_offset.reserve(shard_txns + 1);
   s.h.session_name.reserve(shard_txns), s.gtxn.reserve(shard_txns);
   s.h.op_kind.reserve(kept_ops), s.h.op_key.reserve(kept_ops), s.h.op_value.reserve(kept_ops), s.pos.reserve(kept_ops);
   for (int r = 0; r < P; ++r) {
-    size_t i = 0;
-    const std::vector<OpRec>& oin = ops_from[r];
-    for (const TxnRec& tr : txns_from[r]) {
-      s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
-      for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
-        s.h.mark_predicate(s.h.op_kind.size(), static_cast<uint8_t>(oin[i].scan));
-        s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
-        s.h.op_key.push_back(oin[i].key);
-        s.h.op_value.push_back(oin[i].value);
-        s.pos.push_back(oin[i].pos);
+    // A transaction's records travel in one round, its operations with it.
+    for (size_t c = 0; c < txns_from[r].size(); ++c) {
+      const std::vector<OpRec>& oin = ops_from[r][c];
+      size_t i = 0;
+      for (const TxnRec& tr : txns_from[r][c]) {
+        s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
+        for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
+          s.h.mark_predicate(s.h.op_kind.size(), static_cast<uint8_t>(oin[i].scan));
+          s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
+          s.h.op_key.push_back(oin[i].key);
+          s.h.op_value.push_back(oin[i].value);
+          s.pos.push_back(oin[i].pos);
+        }
+        s.h.end_txn();
       }
-      s.h.end_txn();
+      std::vector<TxnRec>().swap(txns_from[r][c]);
+      std::vector<OpRec>().swap(ops_from[r][c]);
     }
-    std::vector<TxnRec>().swap(txns_from[r]);
-    std::vector<OpRec>().swap(ops_from[r]);
   }
   // The time unit of rank 0's file (every range reads the same attribute).
   {
@@ -822,10 +854,14 @@ class ShardDecision {
   // on, one candidate order for all ranks (true: it was found, all is decided).
   bool include_or_serial_witness() {
     int rounds = 0;
+    StepTime include_time("shard.include");
     include(rg, shard, rounds);
     committed = static_cast<uint64_t>(std::count(rg.included.begin(), rg.included.end(), 1));
     MPI_Allreduce(MPI_IN_PLACE, &committed, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    include_time.stop();
+    StepTime session_time("shard.session_order");
     session_links(rg, so, bad_begin, bad_end, bad_commits_first, bad_begins_first, &so_pred_times);
+    session_time.stop();
     {
       // One process replays committed transactions only: a committed read
       // of an included unknown transaction's write fails every replay there.
@@ -836,7 +872,9 @@ class ShardDecision {
     }
     if (opt.serial_witness && !included_unknown) {
       // The serial witness, shard by shard: one candidate order for all ranks.
+      StepTime witness_time("shard.serial_witness");
       const WitnessOrder found = sharded_witness(shard, rg, wants(Level::sser), bad_begin, bad_end);
+      witness_time.stop();
       if (found != WitnessOrder::none) {
         CheckResult& r = out.r;
         r.stats.txns = rg.n;
@@ -849,6 +887,7 @@ class ShardDecision {
         return true;
       }
     }
+    StepTime replay_time("shard.si_replay");
     si_line = sharded_si_replay();
     if (si_line) r.stats.si_replay = true, r.stats.si_replay_order = static_cast<uint8_t>(si_line - 1);
     return false;
@@ -865,7 +904,9 @@ class ShardDecision {
     for (size_t i = 0; i < rg.size(); ++i) no |= rg.included[i] && (!rg.timed(i) || rg.end[i] < rg.begin[i]);
     MPI_Allreduce(MPI_IN_PLACE, &no, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (no) return false;
+    StepTime time_replays("si_replay.time_replays");
     int bits = si_time_replays(shard.h, opt);
+    time_replays.stop();
     if (bad_commits_first) bits &= ~kSiCommitsFirst;
     if (bad_begins_first) bits &= ~kSiBeginsFirst;
     MPI_Allreduce(MPI_IN_PLACE, &bits, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD);
@@ -873,6 +914,7 @@ class ShardDecision {
     // The order replays: not with lists or null writes, nor (once clean) a
     // repeated write, as check() has it.
     {
+      StepTime plan_time("si_replay.plan");
       const WitnessPlan plan = plan_serial_witness(shard.h, false);
       int blocked = !plan.why_not.empty() || !writes_unique(shard.h, plan);
       MPI_Allreduce(MPI_IN_PLACE, &blocked, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -890,8 +932,16 @@ class ShardDecision {
     using Pos = std::pair<int64_t, uint64_t>;
     for (bool by_end : {false, true}) {
       std::vector<OrderBounds> bounds;
+      StepTime bounds_time("si_replay.order_bounds");
       int failed = !si_order_bounds(shard.h, shard.gtxn, by_end, bounds) || (by_end ? bad_end : bad_begin);
+      bounds_time.stop();
+      StepTime meet_time("si_replay.meet");
       std::vector<std::vector<OrderBounds>> to(P);
+      {  // sized first: these are the largest records of the replay
+        std::vector<size_t> count(P, 0);
+        for (const OrderBounds& b : bounds) ++count[range_owner(b.txn)];
+        for (int r = 0; r < P; ++r) to[r].reserve(count[r]);
+      }
       for (const OrderBounds& b : bounds) to[range_owner(b.txn)].push_back(b);
       std::vector<OrderBounds>().swap(bounds);
       const std::vector<OrderBounds> got = exchange(to);
@@ -917,6 +967,7 @@ class ShardDecision {
   // ---- shard: projection, per-key graph, order keys, anomalies as records;
   // the flags every rank acts on, allreduced.
   void build_shard_graph() {
+    StepTime graph_time("shard.graph");
     {
       KnownGraphOptions kgo;
       kgo.for_si = wants(Level::si);
@@ -951,6 +1002,7 @@ class ShardDecision {
       }
       g.chains = ChainStore();  // (encoded above when needed)
     }
+    graph_time.stop();
     MPI_Allreduce(MPI_IN_PLACE, flags, kFlags, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     stage("shard");
   }
@@ -1026,7 +1078,15 @@ class ShardDecision {
       }
       // (A level peeled only to settle a weaker one needs no witness.)
       std::vector<uint32_t> core;
-      const PeelStats ps = peel_acyclic(n, m, src, dst, wants(level) ? &core : nullptr);
+      // First the file order's proof (no supersteps across the ranks' blocks
+      // when the file follows time); the whole peel when it does not decide.
+      StepTime order_time("acyclic.by_order");
+      PeelStats ps;
+      const bool by_order = acyclic_by_file_order(n, m, level == Level::si, src, dst, ps);
+      order_time.stop();
+      StepTime peel_time("acyclic.peel");
+      if (!by_order) ps = peel_acyclic(n, m, src, dst, wants(level) ? &core : nullptr);
+      peel_time.stop();
       out.supersteps += ps.supersteps;
       out.cross_edges = std::max(out.cross_edges, ps.cross_edges);
       if (!ps.acyclic && wants(level)) {  // its witness, from the core

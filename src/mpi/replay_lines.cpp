@@ -1,5 +1,7 @@
 #include "mpi/replay_lines.h"
 
+#include "core/flat_hash.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -177,13 +179,23 @@ bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool
   for (TxnIdx t = 0; t < local.txn_count(); ++t)
     if (local.txn_status[t] == TxnStatus::committed) order.push_back(t);
   auto pos = [&](TxnIdx t) { return Pos{time[t], gtxn[t]}; };
-  std::sort(order.begin(), order.end(), [&](TxnIdx a, TxnIdx b) { return pos(a) < pos(b); });
+  auto earlier = [&](TxnIdx a, TxnIdx b) { return pos(a) < pos(b); };
+  // (A file in time order is sorted already: one pass instead of a sort.)
+  if (!std::is_sorted(order.begin(), order.end(), earlier)) std::sort(order.begin(), order.end(), earlier);
   struct Versions {
     Sym value = kNullValue, prev_value = kNullValue;
     Pos seq{std::numeric_limits<int64_t>::min(), 0}, prev_seq{std::numeric_limits<int64_t>::min(), 0};
     bool has_prev = false;
   };
-  std::unordered_map<Sym, Versions> st;
+  // Each key's two latest versions, by a flat table's slot (no node per key).
+  std::vector<Versions> versions;
+  FlatMap64 slot_of;
+  auto state = [&](Sym k) -> Versions& {
+    bool fresh = false;
+    const uint64_t slot = slot_of.get_or_insert(k, versions.size(), fresh);
+    if (fresh) versions.emplace_back();
+    return versions[slot];
+  };
   std::vector<std::pair<Sym, Sym>> own;  // this transaction's writes: key, last value
   out.clear();
   out.reserve(order.size());
@@ -202,13 +214,13 @@ bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool
         if (mine->second != v) return false;
         continue;
       }
-      const Versions& ks = st[k];
+      const Versions& ks = state(k);
       if (v == ks.value) lo = std::max(lo, ks.seq);
       else if (ks.has_prev && v == ks.prev_value) lo = std::max(lo, ks.prev_seq), hi = std::min(hi, ks.seq);
       else return false;
     }
     for (auto& [k, v] : own) {
-      Versions& ks = st[k];
+      Versions& ks = state(k);
       w = std::max(w, ks.seq);
       ks.prev_value = ks.value, ks.prev_seq = ks.seq, ks.has_prev = true;
       ks.value = v, ks.seq = pos(t);

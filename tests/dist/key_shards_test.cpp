@@ -517,6 +517,67 @@ struct KeyShardsTest {
       if (me == 0 && (peel_cases != 300 || cyclic < 100 || cyclic > 250))
         ++failures, std::fprintf(stderr, "FAIL peel: %d cases, %d cyclic: not the mix intended\n", peel_cases, cyclic);
     }
+    // The file-order proof (dist::acyclic_by_file_order) on graphs numbered
+    // almost in topological order, as a history in time order is: a DAG
+    // over file positions with short edges, a few vertices swapped with a
+    // near neighbour (backward pairs with short spans), sometimes a planted
+    // cycle between near positions or far apart, in the plain and in SI's
+    // split layout. It must never say acyclic of a graph with a cycle, and
+    // must decide most of the acyclic ones.
+    {
+      int cases = 0, acyclic_cases = 0, decided = 0, with_backward = 0;
+      for (uint64_t seed = 1; seed <= 300; ++seed) {
+        std::mt19937_64 rng(seed * 104729);
+        const uint32_t n = 2 + static_cast<uint32_t>(rng() % 300);
+        const bool split = seed % 3 == 0;
+        const uint32_t m = split ? n : 0, V = n + m;
+        // The vertex at each file position (split: copy n + t, then t).
+        std::vector<uint32_t> at(V);
+        for (uint32_t q = 0; q < V; ++q) at[q] = !split ? q : q % 2 == 0 ? n + q / 2 : q / 2;
+        const uint32_t swaps = static_cast<uint32_t>(rng() % 4);
+        for (uint32_t k = 0; k < swaps; ++k) {
+          const uint32_t q = static_cast<uint32_t>(rng() % V), r = std::min(V - 1, q + 1 + static_cast<uint32_t>(rng() % 4));
+          std::swap(at[q], at[r]);
+          with_backward += me == 0;
+        }
+        std::vector<uint32_t> src, dst;
+        for (uint32_t q = 0; q + 1 < V; ++q)
+          for (int e = static_cast<int>(rng() % 3); e > 0; --e) {
+            const uint32_t r = std::min(V - 1, q + 1 + static_cast<uint32_t>(rng() % 6));
+            src.push_back(at[q]), dst.push_back(at[r]);
+          }
+        const int planted = static_cast<int>(seed % 4);
+        if (planted == 1 || planted == 2) {  // near: within 8 positions; far: anywhere
+          const uint32_t len = 2 + static_cast<uint32_t>(rng() % 4), first = static_cast<uint32_t>(rng() % V);
+          uint32_t prev = first;
+          for (uint32_t i = 1; i < len; ++i) {
+            const uint32_t q = planted == 1 ? std::min(V - 1, first + static_cast<uint32_t>(rng() % 8))
+                                            : static_cast<uint32_t>(rng() % V);
+            src.push_back(at[prev]), dst.push_back(at[q]);
+            prev = q;
+          }
+          src.push_back(at[prev]), dst.push_back(at[first]);
+        }
+        const bool want = find_cycle(csr_from_pairs(V, src, dst), V).empty();
+        std::vector<uint32_t> my_src, my_dst;
+        for (size_t i = 0; i < src.size(); ++i)
+          if (static_cast<int>((i * 2654435761u) % dist::size()) == me) my_src.push_back(src[i]), my_dst.push_back(dst[i]);
+        const std::vector<uint32_t> kept_src = my_src, kept_dst = my_dst;
+        dist::PeelStats ps;
+        const bool got = dist::acyclic_by_file_order(n, m, split, my_src, my_dst, ps);
+        if (my_src != kept_src || my_dst != kept_dst)
+          ++failures, std::fprintf(stderr, "FAIL file order seed %llu: the pairs were changed\n", static_cast<unsigned long long>(seed));
+        if (me != 0) continue;
+        ++cases, acyclic_cases += want, decided += got;
+        if (got && (!want || ps.edges != src.size()))
+          ++failures, std::fprintf(stderr, "FAIL file order seed %llu: said acyclic (%llu pairs) of a graph the cycle search finds a cycle in: %d\n",
+                                   static_cast<unsigned long long>(seed), static_cast<unsigned long long>(ps.edges), !want);
+        results << "file order " << seed << " decided=" << got << "\n";
+      }
+      if (me == 0 && (cases != 300 || with_backward < 200 || acyclic_cases < 120 || decided < acyclic_cases * 3 / 4))
+        ++failures, std::fprintf(stderr, "FAIL file order: %d cases, %d acyclic, %d decided: not the mix intended\n", cases,
+                                 acyclic_cases, decided);
+    }
   }
 
   // Rank 0 prints the counts and fails a corpus that exercises too little.
