@@ -9,8 +9,9 @@
 #   3. weak: WEAK_OPS operations per rank, many components (1000 per rank of
 #      4 sessions), 1..16 ranks;
 #   4. ks: STRONG_OPS operations of rmw in one component on key shards
-#      (--key-shards --no-serial-witness, the graph path), 1..16 ranks, with
-#      each rank's step times (--stage-times "rank_steps") in ks/ks.jsonl.
+#      (--key-shards --no-serial-witness, the graph path), 1..16 ranks, for
+#      each level list of KS_LEVELS (default ser,si), with each rank's step
+#      times (--stage-times "rank_steps") in ks/ks.jsonl.
 # All inputs are generated first, in parallel (one generator per core).
 #
 #   bench/scaling/sweep.sh BUILD OUT       (BUILD: a build folder or a packed .gpu-carry)
@@ -103,20 +104,27 @@ PY
   rm -f "$O"/weak/*.h5
 fi
 
-# 4. One component on key shards (the graph path), each rank's steps.
+# 4. One component on key shards (the graph path), each rank's steps, for
+#    each level list of KS_LEVELS; first one plain process on the same file
+#    (the baseline the distributed driver on one rank is measured against).
 if has ks; then
-  end=$(( $(date +%s) + KS_BUDGET )); : >"$O/ks/ks.jsonl"; base=""
-  for p in $RANKS; do
-    left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "ks: budget spent before $p ranks"; break; }
-    f=$O/ks/ks.$p.json
-    timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/ks/rmw.h5" -l ser,si -q --key-shards \
-      --no-serial-witness --stage-times "$f" >/dev/null 2>"$O/ks/err.$p" || { echo "ks: $p ranks: $(tail -2 "$O/ks/err.$p")"; continue; }
-    cat "$f" >>"$O/ks/ks.jsonl"
-    base=$(python3 - "$f" "${base:-}" <<'PY'
+  end=$(( $(date +%s) + KS_BUDGET )); : >"$O/ks/ks.jsonl"
+  for lv in ${KS_LEVELS:-ser,si}; do
+    t1=$(now)
+    /usr/bin/time -f "%M" -o "$O/ks/plain.rss" "$BIN" verify "$O/ks/rmw.h5" -l "$lv" -q --no-serial-witness >/dev/null 2>&1
+    echo "ks -l $lv one plain process: $(since "$t1") s, peak $(( $(tail -1 "$O/ks/plain.rss") / 1024 )) MiB"
+    base=""
+    for p in $RANKS; do
+      left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "ks: budget spent before $p ranks"; break; }
+      f=$O/ks/ks.$p.json
+      timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/ks/rmw.h5" -l "$lv" -q --key-shards \
+        --no-serial-witness --stage-times "$f" >/dev/null 2>"$O/ks/err.$p" || { echo "ks: $p ranks: $(tail -2 "$O/ks/err.$p")"; continue; }
+      cat "$f" >>"$O/ks/ks.jsonl"
+      base=$(python3 - "$f" "${base:-}" "$lv" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); p = d["ranks"]; t = d["total_s"]
 base = float(sys.argv[2]) if sys.argv[2] else t
-print(f"ks ranks={p} total={t:.2f} s efficiency={base / (p * t):.2f} stages=" +
+print(f"ks -l {sys.argv[3]} ranks={p} total={t:.2f} s efficiency={base / (p * t):.2f} stages=" +
       " ".join(f"{k}:{v:.2f}" for k, v in d["stages"].items()) +
       f" peak_rss_mib_max={max(d['peak_rss_kib']) // 1024} ops_held_max={max(d['ops_held'])}", file=sys.stderr)
 for k, v in d.get("rank_steps", {}).items():
@@ -124,6 +132,7 @@ for k, v in d.get("rank_steps", {}).items():
 print(base)
 PY
 )
+    done
   done
   rm -f "$O"/ks/*.h5
 fi
