@@ -110,7 +110,4 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
 KeyShardOutcome check_key_sharded_read(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read,
                                        const CheckOptions& opt, const KeyShardOptions& ko);
 
-// The rank owning a key (the same hash as the partition stage's key shards).
-int key_owner(Sym key, int ranks);
-
 }  // namespace isocheck::dist
