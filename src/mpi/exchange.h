@@ -92,6 +92,21 @@ std::vector<std::vector<T>> exchange_per_source(const std::vector<T>& send, cons
   return got;
 }
 
+// Collective: each record of `recs` to rank owner(record), placed in one send
+// buffer by destination (counted first: no per-rank vectors to grow);
+// returns what each rank sent here, one vector per source.
+template <class T, class Owner>
+std::vector<std::vector<T>> route_records(const std::vector<T>& recs, Owner owner, int tag) {
+  const int P = size();
+  std::vector<int> counts(P, 0);
+  for (const T& x : recs) ++counts[owner(x)];
+  std::vector<uint64_t> at(P, 0);
+  for (int r = 1; r < P; ++r) at[r] = at[r - 1] + static_cast<uint64_t>(counts[r - 1]);
+  std::vector<T> send(recs.size());
+  for (const T& x : recs) send[at[owner(x)]++] = x;
+  return exchange_per_source(send, counts, tag);
+}
+
 // Collective: every rank's records on rank `root` (rank order); `starts`
 // (root) receives where each rank's part begins, plus the end.
 template <class T>

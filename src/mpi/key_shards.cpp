@@ -194,7 +194,7 @@ static_assert(sizeof(OpRec) == 32);
 // absences (History::absent_choice_ops), which the shards' graph cannot
 // place (every read resolves to one version there).
 // Point-to-point tags of the slices' exchange (exchange_per_source).
-constexpr int kTagShardTxns = 31, kTagShardOps = 32;
+constexpr int kTagShardTxns = 31, kTagShardOps = 32, kTagOrderBounds = 33;
 constexpr const char* kListsRefused = "list operations (key shards from per-rank reads exchange registers only)";
 constexpr const char* kOpenAbsencesRefused =
     "range scans that saw absent a row another transaction deletes (the shards resolve every read to one version)";
@@ -999,28 +999,30 @@ class ShardDecision {
       int failed = !si_order_bounds(shard.h, shard.gtxn, by_end, bounds) || (by_end ? bad_end : bad_begin);
       bounds_time.stop();
       StepTime meet_time("si_replay.meet");
-      std::vector<std::vector<OrderBounds>> to(P);
-      {  // sized first: these are the largest records of the replay
-        std::vector<size_t> count(P, 0);
-        for (const OrderBounds& b : bounds) ++count[range_owner(b.txn)];
-        for (int r = 0; r < P; ++r) to[r].reserve(count[r]);
-      }
-      for (const OrderBounds& b : bounds) to[range_owner(b.txn)].push_back(b);
+      const std::vector<std::vector<OrderBounds>> got =
+          route_records(bounds, [&](const OrderBounds& b) { return range_owner(b.txn); }, kTagOrderBounds);
       std::vector<OrderBounds>().swap(bounds);
-      const std::vector<OrderBounds> got = exchange(to);
       const std::vector<int64_t>& time = by_end ? rg.end : rg.begin;
-      std::vector<Pos> lo(rg.size(), Pos{std::numeric_limits<int64_t>::min(), 0}), w = lo, hi(rg.size());
-      for (size_t i = 0; i < rg.size(); ++i) hi[i] = {time[i], rg.first + i};
+      // Per transaction of the range, its three bounds side by side (one
+      // cache line for the records that meet there).
+      struct Met {
+        Pos lo, w, hi;
+      };
+      constexpr Pos kLowest{std::numeric_limits<int64_t>::min(), 0};
+      std::vector<Met> met(rg.size());
+      for (size_t i = 0; i < rg.size(); ++i) met[i] = {kLowest, kLowest, Pos{time[i], rg.first + i}};
       for (size_t k = 0; k < so.size(); ++k) {  // the session predecessor's commit
-        const size_t i = so[k].second - rg.first;
-        lo[i] = std::max(lo[i], Pos{by_end ? so_pred_times[k].second : so_pred_times[k].first, so[k].first});
+        Met& m = met[so[k].second - rg.first];
+        m.lo = std::max(m.lo, Pos{by_end ? so_pred_times[k].second : so_pred_times[k].first, so[k].first});
       }
-      for (const OrderBounds& b : got) {
-        const size_t i = b.txn - rg.first;
-        lo[i] = std::max(lo[i], Pos{b.lo_t, b.lo_g}), hi[i] = std::min(hi[i], Pos{b.hi_t, b.hi_g});
-        w[i] = std::max(w[i], Pos{b.w_t, b.w_g});
-      }
-      for (size_t i = 0; i < rg.size() && !failed; ++i) failed = rg.included[i] && !(lo[i] < hi[i] && w[i] < hi[i]);
+      for (const std::vector<OrderBounds>& from : got)
+        for (const OrderBounds& b : from) {
+          Met& m = met[b.txn - rg.first];
+          m.lo = std::max(m.lo, Pos{b.lo_t, b.lo_g}), m.hi = std::min(m.hi, Pos{b.hi_t, b.hi_g});
+          m.w = std::max(m.w, Pos{b.w_t, b.w_g});
+        }
+      for (size_t i = 0; i < rg.size() && !failed; ++i)
+        failed = rg.included[i] && !(met[i].lo < met[i].hi && met[i].w < met[i].hi);
       MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (!failed) return by_end ? 3 : 2;
     }
