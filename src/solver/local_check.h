@@ -19,9 +19,9 @@
 //
 // A region without a cycle grows: K takes every key of the window's
 // transactions that touch K, and the window doubles, until a cycle is found
-// or the region stops growing (or holds an eighth of the operations, where
-// the whole graph costs little more, or the rounds together have projected a
-// quarter of them, or 16 rounds ran). Then the caller builds the whole graph.
+// or the region stops growing (or holds a sixteenth of the operations, where
+// the whole graph costs little more, or the rounds together have projected an
+// eighth of them, or 16 rounds ran). Then the caller builds the whole graph.
 // Not tried (the whole graph decides): histories with transactions of unknown
 // status (whether one is included depends on reads of any key), and regions
 // that show an anomaly no level allows (the whole graph lists every one).
