@@ -43,7 +43,9 @@ if has e2e; then
     "$BIN" generate --workload blindw-rw --txns "$n" --sessions "$s" --keys "$k" --seed 7 -q --out "$O/e2e/c$n-$s-$k.h5" & pids+=($!); done
 fi
 if has strong; then
-  "$BIN" generate --workload rmw --txns $((STRONG_OPS / 4)) --sessions 64 --out "$O/strong/rmw.h5" -q & pids+=($!)
+  if [ "${STRONG_KEY_SHARDS:-1}" = 1 ]; then
+    "$BIN" generate --workload rmw --txns $((STRONG_OPS / 4)) --sessions 64 --out "$O/strong/rmw.h5" -q & pids+=($!)
+  fi
   "$GEN" many "$O/strong/many.h5" --components 1000 --txns $((STRONG_OPS / 4)) --sessions-per 4 >/dev/null & pids+=($!)
 fi
 if has ks; then
@@ -74,21 +76,32 @@ fi
 
 # 2. Strong scaling (bench/scaling/run.sh finds the inputs already there).
 if has strong; then
-  OPS=$STRONG_OPS RANKS=$RANKS KINDS=many KS_FLAGS=--no-serial-witness \
+  OPS=$STRONG_OPS RANKS=${STRONG_RANKS:-$RANKS} KINDS=many KEY_SHARDS=${STRONG_KEY_SHARDS:-1} KS_FLAGS=--no-serial-witness \
     timeout -k 5 "$STRONG_BUDGET" bash "$(dirname "$0")/run.sh" "$B" "$O/strong" >"$O/strong/log" 2>&1
   echo "strong scaling exit $?"; cat "$O/strong/log" | grep -v "^$" | head -30
+  cat "$O"/strong/many.*.json >"$O/strong/strong.jsonl" 2>/dev/null
+  python3 - "$O/strong/strong.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    print(f"many ranks={d['ranks']} total={d['total_s']:.2f}")
+    for k, v in d.get("rank_steps", {}).items():
+        print(f"    {k}: max {max(v):.2f} min {min(v):.2f}")
+PY
   rm -f "$O"/strong/*.h5
 fi
 
 # 3. Weak scaling: the same operations per rank, P ranks on P times the history.
 if has weak; then
   end=$(( $(date +%s) + WEAK_BUDGET ))
+: >"$O/weak/weak.jsonl"
   printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\n' >"$O/weak/weak.tsv"
   base=""
   for p in $RANKS; do
     left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "weak: budget spent before $p ranks"; break; }
     f=$O/weak/many.$p.json
     timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/weak/many.$p.h5" -l ser,si -q --stage-times "$f" >/dev/null 2>"$O/weak/err.$p"
+    cat "$f" >>"$O/weak/weak.jsonl" 2>/dev/null
     line=$(python3 - "$f" "$p" "${base:-}" $((WEAK_OPS * p)) <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); p = int(sys.argv[2]); t = d["total_s"]
@@ -101,6 +114,14 @@ PY
     echo "$line" >>"$O/weak/weak.tsv"
   done
   column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
+  python3 - "$O/weak/weak.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    print(f"weak ranks={d['ranks']} total={d['total_s']:.2f}")
+    for k, v in d.get("rank_steps", {}).items():
+        print(f"    {k}: max {max(v):.2f} min {min(v):.2f}")
+PY
   rm -f "$O"/weak/*.h5
 fi
 

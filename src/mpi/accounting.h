@@ -20,8 +20,8 @@ uint64_t ops_held_peak();
 // each rank saw them, without a barrier, so an imbalance between ranks or a
 // part that does not shrink with more ranks shows (a stage's own time is the
 // slowest rank's, after the barrier). Adds to the step's running sum; steps
-// are listed in the order first noted. Not thread-safe: call from the main
-// thread.
+// are listed in the order first noted. Thread-safe (a worker thread's time
+// adds to its rank's sum).
 void note_step(const char* name, double seconds);
 std::vector<std::pair<std::string, double>> steps_noted();
 // Notes the time from its construction to its end (or to stop()).

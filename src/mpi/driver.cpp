@@ -302,7 +302,9 @@ class DistributedRun {
 
     // ---- partition: sessions, rows and the included set from a first pass
     g_stage = ("partition");
+    StepTime scan_time("partition.scan");
     OwnedScan scan = scan_owned(*src);
+    scan_time.stop();
     if (scan.named) {
       // JSONL with string keys or values: symbols are numbered by first
       // appearance in the whole file, which ranges parsed apart cannot give.
@@ -312,7 +314,9 @@ class DistributedRun {
     sizes[0] = scan.txns, sizes[1] = scan.ops;
     bool wants_sser = false;
     const std::vector<Level> split = split_levels(wants_sser);
+    StepTime blocks_time("partition.blocks");
     Partition part = partition_or_resume([&] { return partition_from_triples(std::move(scan.triples), scan.sessions); });
+    blocks_time.stop();
     std::vector<KeyTriple>().swap(scan.triples);
     end_stage("partition");
     test_hold("ISOCHECK_TEST_HOLD_AFTER_PARTITION");
@@ -358,7 +362,11 @@ class DistributedRun {
     mover.send = [&](uint32_t i, int to) { pieces.send_piece(i, to); };
     mover.finish = [&] { pieces.finish_sends(); };
     mover.recv = [&](uint32_t i, int from) { pieces.recv_piece(i, from); };
-    if (solve_stopped(job, board, [&](uint32_t i) { return pieces.solve(job, i); }, &mover)) return;
+    auto solve_one = [&](uint32_t i) {
+      StepTime piece_time("solve.pieces");
+      return pieces.solve(job, i);
+    };
+    if (solve_stopped(job, board, solve_one, &mover)) return;
     pieces.clear();
     stolen_pieces = static_cast<int64_t>(board.stolen);
     end_stage("solve");

@@ -628,12 +628,15 @@ OwnedScan scan_owned(RangeSource& src) {
     collective([&] {
     if (a >= b || !input_error.empty()) return;
     History c;
+    StepTime read_time("partition.read");
     try {
       c = src.chunk(a, b);
     } catch (const InputError& e) {
       input_error = e.what();
       return;
     }
+    read_time.stop();
+    StepTime rows_time("partition.rows");
     note_ops_held(src.ops_resident() + c.op_count());
     counts[1] += c.op_count();
     chunk_seen.assign(c.session_count(), 0);
@@ -674,7 +677,9 @@ OwnedScan scan_owned(RangeSource& src) {
     out.named = true;
     return out;
   }
+  StepTime ids_time("partition.ids");
   unique_ids(src, std::move(ids));
+  ids_time.stop();
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
   std::unordered_map<int64_t, uint32_t> gid;
@@ -804,7 +809,10 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
     uint64_t sent_ops = 0, chunk_ops = 0;
     collective([&] {
       if (a >= b) return;
+      StepTime read_time("distribute.read");
       History c = src.chunk(a, b);
+      read_time.stop();
+      StepTime pack_time("distribute.pack");
       chunk_ops = c.op_count();
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
       auto emit = [&](uint32_t piece, TxnIdx t, TxnStatus st, uint32_t nops, auto pos) {
@@ -897,7 +905,9 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
       touched.clear();
     }
     std::vector<int> cnt, disp;
+    StepTime exchange_time("distribute.exchange");
     std::vector<char> in = exchange_buffer(send, scount, sdisp, bad, cnt, disp);
+    exchange_time.stop();
     std::vector<char>().swap(send);
     uint64_t recv_ops = 0;
     for (int r = 0; r < P; ++r) {
