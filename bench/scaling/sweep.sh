@@ -33,6 +33,17 @@ mkdir -p "$O/strong" "$O/weak" "$O/e2e" "$O/ks"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 now() { date +%s.%N; }
+# print_steps NAME FILE: each run's total and its steps' slowest and fastest rank.
+print_steps() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+for line in open(sys.argv[2]):
+    d = json.loads(line)
+    print(f"{sys.argv[1]} ranks={d['ranks']} total={d['total_s']:.2f}")
+    for k, v in d.get("rank_steps", {}).items():
+        print(f"    {k}: max {max(v):.2f} min {min(v):.2f}")
+PY
+}
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 echo "# sweep $(date -u +%FT%TZ) $(hostname) cores=$T ranks='$RANKS' strong=$STRONG_OPS weak/rank=$WEAK_OPS"
 
@@ -80,14 +91,7 @@ if has strong; then
     timeout -k 5 "$STRONG_BUDGET" bash "$(dirname "$0")/run.sh" "$B" "$O/strong" >"$O/strong/log" 2>&1
   echo "strong scaling exit $?"; cat "$O/strong/log" | grep -v "^$" | head -30
   cat "$O"/strong/many.*.json >"$O/strong/strong.jsonl" 2>/dev/null
-  python3 - "$O/strong/strong.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    print(f"many ranks={d['ranks']} total={d['total_s']:.2f}")
-    for k, v in d.get("rank_steps", {}).items():
-        print(f"    {k}: max {max(v):.2f} min {min(v):.2f}")
-PY
+  print_steps many "$O/strong/strong.jsonl"
   rm -f "$O"/strong/*.h5
 fi
 
@@ -114,14 +118,7 @@ PY
     echo "$line" >>"$O/weak/weak.tsv"
   done
   column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
-  python3 - "$O/weak/weak.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    print(f"weak ranks={d['ranks']} total={d['total_s']:.2f}")
-    for k, v in d.get("rank_steps", {}).items():
-        print(f"    {k}: max {max(v):.2f} min {min(v):.2f}")
-PY
+  print_steps weak "$O/weak/weak.jsonl"
   rm -f "$O"/weak/*.h5
 fi
 
