@@ -2,8 +2,9 @@
 //
 // Every rank holds owned data only: the records (session, status, times,
 // operation count) of a consecutive range of transactions, and the
-// operations of its keys (hash(key) % P) with their transactions' status and
-// times — taken from the whole history when every rank holds it, or
+// operations of its keys (hash buckets, balanced on a sample's operations)
+// with their transactions' status and times — taken from the whole history
+// when every rank holds it, or
 // exchanged slice by slice from per-rank reads (check_key_sharded_read,
 // check_key_sharded_ranges). Each shard builds the per-key part of the
 // dependency graph on a projection keeping only its transactions (global ids
@@ -14,7 +15,8 @@
 //
 // The serial witness replays every shard in the candidate time order (its
 // transactions' times, which it holds) while the range owners check session
-// order. The acyclicity test runs on the sharded graph (dist_acyclic.h);
+// order. The acyclicity test runs on the sharded graph (dist_acyclic.h: a
+// proof from the file order first, the distributed peel when it does not decide);
 // SSER's real-time pairs come from a distributed sort (realtime_pairs.h).
 // When every level asked holds, nothing is gathered. When one fails, the peel
 // leaves its core (every cycle); only the core's edges go to rank 0, each
