@@ -43,6 +43,12 @@ if mode in ("owned", "one-block"):
     if mode == "owned":
         assert t["components"] > 4 and t["largest_piece_ops"] < share, t
         assert all(x < ops for x in held), (ops, held)
+        # Each rank timed its own parts: every rank read its chunks twice,
+        # and pieces were solved (by some rank: a rank's pieces may be stolen).
+        steps = t["rank_steps"]
+        for k in ("partition.read", "distribute.read"):
+            assert len(steps[k]) == 4 and all(x > 0 for x in steps[k]), (k, steps)
+        assert len(steps["solve.pieces"]) == 4 and max(steps["solve.pieces"]) > 0, steps
     else:
         assert t["largest_piece_ops"] == ops, t
         assert sorted(held)[2] < ops, (ops, held)  # only the rank solving the block held it all
