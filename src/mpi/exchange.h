@@ -94,9 +94,10 @@ std::vector<std::vector<T>> exchange_per_source(const std::vector<T>& send, cons
 
 // Collective: each record of `recs` to rank owner(record), placed in one send
 // buffer by destination (counted first: no per-rank vectors to grow);
-// returns what each rank sent here, one vector per source.
+// returns what each rank sent here, one vector per source. `recs` is freed
+// once packed, before anything is received (at most two copies are held).
 template <class T, class Owner>
-std::vector<std::vector<T>> route_records(const std::vector<T>& recs, Owner owner, int tag) {
+std::vector<std::vector<T>> route_records(std::vector<T>&& recs, Owner owner, int tag) {
   const int P = size();
   std::vector<int> counts(P, 0);
   for (const T& x : recs) ++counts[owner(x)];
@@ -104,6 +105,7 @@ std::vector<std::vector<T>> route_records(const std::vector<T>& recs, Owner owne
   for (int r = 1; r < P; ++r) at[r] = at[r - 1] + static_cast<uint64_t>(counts[r - 1]);
   std::vector<T> send(recs.size());
   for (const T& x : recs) send[at[owner(x)]++] = x;
+  std::vector<T>().swap(recs);
   return exchange_per_source(send, counts, tag);
 }
 

@@ -1,5 +1,6 @@
 #include "mpi/key_shards.h"
 
+#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -332,6 +333,9 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       std::vector<TxnRec>().swap(txns_from[r][c]);
       std::vector<OpRec>().swap(ops_from[r][c]);
     }
+    // The chunks are below the size malloc maps apart: hand their pages back
+    // source by source, so the records freed make room for the columns.
+    malloc_trim(0);
   }
   // The time unit of rank 0's file (every range reads the same attribute).
   {
@@ -1000,8 +1004,7 @@ class ShardDecision {
       bounds_time.stop();
       StepTime meet_time("si_replay.meet");
       const std::vector<std::vector<OrderBounds>> got =
-          route_records(bounds, [&](const OrderBounds& b) { return range_owner(b.txn); }, kTagOrderBounds);
-      std::vector<OrderBounds>().swap(bounds);
+          route_records(std::move(bounds), [&](const OrderBounds& b) { return range_owner(b.txn); }, kTagOrderBounds);
       const std::vector<int64_t>& time = by_end ? rg.end : rg.begin;
       // Per transaction of the range, its three bounds side by side (one
       // cache line for the records that meet there).
