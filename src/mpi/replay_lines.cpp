@@ -225,7 +225,8 @@ bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool
       ks.prev_value = ks.value, ks.prev_seq = ks.seq, ks.has_prev = true;
       ks.value = v, ks.seq = pos(t);
     }
-    out.push_back({gtxn[t], lo.first, lo.second, hi.first, hi.second, w.first, w.second});
+    out.push_back({lo.first, hi.first, w.first, gtxn[t], static_cast<uint32_t>(lo.second), static_cast<uint32_t>(hi.second),
+                   static_cast<uint32_t>(w.second)});
   }
   return true;
 }

@@ -99,15 +99,12 @@ uint8_t si_time_replays(History& h, const CheckOptions& opt);
 // snapshot). Returns false when a read sees neither of its key's last two
 // versions (no snapshot at all). A transaction's bounds from every shard, its
 // session predecessor (lo) and itself (hi) decide it: lo < hi and w < hi.
+// (40 bytes: the largest records of the replay, two or so per transaction.)
 struct OrderBounds {
-  uint64_t txn;
-  int64_t lo_t;
-  uint64_t lo_g;
-  int64_t hi_t;
-  uint64_t hi_g;
-  int64_t w_t;
-  uint64_t w_g;
+  int64_t lo_t, hi_t, w_t;
+  uint32_t txn, lo_g, hi_g, w_g;  // global transaction indices (key shards: below 2^32)
 };
+static_assert(sizeof(OrderBounds) == 40);
 bool si_order_bounds(const History& local, const std::vector<TxnIdx>& gtxn, bool by_end, std::vector<OrderBounds>& out);
 
 // Fills out.replays (and, for a piece that is the whole history, its
