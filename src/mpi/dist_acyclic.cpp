@@ -249,7 +249,7 @@ bool acyclic_by_file_order(uint32_t n, uint32_t m, bool split, const std::vector
   }
   for (size_t k = 0; k < lo.size(); ++k) covered += hi[k] - lo[k] + 1;
   if (2 * covered > domain) return false;
-  // The pairs inside one interval (the same on every rank: the inputs are).
+  // This rank's pairs inside one interval (every rank merged the same spans).
   std::vector<uint32_t> in_src, in_dst;
   for (size_t i = 0; i < src.size(); ++i) {
     const uint64_t p = pos(src[i]), q = pos(dst[i]);
