@@ -38,11 +38,17 @@ void watch() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!ld::armed.load()) continue;
+    // A report is claimed by disarming: not when a check point (or the
+    // ranks' agreement) disarmed first and reports it itself.
+    auto claim = [] {
+      bool was = true;
+      return ld::armed.compare_exchange_strong(was, false);
+    };
     if (const uint64_t lim = ld::memory_limit.load()) {
       const uint64_t r = private_resident_bytes();
-      if (r > lim) give_up(memory_limit_message(r));
+      if (r > lim && claim()) give_up(memory_limit_message(r));
     }
-    if (const int64_t d = ld::deadline_ns.load(); d && ld::now_ns() >= d) give_up(time_limit_message());
+    if (const int64_t d = ld::deadline_ns.load(); d && ld::now_ns() >= d && claim()) give_up(time_limit_message());
   }
 }
 

@@ -101,14 +101,19 @@ inline std::string time_limit_message() {
 
 // Enters `stage` (when given) and throws ResourceError when the resident
 // memory is past --memory-limit or --time-limit has run out.
+// Once a limit's error is on its way to the user (thrown at a check point,
+// or agreed by the ranks), the watchdog must not report it a second time:
+// it reports only while armed, and claims the report by disarming.
+inline void disarm_limits() { limits_detail::armed.store(false); }
+
 inline void check_limits(const char* stage = nullptr) {
   if (stage) set_stage(stage);
   if (const uint64_t lim = limits_detail::memory_limit.load(std::memory_order_relaxed)) {
     const uint64_t r = private_resident_bytes();
-    if (r > lim) throw ResourceError(memory_limit_message(r));
+    if (r > lim) disarm_limits(), throw ResourceError(memory_limit_message(r));
   }
   if (const int64_t d = limits_detail::deadline_ns.load(std::memory_order_relaxed); d && limits_detail::now_ns() >= d)
-    throw ResourceError(time_limit_message());
+    disarm_limits(), throw ResourceError(time_limit_message());
   limits_detail::armed.store(true);
 }
 

@@ -39,6 +39,27 @@ TEST(Limits, CheckThrowsPastTheMemoryLimit) {
   limits_detail::memory_limit.store(0);
 }
 
+// A limit reached at a check point is reported by the code that catches it:
+// the watchdog (which reports only while armed) must not print it a second
+// time while that report is made (cli.failure_paths saw two lines for one
+// error under mpiexec: the agreed one and rank 0's watchdog's).
+TEST(Limits, ACheckThatThrowsDisarmsTheWatchdog) {
+  limits_detail::memory_limit.store(uint64_t{1} << 50);
+  check_limits("check");
+  EXPECT_TRUE(limits_detail::armed.load());
+  limits_detail::memory_limit.store(1);
+  EXPECT_THROW(check_limits("read"), ResourceError);
+  EXPECT_FALSE(limits_detail::armed.load());
+  limits_detail::memory_limit.store(uint64_t{1} << 50);
+  check_limits("check");  // a check that passes arms it again
+  EXPECT_TRUE(limits_detail::armed.load());
+  limits_detail::deadline_ns.store(limits_detail::now_ns() - 1);
+  EXPECT_THROW(check_limits("solve"), ResourceError);
+  EXPECT_FALSE(limits_detail::armed.load());
+  limits_detail::deadline_ns.store(0);
+  limits_detail::memory_limit.store(0);
+}
+
 TEST(Limits, CheckThrowsPastTheDeadline) {
   limits_detail::time_limit_s.store(0.5);
   limits_detail::deadline_ns.store(limits_detail::now_ns() - 1);
