@@ -110,10 +110,15 @@ inline void check_limits(const char* stage = nullptr) {
   if (stage) set_stage(stage);
   if (const uint64_t lim = limits_detail::memory_limit.load(std::memory_order_relaxed)) {
     const uint64_t r = private_resident_bytes();
-    if (r > lim) disarm_limits(), throw ResourceError(memory_limit_message(r));
+    if (r > lim) {
+      disarm_limits();
+      throw ResourceError(memory_limit_message(r));
+    }
   }
-  if (const int64_t d = limits_detail::deadline_ns.load(std::memory_order_relaxed); d && limits_detail::now_ns() >= d)
-    disarm_limits(), throw ResourceError(time_limit_message());
+  if (const int64_t d = limits_detail::deadline_ns.load(std::memory_order_relaxed); d && limits_detail::now_ns() >= d) {
+    disarm_limits();
+    throw ResourceError(time_limit_message());
+  }
   limits_detail::armed.store(true);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
 #include "core/errors.h"
 
@@ -209,7 +210,6 @@ PeelStats peel_acyclic(uint32_t n, uint32_t m, std::vector<uint32_t>& src, std::
 bool acyclic_by_file_order(uint32_t n, uint32_t m, bool split, const std::vector<uint32_t>& src,
                            const std::vector<uint32_t>& dst, PeelStats& st) {
   if (m != 0 && !split) return false;  // SSER's time nodes have no file position
-  const int P = size();
   auto pos = [&](uint32_t v) -> uint64_t { return !split ? v : v < n ? 2 * uint64_t{v} + 1 : 2 * uint64_t{v - n}; };
   const uint64_t domain = split ? 2 * uint64_t{n} : n;
   constexpr uint64_t kMaxBackward = uint64_t{1} << 21;
@@ -226,17 +226,7 @@ bool acyclic_by_file_order(uint32_t n, uint32_t m, bool split, const std::vector
   if (totals[0] > kMaxBackward) return false;
   // Every rank's spans, merged into disjoint intervals (overlapping or
   // sharing an end: a cycle's spans overlap where it turns).
-  std::vector<uint64_t> spans;
-  {
-    std::vector<int> counts(P), disp(P);
-    int mine = static_cast<int>(back.size());
-    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < P; ++r) disp[r] = total, total += counts[r];
-    spans.resize(static_cast<size_t>(total));
-    MPI_Allgatherv(back.data(), mine, MPI_UINT64_T, spans.data(), counts.data(), disp.data(), MPI_UINT64_T,
-                   MPI_COMM_WORLD);
-  }
+  std::vector<uint64_t> spans = allgather_records(back, "backward pairs");
   std::vector<std::pair<uint64_t, uint64_t>> iv;
   for (size_t i = 0; i < spans.size(); i += 2) iv.push_back({spans[i], spans[i + 1]});
   std::vector<uint64_t>().swap(spans);

@@ -132,6 +132,21 @@ std::vector<T> gather_records(const std::vector<T>& mine, int root = 0, std::vec
   return all;
 }
 
+// Collective: every rank's records, concatenated in rank order, on every
+// rank. `what` names the records in the error past MPI's int counts.
+template <class T> std::vector<T> allgather_records(const std::vector<T>& mine, const char* what) {
+  const int P = size();
+  if (mine.size() > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + " on one rank; run on more ranks");
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(P), disp(P);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<T> all(record_displacements(counts, disp, what));
+  MPI_Datatype t = record_type<T>();
+  MPI_Allgatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, MPI_COMM_WORLD);
+  MPI_Type_free(&t);
+  return all;
+}
+
 // Collective: `v` of rank `root` on every rank.
 template <class T> void bcast_records(std::vector<T>& v, int root = 0) {
   uint64_t n = v.size();

@@ -617,18 +617,10 @@ using EachEdge = std::function<void(const std::function<void(const EdgeRec&)>&)>
 
 EdgeList core_witness(Level level, const std::vector<uint32_t>& core_mine, const EachEdge& each_edge,
                       const Range& rg, const CheckOptions& opt, uint64_t budget, uint64_t& core_size) {
-  const int P = size(), me = rank();
+  const int me = rank();
   const uint32_t n = static_cast<uint32_t>(rg.n);
-  std::vector<uint32_t> core;
-  {
-    std::vector<int> counts(P), disp(P);
-    int mine = static_cast<int>(core_mine.size());
-    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    core.resize(record_displacements(counts, disp, "core vertices"));
-    MPI_Allgatherv(core_mine.data(), mine, MPI_UINT32_T, core.data(), counts.data(), disp.data(), MPI_UINT32_T,
-                   MPI_COMM_WORLD);
-    std::sort(core.begin(), core.end());
-  }
+  std::vector<uint32_t> core = allgather_records(core_mine, "core vertices");
+  std::sort(core.begin(), core.end());
   core_size = core.size();
   auto in_core = [&](uint32_t v) { return std::binary_search(core.begin(), core.end(), v); };
   std::vector<EdgeRec> mine;
