@@ -57,4 +57,26 @@ template <class T, class KeyOf> void radix_sort(std::vector<T>& v, KeyOf key) {
   if (from != v.data()) std::memcpy(static_cast<void*>(v.data()), from, n * sizeof(T));
 }
 
+// Sorts v by less (stable) when that takes at most `budget` moves of an
+// element one place (the number of inversions): true when sorted; false,
+// with v some permutation of its entries, when the budget ran out. For input
+// that is nearly in order, where it is one pass with no scratch.
+template <class T, class Less> bool insertion_sort_bounded(std::vector<T>& v, Less less, size_t budget) {
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    T x = v[i];
+    size_t j = i;
+    do {
+      if (budget-- == 0) {
+        v[j] = x;
+        return false;
+      }
+      v[j] = v[j - 1];
+      --j;
+    } while (j > 0 && less(x, v[j - 1]));
+    v[j] = x;
+  }
+  return true;
+}
+
 }  // namespace isocheck

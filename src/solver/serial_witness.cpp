@@ -159,6 +159,18 @@ std::vector<TxnIdx> order_by_time(const History& h, const std::vector<int64_t>& 
   }
   std::vector<TxnIdx> order;
   if (sorted) return order;
+  // A log is usually written in commit order, so its begin times are out of
+  // order only by about the number of transactions running at once: an
+  // insertion sort, stopped once it has moved more than a few entries per
+  // transaction, sorts such a log in one near-sequential pass and with no
+  // scratch (the radix sort below reads and writes 16-byte records three or
+  // four times over; it took a quarter of `--level si` on 10^7 transactions).
+  // Strict "<" keeps ties in file position, as the radix sort does.
+  order.reserve(committed);
+  for (TxnIdx t = 0; t < h.txn_count(); ++t)
+    if (h.txn_status[t] == TxnStatus::committed) order.push_back(t);
+  const size_t budget = 16 * committed + 4096;
+  if (insertion_sort_bounded(order, [&](TxnIdx a, TxnIdx b) { return time[a] < time[b]; }, budget)) return order;
   // (time, position) records by a stable radix sort on the time (sign bit
   // flipped so that it orders as unsigned): ties stay in file position.
   struct At {
@@ -171,8 +183,7 @@ std::vector<TxnIdx> order_by_time(const History& h, const std::vector<int64_t>& 
     if (h.txn_status[t] == TxnStatus::committed)
       by_time.push_back({static_cast<uint64_t>(time[t]) ^ (uint64_t{1} << 63), t});
   radix_sort(by_time, [](const At& a) { return a.time; });
-  order.reserve(by_time.size());
-  for (const At& e : by_time) order.push_back(e.t);
+  for (size_t i = 0; i < by_time.size(); ++i) order[i] = by_time[i].t;
   return order;
 }
 

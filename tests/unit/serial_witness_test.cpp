@@ -3,6 +3,8 @@
 // engines must see, and check()'s verdicts identical with and without it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <sstream>
 
 #include "io/jsonl.h"
@@ -207,4 +209,33 @@ TEST(SerialWitness, SmallAndHugeKeysTogether) {
   std::string stale_small = ok + T(4, 2, R"(["r",3,1])", 6, 7);
   EXPECT_FALSE(witness(stale_small).found());
   expect_same_verdicts(stale_small);
+}
+
+// order_by_time against a stable sort of the committed transactions by time,
+// for times nearly in file order (the insertion sort) and far from it (its
+// budget runs out: the radix sort), with ties, negative times and aborted
+// transactions left out.
+TEST(SerialWitness, OrderByTimeIsAStableSortOfTheCommitted) {
+  std::mt19937_64 rng(3);
+  for (int it = 0; it < 200; ++it) {
+    History h;
+    const size_t n = 1 + rng() % 2000;
+    const int64_t spread = it % 4 == 0 ? 3 : it % 4 == 1 ? 40 : it % 4 == 2 ? 1000000 : 0;
+    std::vector<int64_t> time(n);
+    for (size_t t = 0; t < n; ++t) {
+      h.txn_id.push_back(static_cast<int64_t>(t));
+      h.txn_status.push_back(rng() % 5 == 0 ? TxnStatus::aborted : TxnStatus::committed);
+      time[t] = static_cast<int64_t>(t / 2) + (spread ? static_cast<int64_t>(rng() % spread) : 0) - 500;
+    }
+    std::vector<TxnIdx> want;
+    for (TxnIdx t = 0; t < n; ++t)
+      if (h.txn_status[t] == TxnStatus::committed) want.push_back(t);
+    std::stable_sort(want.begin(), want.end(), [&](TxnIdx a, TxnIdx b) { return time[a] < time[b]; });
+    std::vector<TxnIdx> got = order_by_time(h, time);
+    if (got.empty()) {  // file order is the order
+      ASSERT_TRUE(std::is_sorted(want.begin(), want.end())) << "iteration " << it;
+      continue;
+    }
+    ASSERT_EQ(got, want) << "iteration " << it << " spread " << spread;
+  }
 }

@@ -45,5 +45,35 @@ TEST(Util, RadixSortEqualsStableSort) {
   }
 }
 
+// The bounded insertion sort: with budget enough, std::stable_sort's order;
+// with too little, false and a permutation of the input.
+TEST(Util, InsertionSortBoundedSortsOrStopsWithAPermutation) {
+  std::mt19937_64 rng(9);
+  for (int it = 0; it < 400; ++it) {
+    const size_t n = rng() % 3000;
+    const uint64_t spread = it % 3 == 0 ? 4 : it % 3 == 1 ? 64 : n + 1;  // out of place by about this much
+    std::vector<std::pair<uint64_t, uint32_t>> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = {i + rng() % spread, static_cast<uint32_t>(i)};
+    if (it % 7 == 0)
+      for (auto& x : v) x.first /= 8;  // many ties
+    auto less = [](const auto& a, const auto& b) { return a.first < b.first; };
+    auto want = v;
+    std::stable_sort(want.begin(), want.end(), less);
+    size_t inversions = 0;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n && j < i + spread + 1; ++j) inversions += less(v[j], v[i]);
+    auto got = v;
+    ASSERT_TRUE(insertion_sort_bounded(got, less, inversions)) << "iteration " << it;
+    ASSERT_EQ(got, want) << "iteration " << it;
+    if (inversions == 0) continue;
+    got = v;
+    ASSERT_FALSE(insertion_sort_bounded(got, less, inversions - 1)) << "iteration " << it;
+    std::sort(got.begin(), got.end());
+    auto all = v;
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(got, all) << "iteration " << it;
+  }
+}
+
 }  // namespace
 }  // namespace isocheck
