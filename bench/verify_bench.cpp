@@ -41,8 +41,7 @@ int main(int argc, char** argv) {
   }
   Timer wall;
   double c0 = cpu_s();
-  History h = load_history(argv[1]);
-  h.release_unused_list_offsets();  // as `isocheck verify` does
+  History h = load_history(argv[1], Format::unknown, nullptr, true);  // as `isocheck verify` does
   double t_read = cpu_s() - c0;
   size_t n = h.txn_count(), ops = h.op_count();
   if (si) {

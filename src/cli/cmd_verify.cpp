@@ -115,10 +115,9 @@ int run_verify(const VerifyArgs& a) {
   Progress progress(a.quiet);
   progress.stage("read", 0);
   ImportStats import_stats;
-  History h = load_history(a.file, f, &import_stats);
+  History h = load_history(a.file, f, &import_stats, true);
   // Nothing a user gave us is dropped silently: say what the importer skipped.
   if (import_stats.skipped_total() > 0 && !a.quiet) std::fprintf(stderr, "isocheck: %s\n", import_stats.describe().c_str());
-  h.release_unused_list_offsets();
   progress.set_items(h.txn_count());
   progress.stage("check", h.txn_count());
   CheckResult r;

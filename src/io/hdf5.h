@@ -23,8 +23,11 @@ struct Hdf5Options {
 };
 
 // Reads and validates the whole file. Throws InputError naming the file, the
-// dataset and the row on malformed input.
-History read_hdf5(const std::string& path);
+// dataset and the row on malformed input. release_unused_lists: a file with
+// no list values and no list reads comes back as
+// History::release_unused_list_offsets() leaves it (its list offsets are
+// checked a block at a time, never held).
+History read_hdf5(const std::string& path, bool release_unused_lists = false);
 
 // Transactions [txn_first, txn_last) and exactly their operations and list
 // values; offsets are rebased to 0 and sessions get dense indices local to the

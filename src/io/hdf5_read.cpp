@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "core/populate.h"
 #include "io/hdf5_range.h"
 #include "io/sink.h"
 #include "io/zlib_chunk.h"
@@ -56,7 +57,7 @@ class Reader {
 
   // own_tables: the result takes the name tables (one-shot reads); else its
   // tables stay empty and its symbols are those of keys() / values().
-  History read(uint64_t first, uint64_t last, bool whole, bool own_tables);
+  History read(uint64_t first, uint64_t last, bool whole, bool own_tables, bool release_unused_lists = false);
   void columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& out);
   const SymbolTable& keys() { return ensure_tables(), keys_; }
   const SymbolTable& values() { return ensure_tables(), values_; }
@@ -604,7 +605,7 @@ void Reader::check_range(uint64_t first, uint64_t last, uint64_t n) const {
 
 // Rows [first, first+cnt] of an offset column, checked non-decreasing and at most `limit`.
 void Reader::read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, std::vector<uint64_t>& o, bool cache) {
-  o.resize(cnt + 1);
+  resize_populated(o, cnt + 1);
   read_rows(d, first, cnt + 1, o.data(), cache);
   bool bad = false;
   for (size_t i = 0; i < cnt; ++i) bad |= o[i] > o[i + 1];
@@ -827,7 +828,7 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
   }
 }
 
-History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables) {
+History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables, bool release_unused_lists) {
   {
     std::lock_guard<std::mutex> lock(init_);  // (columns() may run meanwhile)
     layout();
@@ -845,12 +846,25 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
   // Offsets first: they say which operations and list values belong to the range.
   h.txn_op_offset = read_offsets(L.op_off, first, cnt, m, true);
   uint64_t o0 = h.txn_op_offset[0], o1 = h.txn_op_offset[cnt], ops = o1 - o0;
-  h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len, true);
-  uint64_t l0 = h.op_list_offset[0], l1 = h.op_list_offset[ops];
+  // Without list values every offset must be 0: checked a block at a time
+  // when the caller would release them anyway (set again below if some
+  // operation reads a list, all empty).
+  const bool skip_list_offsets = release_unused_lists && L.list.len == 0;
+  if (skip_list_offsets) {
+    constexpr uint64_t kBlock = uint64_t{1} << 20;
+    std::vector<uint64_t> block;
+    uint64_t at = 0;
+    do read_offsets(L.list_off, o0 + at, std::min(kBlock, ops - at), 0, block, true);
+    while ((at += kBlock) < ops);
+    h.op_list_offset.clear();
+  } else {
+    h.op_list_offset = read_offsets(L.list_off, o0, ops, L.list.len, true);
+  }
+  uint64_t l0 = skip_list_offsets ? 0 : h.op_list_offset[0], l1 = skip_list_offsets ? 0 : h.op_list_offset[ops];
 
   // A column's rows [at, at + n) into v.
   auto column = [&](auto& dataset, uint64_t at, uint64_t n, auto& v) {
-    v.resize(n);
+    resize_populated(v, n);
     read_rows(dataset, at, n, v.data(), true);
   };
   // Transactions.
@@ -878,6 +892,8 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables)
 
   ensure_tables();
   check_ops(h.op_kind.data(), h.op_key.data(), h.op_value.data(), ops, o0);
+  if (skip_list_offsets && std::find(h.op_kind.begin(), h.op_kind.end(), OpKind::read_list) != h.op_kind.end())
+    h.op_list_offset.assign(ops + 1, 0);
   check_list(h.list_value, l0);
   std::vector<uint64_t> open_predicate_reads;
   if (L.has_scan) read_scan_marks(L.scan, o0, h.op_kind, h, open_predicate_reads);  // (kinds checked)
@@ -948,7 +964,9 @@ void Reader::columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns&
 
 }  // namespace
 
-History read_hdf5(const std::string& path) { return Reader(path).read(0, 0, true, true); }
+History read_hdf5(const std::string& path, bool release_unused_lists) {
+  return Reader(path).read(0, 0, true, true, release_unused_lists);
+}
 
 History read_hdf5_range(const std::string& path, uint64_t txn_first, uint64_t txn_last) {
   return Reader(path).read(txn_first, txn_last, false, true);

@@ -360,6 +360,52 @@ TEST(Hdf5Invalid, ListOffsets) {
   expect_error(p, {"dataset /op/list_offset row 7", "must end at the row count of /list/value 1", "is 0"});
 }
 
+// read_hdf5(path, true), as `verify` reads: the history
+// release_unused_list_offsets() leaves, with the list offsets of a file
+// without list values checked a block at a time and never held.
+TEST(Hdf5ReleasedLists, SameHistoryAsReadingThenReleasing) {
+  const char* kNoListValues =
+      "{\"id\":1,\"session\":0,\"status\":\"committed\",\"ops\":[[\"r\",1,null],[\"w\",1,5]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"r\",3,[]],[\"w\",2,6]]}\n";
+  const char* kNoLists =
+      "{\"id\":1,\"session\":0,\"status\":\"committed\",\"ops\":[[\"r\",1,null],[\"w\",1,5]]}\n"
+      "{\"id\":2,\"session\":1,\"status\":\"committed\",\"ops\":[[\"r\",1,5],[\"w\",2,6]]}\n";
+  for (const char* jsonl : {kIntHistory, kNoListValues, kNoLists}) {
+    History want = parse_jsonl(jsonl, "h.jsonl");
+    want.release_unused_list_offsets();
+    const std::string p = base("released.h5", jsonl);
+    const History got = read_hdf5(p, true);
+    expect_same(want, got);
+    EXPECT_EQ(got.op_list_offset.empty(), jsonl == kNoLists);  // an empty list read keeps them
+  }
+  // More operations than one block of offsets (2^20), none a list read.
+  std::string text;
+  for (int t = 0; t < 300000; ++t)
+    text += "{\"id\":" + std::to_string(t) + ",\"session\":" + std::to_string(t % 5) +
+            ",\"status\":\"committed\",\"ops\":[[\"w\"," + std::to_string(t) + ",1],[\"w\"," + std::to_string(t) +
+            ",2],[\"w\"," + std::to_string(t) + ",3],[\"w\"," + std::to_string(t) + ",4]]}\n";
+  History big = parse_jsonl(text, "big.jsonl");
+  const std::string p = tmp("released-big.h5");
+  write_hdf5(big, p);
+  big.release_unused_list_offsets();
+  expect_same(big, read_hdf5(p, true));
+  // A nonzero offset in a later block, in a file with no list values: the
+  // error names its row, as without the release.
+  std::vector<uint64_t> off(big.op_count() + 1, 0);
+  off[1100000] = 1;
+  put_u64(p, "/op/list_offset", off);
+  for (bool release : {false, true}) {
+    try {
+      read_hdf5(p, release);
+      ADD_FAILURE() << "no error, release " << release;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("dataset /op/list_offset row 1100000: offsets must be non-decreasing and at most 0"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Hdf5Invalid, StatusAndKindOutOfRange) {
   std::string p = base("st.h5");
   put_u8(p, "/txn/status", {0, 1, 3, 0});
