@@ -51,7 +51,20 @@ int main(int argc, char** argv) {
     double cr = cpu_s();
     SiReplay sr = find_si_replay(h);
     double t_replay = cpu_s() - cr;
+    // The parts the replays share: the plan, the time orders, the duplicate-write test.
+    double cp = cpu_s();
+    const WitnessPlan plan = plan_serial_witness(h, false);
+    double t_plan = cpu_s() - cp;
+    cp = cpu_s();
+    const size_t begins = order_by_time(h, h.txn_begin).size(), ends = order_by_time(h, h.txn_end).size();
+    double t_orders = cpu_s() - cp;
+    cp = cpu_s();
+    const bool unique = writes_unique(h, plan);
+    double t_unique = cpu_s() - cp;
     std::printf("file %s: %zu txns, %zu ops\n", argv[1], n, ops);
+    std::printf("plan %.2f cpu s; begin and end orders %.2f (%s, %s); duplicate-write test %.2f (%s)\n", t_plan,
+                t_orders, begins ? "sorted" : "file order", ends ? "sorted" : "file order", t_unique,
+                unique ? "unique" : "repeats");
     std::printf("serial witness: %s (%.2f cpu s); SI replay: %s (%.2f cpu s, %.2f M txn/s per core)\n",
                 sw.found() ? "found" : "not found", t_witness, sr.found() ? to_string(sr.order) : sr.why_not.c_str(),
                 t_replay, n / t_replay / 1e6);

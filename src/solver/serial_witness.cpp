@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/populate.h"
 #include "core/predicates.h"
 #include "core/flat_hash.h"
 #include "core/radix_order.h"
@@ -32,49 +33,76 @@ std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::
 
 // Values are unique per key in a history the graph engines accept (a repeated
 // (key, value) write is an anomaly), and the replay relies on it: a read names
-// one write. Fingerprints of every write of every transaction are partitioned
-// by their top bits so each partition's set stays in cache. Two equal
-// fingerprints mean a repeat or (rarely) a collision; either way: no witness.
+// one write. Fingerprints of every write of every transaction are split by
+// their top bits into parts of about 4096, each part's set small enough to
+// stay in cache. Two equal fingerprints mean a repeat or (rarely) a
+// collision; either way: no witness.
+//
+// The split takes two scatters: at most 256 buckets from the operations,
+// then each bucket (in cache) into its parts. One scatter straight into the
+// parts wrote to 4096 places at once at 10^7 writes, each store a TLB miss.
 bool writes_unique(const History& h, size_t writes) {
+  if (writes < 2) return true;
   auto fingerprint = [&](OpIdx o) { return mix64(h.op_key[o] * 0x9e3779b97f4a7c15ULL ^ mix64(h.op_value[o])); };
   const size_t m = h.op_count();
-  if (writes < 2) return true;
   int bits = 0;
-  while ((writes >> bits) > 4096) ++bits;  // partitions of about 4096 fingerprints
-  const int shift = 64 - bits;
-  auto part = [&](uint64_t fp) { return bits == 0 ? 0 : fp >> shift; };
-  std::vector<uint64_t> start((size_t{1} << bits) + 1, 0);
+  while ((writes >> bits) > 4096) ++bits;  // parts of about 4096 fingerprints
+  const int bucket_bits = std::min(bits, 8), part_bits = bits - bucket_bits;
+  auto bucket_of = [&](uint64_t fp) { return bucket_bits == 0 ? 0 : fp >> (64 - bucket_bits); };
+  const size_t buckets = size_t{1} << bucket_bits;
+  std::vector<uint64_t> start(buckets + 1, 0);
   for (OpIdx o = 0; o < m; ++o)
-    if (h.op_kind[o] == OpKind::write) ++start[part(fingerprint(o)) + 1];
-  for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
-  std::vector<uint64_t> fps(writes);
+    if (h.op_kind[o] == OpKind::write) ++start[bucket_of(fingerprint(o)) + 1];
+  for (size_t b = 1; b <= buckets; ++b) start[b] += start[b - 1];
+  std::vector<uint64_t> fps;
+  resize_populated(fps, start[buckets]);
   {
     std::vector<uint64_t> cursor(start.begin(), start.end() - 1);
     for (OpIdx o = 0; o < m; ++o) {
       if (h.op_kind[o] != OpKind::write) continue;
-      uint64_t fp = fingerprint(o);
-      fps[cursor[part(fp)]++] = fp;
+      const uint64_t fp = fingerprint(o);
+      fps[cursor[bucket_of(fp)]++] = fp;
     }
   }
-  // Per partition: an open-addressing set on the low bits (0 marks empty, so a
+  // Per part: an open-addressing set on the low bits (0 marks empty, so a
   // fingerprint of 0 is stored as 1: a false repeat at worst, never a miss).
   std::vector<uint64_t> set;
-  for (size_t p = 0; p + 1 < start.size(); ++p) {
-    size_t n = start[p + 1] - start[p];
-    if (n < 2) continue;
+  auto unique_in = [&](const uint64_t* fp, size_t n) {
+    if (n < 2) return true;
     size_t cap = 16;
     while (cap < 2 * n) cap <<= 1;
     set.assign(cap, 0);
-    size_t mask = cap - 1;
-    for (size_t j = start[p]; j < start[p + 1]; ++j) {
-      uint64_t fp = fps[j] ? fps[j] : 1;
-      size_t i = fp & mask;
+    const size_t mask = cap - 1;
+    for (size_t j = 0; j < n; ++j) {
+      const uint64_t f = fp[j] ? fp[j] : 1;
+      size_t i = f & mask;
       while (set[i] != 0) {
-        if (set[i] == fp) return false;
+        if (set[i] == f) return false;
         i = (i + 1) & mask;
       }
-      set[i] = fp;
+      set[i] = f;
     }
+    return true;
+  };
+  const size_t parts = size_t{1} << part_bits;
+  const int part_shift = 64 - bits;
+  std::vector<uint64_t> scratch, part_start(parts + 1);
+  for (size_t b = 0; b < buckets; ++b) {
+    const uint64_t* in = fps.data() + start[b];
+    const size_t n = start[b + 1] - start[b];
+    if (part_bits == 0) {
+      if (!unique_in(in, n)) return false;
+      continue;
+    }
+    auto part_of = [&](uint64_t fp) { return (fp >> part_shift) & (parts - 1); };
+    std::fill(part_start.begin(), part_start.end(), 0);
+    for (size_t j = 0; j < n; ++j) ++part_start[part_of(in[j]) + 1];
+    for (size_t q = 1; q <= parts; ++q) part_start[q] += part_start[q - 1];
+    scratch.resize(n);
+    std::vector<uint64_t> cursor(part_start.begin(), part_start.end() - 1);
+    for (size_t j = 0; j < n; ++j) scratch[cursor[part_of(in[j])]++] = in[j];
+    for (size_t q = 0; q < parts; ++q)
+      if (!unique_in(scratch.data() + part_start[q], part_start[q + 1] - part_start[q])) return false;
   }
   return true;
 }
@@ -237,29 +265,74 @@ WitnessPlan plan_serial_witness(const History& h, bool need_realtime) {
   return p;
 }
 
-std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read) {
-  std::vector<TxnIdx> order;
-  if (c == WitnessOrder::begin_time) order = order_by_time(h, h.txn_begin);
-  if (c == WitnessOrder::end_time) order = order_by_time(h, h.txn_end);
+namespace {
+
+std::string replay_in(const History& h, const WitnessPlan& p, WitnessOrder c, const std::vector<TxnIdx>& order,
+                      OpIdx* failed_read) {
   LatestValues latest(p);
   return replay(h, order, c, latest, failed_read);
 }
 
+}  // namespace
+
+std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read) {
+  std::vector<TxnIdx> order;
+  if (c == WitnessOrder::begin_time) order = order_by_time(h, h.txn_begin);
+  if (c == WitnessOrder::end_time) order = order_by_time(h, h.txn_end);
+  return replay_in(h, p, c, order, failed_read);
+}
+
 bool writes_unique(const History& h, const WitnessPlan& p) { return writes_unique(h, p.writes); }
 
-SerialWitness find_serial_witness(const History& h, bool need_realtime) {
+const WitnessPlan& ReplayInputs::plan(bool need_realtime) {
+  if (!plan_) plan_ = plan_serial_witness(h_, false);
+  if (!need_realtime) return *plan_;
+  if (!plan_realtime_) {
+    // As plan_serial_witness(h, true): the same, except that without times
+    // on every committed transaction (file order the only candidate) there
+    // is no witness.
+    plan_realtime_ = *plan_;
+    if (plan_->why_not.empty() && plan_->candidates == std::vector<WitnessOrder>{WitnessOrder::file}) {
+      plan_realtime_->why_not = "not every committed transaction has begin/end times";
+      plan_realtime_->candidates.clear();
+    }
+  }
+  return *plan_realtime_;
+}
+
+const std::vector<TxnIdx>& ReplayInputs::by_begin() {
+  if (!by_begin_) by_begin_ = order_by_time(h_, h_.txn_begin);
+  return *by_begin_;
+}
+
+const std::vector<TxnIdx>& ReplayInputs::by_end() {
+  if (!by_end_) by_end_ = order_by_time(h_, h_.txn_end);
+  return *by_end_;
+}
+
+bool ReplayInputs::writes_unique() {
+  if (!unique_) unique_ = isocheck::writes_unique(h_, plan(false));
+  return *unique_;
+}
+
+SerialWitness find_serial_witness(const History& h, bool need_realtime, ReplayInputs* shared) {
   SerialWitness w;
-  const WitnessPlan p = plan_serial_witness(h, need_realtime);
+  std::optional<ReplayInputs> own;
+  ReplayInputs& in = shared ? *shared : own.emplace(h);
+  const WitnessPlan& p = in.plan(need_realtime);
   w.committed = p.committed;
   w.why_not = p.why_not;
   if (!p.why_not.empty()) return w;
+  static const std::vector<TxnIdx> kFileOrder;
   auto replay = [&](WitnessOrder c) {
     OpIdx failed_read = ~OpIdx{0};
-    std::string failed = replay_candidate(h, p, c, &failed_read);
+    const std::vector<TxnIdx>& order =
+        c == WitnessOrder::begin_time ? in.by_begin() : c == WitnessOrder::end_time ? in.by_end() : kFileOrder;
+    std::string failed = replay_in(h, p, c, order, &failed_read);
     if (!failed.empty() && failed_read != ~OpIdx{0}) w.failed_reads.push_back(failed_read);
     return failed;
   };
-  if (auto c = first_clean_replay(h, p, p.candidates, replay, w.why_not)) {
+  if (auto c = first_clean_replay(in, p.candidates, replay, w.why_not)) {
     w.order = *c;
     w.respects_realtime = *c != WitnessOrder::file;
   }

@@ -36,7 +36,9 @@ struct SerialWitness {
 
 // need_realtime: the caller wants SSER decided, so only time orders (every
 // committed transaction has begin/end) are tried.
-SerialWitness find_serial_witness(const History& h, bool need_realtime);
+class ReplayInputs;
+// shared: the inputs to reuse (and to fill) across replays of h; none: its own.
+SerialWitness find_serial_witness(const History& h, bool need_realtime, ReplayInputs* shared = nullptr);
 
 // The pieces, for callers that split a history by key (mpi/key_shards):
 // reads only ever see writes to their own key, so a candidate replays
@@ -62,13 +64,35 @@ WitnessPlan plan_serial_witness(const History& h, bool need_realtime);
 // "" = clean; otherwise the failed check, and the read it failed on in *failed_read (if given and it was a read).
 std::string replay_candidate(const History& h, const WitnessPlan& p, WitnessOrder c, OpIdx* failed_read = nullptr);
 bool writes_unique(const History& h, const WitnessPlan& p);
+// What the serial witness and the SI replay of one history share, each part
+// computed when first asked for and then kept: the plan, the begin- and
+// end-time orders and the duplicate-write test. check() runs both replays on
+// every history that is not serializable; computing these twice cost about a
+// tenth of `--level si` on 10^7 transactions.
+class ReplayInputs {
+ public:
+  explicit ReplayInputs(const History& h) : h_(h) {}
+  const History& history() const { return h_; }
+  const WitnessPlan& plan(bool need_realtime);
+  // order_by_time(h, h.txn_begin), order_by_time(h, h.txn_end): empty when
+  // file order is that order.
+  const std::vector<TxnIdx>& by_begin();
+  const std::vector<TxnIdx>& by_end();
+  bool writes_unique();
+
+ private:
+  const History& h_;
+  std::optional<WitnessPlan> plan_, plan_realtime_;
+  std::optional<std::vector<TxnIdx>> by_begin_, by_end_;
+  std::optional<bool> unique_;
+};
+
 // The first of `candidates` that replay(c) ("" = clean, else the failed
 // check) replays cleanly, when no (key, value) is written twice (only then
 // does a read name one write); else none. why_not: the failed checks, "; "
 // between them, or why a clean replay does not count; "" when one is found.
 template <class Candidate, class Replay>
-std::optional<Candidate> first_clean_replay(const History& h, const WitnessPlan& p,
-                                            const std::vector<Candidate>& candidates, Replay replay,
+std::optional<Candidate> first_clean_replay(ReplayInputs& in, const std::vector<Candidate>& candidates, Replay replay,
                                             std::string& why_not) {
   for (Candidate c : candidates) {
     const std::string failed = replay(c);
@@ -76,7 +100,7 @@ std::optional<Candidate> first_clean_replay(const History& h, const WitnessPlan&
       why_not += (why_not.empty() ? "" : "; ") + failed;
       continue;
     }
-    if (!writes_unique(h, p)) {
+    if (!in.writes_unique()) {
       why_not = "some (key, value) is written twice (or two fingerprints collide)";
       return std::nullopt;
     }

@@ -1,6 +1,7 @@
 #include "solver/si_replay.h"
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -44,20 +45,24 @@ struct TwoVersions {
 
 std::string txn_text(const History& h, TxnIdx t) { return "transaction " + std::to_string(h.txn_id[t]); }
 
-// Committed transactions ordered by `time`, ties by file position.
-std::vector<TxnIdx> order_by(const History& h, const std::vector<int64_t>& time, size_t committed) {
-  std::vector<TxnIdx> order = order_by_time(h, time);
-  if (!order.empty()) return order;
-  order.reserve(committed);
+// Committed transactions ordered by time, ties by file position: the shared
+// order, or, where file order is that order (the shared one then empty), the
+// committed transactions in file order, built in `own`.
+const std::vector<TxnIdx>& committed_by(const History& h, const std::vector<TxnIdx>& shared, size_t committed,
+                                        std::vector<TxnIdx>& own) {
+  if (!shared.empty() || committed == 0) return shared;
+  own.reserve(committed);
   for (TxnIdx t = 0; t < h.txn_count(); ++t)
-    if (h.txn_status[t] == TxnStatus::committed) order.push_back(t);
-  return order;
+    if (h.txn_status[t] == TxnStatus::committed) own.push_back(t);
+  return own;
 }
 
 struct Events {
-  std::vector<TxnIdx> begins, ends;  // committed transactions by begin time, by end time
-  std::vector<uint32_t> rank;        // a committed transaction's position among its session's
-  bool ties = false;                 // some commit falls at the time of some begin
+  Events(const std::vector<TxnIdx>& b, const std::vector<TxnIdx>& e) : begins(b), ends(e) {}
+  const std::vector<TxnIdx>& begins;  // committed transactions by begin time
+  const std::vector<TxnIdx>& ends;    // and by end time
+  std::vector<uint32_t> rank;         // a committed transaction's position among its session's
+  bool ties = false;                  // some commit falls at the time of some begin
 };
 
 constexpr uint64_t kNotBegun = ~0ULL;
@@ -246,10 +251,13 @@ std::string replay(const History& h, const Events& ev, SiTies ties, States& st) 
 
 }  // namespace
 
-SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, bool order_replays) {
+SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, bool order_replays,
+                        ReplayInputs* shared) {
   SiReplay r;
+  std::optional<ReplayInputs> own_inputs;
+  ReplayInputs& in = shared ? *shared : own_inputs.emplace(h);
   // Lists, null writes: as the serial witness, the graph decides.
-  const WitnessPlan p = plan_serial_witness(h, false);
+  const WitnessPlan& p = in.plan(false);
   r.committed = p.committed;
   if (!p.why_not.empty()) {
     r.why_not = p.why_not;
@@ -259,8 +267,7 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
     r.why_not = "--time-order with a negative clock skew";
     return r;
   }
-  Events ev;
-  ev.rank.assign(h.txn_count(), 0);
+  std::vector<uint32_t> rank(h.txn_count(), 0);
   {
     std::vector<uint32_t> per_session(h.session_count(), 0);
     for (TxnIdx t = 0; t < h.txn_count(); ++t) {
@@ -273,11 +280,12 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
         r.why_not = txn_text(h, t) + " ends before it begins";
         return r;
       }
-      ev.rank[t] = per_session[h.txn_session[t]]++;
+      rank[t] = per_session[h.txn_session[t]]++;
     }
   }
-  ev.begins = order_by(h, h.txn_begin, p.committed);
-  ev.ends = order_by(h, h.txn_end, p.committed);
+  std::vector<TxnIdx> own_begins, own_ends;
+  Events ev(committed_by(h, in.by_begin(), p.committed, own_begins), committed_by(h, in.by_end(), p.committed, own_ends));
+  ev.rank = std::move(rank);
   for (size_t i = 0, j = 0; i < ev.begins.size() && j < ev.ends.size() && !ev.ties;) {
     const int64_t b = h.txn_begin[ev.begins[i]], c = h.txn_end[ev.ends[j]];
     ev.ties = b == c;
@@ -309,7 +317,7 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
     }
     return failed.empty() ? failed : failed + " (" + to_string(c) + ")";
   };
-  if (auto c = first_clean_replay(h, p, candidates, replay_ties, r.why_not)) r.order = *c;
+  if (auto c = first_clean_replay(in, candidates, replay_ties, r.why_not)) r.order = *c;
   return r;
 }
 

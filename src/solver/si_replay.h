@@ -31,6 +31,7 @@
 #include <string>
 
 #include "core/history.h"
+#include "solver/serial_witness.h"
 
 namespace isocheck {
 
@@ -53,6 +54,9 @@ struct SiReplay {
 // intervals do not overlap wrote in time order), which a time-order replay
 // respects whenever clock_skew >= 0; with a negative skew nothing is tried.
 // order_replays: try the order replays when the time replays fail.
-SiReplay find_si_replay(const History& h, bool time_order = false, int64_t clock_skew = 0, bool order_replays = true);
+// shared: the plan, time orders and duplicate-write test to reuse (and to
+// fill) across replays of h (serial_witness.h); none: its own.
+SiReplay find_si_replay(const History& h, bool time_order = false, int64_t clock_skew = 0, bool order_replays = true,
+                        ReplayInputs* shared = nullptr);
 
 }  // namespace isocheck

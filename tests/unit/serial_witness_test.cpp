@@ -11,7 +11,9 @@
 #include "report/report.h"
 #include "solver/check.h"
 #include "solver/serial_witness.h"
+#include "solver/si_replay.h"
 
+#include "common/generated.h"
 #include "common/history_fixtures.h"
 #include "common/same_verdicts.h"
 
@@ -237,5 +239,45 @@ TEST(SerialWitness, OrderByTimeIsAStableSortOfTheCommitted) {
       continue;
     }
     ASSERT_EQ(got, want) << "iteration " << it << " spread " << spread;
+  }
+}
+
+// The serial witness and the SI replay with their inputs shared (as check()
+// runs them) and each with its own: the same outcomes, and the shared plan
+// the same as plan_serial_witness's, with and without real time.
+TEST(SerialWitness, SharedReplayInputsChangeNothing) {
+  std::vector<History> hs;
+  for (uint32_t seed = 1; seed <= 40; ++seed) hs.push_back(testkit::random_history(60 + seed * 7, seed % 3 == 0, seed));
+  for (const char* isolation : {"ser", "si"})
+    for (const char* plant : {"", "write-skew", "lost-update"}) {
+      GenOptions o;
+      o.isolation = isolation;
+      o.txns = 3000;
+      o.keys = 40;
+      o.seed = 7;
+      if (*plant) o.plant = {plant};
+      hs.push_back(testkit::read_generated(o));
+    }
+  for (size_t i = 0; i < hs.size(); ++i) {
+    const History& h = hs[i];
+    SCOPED_TRACE("history " + std::to_string(i));
+    for (bool rt : {false, true}) {
+      ReplayInputs shared(h);
+      const SerialWitness a = find_serial_witness(h, rt, &shared), b = find_serial_witness(h, rt);
+      EXPECT_EQ(a.order, b.order);
+      EXPECT_EQ(a.why_not, b.why_not);
+      EXPECT_EQ(a.failed_reads, b.failed_reads);
+      EXPECT_EQ(a.committed, b.committed);
+      const SiReplay c = find_si_replay(h, false, 0, true, &shared), d = find_si_replay(h);
+      EXPECT_EQ(c.order, d.order);
+      EXPECT_EQ(c.why_not, d.why_not);
+      const WitnessPlan want = plan_serial_witness(h, rt);
+      const WitnessPlan& got = shared.plan(rt);
+      EXPECT_EQ(got.why_not, want.why_not);
+      EXPECT_EQ(got.candidates, want.candidates);
+      EXPECT_EQ(got.writes, want.writes);
+      EXPECT_EQ(got.committed, want.committed);
+      EXPECT_EQ(shared.writes_unique(), writes_unique(h, want));
+    }
   }
 }
