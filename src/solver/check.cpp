@@ -8,6 +8,7 @@
 #include "core/errors.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "graph/known_graph.h"
 #include "graph/level_graphs.h"
@@ -319,13 +320,14 @@ CheckResult check(const History& h, const CheckOptions& opt) {
   auto wants = [&](Level l) { return std::find(opt.levels.begin(), opt.levels.end(), l) != opt.levels.end(); };
   std::unique_ptr<ClosureEngine> chosen_engine = chosen_closure(opt);
   SerialWitness sw;
-  ReplayInputs replay_inputs(h);  // shared by the serial witness and the SI replay
+  // Shared by the serial witness and the SI replay; dropped before any graph.
+  std::optional<ReplayInputs> replay_inputs(std::in_place, h);
   if (opt.serial_witness) {
     // A replay that succeeds proves every requested level; one that fails
     // proves nothing, and the graph engines below decide.
     // Under --time-order only the begin- and end-time orders (every
     // transaction timed) respect the write order it assumes; file order need not.
-    sw = find_serial_witness(h, wants(Level::sser) || opt.time_order, &replay_inputs);
+    sw = find_serial_witness(h, wants(Level::sser) || opt.time_order, &*replay_inputs);
     if (sw.found()) {
       CheckResult r;
       r.stats.txns = h.txn_count();
@@ -339,7 +341,8 @@ CheckResult check(const History& h, const CheckOptions& opt) {
     // A clean SI replay settles SI (before any local search or graph, so a
     // write skew does not make SI cost a graph of the whole history); the
     // other levels are decided as usual. A failed replay proves nothing.
-    SiReplay sr = find_si_replay(h, opt.time_order, opt.clock_skew, true, &replay_inputs);
+    SiReplay sr = find_si_replay(h, opt.time_order, opt.clock_skew, true, &*replay_inputs);
+    replay_inputs.reset();
     if (sr.found()) {
       CheckOptions rest = opt;
       rest.levels.erase(std::find(rest.levels.begin(), rest.levels.end(), Level::si));
@@ -354,6 +357,7 @@ CheckResult check(const History& h, const CheckOptions& opt) {
       return r;
     }
   }
+  replay_inputs.reset();
   return check_without_witness(h, opt, sw, std::move(chosen_engine));
 }
 

@@ -397,8 +397,21 @@ CheckResult check_with(const History& h, bool localise, std::vector<Level> level
 // grow that far before the region has z. The region found stays three keys,
 // and its cycle is the whole graph's. (SER and SI: with SSER the first region
 // already shows the stale read Ta -rt-> Tb -rw-> Ta, and stops there.)
+namespace {
+void find_a_cycle_far_from_the_failing_read(int64_t y, int64_t z, int64_t w);
+}  // namespace
+
+// Also with y and w huge (a generated plant's keys: the region's key set
+// holds them in its hash set, z in its array).
 TEST(LocalCheck, FindsACycleFarFromTheFailingRead) {
-  constexpr int64_t y = 5000, z = 5001, w = 5002;
+  for (const int64_t huge : {int64_t{0}, int64_t{9000000000000000000}})
+    find_a_cycle_far_from_the_failing_read(huge ? huge : 5000, 5001, huge ? huge + 2 : 5002);
+}
+
+namespace {
+
+void find_a_cycle_far_from_the_failing_read(int64_t y, int64_t z, int64_t w) {
+  SCOPED_TRACE("y = " + std::to_string(y));
   History h = filler_history(20000, [&](int i, History& hh, int64_t& clock, int64_t& id) {
     if (i == 100) plant_txn(hh, clock, id, {{OpKind::read, y, 0}, {OpKind::write, y, 1}, {OpKind::write, z, 1}});  // Ta
     if (i == 200) plant_txn(hh, clock, id, {{OpKind::read, z, 1}, {OpKind::write, w, 1}});                       // Tc
@@ -435,6 +448,8 @@ TEST(LocalCheck, FindsACycleFarFromTheFailingRead) {
     EXPECT_EQ(on.levels[i].witness->cycle.why, off.levels[i].witness->cycle.why);
   }
 }
+
+}  // namespace
 
 // A valid history whose begin and end orders both fail: T2 reads x before
 // T1's write although T1 began first (begin order fails), T4 reads v from T3
