@@ -6,7 +6,6 @@
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif

@@ -6,7 +6,6 @@
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -24,7 +23,6 @@
 #include "core/errors.h"
 #include "io/hdf5_range.h"
 #include "io/sink.h"
-#include "io/zlib_chunk.h"
 #include "io/hdf5_handles.h"
 
 namespace isocheck {
