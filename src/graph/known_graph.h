@@ -20,6 +20,10 @@ struct KnownGraphOptions {
   // About this many writes per partition of the (key, value) -> writer join
   // (0: sized to stay in cache). Tests set it small to get many partitions.
   size_t join_partition_writes = 0;
+  // The join's first scatter makes at most 2^this buckets, each then split
+  // into its partitions (default 8). Tests set it small so that the second
+  // split runs on small histories too.
+  int join_bucket_bits = 8;
 };
 
 // One chain of versions of a key linked by read-modify-write (or list order):

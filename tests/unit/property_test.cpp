@@ -607,6 +607,7 @@ TEST(Property, JoinPartitionsDoNotChangeTheKnownGraph) {
       one.for_si = many.for_si = for_si;
       one.join_partition_writes = SIZE_MAX;  // a single partition
       many.join_partition_writes = 1;        // as many as there are writes (up to 4096)
+      many.join_bucket_bits = static_cast<int>(seed % 3);  // each bucket split again (0: not scattered first)
       DependencyGraph a, b;
       try {
         a = build_known_graph(h, one);
@@ -647,25 +648,27 @@ TEST(Property, DuplicateWritesKeepTheirOrderAcrossPartitions) {
   h.begin_txn(2, 2, TxnStatus::committed, kNoTime, kNoTime);
   h.add_op(OpKind::write, y, two), h.add_op(OpKind::read, x, one), h.add_op(OpKind::read, z, nine);
   h.end_txn();
-  for (size_t per_partition : {size_t{0}, size_t{1}, SIZE_MAX}) {
-    KnownGraphOptions o;
-    o.join_partition_writes = per_partition;
-    const DependencyGraph g = build_known_graph(h, o);
-    ASSERT_EQ(g.anomalies.size(), 4u);
-    auto is = [&](size_t i, AnomalyKind k, TxnIdx t, TxnIdx other, uint32_t op) {
-      const Anomaly& a = g.anomalies[i];
-      return a.kind == k && a.txn == t && a.other == other && a.op == op;
-    };
-    EXPECT_TRUE(is(0, AnomalyKind::duplicate_write, 1, 0, 2)) << per_partition;
-    EXPECT_TRUE(is(1, AnomalyKind::duplicate_write, 1, 0, 0)) << per_partition;
-    EXPECT_TRUE(is(2, AnomalyKind::duplicate_write, 2, 1, 0)) << per_partition;
-    EXPECT_TRUE(is(3, AnomalyKind::thin_air_read, 2, 2, 2)) << per_partition;
-    // T2's read of x=1 names T0, the first writer of it.
-    bool wr = false;
-    for (size_t i = 0; i < g.edges.size(); ++i)
-      wr |= g.edges.kind[i] == EdgeKind::wr && g.edges.src[i] == 0 && g.edges.dst[i] == 2 && g.edges.why[i] == 1;
-    EXPECT_TRUE(wr) << per_partition;
-  }
+  for (size_t per_partition : {size_t{0}, size_t{1}, SIZE_MAX})
+    for (int bucket_bits : {0, 1, 8}) {
+      KnownGraphOptions o;
+      o.join_partition_writes = per_partition;
+      o.join_bucket_bits = bucket_bits;
+      const DependencyGraph g = build_known_graph(h, o);
+      ASSERT_EQ(g.anomalies.size(), 4u);
+      auto is = [&](size_t i, AnomalyKind k, TxnIdx t, TxnIdx other, uint32_t op) {
+        const Anomaly& a = g.anomalies[i];
+        return a.kind == k && a.txn == t && a.other == other && a.op == op;
+      };
+      EXPECT_TRUE(is(0, AnomalyKind::duplicate_write, 1, 0, 2)) << per_partition;
+      EXPECT_TRUE(is(1, AnomalyKind::duplicate_write, 1, 0, 0)) << per_partition;
+      EXPECT_TRUE(is(2, AnomalyKind::duplicate_write, 2, 1, 0)) << per_partition;
+      EXPECT_TRUE(is(3, AnomalyKind::thin_air_read, 2, 2, 2)) << per_partition;
+      // T2's read of x=1 names T0, the first writer of it.
+      bool wr = false;
+      for (size_t i = 0; i < g.edges.size(); ++i)
+        wr |= g.edges.kind[i] == EdgeKind::wr && g.edges.src[i] == 0 && g.edges.dst[i] == 2 && g.edges.why[i] == 1;
+      EXPECT_TRUE(wr) << per_partition;
+    }
 }
 
 
