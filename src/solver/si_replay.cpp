@@ -182,10 +182,23 @@ std::string replay_in_order(const History& h, const std::vector<TxnIdx>& order, 
   return "";
 }
 
+// snap: per transaction, the commits seen at its begin; kNotBegun for every
+// transaction on entry, and again on return (the entries set are put back:
+// the tie candidates share one array, where filling a fresh one of 8 bytes a
+// transaction cost more than a replay that fails early).
 template <class States>
-std::string replay(const History& h, const Events& ev, SiTies ties, States& st) {
+std::string replay(const History& h, const Events& ev, SiTies ties, States& st, std::vector<uint64_t>& snap) {
   const size_t n = ev.begins.size();
-  std::vector<uint64_t> snap(h.txn_count(), kNotBegun);  // commits seen at begin
+  size_t i = 0, j = 0;  // the next begin and commit events
+  struct PutBack {
+    const Events& ev;
+    std::vector<uint64_t>& snap;
+    const size_t &i, &j;
+    ~PutBack() {
+      for (size_t x = 0; x < i; ++x) snap[ev.begins[x]] = kNotBegun;
+      for (size_t x = 0; x < j; ++x) snap[ev.ends[x]] = kNotBegun;
+    }
+  } put_back{ev, snap, i, j};
   std::vector<uint32_t> done(h.session_count(), 0);      // commits per session so far
   uint64_t commits = 0;
   OwnWrites own;
@@ -222,7 +235,6 @@ std::string replay(const History& h, const Events& ev, SiTies ties, States& st) 
     if (i >= v.size()) return;
     for (OpIdx o = h.op_begin(v[i]), e = h.op_end(v[i]); o < e; ++o) st.prefetch(h.op_key[o]);
   };
-  size_t i = 0, j = 0;
   while (j < n) {
     bool take_commit = i == n;
     if (!take_commit) {
@@ -299,12 +311,16 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
   std::vector<SiTies> candidates{SiTies::commits_first};
   if (ev.ties) candidates.push_back(SiTies::begins_first);
   if (order_replays) candidates.insert(candidates.end(), {SiTies::begin_order, SiTies::end_order});
+  std::vector<uint64_t> snap;  // the time replays' (replay()): set up by the first, freed after the last
   auto run = [&](SiTies c, auto& st) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(st.at(0))>, TwoVersions>)
+    if constexpr (std::is_same_v<std::decay_t<decltype(st.at(0))>, TwoVersions>) {
+      std::vector<uint64_t>().swap(snap);
       return replay_in_order(h, c == SiTies::begin_order ? ev.begins : ev.ends, ev.rank,
                              c == SiTies::begin_order ? "begin-time order" : "end-time order", st);
-    else
-      return replay(h, ev, c, st);
+    } else {
+      if (snap.empty()) snap.assign(h.txn_count(), kNotBegun);
+      return replay(h, ev, c, st, snap);
+    }
   };
   auto replay_ties = [&](SiTies c) {
     std::string failed;
