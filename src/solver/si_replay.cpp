@@ -319,7 +319,9 @@ SiReplay find_si_replay(const History& h, bool time_order, int64_t clock_skew, b
                              c == SiTies::begin_order ? "begin-time order" : "end-time order", st);
     } else {
       if (snap.empty()) snap.assign(h.txn_count(), kNotBegun);
-      return replay(h, ev, c, st, snap);
+      std::string failed = replay(h, ev, c, st, snap);
+      if (failed.empty()) std::vector<uint64_t>().swap(snap);  // (before the duplicate-write test's buffer)
+      return failed;
     }
   };
   auto replay_ties = [&](SiTies c) {
