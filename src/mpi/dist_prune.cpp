@@ -11,6 +11,7 @@
 #include "closure/graph_algos.h"
 #include "closure/path_index.h"
 #include "core/errors.h"
+#include "mpi/exchange.h"
 #include "mpi/mpi_env.h"
 #include "solver/cadical_backend.h"
 #include "solver/sat_solver.h"
@@ -18,27 +19,6 @@
 
 namespace isocheck::dist {
 namespace {
-
-// Every rank's vector, concatenated in rank order, on every rank.
-template <class T> std::vector<T> allgather(const std::vector<T>& mine) {
-  const int P = size();
-  if (mine.size() > INT32_MAX) throw ResourceError("general engine on key shards: more than 2^31 records on one rank; run on more ranks");
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(P), disp(P);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  uint64_t total = 0;
-  for (int r = 0; r < P; ++r) {
-    if (total > INT32_MAX) throw ResourceError("general engine on key shards: more than 2^31 records to exchange; run on more ranks");
-    disp[r] = static_cast<int>(total), total += counts[r];
-  }
-  std::vector<T> all(total);
-  MPI_Datatype t;
-  MPI_Type_contiguous(sizeof(T), MPI_BYTE, &t);
-  MPI_Type_commit(&t);
-  MPI_Allgatherv(mine.data(), count, t, all.data(), counts.data(), disp.data(), t, MPI_COMM_WORLD);
-  MPI_Type_free(&t);
-  return all;
-}
 
 uint64_t sum_all(uint64_t x) {
   MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -300,9 +280,9 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
   pruner.init_edges(src, dst);
   // The known graph on every rank.
   {
-    std::vector<uint32_t> s = allgather(src);
+    std::vector<uint32_t> s = allgather_records(src, "general-engine edge ends");
     std::vector<uint32_t>().swap(src);
-    std::vector<uint32_t> d = allgather(dst);
+    std::vector<uint32_t> d = allgather_records(dst, "general-engine edge ends");
     std::vector<uint32_t>().swap(dst);
     src = std::move(s), dst = std::move(d);
   }
@@ -334,7 +314,8 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
     }
     out.forced_edges += added;
     {
-      std::vector<uint32_t> s = allgather(add_src), d = allgather(add_dst);
+      std::vector<uint32_t> s = allgather_records(add_src, "general-engine edge ends"),
+                            d = allgather_records(add_dst, "general-engine edge ends");
       src.insert(src.end(), s.begin(), s.end());
       dst.insert(dst.end(), d.begin(), d.end());
     }
@@ -350,7 +331,7 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
   // any choice lies inside one, so the SAT search needs only the cyclic
   // components, the known edges inside them and the constraints' inside
   // edges (a side left without any is free to take: the constraint drops).
-  const std::vector<uint32_t> w = allgather(pruner.open_stream());
+  const std::vector<uint32_t> w = allgather_records(pruner.open_stream(), "general-engine write pairs");
   const uint64_t known_m = src.size();
   for (size_t p = 0; p < w.size();) {
     const uint32_t edges = w[p] + w[p + 1];

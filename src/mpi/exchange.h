@@ -25,10 +25,10 @@ inline uint64_t record_displacements(const std::vector<int>& counts, std::vector
   uint64_t total = 0;
   disp.resize(counts.size());
   for (size_t r = 0; r < counts.size(); ++r) {
-    if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
+    if (total > INT32_MAX) throw ResourceError(std::string("more than 2^31 ") + what + "; run on more ranks");
     disp[r] = static_cast<int>(total), total += counts[r];
   }
-  if (total > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + "; run on more ranks");
+  if (total > INT32_MAX) throw ResourceError(std::string("more than 2^31 ") + what + "; run on more ranks");
   return total;
 }
 
@@ -136,7 +136,7 @@ std::vector<T> gather_records(const std::vector<T>& mine, int root = 0, std::vec
 // rank. `what` names the records in the error past MPI's int counts.
 template <class T> std::vector<T> allgather_records(const std::vector<T>& mine, const char* what) {
   const int P = size();
-  if (mine.size() > INT32_MAX) throw ResourceError(std::string("key shards: more than 2^31 ") + what + " on one rank; run on more ranks");
+  if (mine.size() > INT32_MAX) throw ResourceError(std::string("more than 2^31 ") + what + " on one rank; run on more ranks");
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(P), disp(P);
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);

@@ -371,15 +371,7 @@ void include(Range& rg, Shard& s, int& rounds) {
   for (size_t i = 0; i < rg.size(); ++i) rg.included[i] = rg.status[i] == TxnStatus::committed;
   if (!unknown) return;
   const History& h = s.h;
-  const int P = size();
-  std::vector<uint8_t> inc(rg.n, 0);
-  {  // every range's committed flags, in rank order
-    std::vector<int> counts(P), disp(P);
-    int mine = static_cast<int>(rg.size());
-    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    record_displacements(counts, disp, "transactions");
-    MPI_Allgatherv(rg.included.data(), mine, MPI_UINT8_T, inc.data(), counts.data(), disp.data(), MPI_UINT8_T, MPI_COMM_WORLD);
-  }
+  std::vector<uint8_t> inc = allgather_records(rg.included, "transactions");  // every range's committed flags
   // (key, value) -> the writer build_known_graph's index finds: the first
   // inserted, transactions ascending, operations backwards (global ids).
   struct PairHash {

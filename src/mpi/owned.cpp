@@ -17,6 +17,7 @@
 #include "io/jsonl.h"
 #include "mpi/accounting.h"
 #include "mpi/collectives.h"
+#include "mpi/exchange.h"
 
 namespace isocheck::dist {
 namespace {
@@ -683,17 +684,7 @@ OwnedScan scan_owned(RangeSource& src) {
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
   std::unordered_map<int64_t, uint32_t> gid;
-  {
-    int mine = static_cast<int>(order.size());
-    std::vector<int> cnt(P), disp(P);
-    MPI_Allgather(&mine, 1, MPI_INT, cnt.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    uint64_t total = 0;
-    for (int r = 0; r < P; ++r) disp[r] = static_cast<int>(total), total += static_cast<uint64_t>(cnt[r]);
-    if (total > INT32_MAX) throw ResourceError("more than 2^31 sessions; not supported");
-    std::vector<int64_t> all(total);
-    MPI_Allgatherv(order.data(), mine, MPI_INT64_T, all.data(), cnt.data(), disp.data(), MPI_INT64_T, MPI_COMM_WORLD);
-    for (int64_t name : all) gid.try_emplace(name, static_cast<uint32_t>(gid.size()));
-  }
+  for (int64_t name : allgather_records(order, "sessions")) gid.try_emplace(name, static_cast<uint32_t>(gid.size()));
   out.sessions = static_cast<uint32_t>(gid.size());
   out.triples = rows.take();
   for (KeyTriple& t : out.triples) t.session = gid.at(static_cast<int64_t>(t.session));

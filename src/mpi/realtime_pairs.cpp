@@ -41,11 +41,7 @@ uint32_t realtime_pairs(const OwnedTimes& t, uint32_t n, int64_t skew, std::vect
   // Splitters from P regular samples of every rank.
   std::vector<int64_t> samples;
   for (int s = 0; s < P && !local.empty(); ++s) samples.push_back(local[local.size() * s / P]);
-  std::vector<int> counts(P), disp(P);
-  int mine = static_cast<int>(samples.size());
-  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<int64_t> all(record_displacements(counts, disp, "samples"));
-  MPI_Allgatherv(samples.data(), mine, MPI_INT64_T, all.data(), counts.data(), disp.data(), MPI_INT64_T, MPI_COMM_WORLD);
+  std::vector<int64_t> all = allgather_records(samples, "end-time samples");
   std::sort(all.begin(), all.end());
   std::vector<int64_t> split;  // bucket of x: the number of splitters <= x
   for (int r = 1; r < P && !all.empty(); ++r) split.push_back(all[all.size() * r / P]);

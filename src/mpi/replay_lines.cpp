@@ -102,21 +102,8 @@ ReplayFacts ReplayScan::finish(bool included_unknown) {
   // The writes of transactions not committed, on every rank (few: aborted
   // attempts and unknown transactions).
   {
-    std::vector<uint64_t> mine;
-    mine.reserve(2 * outside_.size());
-    for (auto [k, v] : outside_) mine.push_back(k), mine.push_back(v);
+    f.outside = allgather_records(outside_, "writes of transactions not committed");
     std::vector<std::pair<Sym, Sym>>().swap(outside_);
-    if (mine.size() > INT32_MAX) throw ResourceError("more than 2^30 writes of transactions not committed on one rank");
-    int n = static_cast<int>(mine.size());
-    std::vector<int> cnt(P), disp(P);
-    MPI_Allgather(&n, 1, MPI_INT, cnt.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    uint64_t total = 0;
-    for (int r = 0; r < P; ++r) disp[r] = static_cast<int>(total), total += static_cast<uint64_t>(cnt[r]);
-    if (total > INT32_MAX) throw ResourceError("more than 2^30 writes of transactions not committed");
-    std::vector<uint64_t> all(total);
-    MPI_Allgatherv(mine.data(), n, MPI_UINT64_T, all.data(), cnt.data(), disp.data(), MPI_UINT64_T, MPI_COMM_WORLD);
-    f.outside.reserve(total / 2);
-    for (uint64_t i = 0; i + 1 < total; i += 2) f.outside.push_back({all[i], all[i + 1]});
     std::sort(f.outside.begin(), f.outside.end());
     f.outside_repeats = std::adjacent_find(f.outside.begin(), f.outside.end()) != f.outside.end();
   }
