@@ -57,6 +57,19 @@ template <class T, class KeyOf> void radix_sort(std::vector<T>& v, KeyOf key) {
   if (from != v.data()) std::memcpy(static_cast<void*>(v.data()), from, n * sizeof(T));
 }
 
+// One stable pass of a radix partition: in[0, n) into out[0, n) by
+// part_of(x) in [0, parts), each part's records in input order; start gets
+// the parts' offsets (parts + 1 entries). For splitting a bucket that is in
+// cache into its partitions (the duplicate-write test, the known graph's join).
+template <class T, class PartOf>
+void scatter_by_part(const T* in, size_t n, size_t parts, PartOf part_of, T* out, std::vector<size_t>& start) {
+  start.assign(parts + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[part_of(in[i]) + 1];
+  for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
+  std::vector<size_t> cursor(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < n; ++i) out[cursor[part_of(in[i])]++] = in[i];
+}
+
 // Sorts v by less (stable) when that takes at most `budget` moves of an
 // element one place (the number of inversions): true when sorted; false,
 // with v some permutation of its entries, when the budget ran out. For input

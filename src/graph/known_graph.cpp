@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/flat_hash.h"
 #include "core/predicates.h"
+#include "core/radix_order.h"
 #include "core/progress_counter.h"
 #include "core/text_escape.h"
 
@@ -200,7 +201,7 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
     return sub_bits ? static_cast<size_t>(hash(x.k, x.v) >> (64 - bits)) & (subs - 1) : 0;
   };
   std::vector<Tuple> wsub, rsub;
-  std::vector<size_t> ws(subs + 1), rs(subs + 1), wc, rc;
+  std::vector<size_t> ws, rs;
   for (size_t p = 0; p < parts; ++p) {
     const Tuple* w = wt.get() + wcount[p];
     const Tuple* rd = rt.get() + rcount[p];
@@ -209,15 +210,9 @@ std::vector<WriteIndex::Duplicate> WriteIndex::build(const History& h, size_t wr
       join(w, nw, rd, nr);
       continue;
     }
-    std::fill(ws.begin(), ws.end(), 0);
-    std::fill(rs.begin(), rs.end(), 0);
-    for (size_t i = 0; i < nw; ++i) ++ws[sub_of(w[i]) + 1];
-    for (size_t i = 0; i < nr; ++i) ++rs[sub_of(rd[i]) + 1];
-    for (size_t q = 0; q < subs; ++q) ws[q + 1] += ws[q], rs[q + 1] += rs[q];
     wsub.resize(nw), rsub.resize(nr);
-    wc.assign(ws.begin(), ws.end() - 1), rc.assign(rs.begin(), rs.end() - 1);
-    for (size_t i = 0; i < nw; ++i) wsub[wc[sub_of(w[i])]++] = w[i];
-    for (size_t i = 0; i < nr; ++i) rsub[rc[sub_of(rd[i])]++] = rd[i];
+    scatter_by_part(w, nw, subs, sub_of, wsub.data(), ws);
+    scatter_by_part(rd, nr, subs, sub_of, rsub.data(), rs);
     for (size_t q = 0; q < subs; ++q)
       join(wsub.data() + ws[q], ws[q + 1] - ws[q], rsub.data() + rs[q], rs[q + 1] - rs[q]);
   }

@@ -86,7 +86,9 @@ bool writes_unique(const History& h, size_t writes) {
   };
   const size_t parts = size_t{1} << part_bits;
   const int part_shift = 64 - bits;
-  std::vector<uint64_t> scratch, part_start(parts + 1);
+  auto part_of = [&](uint64_t fp) { return static_cast<size_t>(fp >> part_shift) & (parts - 1); };
+  std::vector<uint64_t> scratch;
+  std::vector<size_t> part_start;
   for (size_t b = 0; b < buckets; ++b) {
     const uint64_t* in = fps.data() + start[b];
     const size_t n = start[b + 1] - start[b];
@@ -94,13 +96,8 @@ bool writes_unique(const History& h, size_t writes) {
       if (!unique_in(in, n)) return false;
       continue;
     }
-    auto part_of = [&](uint64_t fp) { return (fp >> part_shift) & (parts - 1); };
-    std::fill(part_start.begin(), part_start.end(), 0);
-    for (size_t j = 0; j < n; ++j) ++part_start[part_of(in[j]) + 1];
-    for (size_t q = 1; q <= parts; ++q) part_start[q] += part_start[q - 1];
     scratch.resize(n);
-    std::vector<uint64_t> cursor(part_start.begin(), part_start.end() - 1);
-    for (size_t j = 0; j < n; ++j) scratch[cursor[part_of(in[j])]++] = in[j];
+    scatter_by_part(in, n, parts, part_of, scratch.data(), part_start);
     for (size_t q = 0; q < parts; ++q)
       if (!unique_in(scratch.data() + part_start[q], part_start[q + 1] - part_start[q])) return false;
   }

@@ -75,5 +75,26 @@ TEST(Util, InsertionSortBoundedSortsOrStopsWithAPermutation) {
   }
 }
 
+// One partition pass: the records of each part in input order, parts in
+// order, offsets right (a stable sort by part).
+TEST(Util, ScatterByPartIsAStableSortByPart) {
+  std::mt19937_64 rng(4);
+  for (int it = 0; it < 200; ++it) {
+    const size_t n = rng() % 2000, parts = size_t{1} << (rng() % 6);
+    std::vector<std::pair<uint64_t, uint32_t>> in(n);
+    for (size_t i = 0; i < n; ++i) in[i] = {rng(), static_cast<uint32_t>(i)};
+    auto part_of = [&](const std::pair<uint64_t, uint32_t>& x) { return static_cast<size_t>(x.first % parts); };
+    std::vector<std::pair<uint64_t, uint32_t>> out(n), want = in;
+    std::vector<size_t> start;
+    scatter_by_part(in.data(), n, parts, part_of, out.data(), start);
+    std::stable_sort(want.begin(), want.end(), [&](const auto& a, const auto& b) { return part_of(a) < part_of(b); });
+    ASSERT_EQ(out, want) << "iteration " << it;
+    ASSERT_EQ(start.size(), parts + 1);
+    for (size_t p = 0; p < parts; ++p)
+      for (size_t i = start[p]; i < start[p + 1]; ++i) ASSERT_EQ(part_of(out[i]), p) << "iteration " << it;
+    ASSERT_EQ(start[parts], n);
+  }
+}
+
 }  // namespace
 }  // namespace isocheck
