@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   cmake g++ make pkg-config python3 jq
   libgtest-dev libsimdjson-dev libcli11-dev
-  libhdf5-dev hdf5-tools libdeflate-dev
+  libhdf5-dev hdf5-tools libdeflate-dev libjemalloc-dev
   libboost-serialization-dev libcadical-dev
   libopenmpi-dev openmpi-bin
   postgresql libpq-dev

@@ -7,9 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "audit/auditor.h"
 #include "core/errors.h"
@@ -339,16 +336,6 @@ AuditResult run_audit(const std::string& log, const AuditOptions& opt) {
   if (opt.round_txns == 0) throw UsageError("--round must be at least 1");
   if (opt.rule != "auto" && opt.rule != "fence" && opt.rule != "time" && opt.rule != "none")
     throw UsageError("--rule: expected auto, fence, time or none, got \"" + opt.rule + "\"");
-#ifdef __GLIBC__
-  // Every round allocates and frees the same large buffers (tens of MiB:
-  // touches, version maps, the next carry). glibc serves those from fresh
-  // mmaps and returns the heap's top to the kernel, so each round
-  // page-faults them in again: 10-15% of the audit's CPU time went to the
-  // kernel zeroing pages. Keep them in the heap instead (the process holds
-  // its largest round's memory, which the audit's bound allows anyway).
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
   audit_detail::Auditor a(log, opt);
   return a.run();
 }

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "cli/commands.h"
+#include "core/allocator.h"
 #include "core/version.h"
 #include "mpi/mpi_env.h"
 #include "core/errors.h"
@@ -42,7 +43,8 @@ int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", kVersionText);
+  // The allocator's line helps read a bug report's memory and timing figures.
+  app.set_version_flag("--version", std::string(kVersionText) + "\nallocator: " + allocator_text());
   int code = 0;
   add_verify_command(app, code);
   add_convert_command(app, code);

@@ -39,6 +39,11 @@ struct EdgeList {
   void reserve(size_t n) { src.reserve(n), dst.reserve(n), why.reserve(n), kind.reserve(n); }
   void clear() { src.clear(), dst.clear(), why.clear(), kind.clear(); }
   void shrink_to_fit() { src.shrink_to_fit(), dst.shrink_to_fit(), why.shrink_to_fit(), kind.shrink_to_fit(); }
+  // shrink_to_fit where the growth slack is worth a copy of every edge (over
+  // an eighth of the capacity): a list reserved about right keeps its slack.
+  void trim_slack() {
+    if (src.capacity() - src.size() > src.capacity() / 8) shrink_to_fit();
+  }
 };
 
 // Does the cycle lean on an inferred order (an edge whose `why` carries

@@ -1242,8 +1242,9 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   b.lists();
   b.general_keys();
   b.session_order();
-  // The graph outlives the builder through every level: no growth slack.
-  g.edges.shrink_to_fit();
+  // The graph outlives the builder through every level: no growth slack
+  // (copying 48M edges to drop 4% was 0.6 GiB of fresh pages at 10^7).
+  g.edges.trim_slack();
   g.chains.shrink_to_fit();
   g.whole_build = true;
   return g;

@@ -1,12 +1,12 @@
 #include "mpi/dist_prune.h"
 
-#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <memory>
 #include <string>
 
+#include "core/allocator.h"
 #include "closure/closure.h"
 #include "closure/graph_algos.h"
 #include "closure/path_index.h"
@@ -275,7 +275,7 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
   ShardPruner pruner(mine, reach);
   // What the shard stage freed goes back to the system before the graph
   // arrives (the resident size is what --memory-limit watches).
-  malloc_trim(0);
+  release_free_memory();
   out.pairs = sum_all(pruner.pairs());
   pruner.init_edges(src, dst);
   // The known graph on every rank.
@@ -374,7 +374,7 @@ GeneralOnShards decide_general_on_shards(uint32_t n, std::vector<uint32_t> src, 
       pg.constraints.push_back(c);
     }
   }
-  malloc_trim(0);
+  release_free_memory();
   Split sp = split_polygraph(pg, 8);
   pg = Polygraph();
   // Only the verdict matters here (a violation is gathered for its witness):

@@ -1,6 +1,5 @@
 #include "mpi/key_shards.h"
 
-#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/allocator.h"
 #include "mpi/accounting.h"
 #include "mpi/dist_acyclic.h"
 #include "mpi/dist_prune.h"
@@ -333,9 +333,9 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       std::vector<TxnRec>().swap(txns_from[r][c]);
       std::vector<OpRec>().swap(ops_from[r][c]);
     }
-    // The chunks are below the size malloc maps apart: hand their pages back
-    // source by source, so the records freed make room for the columns.
-    malloc_trim(0);
+    // Hand the chunks' pages back source by source (the allocator keeps
+    // freed pages for reuse), so the records freed make room for the columns.
+    release_free_memory();
   }
   // The time unit of rank 0's file (every range reads the same attribute).
   {

@@ -1,6 +1,5 @@
 #include "mpi/owned.h"
 
-#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "core/flat_hash.h"
 #include "io/hdf5_range.h"
@@ -921,7 +921,7 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   // The rounds' buffers (records packed, exchanged, chunks read) go back to
   // the system: what stays is the pieces' segments.
   std::vector<std::vector<char>>().swap(buf);
-  malloc_trim(0);
+  release_free_memory();
 }
 
 namespace {
@@ -1020,12 +1020,12 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
       ops_ -= src.ops;
       freed_ += src.bytes;
       src.free();
-      // The segments came from the heap (each below the size malloc maps
-      // apart): once tens of MiB are freed, hand their pages back before
-      // more columns are touched, so that the resident size is the encoded
-      // rest plus the decoded part, as with one buffer per source (not after
-      // every small piece: a trim walks the heap).
-      if (freed_ >= kTrimBytes) malloc_trim(0), freed_ = 0;
+      // Once tens of MiB of segments are freed, hand their pages back (the
+      // allocator keeps freed pages for reuse) before more columns are
+      // touched, so that the resident size is the encoded rest plus the
+      // decoded part, as with one buffer per source (not after every small
+      // piece: a purge walks the arenas).
+      if (freed_ >= kTrimBytes) release_free_memory(), freed_ = 0;
     }
     dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);

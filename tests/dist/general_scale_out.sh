@@ -9,18 +9,18 @@
 # serial witness is off in both runs: its replay would settle this valid
 # history without any graph.
 #
-# M = 54 MiB. Measured on the 2-core VM (resident private memory, what
-# --memory-limit watches), bisecting the limit on this history: the
-# one-process run needs 60–66 MiB (the whole history's operations, the index
-# of every written value, the dependency graph, the chain pairs' reachability
-# index and the polygraph); the busiest of the 4 ranks needs 44–47 MiB (about
-# 13 MiB of MPI runtime, its range's records and shard, operations in flight,
-# and the replicated known graph of ~125,000 edges with its path index). 54
-# MiB leaves about 7 MiB on either side (45 MiB was too tight once the ranks
-# kept owned ranges: a rank reached 45.1 MiB in about one run in 14).
+# M = 50 MiB. Measured on the 2-core VM (resident private memory, what
+# --memory-limit watches, with jemalloc: src/core/allocator.cpp), bisecting
+# the limit on this history: the one-process run needs 58-59 MiB (the whole
+# history's operations, the index of every written value, the dependency
+# graph, the chain pairs' reachability index and the polygraph); the busiest
+# of the 4 ranks needs 41-42 MiB (about 13 MiB of MPI runtime, its range's
+# records and shard, operations in flight, and the replicated known graph of
+# ~125,000 edges with its path index). 50 MiB leaves about 8 MiB on either
+# side. (With glibc's malloc the needs were 60-66 and 44-47 MiB, and M was 54.)
 # usage: general_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
-M=54M
+M=50M
 "$BIN" generate --workload blindw-rw --txns 8000 --ops 64 --keys 100000 --sessions 16 --out "$tmp/h.h5" -q \
   || fail "generate"
 

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "io/import_common.h"
 #include "io/jsonl.h"
@@ -22,6 +24,59 @@ TEST(Limits, ResidentMemoryIsMeasured) {
   EXPECT_GT(r, 64u << 10);  // a running C++ program holds more than 64 KiB of its own
   std::string big(64u << 20, 'x');  // 64 MiB touched
   EXPECT_GE(private_resident_bytes(), r + (60u << 20));
+}
+
+// The settings in core/allocator.cpp reach the allocator of a binary that
+// calls none of allocator.cpp's functions but links the core.
+TEST(Allocator, RunsWithTheSettingsOfAllocatorCpp) {
+  EXPECT_FALSE(allocator_text_setting("version").empty());
+  EXPECT_EQ(allocator_size_setting("opt.oversize_threshold"), 0);
+  EXPECT_EQ(allocator_ssize_setting("opt.dirty_decay_ms"), -1);
+  EXPECT_EQ(allocator_text_setting("no.such.setting"), "");
+  EXPECT_EQ(allocator_size_setting("no.such.setting"), -1);
+  EXPECT_EQ(allocator_ssize_setting("no.such.setting"), INT64_MIN);
+}
+
+// The VmFlags of the mapping that holds address a, from /proc/self/smaps.
+std::string mapping_flags(uintptr_t a) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// A C++ allocation of 4 MiB or more asks the kernel for huge pages (the
+// advice shows as "hg" in the mapping's flags whether or not the kernel
+// grants huge pages); the ranges of smaller ones are left alone.
+TEST(Allocator, LargeBlocksAskForHugePages) {
+  std::vector<char> big(16u << 20);
+  const uintptr_t inside = (reinterpret_cast<uintptr_t>(big.data()) + (4u << 20)) & ~uintptr_t{(2u << 20) - 1};
+  const std::string flags = mapping_flags(inside);
+  ASSERT_FALSE(flags.empty()) << "no mapping holds the block";
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+}
+
+// Freed memory the allocator keeps for reuse is not memory in use: a limit
+// is judged on the resident size after it is handed back.
+TEST(Limits, FreedMemoryDoesNotCountAgainstTheLimit) {
+  const uint64_t before = resident_in_use_bytes();
+  {
+    std::vector<char> big(256u << 20);
+    for (size_t i = 0; i < big.size(); i += 4096) big[i] = 1;
+    EXPECT_GE(private_resident_bytes(), before + (250u << 20));
+  }
+  EXPECT_LT(resident_in_use_bytes(), before + (32u << 20));
+  limits_detail::memory_limit.store(before + (128u << 20));
+  EXPECT_NO_THROW(check_limits("check"));
+  limits_detail::memory_limit.store(0);
 }
 
 TEST(Limits, CheckThrowsPastTheMemoryLimit) {
@@ -109,12 +164,18 @@ std::string big_jsonl() {
   return path;
 }
 
+// The child must start afresh ("threadsafe": the test binary is run again for
+// the one test): a forked child inherits the address space the allocator
+// keeps from the tests before it, which the reader would reuse within the
+// limit.
 TEST(Limits, JsonlReaderOutOfMemoryIsNotBadInput) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::string path = big_jsonl();
   EXPECT_EXIT(std::exit(read_under_tight_address_space(false, path)), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Limits, WholeFileReaderOutOfMemoryIsNotBadInput) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::string path = big_jsonl();
   EXPECT_EXIT(std::exit(read_under_tight_address_space(true, path)), ::testing::ExitedWithCode(0), "");
 }
