@@ -2,11 +2,7 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include <sys/mman.h>
-
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <string>
 
 // Why jemalloc, and why these settings. The graph path and the replays
@@ -40,40 +36,13 @@ extern "C" {
 JEMALLOC_EXPORT const char* malloc_conf = "oversize_threshold:0,dirty_decay_ms:-1";
 }
 
-namespace {
-
-// Transparent huge pages for large blocks only. A fault then maps 2 MiB, not
-// 4 KiB, and the random accesses of the join and the passes miss the TLB less
-// (the system setting is usually "madvise": a block gets huge pages only when
-// asked). Asking for every allocation (jemalloc's thp:always) cost a small
-// process 10-17 MiB of partly used 2 MiB pages: an MPI rank of a small
-// history grew from 47 to 64 MiB.
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-constexpr std::size_t kHugeFrom = 2 * kHugePage;  // holds at least one whole huge page
-
-void advise_huge_pages(void* p, std::size_t n) {
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kHugePage - 1);
-  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // advice: failure is harmless
-}
-
-}  // namespace
-
-// Every C++ allocation (std::vector and the rest) comes here; new[] and the
-// nothrow forms call it, and delete is jemalloc's free as before. Only the
-// large ones are advised: a madvise per block of 4 MiB or more is nothing
-// beside touching the block.
-void* operator new(std::size_t n) {
-  for (;;) {
-    if (void* p = std::malloc(n ? n : 1)) {
-      if (n >= kHugeFrom) advise_huge_pages(p, n);
-      return p;
-    }
-    std::new_handler h = std::get_new_handler();
-    if (!h) throw std::bad_alloc();
-    h();
-  }
-}
+// No transparent huge pages (jemalloc's thp:always, or madvise on the large
+// blocks): a fault then maps 2 MiB and the passes miss the TLB less (0.3-0.7
+// CPU s of 9 at 10^7 on the graph path), but where the kernel's defrag setting
+// is "madvise" (Debian's default) an advised fault with no free 2 MiB page
+// compacts memory first: the replays of 10^7 transactions spent 0.5-2.6 s
+// more in the kernel than they saved. And every advised allocation made a
+// small process 10-17 MiB larger (partly used 2 MiB pages).
 
 namespace isocheck {
 
@@ -102,8 +71,7 @@ long long allocator_ssize_setting(const char* name) {
 std::string allocator_text() {
   return "jemalloc " + allocator_text_setting("version") + " (oversize threshold " +
          std::to_string(allocator_size_setting("opt.oversize_threshold")) + ", dirty decay " +
-         std::to_string(allocator_ssize_setting("opt.dirty_decay_ms")) + " ms; huge pages for blocks of " +
-         std::to_string(kHugeFrom >> 20) + " MiB and more)";
+         std::to_string(allocator_ssize_setting("opt.dirty_decay_ms")) + " ms)";
 }
 
 }  // namespace isocheck

@@ -339,6 +339,16 @@ struct Builder {
   };
   FlatMap64 key_info_index;
   std::vector<KeyInfo> infos;
+  // External reads pass 2 may give an RW edge (see pass1).
+  uint64_t rw_open = 0;
+  // Does pass 2 have anything to add? Not when pass 1 settled every
+  // external read (rw_open == 0): a history of read-modify-write
+  // transactions. Blind versions change nothing: their unread tails take RW
+  // edges from the readers of a key's last linked version, which has no
+  // successor (a settled read's version has its reader as successor), and
+  // from readers of the initial state of a key no transaction wrote after
+  // reading it (a settled one did).
+  bool pass2_needed() const { return rw_open > 0; }
 
   Builder(const History& h_, const KnownGraphOptions& o, DependencyGraph& g_) : h(h_), opt(o), g(g_) {}
 
@@ -489,13 +499,23 @@ struct Builder {
         info(k).init_read = true;
       }
     });
-    // Versions: the final write of each written key.
+    // Versions: the final write of each written key. An external read that
+    // pass 2 may give an RW edge counts in rw_open: all but the read of a
+    // key the transaction then overwrites, whose version's successor (or
+    // the key's first writer, after a read of the initial state) this
+    // transaction becomes here: that read's RW edge would be to itself.
     for (size_t i = 0; i < ks.size(); ++i) {
       KeyState& s = ks.at(i);
-      if (!s.written) continue;
+      if (!s.written) {
+        rw_open += s.ext_read;
+        continue;
+      }
       const uint32_t vslot = s.last_write_id;
       // A duplicate value owned by another transaction: already an anomaly.
-      if (widx.flags(vslot) & WriteIndex::kDuplicate) continue;
+      if (widx.flags(vslot) & WriteIndex::kDuplicate) {
+        rw_open += s.ext_read;
+        continue;
+      }
       widx.set_flag(vslot, WriteIndex::kVersion);
       const uint32_t wpos = widx.pos(vslot);
       if (!s.ext_read) {  // blind write: position in the version order unknown
@@ -507,6 +527,7 @@ struct Builder {
         KeyInfo& ki = info(s.key);
         if (ki.init_succ != kNoTxn) {
           anomaly(AnomalyKind::lost_update, t, ki.init_succ, b + s.ext_pos, s.key, kNullValue);
+          ++rw_open;
         } else {
           ki.init_succ = t, ki.init_succ_pos = wpos;
         }
@@ -516,12 +537,14 @@ struct Builder {
       if (pslot == kNone) {  // read was anomalous: treat the write as unlinked
         widx.set_flag(vslot, WriteIndex::kBlind);
         info(s.key).blind++;
+        ++rw_open;
         continue;
       }
       TxnIdx pt = widx.txn(pslot);
       uint32_t& succ = widx.succ(pslot);
       if (succ != kNoTxn && succ != t) {
         anomaly(AnomalyKind::lost_update, t, succ, b + s.ext_pos, s.key, s.ext_value);
+        ++rw_open;
       } else {
         succ = t;
       }
@@ -1233,10 +1256,15 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   g.edges_pass1_end = g.edges.size();
   b.classify_blind();
   g.edges_blind_end = g.edges.size();
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    if (t + kAhead < h.txn_count()) b.prefetch_reads(t + kAhead);
-    if (g.included[t]) b.pass2(t, ks);
-    if ((t + 1) % kTick == 0) work_add(kTick);
+  if (b.pass2_needed() || opt.always_pass2) {
+    for (TxnIdx t = 0; t < h.txn_count(); ++t) {
+      if (t + kAhead < h.txn_count()) b.prefetch_reads(t + kAhead);
+      if (g.included[t]) b.pass2(t, ks);
+      if ((t + 1) % kTick == 0) work_add(kTick);
+    }
+  } else {
+    g.pass2_skipped = true;
+    work_add(h.txn_count() - h.txn_count() % kTick);
   }
   b.absent_choices();
   b.lists();

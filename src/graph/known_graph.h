@@ -24,6 +24,9 @@ struct KnownGraphOptions {
   // into its partitions (default 8). Tests set it small so that the second
   // split runs on small histories too.
   int join_bucket_bits = 8;
+  // Run pass 2 (the RW edges) even where pass 1 shows it has nothing to add:
+  // for the tests that skipping it changes no edge.
+  bool always_pass2 = false;
 };
 
 // One chain of versions of a key linked by read-modify-write (or list order):
@@ -118,6 +121,9 @@ struct DependencyGraph {
   // by transaction), then pass 2 (RW), lists, session order. Key shards use
   // them to merge per-key graphs in the whole build's order.
   uint64_t edges_pass1_end = 0, edges_blind_end = 0;
+  // Pass 2 did not run: pass 1 settled every external read's RW edge (each
+  // read by a transaction that then overwrote the key).
+  bool pass2_skipped = false;
   // Set by build_known_graph alone: `anomalies` lists every anomaly of the
   // history, and edges [0, edges_pass1_end) hold the WR edge of each included
   // transaction's first external read of each register key, in transaction

@@ -30,6 +30,14 @@ struct LevelGraph {
 // CSR over n vertices from (src, dst) pairs, by counting sort (stable).
 Csr csr_from_pairs(uint32_t n, const std::vector<uint32_t>& src, const std::vector<uint32_t>& dst);
 
+// Does every dependency edge go from an earlier to a later transaction in
+// the file? Then the file order is a topological order of the SER graph, and
+// of SI's split graph numbered with T* just before T (a non-RW a→b* and an RW
+// b*→c go forward exactly when a < b and b < c; T*→T always does): both are
+// acyclic, without a CSR or a search. Histories logged in commit order
+// mostly are. (Not for SSER: its time nodes need an order of their own.)
+bool forward_in_file_order(const DependencyGraph& g);
+
 LevelGraph ser_graph(const DependencyGraph& g);
 LevelGraph sser_graph(const DependencyGraph& g, const History& h, int64_t clock_skew);
 LevelGraph si_graph(const DependencyGraph& g);

@@ -95,6 +95,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
   // SER and SI take it even when no version order is unknown.
   const bool time_edges = opt.time_order && layout != GraphLayout::realtime;
   if (!relevant_unknown && !time_edges) {
+    if (layout != GraphLayout::realtime && forward_in_file_order(g)) return out;  // acyclic: holds
     LevelGraph lg = layout == GraphLayout::split ? si_graph(g)
                     : layout == GraphLayout::realtime ? sser_graph(g, h, opt.clock_skew)
                                                       : ser_graph(g);

@@ -37,33 +37,6 @@ TEST(Allocator, RunsWithTheSettingsOfAllocatorCpp) {
   EXPECT_EQ(allocator_ssize_setting("no.such.setting"), INT64_MIN);
 }
 
-// The VmFlags of the mapping that holds address a, from /proc/self/smaps.
-std::string mapping_flags(uintptr_t a) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    unsigned long long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
-      inside = lo <= a && a < hi;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line;
-    }
-  }
-  return "";
-}
-
-// A C++ allocation of 4 MiB or more asks the kernel for huge pages (the
-// advice shows as "hg" in the mapping's flags whether or not the kernel
-// grants huge pages); the ranges of smaller ones are left alone.
-TEST(Allocator, LargeBlocksAskForHugePages) {
-  std::vector<char> big(16u << 20);
-  const uintptr_t inside = (reinterpret_cast<uintptr_t>(big.data()) + (4u << 20)) & ~uintptr_t{(2u << 20) - 1};
-  const std::string flags = mapping_flags(inside);
-  ASSERT_FALSE(flags.empty()) << "no mapping holds the block";
-  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
-}
-
 // Freed memory the allocator keeps for reuse is not memory in use: a limit
 // is judged on the resident size after it is handed back.
 TEST(Limits, FreedMemoryDoesNotCountAgainstTheLimit) {
