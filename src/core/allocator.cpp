@@ -20,20 +20,25 @@
 //   dirty_decay_ms:-1     freed pages are not handed back as time passes:
 //                         with the default 10 s, half the write index's and
 //                         the join's pages were gone before the edges could
-//                         take them (at 10^7: 1.5 GiB faulted in again).
+//                         take them (at 10^7: 1.5 GiB faulted in again);
+//   retain:false          each new extent is a mapping of its own, not a
+//                         piece of an ever larger reserved range: measured,
+//                         the graph path at 10^7 spent 2-3 s less in the
+//                         kernel and peaked 130 MB lower (reasons not
+//                         pinned down; the figures are in the benchmarks).
 //
 // So the process holds its peak, as glibc's heap does below its top, and
 // returns freed pages where it says so: release_free_memory(), which every
 // memory-limit check calls before it judges (core/limits.h), and the MPI
 // stages after their large buffers. The peak grows where a freed block is
-// too small for the next (2.44 -> 2.70 GiB on the history above).
+// too small for the next (2.41 -> 2.49 GiB on the history above).
 // Measured in docs/benchmarks.md.
 //
 // The string is read by jemalloc at its first allocation; MALLOC_CONF in the
 // environment still overrides it (for experiments).
 extern "C" {
 // NOLINTNEXTLINE: the name is jemalloc's.
-JEMALLOC_EXPORT const char* malloc_conf = "oversize_threshold:0,dirty_decay_ms:-1";
+JEMALLOC_EXPORT const char* malloc_conf = "oversize_threshold:0,dirty_decay_ms:-1,retain:false";
 }
 
 // No transparent huge pages (jemalloc's thp:always, or madvise on the large
@@ -62,6 +67,12 @@ long long allocator_size_setting(const char* name) {
   return mallctl(name, &z, &len, nullptr, 0) == 0 ? static_cast<long long>(z) : -1;
 }
 
+bool allocator_bool_setting(const char* name) {
+  bool b = false;
+  size_t len = sizeof b;
+  return mallctl(name, &b, &len, nullptr, 0) == 0 && b;
+}
+
 long long allocator_ssize_setting(const char* name) {
   ssize_t z = 0;
   size_t len = sizeof z;
@@ -71,7 +82,8 @@ long long allocator_ssize_setting(const char* name) {
 std::string allocator_text() {
   return "jemalloc " + allocator_text_setting("version") + " (oversize threshold " +
          std::to_string(allocator_size_setting("opt.oversize_threshold")) + ", dirty decay " +
-         std::to_string(allocator_ssize_setting("opt.dirty_decay_ms")) + " ms)";
+         std::to_string(allocator_ssize_setting("opt.dirty_decay_ms")) + " ms, retain " +
+         (allocator_bool_setting("opt.retain") ? "on" : "off") + ")";
 }
 
 }  // namespace isocheck

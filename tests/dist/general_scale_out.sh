@@ -11,12 +11,12 @@
 #
 # M = 50 MiB. Measured on the 2-core VM (resident private memory, what
 # --memory-limit watches, with jemalloc: src/core/allocator.cpp), bisecting
-# the limit on this history: the one-process run needs 58-59 MiB (the whole
+# the limit on this history: the one-process run needs 56-58 MiB (the whole
 # history's operations, the index of every written value, the dependency
 # graph, the chain pairs' reachability index and the polygraph); the busiest
-# of the 4 ranks needs 41-42 MiB (about 13 MiB of MPI runtime, its range's
+# of the 4 ranks needs 40-42 MiB (about 13 MiB of MPI runtime, its range's
 # records and shard, operations in flight, and the replicated known graph of
-# ~125,000 edges with its path index). 50 MiB leaves about 8 MiB on either
+# ~125,000 edges with its path index). 50 MiB leaves 6-8 MiB on either
 # side. (With glibc's malloc the needs were 60-66 and 44-47 MiB, and M was 54.)
 # usage: general_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"

@@ -32,6 +32,8 @@ TEST(Allocator, RunsWithTheSettingsOfAllocatorCpp) {
   EXPECT_FALSE(allocator_text_setting("version").empty());
   EXPECT_EQ(allocator_size_setting("opt.oversize_threshold"), 0);
   EXPECT_EQ(allocator_ssize_setting("opt.dirty_decay_ms"), -1);
+  EXPECT_FALSE(allocator_bool_setting("opt.retain"));  // jemalloc's default on Linux is true
+  EXPECT_TRUE(allocator_bool_setting("opt.tcache"));  // (a setting left at its default, true)
   EXPECT_EQ(allocator_text_setting("no.such.setting"), "");
   EXPECT_EQ(allocator_size_setting("no.such.setting"), -1);
   EXPECT_EQ(allocator_ssize_setting("no.such.setting"), INT64_MIN);
