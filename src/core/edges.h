@@ -46,6 +46,11 @@ struct EdgeList {
   }
 };
 
+// Does every edge go from a lower to a higher vertex? Then that numbering is a
+// topological order: the graph is acyclic (a history in commit order that
+// holds numbers its transactions so).
+bool edges_forward(const EdgeList& e);
+
 // Does the cycle lean on an inferred order (an edge whose `why` carries
 // kInferredBit)? Session-order edges carry no reason and never do.
 inline bool leans_on_inferred_order(const EdgeList& c) {

@@ -50,19 +50,7 @@ static void sort_by_time(std::vector<std::pair<int64_t, uint32_t>>& v) {
   }
 }
 
-bool forward_in_file_order(const DependencyGraph& g) {
-  const uint32_t* s = g.edges.src.data();
-  const uint32_t* d = g.edges.dst.data();
-  // No early exit inside a block: the comparisons vectorise.
-  constexpr size_t kBlock = 4096;
-  for (size_t b = 0; b < g.edges.size(); b += kBlock) {
-    const size_t e = std::min(g.edges.size(), b + kBlock);
-    bool backward = false;
-    for (size_t i = b; i < e; ++i) backward |= s[i] >= d[i];
-    if (backward) return false;
-  }
-  return true;
-}
+bool forward_in_file_order(const DependencyGraph& g) { return edges_forward(g.edges); }
 
 LevelGraph ser_graph(const DependencyGraph& g) {
   LevelGraph lg;

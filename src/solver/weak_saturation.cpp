@@ -599,9 +599,7 @@ struct WeakChecker::Impl {
                                   const std::vector<AxiomWhy>* axioms = nullptr) const {
     // Every edge forward in transaction order (a history in commit order
     // that holds): no cycle, nothing to build.
-    bool forward = true;
-    for (size_t i = 0; i < e.size() && forward; ++i) forward = e.src[i] < e.dst[i];
-    if (forward) return std::nullopt;
+    if (edges_forward(e)) return std::nullopt;
     Csr c = build_csr(n, e, true);
     std::vector<uint32_t> cyc = find_cycle(c, n);
     if (cyc.empty()) return std::nullopt;
