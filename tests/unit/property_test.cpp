@@ -631,6 +631,15 @@ TEST(Property, JoinPartitionsDoNotChangeTheKnownGraph) {
   EXPECT_GT(with_anomalies, iters / 20);
 }
 
+// Histories for the tests of the graph build: a quarter with blind writes,
+// the rest read-modify-write and lists; every fifth larger.
+RandomHistoryOptions mixed_graph_options(uint64_t seed) {
+  RandomHistoryOptions o;
+  o.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+  if (seed % 5 == 0) o.min_txns = 20, o.max_txns = 60, o.max_keys = 8, o.max_sessions = 6;
+  return o;
+}
+
 // Pass 2 (the RW edges) is skipped where pass 1 shows it would add nothing:
 // the graph must be the one that running it gives, edge for edge.
 TEST(Property, SkippingPass2ChangesNoEdge) {
@@ -638,13 +647,11 @@ TEST(Property, SkippingPass2ChangesNoEdge) {
   const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
   int wrong = 0, skipped = 0, with_anomalies = 0;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
-    RandomHistoryOptions o;
-    o.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
+    RandomHistoryOptions o = mixed_graph_options(seed);
     // Mostly histories without read-only transactions, where pass 2 has
     // nothing to add unless a mutation or an anomaly leaves a read open.
     if (seed % 3 != 0) o.final_reader_percent = 0;
     o.mutation_percent = 30;
-    if (seed % 5 == 0) o.min_txns = 20, o.max_txns = 60, o.max_keys = 8, o.max_sessions = 6;
     const History h = random_history(seed, o);
     for (bool for_si : {false, true}) {
       KnownGraphOptions skip, run;
@@ -759,10 +766,7 @@ TEST(Property, FileOrderProofAgreesWithTheCycleSearch) {
   const uint64_t first = static_cast<uint64_t>(env_int("ISOCHECK_PROPERTY_SEED", 1));
   int wrong = 0, proved = 0, acyclic = 0;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
-    RandomHistoryOptions o;
-    o.mode = seed % 4 == 0 ? RandomMode::blind_writes : RandomMode::known_order;
-    if (seed % 5 == 0) o.min_txns = 20, o.max_txns = 60, o.max_keys = 8, o.max_sessions = 6;
-    const History h = random_history(seed, o);
+    const History h = random_history(seed, mixed_graph_options(seed));
     DependencyGraph g;
     try {
       g = build_known_graph(h, {true});
