@@ -24,15 +24,16 @@ void add_generate_command(CLI::App& app, int& exit_code) {
   for (auto& w : workload_names()) workloads += (workloads.empty() ? "" : "|") + w;
   for (auto& p : plant_names()) plants += (plants.empty() ? "" : "|") + p;
   CLI::App* c = app.add_subcommand(
-      "generate", "Write a valid history of a workload (serial or snapshot-isolation execution), optionally with planted anomalies");
+      "generate", "Write a valid history of a workload (serial, snapshot-isolation or read-committed execution), optionally with planted anomalies");
   std::string workload_table = "Workload: " + workloads;
   for (auto& w : workload_names()) workload_table += "\n  " + w + ": " + workload_help(w);
   c->add_option("--workload", a->g.workload, workload_table)->required();
   c->add_option("--isolation", a->g.isolation,
                 "ser: a serial execution (default); si: a simulated snapshot-isolation database "
-                "(rmw, mt, blindw-*; aborted attempts recorded and retried)");
+                "(rmw, mt, blindw-*; aborted attempts recorded and retried); rc: a simulated read-committed "
+                "database (the same workloads; each read sees what is committed when it runs, every writer commits)");
   c->add_option("--extra-reads", a->extra_reads,
-                "rmw: pure reads of other keys per txn (default 0; 1 with --isolation si, so write skews can arise)")
+                "rmw: pure reads of other keys per txn (default 0; 1 with --isolation si or rc, so write skews can arise)")
       ->check(CLI::Range(0, 64));
   c->add_option("--txns", a->g.txns, "Transactions to generate");
   c->add_option("--sessions", a->g.sessions, "Client sessions");
@@ -71,7 +72,7 @@ void add_generate_command(CLI::App& app, int& exit_code) {
       }
     }
     if (a->extra_reads >= 0) a->g.extra_reads = static_cast<uint32_t>(a->extra_reads);
-    else a->g.extra_reads = a->g.isolation == "si" && a->g.workload == "rmw" ? 1 : 0;
+    else a->g.extra_reads = a->g.isolation != "ser" && a->g.workload == "rmw" ? 1 : 0;
     Format f = a->to == "auto" ? format_from_extension(a->out) : (a->to == "hdf5" ? Format::hdf5 : a->to == "jsonl" ? Format::jsonl : Format::unknown);
     if (f != Format::jsonl && f != Format::hdf5)
       throw UsageError("cannot tell the output format of " + a->out + " (use --to jsonl or --to hdf5)");

@@ -1092,8 +1092,18 @@ bool si_capable(const std::string& w) {
 // the same keys and shape, a new snapshot — until it commits, so `txns`
 // transactions commit and GenSummary::aborted counts the extra attempts.
 // Transactions are emitted when they end (file order = end order).
+//
+// --isolation rc: a read-committed database in the same frame. A transaction's
+// operations run one after another across its life, operation i at begin +
+// i * latency / n (n operations), each read answered from the state committed
+// at that instant (or the transaction's own write); writes are installed at
+// commit, and every transaction commits (no first committer wins: two writers
+// of a key both install, the later commit last). So reads of other keys see
+// commits made while the transaction ran, and two transactions that read one
+// version may both overwrite it (a lost update): RC holds, SI need not.
 template <class PlantsAt>
 void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum, Rng& rng, PlantsAt plants_at) {
+  const bool rc = opt.isolation == "rc";
   Registers& reg = *w.registers();
   std::vector<uint64_t> seq(reg.size(), 0);  // the commit that installed each key's value (0: initial)
   uint64_t commits = 0, started = 0;
@@ -1104,11 +1114,37 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
     std::vector<std::pair<uint64_t, uint64_t>> writes;    // (key index, value) of this attempt
     int64_t begin = 0;
     uint64_t snap = 0;                                    // commits seen at begin
+    int64_t latency = 0;                                  // rc: commit - begin
+    size_t next_op = 0;                                   // rc: the next plan op to run
   };
   std::vector<Session> ss(opt.sessions);
-  // Events (time, kind, session), earliest first; kind 0 = end, 1 = begin.
+  // Events (time, kind, session), earliest first; kind 0 = end, 1 = begin,
+  // 2 = rc: the session's next operations.
   using Event = std::tuple<int64_t, int, uint32_t>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> q;
+  // Runs plan op x.next_op: a write takes a fresh value (installed at
+  // commit); a read sees the committed state now, or the transaction's own write.
+  auto run_op = [&](Session& x) {
+    const PlanOp& op = x.plan[x.next_op++];
+    if (op.write) {
+      const uint64_t v = reg.fresh_value();
+      x.values.push_back(static_cast<Sym>(v));
+      x.writes.emplace_back(op.idx, v);
+      return;
+    }
+    uint64_t v = reg.value(op.idx);
+    for (const auto& [idx, own] : x.writes)
+      if (idx == op.idx) v = own;
+    x.values.push_back(vsym(v));
+  };
+  // rc: runs the ops due by `t` (op i at begin + i * latency / n), then
+  // schedules the session's next ones.
+  auto run_due = [&](Session& x, uint32_t s, int64_t t) {
+    const int64_t n = static_cast<int64_t>(x.plan.size());
+    auto due = [&](size_t i) { return x.begin + static_cast<int64_t>(i) * x.latency / n; };
+    while (x.next_op < x.plan.size() && due(x.next_op) <= t) run_op(x);
+    if (x.next_op < x.plan.size()) q.emplace(due(x.next_op), 2, s);
+  };
   for (uint32_t s = 0; s < opt.sessions; ++s) q.emplace(static_cast<int64_t>(rng.below(kStep)), 1, s);
   int64_t now = 0;
   while (!q.empty()) {
@@ -1116,6 +1152,10 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
     q.pop();
     now = t;
     Session& x = ss[s];
+    if (kind == 2) {
+      run_due(x, s, t);
+      continue;
+    }
     if (kind == 1) {
       if (!x.has_txn) {
         if (started == opt.txns) continue;  // this session is done
@@ -1133,6 +1173,13 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
       x.snap = commits;
       x.values.clear();
       x.writes.clear();
+      x.next_op = 0;
+      if (rc) {
+        x.latency = static_cast<int64_t>(rng.range(1, kMaxLatency));
+        q.emplace(t + x.latency, 0, s);
+        run_due(x, s, t);
+        continue;
+      }
       for (const PlanOp& op : x.plan) {
         if (op.write) {
           const uint64_t v = reg.fresh_value();
@@ -1149,7 +1196,8 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
       continue;
     }
     bool ok = true;
-    for (const auto& [idx, v] : x.writes) ok &= seq[idx] <= x.snap;
+    if (!rc)
+      for (const auto& [idx, v] : x.writes) ok &= seq[idx] <= x.snap;
     if (ok) {
       ++commits;
       for (const auto& [idx, v] : x.writes) reg.install(idx, v), seq[idx] = commits;
@@ -1175,16 +1223,17 @@ void validate(const GenOptions& o, const WorkloadInfo*& wl) {
     for (const auto& w : kWorkloads) n.push_back(w.name);
     throw UsageError("unknown workload '" + o.workload + "' (one of: " + joined(n) + ")");
   }
-  if (o.isolation != "ser" && o.isolation != "si")
-    throw UsageError("unknown isolation '" + o.isolation + "' (ser or si)");
-  if (o.isolation == "si" && !si_capable(o.workload))
-    throw UsageError("--isolation si: workload " + o.workload +
-                     " is not simulated under snapshot isolation (rmw, mt, blindw-rm, blindw-rw, blindw-wh are)");
+  if (o.isolation != "ser" && o.isolation != "si" && o.isolation != "rc")
+    throw UsageError("unknown isolation '" + o.isolation + "' (ser, si or rc)");
+  if (o.isolation != "ser" && !si_capable(o.workload))
+    throw UsageError("--isolation " + o.isolation + ": workload " + o.workload + " is not simulated under " +
+                     (o.isolation == "si" ? "snapshot isolation" : "read committed") +
+                     " (rmw, mt, blindw-rm, blindw-rw, blindw-wh are)");
   if (o.sessions < 1) throw UsageError("--sessions must be at least 1");
   if (o.sessions > 10'000'000) throw UsageError("--sessions must be at most 10000000");
   // (the SI simulation holds a transaction in flight per session)
-  if (o.isolation == "si" && o.sessions > 1'000'000)
-    throw UsageError("--sessions must be at most 1000000 with --isolation si");
+  if (o.isolation != "ser" && o.sessions > 1'000'000)
+    throw UsageError("--sessions must be at most 1000000 with --isolation " + o.isolation);
   if (!o.plant.empty() && o.sessions < 4)
     throw UsageError("planting anomalies needs at least 4 sessions (got " + std::to_string(o.sessions) + ")");
   const uint64_t keys = o.keys ? o.keys : wl->default_keys;
@@ -1313,7 +1362,7 @@ GenSummary generate(const GenOptions& opt, HistorySink& out) {
   GenSummary sum;
   Emitter e(out, opt, sum);
   size_t next_plant = 0;
-  if (opt.isolation == "si") {
+  if (opt.isolation != "ser") {
     std::vector<int64_t> plant_free(kPlantSessions, std::numeric_limits<int64_t>::min() / 2);
     simulate_si(opt, *w, e, sum, rng, [&](uint64_t i, int64_t t) {
       while (next_plant < pending.size() && pending[next_plant].pos == i) {

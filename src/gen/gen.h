@@ -3,7 +3,8 @@
 // history is serializable, snapshot isolated and strictly serializable by
 // construction, unless anomalies are planted (see src/gen/PLANTS.md). With
 // isolation "si" it simulates a snapshot-isolation database instead: every
-// history is snapshot isolated by construction.
+// history is snapshot isolated by construction; with "rc" a read-committed
+// one (reads see what is committed when they run, every writer commits).
 // Workloads and their key-value modelling: src/gen/README.md.
 //
 // Output streams to a HistorySink in chunks of `chunk_txns` transactions;
@@ -27,7 +28,8 @@ struct GenOptions {
   std::string workload = "rmw";  // see workload_names()
   // ser: a serial execution (every level holds). si: a simulated
   // snapshot-isolation database (SI holds; write skews make SER fail at a
-  // rate set by contention); rmw, mt and blindw-* only. README.md.
+  // rate set by contention); rc: a simulated read-committed database (RC
+  // holds; RA and SI fail under contention). rmw, mt and blindw-* only. README.md.
   std::string isolation = "ser";
   uint64_t txns = 10000;         // workload transactions (plants and append's final reads add more)
   uint32_t sessions = 8;         // >= 1; >= 4 when anything is planted
