@@ -10,7 +10,8 @@
 // join's partitions, the edges, the CSR), each freed before the next stage.
 // glibc serves every such block from a fresh mmap and unmaps it on free, so
 // each stage page-faults its memory in again and the kernel zeroes it: at 10^7
-// transactions a third of `verify`'s CPU time was the kernel clearing pages.
+// transactions a third of the graph path's CPU time went to the kernel
+// mapping and clearing pages.
 // With jemalloc a freed block stays mapped for the next one:
 //
 //   oversize_threshold:0  blocks over 8 MiB, too, go to the ordinary arenas
@@ -31,7 +32,7 @@
 // returns freed pages where it says so: release_free_memory(), which every
 // memory-limit check calls before it judges (core/limits.h), and the MPI
 // stages after their large buffers. The peak grows where a freed block is
-// too small for the next (2.41 -> 2.49 GiB on the history above).
+// too small for the next (2411 -> 2493 MB on the history above).
 // Measured in docs/benchmarks.md.
 //
 // The string is read by jemalloc at its first allocation; MALLOC_CONF in the
