@@ -44,8 +44,8 @@ check ser-skew-graph 1 "$bin" verify -q "$tmp/ser-skew.h5" --level ser,si --no-s
 expect_out ser-skew-graph '"si_replay":false'
 expect_out ser-skew-graph '"level":"snapshot-isolation","decided":true,"holds":true'
 
-check bad-isolation 2 "$bin" generate --isolation rc --workload rmw --out "$tmp/x.jsonl"
-expect_err bad-isolation "unknown isolation 'rc'"
+check bad-isolation 2 "$bin" generate --isolation repeatable-read --workload rmw --out "$tmp/x.jsonl"
+expect_err bad-isolation "unknown isolation 'repeatable-read' \\(ser, si or rc\\)"
 check si-append 2 "$bin" generate --isolation si --workload append --out "$tmp/x.jsonl"
 expect_err si-append "--isolation si: workload append"
 summary
