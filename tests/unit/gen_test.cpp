@@ -672,6 +672,20 @@ void expect_si_well_formed(const History& h, const GenSummary& sum, uint64_t txn
   EXPECT_EQ(sum.txns, h.txn_count());
 }
 
+// Every workload the SI and RC simulations run, at three contention levels
+// (20 keys and 16 sessions, 200 and 8, 5000 and 4), seeds 1..seeds:
+// f(workload, options for 1500 transactions, keys, seed), traced.
+template <class F>
+void for_each_contended(uint64_t seeds, F&& f) {
+  for (const char* w : kSiWorkloads)
+    for (auto [keys, sessions] : {std::pair<uint64_t, uint32_t>{20, 16}, {200, 8}, {5000, 4}})
+      for (uint64_t seed = 1; seed <= seeds; ++seed) {
+        SCOPED_TRACE(std::string(w) + " keys " + std::to_string(keys) + " sessions " + std::to_string(sessions) +
+                     " seed " + std::to_string(seed));
+        f(std::string(w), si_opts(w, 1500, keys, sessions, seed), keys, seed);
+      }
+}
+
 }  // namespace
 
 // Many seeds and contention levels: SI always holds (by the SI replay, by the
@@ -680,44 +694,37 @@ void expect_si_well_formed(const History& h, const GenSummary& sum, uint64_t txn
 TEST(GenSi, SnapshotHistoriesAreNeverRefusedForSi) {
   int histories = 0, by_replay = 0, ser_violated = 0;
   uint64_t aborted = 0;
-  for (const char* w : kSiWorkloads) {
-    for (auto [keys, sessions] : {std::pair<uint64_t, uint32_t>{20, 16}, {200, 8}, {5000, 4}}) {
-      for (uint64_t seed = 1; seed <= 12; ++seed) {
-        SCOPED_TRACE(std::string(w) + " keys " + std::to_string(keys) + " sessions " + std::to_string(sessions) +
-                     " seed " + std::to_string(seed));
-        GenOptions o = si_opts(w, 1500, keys, sessions, seed);
-        GenSummary sum;
-        History h = generate_history(o, &sum);
-        expect_si_well_formed(h, sum, 1500);
-        aborted += sum.aborted;
-        // The replay itself always settles them (begin = snapshot, end = commit).
-        SiReplay sr = find_si_replay(h);
-        EXPECT_TRUE(sr.found()) << sr.why_not;
-        // (SER of contended blind writes is a hard search for the general
-        // engine: SI alone there.)
-        const bool blind = std::string(w).starts_with("blindw");
-        CheckOptions c;
-        c.levels = blind ? std::vector<Level>{Level::si} : std::vector<Level>{Level::ser, Level::si};
-        CheckResult r = check(h, c);
-        ASSERT_EQ(r.levels.size(), c.levels.size());
-        EXPECT_TRUE(r.anomalies.empty());
-        EXPECT_TRUE(r.levels.back().decided && r.levels.back().holds) << r.levels.back().reason;
-        by_replay += r.stats.si_replay;
-        if (!blind) ser_violated += r.levels[0].decided && !r.levels[0].holds;
-        ++histories;
-        if (seed % 4 == 0 && (!blind || keys >= 5000)) {  // the graph alone, and the replay under --time-order
-          c.levels = {Level::si};
-          c.si_replay = false;
-          CheckResult g = check(h, c);
-          EXPECT_TRUE(g.levels[0].decided && g.levels[0].holds) << g.levels[0].reason;
-          c.si_replay = true;
-          c.time_order = true;
-          CheckResult t = check(h, c);
-          EXPECT_TRUE(t.levels[0].holds) << t.levels[0].reason;
-        }
-      }
+  for_each_contended(12, [&](const std::string& w, const GenOptions& o, uint64_t keys, uint64_t seed) {
+    GenSummary sum;
+    History h = generate_history(o, &sum);
+    expect_si_well_formed(h, sum, 1500);
+    aborted += sum.aborted;
+    // The replay itself always settles them (begin = snapshot, end = commit).
+    SiReplay sr = find_si_replay(h);
+    EXPECT_TRUE(sr.found()) << sr.why_not;
+    // (SER of contended blind writes is a hard search for the general
+    // engine: SI alone there.)
+    const bool blind = w.starts_with("blindw");
+    CheckOptions c;
+    c.levels = blind ? std::vector<Level>{Level::si} : std::vector<Level>{Level::ser, Level::si};
+    CheckResult r = check(h, c);
+    ASSERT_EQ(r.levels.size(), c.levels.size());
+    EXPECT_TRUE(r.anomalies.empty());
+    EXPECT_TRUE(r.levels.back().decided && r.levels.back().holds) << r.levels.back().reason;
+    by_replay += r.stats.si_replay;
+    if (!blind) ser_violated += r.levels[0].decided && !r.levels[0].holds;
+    ++histories;
+    if (seed % 4 == 0 && (!blind || keys >= 5000)) {  // the graph alone, and the replay under --time-order
+      c.levels = {Level::si};
+      c.si_replay = false;
+      CheckResult g = check(h, c);
+      EXPECT_TRUE(g.levels[0].decided && g.levels[0].holds) << g.levels[0].reason;
+      c.si_replay = true;
+      c.time_order = true;
+      CheckResult t = check(h, c);
+      EXPECT_TRUE(t.levels[0].holds) << t.levels[0].reason;
     }
-  }
+  });
   std::printf("[GenSi] %d histories: SI by the SI replay %d, SER violated %d, %llu aborted attempts\n", histories,
               by_replay, ser_violated, static_cast<unsigned long long>(aborted));
   EXPECT_GT(by_replay * 10, histories * 9) << "the SI replay should settle nearly every generated SI history";
@@ -731,32 +738,25 @@ TEST(GenSi, SnapshotHistoriesAreNeverRefusedForSi) {
 // Every attempt commits; file order is end order, values unique per key.
 TEST(GenRc, ReadCommittedHistoriesAreNeverRefusedForRc) {
   int histories = 0, ra_violated = 0, si_violated = 0;
-  for (const char* w : kSiWorkloads) {
-    for (auto [keys, sessions] : {std::pair<uint64_t, uint32_t>{20, 16}, {200, 8}, {5000, 4}}) {
-      for (uint64_t seed = 1; seed <= 6; ++seed) {
-        SCOPED_TRACE(std::string(w) + " keys " + std::to_string(keys) + " sessions " + std::to_string(sessions) +
-                     " seed " + std::to_string(seed));
-        GenOptions o = si_opts(w, 1500, keys, sessions, seed);
-        o.isolation = "rc";
-        GenSummary sum;
-        History h = generate_history(o, &sum);
-        EXPECT_EQ(sum.aborted, 0u);
-        expect_si_well_formed(h, sum, 1500);
-        CheckOptions c;
-        c.levels = {Level::ru, Level::rc, Level::ra};
-        // (SI of contended blind writes is a hard search for the general engine.)
-        const bool blind = std::string(w).starts_with("blindw");
-        if (!blind) c.levels.push_back(Level::si);
-        CheckResult r = check(h, c);
-        ASSERT_EQ(r.levels.size(), c.levels.size());
-        EXPECT_TRUE(r.levels[0].decided && r.levels[0].holds) << "RU: " << r.levels[0].reason;
-        EXPECT_TRUE(r.levels[1].decided && r.levels[1].holds) << "RC: " << r.levels[1].reason;
-        ra_violated += r.levels[2].decided && !r.levels[2].holds;
-        if (!blind) si_violated += r.levels[3].decided && !r.levels[3].holds;
-        ++histories;
-      }
-    }
-  }
+  for_each_contended(6, [&](const std::string& w, GenOptions o, uint64_t, uint64_t) {
+    o.isolation = "rc";
+    GenSummary sum;
+    History h = generate_history(o, &sum);
+    EXPECT_EQ(sum.aborted, 0u);
+    expect_si_well_formed(h, sum, 1500);
+    CheckOptions c;
+    c.levels = {Level::ru, Level::rc, Level::ra};
+    // (SI of contended blind writes is a hard search for the general engine.)
+    const bool blind = w.starts_with("blindw");
+    if (!blind) c.levels.push_back(Level::si);
+    CheckResult r = check(h, c);
+    ASSERT_EQ(r.levels.size(), c.levels.size());
+    EXPECT_TRUE(r.levels[0].decided && r.levels[0].holds) << "RU: " << r.levels[0].reason;
+    EXPECT_TRUE(r.levels[1].decided && r.levels[1].holds) << "RC: " << r.levels[1].reason;
+    ra_violated += r.levels[2].decided && !r.levels[2].holds;
+    if (!blind) si_violated += r.levels[3].decided && !r.levels[3].holds;
+    ++histories;
+  });
   std::printf("[GenRc] %d histories: RA violated %d, SI violated %d\n", histories, ra_violated, si_violated);
   EXPECT_GT(ra_violated, histories / 10) << "reads of commits made mid-transaction should fracture some";
   EXPECT_GT(si_violated, histories / 10) << "lost updates should make SI fail under contention";
