@@ -1123,7 +1123,8 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
   using Event = std::tuple<int64_t, int, uint32_t>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> q;
   // Runs plan op x.next_op: a write takes a fresh value (installed at
-  // commit); a read sees the committed state now, or the transaction's own write.
+  // commit); a read sees the committed state now (under si: the snapshot,
+  // since every op runs at begin), or the transaction's own write.
   auto run_op = [&](Session& x) {
     const PlanOp& op = x.plan[x.next_op++];
     if (op.write) {
@@ -1180,18 +1181,7 @@ void simulate_si(const GenOptions& opt, Workload& w, Emitter& e, GenSummary& sum
         run_due(x, s, t);
         continue;
       }
-      for (const PlanOp& op : x.plan) {
-        if (op.write) {
-          const uint64_t v = reg.fresh_value();
-          x.values.push_back(static_cast<Sym>(v));
-          x.writes.emplace_back(op.idx, v);
-          continue;
-        }
-        uint64_t v = reg.value(op.idx);  // the snapshot, or the transaction's own write
-        for (const auto& [idx, own] : x.writes)
-          if (idx == op.idx) v = own;
-        x.values.push_back(vsym(v));
-      }
+      while (x.next_op < x.plan.size()) run_op(x);  // every read from the snapshot at begin
       q.emplace(t + static_cast<int64_t>(rng.range(1, kMaxLatency)), 0, s);
       continue;
     }
