@@ -45,8 +45,7 @@ void watch() {
       return ld::armed.compare_exchange_strong(was, false);
     };
     if (const uint64_t lim = ld::memory_limit.load()) {
-      uint64_t r = private_resident_bytes();
-      if (r > lim) r = resident_in_use_bytes();
+      const uint64_t r = resident_for_limit(lim);
       if (r > lim && claim()) give_up(memory_limit_message(r));
     }
     if (const int64_t d = ld::deadline_ns.load(); d && ld::now_ns() >= d && claim()) give_up(time_limit_message());

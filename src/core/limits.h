@@ -64,12 +64,19 @@ inline uint64_t private_resident_bytes() {
 }
 
 // The private resident memory once the allocator has handed back the freed
-// pages it keeps for reuse: what a memory limit is judged on, so that memory
-// already freed does not make a run give up (costs a walk of the allocator's
-// arenas: only where the plain resident size is past the limit).
+// pages it keeps for reuse.
 inline uint64_t resident_in_use_bytes() {
   release_free_memory();
   return private_resident_bytes();
+}
+
+// The resident size a memory limit `lim` is judged on: the plain one, or,
+// where that is past the limit, the memory in use (so that memory already
+// freed does not make a run give up; the hand-back walks the allocator's
+// arenas, so only then).
+inline uint64_t resident_for_limit(uint64_t lim) {
+  const uint64_t r = private_resident_bytes();
+  return r > lim ? resident_in_use_bytes() : r;
 }
 
 // The process's peak resident memory in bytes (the high-water mark, which an
@@ -119,8 +126,7 @@ inline void disarm_limits() { limits_detail::armed.store(false); }
 inline void check_limits(const char* stage = nullptr) {
   if (stage) set_stage(stage);
   if (const uint64_t lim = limits_detail::memory_limit.load(std::memory_order_relaxed)) {
-    uint64_t r = private_resident_bytes();
-    if (r > lim) r = resident_in_use_bytes();
+    const uint64_t r = resident_for_limit(lim);
     if (r > lim) {
       disarm_limits();
       throw ResourceError(memory_limit_message(r));
