@@ -148,42 +148,50 @@ void Auditor::prescan() {
       scan.finish();
     });
   } else {
-    pieces.resize(1);
-    Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
-    uint64_t row = 0;
     // JSONL with scans, inserts and deletes: keys interned, and the keys
-    // whose state changes gathered (their rounds expand over them).
-    std::shared_ptr<LogPredicateKeys> keys;
-    if (reader_.jsonl() && jsonl_may_hold_predicates(path_)) keys = std::make_shared<LogPredicateKeys>();
-    while (true) {
-      PredicateList preds;
-      History h = keys ? reader_.next_predicates(R, preds)
-                       : reader_.next_scan(R, opt_.fence_key);  // (a round: what pass 2 holds too)
-      if (h.txn_count() == 0) break;
-      const Sym fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
-      if (keys) {
-        keys->add(h, preds);
-        if (!preds.ops.empty()) h = pass1_view(std::move(h), preds, fk);
+    // whose state changes gathered (their rounds expand over them). Whether
+    // a log states them is known only from its lines: pass 1 reads without
+    // interning keys and starts again, with them, at the first one it meets.
+    auto pass = [&](std::shared_ptr<LogPredicateKeys> keys) {
+      pieces.assign(1, Pass1Piece{});
+      Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
+      uint64_t row = 0;
+      while (true) {
+        PredicateList preds;
+        History h = keys ? reader_.next_predicates(R, preds)
+                         : reader_.next_scan(R, opt_.fence_key);  // (a round: what pass 2 holds too)
+        if (h.txn_count() == 0) break;
+        const Sym fk = need_fences ? fence_key_in(h.keys) : ~0ULL;
+        if (keys) {
+          keys->add(h, preds);
+          if (!preds.ops.empty()) h = pass1_view(std::move(h), preds, fk);
+        }
+        Hdf5Columns cols;
+        cols.session.resize(h.txn_count());
+        for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
+        cols.status = std::move(h.txn_status);
+        cols.begin = std::move(h.txn_begin);
+        cols.end = std::move(h.txn_end);
+        cols.op_offset = std::move(h.txn_op_offset);
+        cols.op_kind = std::move(h.op_kind);
+        cols.op_key = std::move(h.op_key);
+        cols.op_value = std::move(h.op_value);
+        // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
+        scan.set_fence_key(fk);
+        scan.scan(cols, h.values, row, h.txn_id.data());
+        row += cols.session.size();
       }
-      Hdf5Columns cols;
-      cols.session.resize(h.txn_count());
-      for (TxnIdx t = 0; t < h.txn_count(); ++t) cols.session[t] = h.session_name[h.txn_session[t]];
-      cols.status = std::move(h.txn_status);
-      cols.begin = std::move(h.txn_begin);
-      cols.end = std::move(h.txn_end);
-      cols.op_offset = std::move(h.txn_op_offset);
-      cols.op_kind = std::move(h.op_kind);
-      cols.op_key = std::move(h.op_key);
-      cols.op_value = std::move(h.op_value);
-      // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
-      scan.set_fence_key(fk);
-      scan.scan(cols, h.values, row, h.txn_id.data());
-      row += cols.session.size();
-    }
-    scan.finish();
-    if (keys) {
-      keys->finish();
-      if (keys->any()) pred_keys_ = std::move(keys);
+      scan.finish();
+      if (keys) {
+        keys->finish();
+        if (keys->any()) pred_keys_ = std::move(keys);
+      }
+    };
+    try {
+      pass(nullptr);
+    } catch (const JsonlStatesPredicates&) {
+      reader_ = open_log();
+      pass(std::make_shared<LogPredicateKeys>());
     }
   }
   Pass1Result r = merge_pass1(pieces, R);

@@ -364,7 +364,11 @@ struct LineReader {
 
   // ["scan", lo, hi, [[k, v], ...]], ["insert", k, v], ["delete", k, v].
   void predicate_op(std::string_view kind, simdjson::dom::array a, size_t index) {
-    if (!allow_preds) fail(op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once (verify on one rank, info, convert) or by the audit, which expands each round with what the whole file does to its keys");
+    if (!allow_preds) {
+      const std::string why = op_at(index) + "\"" + std::string(kind) + "\" (range scans, inserts and deletes) is read only where the whole file is read at once (verify on one rank, info, convert) or by the audit, which expands each round with what the whole file does to its keys";
+      if (scan_keys) throw JsonlStatesPredicates(file + ":" + std::to_string(line), why);
+      fail(why);
+    }
     PredicateRec p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(index)};
     if (lazy_keys) {
       // A streamed piece's keys so far into its table: a scan's range is

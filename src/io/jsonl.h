@@ -8,12 +8,20 @@
 #include <iosfwd>
 #include <string>
 
+#include "core/errors.h"
 #include "core/history.h"
 #include "io/txn_reader.h"
 
 namespace isocheck {
 
 struct PredicateList;  // core/predicates.h
+
+// JsonlReader::next_scan met a range scan, insert or delete. An InputError
+// with next()'s words, so a caller that does not expect it reports it as the
+// line's error.
+struct JsonlStatesPredicates : InputError {
+  using InputError::InputError;
+};
 
 // Throws InputError naming the file and line on any malformed input.
 History read_jsonl(const std::string& path);
@@ -55,7 +63,9 @@ class JsonlReader {
   History next(uint64_t n, PredicateList& preds);
   // next() for a scan that asks of each key only whether it is `fence_key`:
   // keys are not interned; the key table names two keys, symbol 1 is
-  // fence_key and symbol 0 every other key. Values as next().
+  // fence_key and symbol 0 every other key. Values as next(). A range scan,
+  // insert or delete throws JsonlStatesPredicates (the caller reads the file
+  // again with next(n, preds)).
   History next_scan(uint64_t n, const std::string& fence_key);
   // The reader-wide numbers of the key symbols of the piece next() returned
   // last (io/txn_reader.h, KeyIds): empty when that piece named an integer
