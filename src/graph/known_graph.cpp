@@ -385,12 +385,11 @@ struct Builder {
     if (!has_lists) return;
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (!is_list_key(h.op_key[o])) continue;
-      if (h.op_kind[o] == OpKind::write)
-        throw InputError(txn_where(h, h.txn_of_op(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
-                                                         " is written with w but is a list elsewhere (appended to or read as a list)");
-      if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-        throw InputError(txn_where(h, h.txn_of_op(o), o), "key " + printable(h.keys.text(h.op_key[o])) +
-                                                         " is a list elsewhere but this read returned a single value");
+      const bool writes = h.op_kind[o] == OpKind::write;
+      if (writes || (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)) {
+        const TxnIdx t = h.txn_of_op(o);
+        throw list_key_misuse(h.txn_id[t], o - h.op_begin(t), h.keys.text(h.op_key[o]), writes);
+      }
     }
   }
 
@@ -1276,6 +1275,28 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
   g.chains.shrink_to_fit();
   g.whole_build = true;
   return g;
+}
+
+InputError list_key_misuse(int64_t txn_id, uint64_t pos, const std::string& key_text, bool writes) {
+  const std::string where = "transaction " + std::to_string(txn_id) + ", operation " + std::to_string(pos);
+  return InputError(where, "key " + printable(key_text) +
+                               (writes ? " is written with w but is a list elsewhere (appended to or read as a list)"
+                                       : " is a list elsewhere but this read returned a single value"));
+}
+
+OpIdx first_list_key_misuse(const History& h) {
+  FlatMap64 lists{64};
+  for (OpIdx o = 0; o < h.op_count(); ++o)
+    if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
+      bool ins;
+      lists.get_or_insert(h.op_key[o], 0, ins);
+    }
+  if (lists.size() == 0) return kNoOp;
+  for (OpIdx o = 0; o < h.op_count(); ++o)
+    if ((h.op_kind[o] == OpKind::write || (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)) &&
+        lists.find(h.op_key[o]))
+      return o;
+  return kNoOp;
 }
 
 }  // namespace isocheck

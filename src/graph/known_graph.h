@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/edges.h"
+#include "core/errors.h"
 #include "core/history.h"
 #include "core/anomaly.h"
 
@@ -132,7 +133,20 @@ struct DependencyGraph {
 };
 
 // Throws InputError for histories that cannot be interpreted (a key used both
-// as a register and as a list).
+// as a register and as a list: list_key_misuse).
 DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt);
+
+// The first operation, in history order and of any transaction whatever its
+// status, that uses a key appended to or read as a list anywhere as a
+// register: a write, or a read of a single value. kNoOp when there is none.
+// build_known_graph refuses the history at that operation; the ranks, which
+// check pieces that may leave it out (another piece, an aborted transaction,
+// a piece past the last one the report needs), ask first.
+constexpr OpIdx kNoOp = ~OpIdx{0};
+OpIdx first_list_key_misuse(const History& h);
+// build_known_graph's error for that operation: transaction `txn_id`'s
+// operation at `pos` (in the transaction) `writes` key `key_text` or reads a
+// single value of it.
+InputError list_key_misuse(int64_t txn_id, uint64_t pos, const std::string& key_text, bool writes);
 
 }  // namespace isocheck

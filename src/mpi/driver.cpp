@@ -1,5 +1,7 @@
 #include "mpi/driver.h"
 
+#include "graph/known_graph.h"
+
 #include <mpi.h>
 #include <sys/resource.h>
 
@@ -10,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/limits.h"
+#include "graph/known_graph.h"
 #include "io/hdf5.h"
 #include "io/hdf5_range.h"
 #include "io/load.h"
@@ -289,6 +292,7 @@ class DistributedRun {
         note_ops_held(whole.op_count());
       });
       src = scattered_source(std::move(whole), 0);
+      src->file = file;  // (for its messages)
     };
     if (f == Format::hdf5) collective([&] { src = hdf5_source(file); });
     else if (f == Format::jsonl) {
@@ -575,6 +579,16 @@ class DistributedRun {
   void partition_solve_and_merge() {
     // ---- partition
     g_stage = ("partition");
+    // A key used as a register and as a list: one process's check refuses the
+    // history there; a piece might not hold that operation.
+    collective([&] {
+      if (me != 0) return;
+      if (const OpIdx o = first_list_key_misuse(h); o != kNoOp) {
+        const TxnIdx t = h.txn_of_op(o);
+        throw InputError(file, list_key_misuse(h.txn_id[t], o - h.op_begin(t), h.keys.text(h.op_key[o]),
+                                               h.op_kind[o] == OpKind::write).what());
+      }
+    });
     bool wants_sser = false;
     const std::vector<Level> split = split_levels(wants_sser);
     Partition part = partition_or_resume([&] {

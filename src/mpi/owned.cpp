@@ -13,6 +13,7 @@
 #include "core/allocator.h"
 #include "core/errors.h"
 #include "core/flat_hash.h"
+#include "graph/known_graph.h"
 #include "io/hdf5_range.h"
 #include "io/jsonl.h"
 #include "mpi/accounting.h"
@@ -603,6 +604,93 @@ std::unique_ptr<RangeSource> scattered_source(History&& h, int root) {
   return s;
 }
 
+namespace {
+// A key's use in one rank's range: appended to or read as a list, and its
+// first operation that uses it as a register (a write, or a read of a single
+// value), by position in the file.
+struct KeyUse {
+  uint64_t key;
+  uint64_t txn = ~uint64_t{0};  // whole-history index of that operation's transaction; ~0: none
+  int64_t id = 0;               // the transaction's id
+  uint32_t pos = 0;             // the operation's position in it
+  uint8_t list = 0, writes = 0;
+  uint8_t pad[2] = {};
+  bool before(const KeyUse& o) const { return txn != o.txn ? txn < o.txn : pos < o.pos; }
+};
+}  // namespace
+
+// One process's check refuses a history that uses a key both as a list and
+// as a register, at the first such operation in the file (first_list_key_
+// misuse), whatever its transaction's status; a piece may not hold that
+// operation (another piece, an aborted transaction, a piece past the ones the
+// report needs). So, when any rank met a list operation, the ranges are read
+// again, every key's use goes to its owner, and the first misuse in the file
+// is the run's error. Collective.
+static void refuse_list_key_misuse(RangeSource& src, bool any_list) {
+  const int P = size();
+  int lists = any_list ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!lists) return;
+  StepTime time("partition.lists");
+  const Rounds R = rounds_of(src);
+  FlatMap64 index{1024};  // key -> its entry in uses
+  std::vector<KeyUse> uses;
+  for (uint64_t k = 0; k < R.count; ++k) {
+    const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
+    collective([&] {
+      if (a >= b) return;
+      History c = src.chunk(a, b);
+      note_ops_held(src.ops_resident() + c.op_count());
+      for (TxnIdx t = 0; t < c.txn_count(); ++t)
+        for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+          const OpKind kind = c.op_kind[o];
+          const bool list = kind == OpKind::append || kind == OpKind::read_list;
+          const bool reg = kind == OpKind::write || (kind == OpKind::read && c.op_value[o] != kNullValue);
+          if (!list && !reg) continue;
+          bool fresh;
+          uint64_t& i = index.get_or_insert(c.op_key[o], uses.size(), fresh);
+          if (fresh) uses.push_back(KeyUse{c.op_key[o]});
+          KeyUse& u = uses[i];
+          u.list |= list;
+          if (reg && u.txn == ~uint64_t{0})  // (the range is read in file order: the first is the earliest)
+            u.txn = a + t, u.id = c.txn_id[t], u.pos = static_cast<uint32_t>(o - c.op_begin(t)),
+            u.writes = kind == OpKind::write;
+        }
+    });
+  }
+  std::vector<std::vector<char>> out(P);
+  for (const KeyUse& u : uses) put(out[static_cast<int>(mix(u.key) % static_cast<uint64_t>(P))], u);
+  std::vector<KeyUse>().swap(uses);
+  std::vector<int> cnt, disp;
+  const std::vector<char> in = exchange(out, cnt, disp);
+  // The owner's view of each of its keys; the first misuse among them.
+  FlatMap64 mine{1024};
+  std::vector<KeyUse> merged;
+  for (size_t at = 0; at + sizeof(KeyUse) <= in.size(); at += sizeof(KeyUse)) {
+    KeyUse u;
+    std::memcpy(&u, in.data() + at, sizeof u);
+    bool fresh;
+    uint64_t& i = mine.get_or_insert(u.key, merged.size(), fresh);
+    if (fresh) {
+      merged.push_back(u);
+      continue;
+    }
+    KeyUse& m = merged[i];
+    const bool list = m.list || u.list;
+    if (u.before(m)) m = u;
+    m.list = list;
+  }
+  std::vector<KeyUse> first(1);  // txn ~0: none
+  for (const KeyUse& m : merged)
+    if (m.list && m.txn != ~uint64_t{0} && m.before(first[0])) first[0] = m;
+  KeyUse worst;
+  for (const KeyUse& f : allgather_records(first, "list keys"))
+    if (f.before(worst)) worst = f;
+  if (worst.txn == ~uint64_t{0}) return;
+  g_error_agreed = true;  // (every rank throws the same error)
+  throw InputError(src.file, list_key_misuse(worst.id, worst.pos, src.keys.text(worst.key), worst.writes).what());
+}
+
 OwnedScan scan_owned(RangeSource& src) {
   const int P = size();
   OwnedScan out;
@@ -617,7 +705,7 @@ OwnedScan scan_owned(RangeSource& src) {
   std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
   ids.reserve(src.last - src.first);                // one per transaction of the range
   uint64_t counts[2] = {src.last - src.first, 0};
-  bool any_unknown = false;
+  bool any_unknown = false, any_list = false;
   ReplayScan replay;        // what the report's replay lines need
   std::string input_error;  // this rank's first malformed chunk
   for (uint64_t k = 0; k < R.count; ++k) {
@@ -655,6 +743,7 @@ OwnedScan scan_owned(RangeSource& src) {
       any_unknown |= unknown;
       const size_t first_run = runs.size();
       for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
+        any_list |= c.op_kind[o] == OpKind::append || c.op_kind[o] == OpKind::read_list;
         if (runs.size() > first_run && runs.back().key == c.op_key[o]) ++runs.back().ops;
         else runs.push_back({c.op_key[o], static_cast<uint64_t>(name), 1});
         if (unknown && (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append))
@@ -681,6 +770,7 @@ OwnedScan scan_owned(RangeSource& src) {
   StepTime ids_time("partition.ids");
   unique_ids(src, std::move(ids));
   ids_time.stop();
+  refuse_list_key_misuse(src, any_list);
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
   std::unordered_map<int64_t, uint32_t> gid;

@@ -104,7 +104,9 @@ struct Board {
   }
   uint32_t cutoff() const {
     if (all_violations) return job.pieces();
-    if (lowest_error_ != UINT32_MAX) return std::min(job.pieces(), lowest_error_);  // an error ends the run
+    // An error ends the run: pieces [0, the lowest one that failed] matter
+    // (its error is the run's, merge_on_root).
+    if (lowest_error_ != UINT32_MAX) return std::min(job.pieces(), lowest_error_ + 1);
     uint32_t c = 0;
     auto need = [&](Level l) {
       auto it = lowest_bad_.find(l);

@@ -15,13 +15,14 @@ using namespace isocheck::dist;
 
 namespace {
 
-// The definition: pieces in order; the first error ends the run at that
-// piece; otherwise, once every level has a violating piece, the pieces up to
+// The definition: pieces in order; the first error ends the run after that
+// piece (it is the run's error: merge_on_root reports the pieces below the
+// cutoff); otherwise, once every level has a violating piece, the pieces up to
 // the highest of those lowest violators matter.
 uint32_t cutoff_by_walk(const Job& job, const std::map<int32_t, PieceResult>& done) {
   std::map<Level, uint32_t> lowest;
   for (auto& [i, r] : done) {
-    if (r.error_code) return std::min<uint32_t>(job.pieces(), static_cast<uint32_t>(i));
+    if (r.error_code) return std::min<uint32_t>(job.pieces(), static_cast<uint32_t>(i) + 1);
     for (Level l : job.levels_of(static_cast<uint32_t>(i))) {
       bool bad = !r.anomalies.empty();
       for (auto& o : r.levels) bad |= static_cast<Level>(o.level) == l && !o.holds && o.decided;
@@ -145,4 +146,21 @@ TEST(WorkQueueBoard, BatchesStopAtTheCutoff) {
   ASSERT_EQ(batch.size(), 20u) << "pieces 0..19: piece 20 is done, the rest past the cutoff";
   EXPECT_EQ(batch.front(), 0);
   EXPECT_EQ(batch.back(), 19);
+}
+
+// Regression: the cutoff stopped below the failing piece, so the run's merge
+// (which reports the errors of pieces below the cutoff) never saw it, and a
+// history refused by one process "held" on the ranks.
+TEST(WorkQueueBoard, AFailedPieceIsInsideTheCutoff) {
+  Fixture f(5);
+  const std::vector<Level> split{Level::ser};
+  Job job{f.h, f.p, f.included, f.index, f.opt, false, split, false};
+  for (uint32_t failed = 0; failed < 5; ++failed) {
+    Board board{job, false, {}, 0};
+    PieceResult r;
+    r.piece = static_cast<int32_t>(failed);
+    r.error_code = 2;
+    board.add(r);
+    EXPECT_EQ(board.cutoff(), failed + 1);
+  }
 }
