@@ -96,6 +96,11 @@ class Auditor {
   std::string options_fingerprint() const;
   void prescan();
   void choose_rule();
+  // verify refuses a log that uses a key both as a list and as a register, at
+  // the first such operation (graph/known_graph.h); a round may hold only one
+  // of the two uses, or forget the other. Reads the log once more when pass 1
+  // met both kinds of operation (list_keys.cpp). Throws InputError.
+  void refuse_list_key_misuse();
   // The later-reads index (src/audit/later_reads.h) from file row `from`
   // on, when the time rule applies and the log's first transactions have a
   // blind write.
@@ -256,6 +261,7 @@ class Auditor {
   // beside forget with 2 threads or more), so results do not depend on it.
   std::vector<Level> checked_levels_;
   uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
+  bool lists_and_registers_ = false;  // pass 1 met operations of both kinds (list_keys.cpp)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
   // Soundness state on disk (soundness.cpp; docs/audit.md, "Soundness state
   // on disk"): the scratch folder, the duplicate-write hits read in order

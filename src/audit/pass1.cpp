@@ -59,7 +59,13 @@ void Pass1Scanner::close_round() {
 
 void Pass1Scanner::scan(const Hdf5Columns& cols, const SymbolTable& values, uint64_t first_row, const int64_t* ids) {
   const size_t cnt = cols.session.size();
-  for (OpKind k : cols.op_kind) p_.writes += k == OpKind::write || k == OpKind::append;
+  const bool have_values = cols.op_value.size() == cols.op_kind.size();
+  for (size_t o = 0; o < cols.op_kind.size(); ++o) {
+    const OpKind k = cols.op_kind[o];
+    p_.writes += k == OpKind::write || k == OpKind::append;
+    p_.list_ops += k == OpKind::append || k == OpKind::read_list;
+    p_.register_ops += k == OpKind::write || (k == OpKind::read && (!have_values || cols.op_value[o] != kNullValue));
+  }
   for (size_t t = 0; t < cnt; ++t) {
     const int64_t session = cols.session[t];
     if (need_times_) {
@@ -156,6 +162,7 @@ Pass1Result merge_pass1(const std::vector<Pass1Piece>& pieces, uint64_t round_tx
     }
     r.txns += p.txns;
     r.writes += p.writes;
+    r.list_ops += p.list_ops, r.register_ops += p.register_ops;
   }
   // A single scan gives up the least begin from the round of the first
   // transaction without times on (the time rule cannot apply then anyway).

@@ -41,6 +41,10 @@ struct Pass1Piece {
   std::vector<std::pair<int64_t, int64_t>> last_fence;  // session -> value of its last fence in the piece
   bool any_fence = false;
   uint64_t writes = 0;  // writes and appends, when the scan was given op kinds
+  // Operations that use a key as a list (appends, list reads) and as a
+  // register (writes, reads of one value; every read when the scan was not
+  // given values): a log with both may use one key both ways.
+  uint64_t list_ops = 0, register_ops = 0;
   // First row that breaks the fence rule / has no times (kNoRow: none), and
   // its transaction id when the scan knew it (JSONL; HDF5 ids are looked up).
   uint64_t bad_fence_row = kNoRow, bad_time_row = kNoRow;
@@ -87,6 +91,7 @@ struct Pass1Result {
   std::vector<int64_t> round_min_write_end;  // (empty unless asked for)
   bool any_fence = false;
   uint64_t writes = 0;  // (0 when no op kinds were scanned)
+  uint64_t list_ops = 0, register_ops = 0;  // (Pass1Piece)
   uint64_t bad_fence_row = kNoRow, bad_time_row = kNoRow;
   int64_t bad_fence_id = 0, bad_time_id = 0;
   bool bad_fence_id_known = false, bad_time_id_known = false;

@@ -136,7 +136,8 @@ void Auditor::prescan() {
     ColumnsPool pool;
     // (op kinds for the duplicate check: its set is sized for the log's writes)
     const unsigned which = C::kSession | C::kStatus | (need_times || need_write_ends ? C::kTimes : 0u) |
-                           (need_fences ? C::kOps : dup_check_possible() ? C::kOpKinds : 0u);
+                           (need_fences ? C::kOps : C::kOpKinds);  // (kinds: the duplicate check's
+                                                                     // count, lists and registers)
     parallel_pieces(n_pieces, threads, [&](uint64_t i) {
       Pass1Piece& p = pieces[i];
       p.first_round = i * piece_rounds;
@@ -200,6 +201,7 @@ void Auditor::prescan() {
   s_.round_min_write_end = std::move(r.round_min_write_end);
   s_.total_txns = r.txns;
   log_writes_ = r.writes;
+  lists_and_registers_ = r.list_ops > 0 && r.register_ops > 0;
   auto id_of = [&](uint64_t row, bool known, int64_t id) {
     return known ? id : reader_.hdf5_file().range(row, row + 1).txn_id[0];
   };
