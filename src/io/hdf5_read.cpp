@@ -715,7 +715,8 @@ void Reader::check_list(const std::vector<Sym>& list, uint64_t l0) const {
 // The scans' value predicates, /predicate/{cmp,a,b} (hdf5_write.cpp), read
 // whole: one row per scan that has one.
 void Reader::read_value_predicate_table(Layout& L) {
-  if (!exists("/op/scan")) throw InputError(path_, "/op/predicate without /op/scan (value predicates belong to scans)");
+  // (Without /op/scan every row of /op/predicate must be 0, checked row by
+  // row: earlier releases wrote the two columns for a scan that read no key.)
   Ds cmp = open_int("/predicate/cmp", 1), a = open_int("/predicate/a", 8), b = open_int("/predicate/b", 8);
   check_len(a, cmp.len, "/predicate/cmp");
   check_len(b, cmp.len, "/predicate/cmp");

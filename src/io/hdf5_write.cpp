@@ -331,11 +331,13 @@ class Hdf5Sink final : public HistorySink {
   // per operation, 0 or 1 + the index of the predicate of the scan a read
   // stands for, and the table /predicate/{cmp,a,b} (cmp ValuePredicate::Cmp;
   // a, b value symbols as /op/value's), written at finish(). Made at the
-  // first chunk with one (zeros for the operations before); a history
-  // without them has neither.
+  // first chunk where an operation stands for one (zeros for the operations
+  // before); a history without such operations has neither.
   template <class Mapper> void append_value_predicates(const History& c, uint64_t ops_before, Mapper& vm) {
     if (!has_pred_) {
-      if (c.value_predicates.empty()) return;
+      // (A scan whose range holds no key that changes reads nothing: its
+      // predicate stands for no operation, and no column is made for it.)
+      if (c.op_value_predicate.empty()) return;
       Hid g(H5Gcreate2(file_, "predicate", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
       pred_op_ = Column<uint32_t>(path_, g_op_, "predicate", H5T_STD_U32LE, H5T_NATIVE_UINT32, c_op_, level_);
       has_pred_ = true;
