@@ -625,12 +625,13 @@ struct KeyUse {
 // operation (another piece, an aborted transaction, a piece past the ones the
 // report needs). So, when any rank met a list operation, the ranges are read
 // again, every key's use goes to its owner, and the first misuse in the file
-// is the run's error. Collective.
-static void refuse_list_key_misuse(RangeSource& src, bool any_list) {
+// is the run's error. Only when some rank met a list operation and some a
+// register one (a list-append history is not read again). Collective.
+static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_register) {
   const int P = size();
-  int lists = any_list ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (!lists) return;
+  int met[2] = {any_list ? 1 : 0, any_register ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, met, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!met[0] || !met[1]) return;
   StepTime time("partition.lists");
   const Rounds R = rounds_of(src);
   FlatMap64 index{1024};  // key -> its entry in uses
@@ -705,7 +706,7 @@ OwnedScan scan_owned(RangeSource& src) {
   std::vector<std::pair<int64_t, uint64_t>> ids;  // (id, transaction)
   ids.reserve(src.last - src.first);                // one per transaction of the range
   uint64_t counts[2] = {src.last - src.first, 0};
-  bool any_unknown = false, any_list = false;
+  bool any_unknown = false, any_list = false, any_register = false;
   ReplayScan replay;        // what the report's replay lines need
   std::string input_error;  // this rank's first malformed chunk
   for (uint64_t k = 0; k < R.count; ++k) {
@@ -744,6 +745,7 @@ OwnedScan scan_owned(RangeSource& src) {
       const size_t first_run = runs.size();
       for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
         any_list |= c.op_kind[o] == OpKind::append || c.op_kind[o] == OpKind::read_list;
+        any_register |= c.op_kind[o] == OpKind::write || (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue);
         if (runs.size() > first_run && runs.back().key == c.op_key[o]) ++runs.back().ops;
         else runs.push_back({c.op_key[o], static_cast<uint64_t>(name), 1});
         if (unknown && (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append))
@@ -770,7 +772,7 @@ OwnedScan scan_owned(RangeSource& src) {
   StepTime ids_time("partition.ids");
   unique_ids(src, std::move(ids));
   ids_time.stop();
-  refuse_list_key_misuse(src, any_list);
+  refuse_list_key_misuse(src, any_list, any_register);
   // Sessions: every rank's first-appearance list, in rank order, numbers them
   // as one process reading the file does.
   std::unordered_map<int64_t, uint32_t> gid;
