@@ -285,17 +285,21 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
     scan_reads += (p.row_end - p.row_begin) + static_cast<size_t>(hi - lo);
     absent_reads += static_cast<size_t>(hi - lo);
   }
+  bool list_reads = false;
+  for (OpKind k : b.op_kind) list_reads |= k == OpKind::read_list;
+  const bool offsets = opt.list_offsets || list_reads;
   History out;
+  if (!offsets) out.op_list_offset.clear();
   out.reserve_more(b.txn_count(), ops + scan_reads);
   out.scan_ops.reserve(scan_reads);
   out.scan_absent_ops.reserve(absent_reads);
   // History::add_op inlined: the columns were reserved whole above, so these
   // are stores, not calls.
-  auto add = [&out](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {
+  auto add = [&out, offsets](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {
     out.op_kind.push_back(k);
     out.op_key.push_back(key);
     out.op_value.push_back(value);
-    out.op_list_offset.push_back(out.list_value.size());
+    if (offsets) out.op_list_offset.push_back(out.list_value.size());
   };
   size_t next = 0;  // into ph.ops
   auto undecided = [&](const PredicateRec& p, Sym k, const char* what) {
@@ -447,6 +451,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
     out.end_txn();
   }
   out.take_tables(base);
+  if (!offsets) std::vector<uint64_t>().swap(out.op_list_offset);  // (its reserved room)
   return out;
 }
 }  // namespace

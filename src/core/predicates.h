@@ -147,6 +147,10 @@ struct ExpandOptions {
   // History::absent_choice_ops ask for it (one process's verify, info,
   // convert); the others keep refusing.
   bool absent_choices = false;
+  // false: a result without list reads gets no list offsets at all, the
+  // state History::release_unused_list_offsets() leaves (callers that release
+  // them anyway: 8 bytes an expanded operation never written).
+  bool list_offsets = true;
 };
 History expand_predicates(const PredicateHistory& ph, const std::string& file, const ExpandOptions& opt = {});
 // The same from the flat form; `base` is consumed (its tables move into the

@@ -737,9 +737,10 @@ namespace {
 // A file read whole keeps a scan's open absences open (History::
 // absent_choice_ops): the one-process checks place them; the paths that
 // cannot (the ranks, the audit's rounds) refuse such histories themselves.
-ExpandOptions whole_file_expansion() {
+ExpandOptions whole_file_expansion(bool release_unused_lists = false) {
   ExpandOptions o;
   o.absent_choices = true;
+  o.list_offsets = !release_unused_lists;
   return o;
 }
 }  // namespace
@@ -926,7 +927,7 @@ KeyIds JsonlReader::take_key_ids() {
   return out;
 }
 
-History JsonlReader::read_all() {
+History JsonlReader::read_all(bool release_unused_lists) {
   History h;
   h.time_unit = time_unit_;
   LineReader r{path_, h};
@@ -957,11 +958,14 @@ History JsonlReader::read_all() {
     }
   }
   held_ids_ = r.ids.size();
-  if (!r.preds.ops.empty()) return expand_predicates(std::move(h), r.preds, path_, whole_file_expansion());
+  if (!r.preds.ops.empty())
+    return expand_predicates(std::move(h), r.preds, path_, whole_file_expansion(release_unused_lists));
   return h;
 }
 
-History read_jsonl(const std::string& path) { return JsonlReader(path).read_all(); }
+History read_jsonl(const std::string& path, bool release_unused_lists) {
+  return JsonlReader(path).read_all(release_unused_lists);
+}
 
 bool jsonl_may_hold_predicates(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");

@@ -24,7 +24,9 @@ struct JsonlStatesPredicates : InputError {
 };
 
 // Throws InputError naming the file and line on any malformed input.
-History read_jsonl(const std::string& path);
+// release_unused_lists: a history without list reads comes without list
+// offsets (History::release_unused_list_offsets()).
+History read_jsonl(const std::string& path, bool release_unused_lists = false);
 
 // Whether the file may hold range scans, inserts or deletes (it names one of
 // the words "scan", "insert", "delete" in quotes anywhere): those are expanded
@@ -72,7 +74,7 @@ class JsonlReader {
   // key. Moved out.
   KeyIds take_key_ids();
   // Every transaction from the position on (ids unique across them).
-  History read_all();
+  History read_all(bool release_unused_lists = false);
   // The byte offset of the next line and the lines before it; the first
   // position is after the header line, when there is one.
   uint64_t byte() const { return byte_; }

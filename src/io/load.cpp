@@ -16,7 +16,7 @@ History load_history(const std::string& path, Format f, ImportStats* stats, bool
   if (f == Format::unknown) f = sniff_format(path);
   History h;
   switch (f) {
-    case Format::jsonl: h = read_jsonl(path); break;
+    case Format::jsonl: h = read_jsonl(path, release_unused_lists); break;
     case Format::hdf5: h = read_hdf5(path, release_unused_lists); break;
     case Format::unknown:
       throw UsageError(path + ": cannot tell the history format (use --format: " + format_names() + ")");

@@ -538,5 +538,42 @@ TEST(Predicates, KeyTableSwitchInsideAScan) {
             std::string::npos);
 }
 
+// verify reads a file whole and drops the list offsets of a history without
+// list reads: the expansion then never writes them (8 bytes an expanded
+// read), and the history is otherwise the same; one with a list read keeps
+// them.
+TEST(Predicates, ExpansionWithoutListOffsetsIsTheSameHistory) {
+  const std::string dir = ::testing::TempDir();
+  const std::string plain = T(1, 1, R"(["r",4,null],["w",4,1])") + T(2, 2, R"(["scan",1,9,[[4,1]]],["insert",5,2])") +
+                            T(3, 1, R"(["r",5,2],["delete",5,3])");
+  for (const std::string& extra : {std::string(), T(4, 3, R"(["append",20,1])") + T(5, 3, R"(["r",20,[1]])")}) {
+    const std::string path = dir + "/expand_offsets.jsonl";
+    {
+      std::FILE* f = std::fopen(path.c_str(), "w");
+      ASSERT_NE(f, nullptr);
+      const std::string text = plain + extra;
+      std::fwrite(text.data(), 1, text.size(), f);
+      std::fclose(f);
+    }
+    History kept = read_jsonl(path, false), released = read_jsonl(path, true);
+    EXPECT_EQ(kept.op_list_offset.size(), kept.op_count() + 1);
+    if (extra.empty()) {
+      EXPECT_TRUE(released.op_list_offset.empty());
+      kept.release_unused_list_offsets();
+    } else {
+      EXPECT_EQ(released.op_list_offset, kept.op_list_offset);  // (a list read keeps them)
+    }
+    EXPECT_EQ(released.op_kind, kept.op_kind);
+    EXPECT_EQ(released.op_key, kept.op_key);
+    EXPECT_EQ(released.op_value, kept.op_value);
+    EXPECT_EQ(released.op_list_offset, kept.op_list_offset);
+    EXPECT_EQ(released.scan_ops, kept.scan_ops);
+    EXPECT_EQ(released.delete_ops, kept.delete_ops);
+    for (const LevelResult& lr : check_all(released).levels)
+      EXPECT_TRUE(lr.decided && lr.holds) << to_string(lr.level);
+    std::remove(path.c_str());
+  }
+}
+
 }  // namespace
 }  // namespace isocheck
