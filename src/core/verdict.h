@@ -93,6 +93,10 @@ struct CheckStats {
   // an order replay (commits in begin- or end-time order, latest snapshots).
   bool si_replay = false;
   uint8_t si_replay_order = 0;
+  // Ranks only: blocks (of `blocks`) not checked, because every level had
+  // failed in a lower-numbered one (without --all-violations). Their
+  // anomalies are not in CheckResult::anomalies, which one process lists.
+  size_t blocks = 0, blocks_unchecked = 0;
 };
 
 struct CheckResult {

@@ -265,6 +265,7 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
   CheckResult r;
   r.stats.txns = txns;
   r.stats.committed = committed;
+  if (cutoff < job.pieces()) r.stats.blocks = job.p.comp_sessions.size(), r.stats.blocks_unchecked = job.pieces() - cutoff;
   for (Level l : job.opt.levels) r.levels.push_back({l});
   std::vector<Anomaly> anomalies;
   std::map<Level, const LevelOutcome*> violated, undecided;

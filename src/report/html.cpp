@@ -141,6 +141,10 @@ void write_html(std::ostream& out, const History& h, const CheckResult& r, const
       << (code == 0 ? "holds\">every requested level holds" : code == 1 ? "violated\">violation" : "undecided\">undecided")
       << "</span> (exit code " << code << ").</p>\n";
   if (!ctx.import_note.empty()) out << "<p>Import: " << html_escape(ctx.import_note) << "</p>\n";
+  if (r.stats.blocks_unchecked > 0)
+    out << "<p>Not checked: " << r.stats.blocks_unchecked << " of the history's " << r.stats.blocks
+        << " blocks, past the first violation of every level (anomalies in them are not listed; --all-violations "
+           "checks every block).</p>\n";
   if (r.stats.constraints > 0)
     out << "<p>General engine: " << r.stats.constraints << " constraints, " << r.stats.pruned
         << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems

@@ -154,6 +154,8 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
   if (r.stats.witness == WitnessOrder::none) out << "null";
   else json_string(out, to_string(r.stats.witness));
   out << ",\"si_replay\":" << (r.stats.si_replay ? "true" : "false");
+  if (r.stats.blocks_unchecked > 0)  // (ranks only: see the text report)
+    out << ",\"blocks\":" << r.stats.blocks << ",\"blocks_unchecked\":" << r.stats.blocks_unchecked;
   out << ",\"seconds\":" << ctx.seconds << "}}\n";
 }
 

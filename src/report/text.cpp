@@ -60,6 +60,10 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
         << " forced while building, " << r.stats.constraints << " constraints, " << r.stats.pruned
         << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems
         << " sub-problems\n";
+  if (r.stats.blocks_unchecked > 0)
+    out << "not checked: " << r.stats.blocks_unchecked << " of the history's " << r.stats.blocks
+        << " blocks, past the first violation of every level (anomalies in them are not listed; --all-violations "
+           "checks every block)\n";
   if (!r.anomalies.empty()) {
     out << "anomalies (none of SER, SI, SSER allows these): " << r.anomalies.size() << "\n";
     size_t shown = 0;

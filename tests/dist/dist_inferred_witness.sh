@@ -37,7 +37,9 @@ for f in h g; do
   [ "$rc" = "$want" ] || fail "$f: --dist exit $rc, want $want"
   diff <(strip "$tmp/$f.one.json") <(strip "$tmp/$f.d1.json") || fail "$f: --dist report differs from one process"
   "$BIN" verify "$tmp/$f.jsonl" -l ser,si --dist > "$tmp/$f.d1.txt"
-  diff "$tmp/$f.one.txt" "$tmp/$f.d1.txt" || fail "$f: --dist text differs from one process"
+  # (the ranks say which blocks they skipped after the violation: h's second
+  # block, one empty transaction, is not checked)
+  diff "$tmp/$f.one.txt" <(grep -v '^not checked: ' "$tmp/$f.d1.txt") || fail "$f: --dist text differs from one process"
   mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/$f.jsonl" -l ser,si --json -q > "$tmp/$f.d2.json"; rc=$?
   [ "$rc" = "$want" ] || fail "$f: mpiexec -n 2 exit $rc, want $want"
   diff <(strip "$tmp/$f.one.json") <(strip "$tmp/$f.d2.json") || fail "$f: mpiexec -n 2 report differs from one process"
