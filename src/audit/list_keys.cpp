@@ -39,8 +39,7 @@ void Auditor::refuse_list_key_misuse() {
     for (TxnIdx t = 0; t < h.txn_count(); ++t)
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
         const OpKind kind = h.op_kind[o];
-        const bool list = kind == OpKind::append || kind == OpKind::read_list;
-        const bool reg = kind == OpKind::write || (kind == OpKind::read && h.op_value[o] != kNullValue);
+        const bool list = uses_as_list(kind), reg = uses_as_register(kind, h.op_value[o]);
         if (!list && !reg) continue;
         const Sym k = h.op_key[o];
         uint32_t i;

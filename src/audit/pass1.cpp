@@ -7,6 +7,7 @@
 
 #include "audit/state.h"
 #include "core/flat_hash.h"
+#include "graph/known_graph.h"
 
 namespace isocheck {
 
@@ -63,8 +64,9 @@ void Pass1Scanner::scan(const Hdf5Columns& cols, const SymbolTable& values, uint
   for (size_t o = 0; o < cols.op_kind.size(); ++o) {
     const OpKind k = cols.op_kind[o];
     p_.writes += k == OpKind::write || k == OpKind::append;
-    p_.list_ops += k == OpKind::append || k == OpKind::read_list;
-    p_.register_ops += k == OpKind::write || (k == OpKind::read && (!have_values || cols.op_value[o] != kNullValue));
+    p_.list_ops += uses_as_list(k);
+    // (without values every read may be of one value)
+    p_.register_ops += have_values ? uses_as_register(k, cols.op_value[o]) : k == OpKind::write || k == OpKind::read;
   }
   for (size_t t = 0; t < cnt; ++t) {
     const int64_t session = cols.session[t];

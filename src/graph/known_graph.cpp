@@ -376,7 +376,7 @@ struct Builder {
   }
   void classify_keys() {
     for (OpIdx o = 0; o < h.op_count(); ++o) {
-      if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
+      if (uses_as_list(h.op_kind[o])) {
         bool ins;
         list_keys.get_or_insert(h.op_key[o], 0, ins);
         has_lists = true;
@@ -385,8 +385,8 @@ struct Builder {
     if (!has_lists) return;
     for (OpIdx o = 0; o < h.op_count(); ++o) {
       if (!is_list_key(h.op_key[o])) continue;
-      const bool writes = h.op_kind[o] == OpKind::write;
-      if (writes || (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)) {
+      if (uses_as_register(h.op_kind[o], h.op_value[o])) {
+        const bool writes = h.op_kind[o] == OpKind::write;
         const TxnIdx t = h.txn_of_op(o);
         throw list_key_misuse(h.txn_id[t], o - h.op_begin(t), h.keys.text(h.op_key[o]), writes);
       }
@@ -1287,15 +1287,13 @@ InputError list_key_misuse(int64_t txn_id, uint64_t pos, const std::string& key_
 OpIdx first_list_key_misuse(const History& h) {
   FlatMap64 lists{64};
   for (OpIdx o = 0; o < h.op_count(); ++o)
-    if (h.op_kind[o] == OpKind::append || h.op_kind[o] == OpKind::read_list) {
+    if (uses_as_list(h.op_kind[o])) {
       bool ins;
       lists.get_or_insert(h.op_key[o], 0, ins);
     }
   if (lists.size() == 0) return kNoOp;
   for (OpIdx o = 0; o < h.op_count(); ++o)
-    if ((h.op_kind[o] == OpKind::write || (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)) &&
-        lists.find(h.op_key[o]))
-      return o;
+    if (uses_as_register(h.op_kind[o], h.op_value[o]) && lists.find(h.op_key[o])) return o;
   return kNoOp;
 }
 

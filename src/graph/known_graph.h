@@ -144,6 +144,12 @@ DependencyGraph build_known_graph(const History& h, const KnownGraphOptions& opt
 // a piece past the last one the report needs), ask first.
 constexpr OpIdx kNoOp = ~OpIdx{0};
 OpIdx first_list_key_misuse(const History& h);
+// An operation that uses its key as a list / as a register (a read of null,
+// the initial state, is neither).
+inline bool uses_as_list(OpKind k) { return k == OpKind::append || k == OpKind::read_list; }
+inline bool uses_as_register(OpKind k, Sym value) {
+  return k == OpKind::write || (k == OpKind::read && value != kNullValue);
+}
 // build_known_graph's error for that operation: transaction `txn_id`'s
 // operation at `pos` (in the transaction) `writes` key `key_text` or reads a
 // single value of it.

@@ -645,8 +645,7 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
       for (TxnIdx t = 0; t < c.txn_count(); ++t)
         for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
           const OpKind kind = c.op_kind[o];
-          const bool list = kind == OpKind::append || kind == OpKind::read_list;
-          const bool reg = kind == OpKind::write || (kind == OpKind::read && c.op_value[o] != kNullValue);
+          const bool list = uses_as_list(kind), reg = uses_as_register(kind, c.op_value[o]);
           if (!list && !reg) continue;
           bool fresh;
           uint64_t& i = index.get_or_insert(c.op_key[o], uses.size(), fresh);
@@ -744,8 +743,8 @@ OwnedScan scan_owned(RangeSource& src) {
       any_unknown |= unknown;
       const size_t first_run = runs.size();
       for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
-        any_list |= c.op_kind[o] == OpKind::append || c.op_kind[o] == OpKind::read_list;
-        any_register |= c.op_kind[o] == OpKind::write || (c.op_kind[o] == OpKind::read && c.op_value[o] != kNullValue);
+        any_list |= uses_as_list(c.op_kind[o]);
+        any_register |= uses_as_register(c.op_kind[o], c.op_value[o]);
         if (runs.size() > first_run && runs.back().key == c.op_key[o]) ++runs.back().ops;
         else runs.push_back({c.op_key[o], static_cast<uint64_t>(name), 1});
         if (unknown && (c.op_kind[o] == OpKind::write || c.op_kind[o] == OpKind::append))
