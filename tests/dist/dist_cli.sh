@@ -76,4 +76,29 @@ grep -q "^anomalies (none of SER, SI, SSER allows these): 1" "$tmp/two.txt" || f
 mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/skip.jsonl" -l ser,si --all-violations > "$tmp/all.txt" 2>/dev/null
 "$BIN" verify "$tmp/skip.jsonl" -l ser,si --all-violations > "$tmp/one_all.txt"
 diff "$tmp/one_all.txt" "$tmp/all.txt" > /dev/null || fail "skip: --all-violations on 2 ranks: $(diff "$tmp/one_all.txt" "$tmp/all.txt" | head -4)"
+# One block: the piece is the whole history and its report is one process's,
+# local search included. Regression: the piece took the whole graph's cycle (a
+# write skew) where one process reports the local search's (a causality
+# violation, which rules out more levels); both are true, the reports differed.
+cat > "$tmp/one_block.jsonl" << 'EOF'
+{"id":1,"session":2,"status":"committed","begin":0,"end":4,"ops":[["r",4,null],["w",1,1]]}
+{"id":2,"session":3,"status":"committed","begin":0,"end":5,"ops":[["w",4,2]]}
+{"id":3,"session":2,"status":"aborted","begin":1,"end":6,"ops":[["r",3,56],["r",3,null]]}
+{"id":4,"session":4,"status":"committed","begin":0,"end":7,"ops":[["w",2,3],["r",1,null]]}
+{"id":5,"session":3,"status":"committed","begin":2,"end":5,"ops":[["w",2,4]]}
+{"id":6,"session":1,"status":"committed","begin":11,"end":12,"ops":[["r",1,1],["r",4,2]]}
+{"id":7,"session":4,"status":"committed","begin":13,"end":15,"ops":[["r",3,null],["r",1,1],["r",1,1]]}
+{"id":8,"session":3,"status":"committed","begin":18,"end":20,"ops":[["r",1,1]]}
+{"id":9,"session":3,"status":"committed","begin":26,"end":32,"ops":[["r",4,2]]}
+{"id":10,"session":4,"status":"committed","begin":32,"end":39,"ops":[["r",3,null],["r",1,1]]}
+{"id":11,"session":3,"status":"committed","begin":36,"end":42,"ops":[["w",4,5],["r",1,null],["r",1,null]]}
+{"id":12,"session":3,"status":"committed","begin":37,"end":43,"ops":[["r",3,null],["r",4,5],["r",2,4]]}
+{"id":13,"session":1,"status":"committed","begin":38,"end":40,"ops":[["r",1,1],["r",3,null],["r",1,1]]}
+EOF
+"$BIN" verify "$tmp/one_block.jsonl" -l ser,si > "$tmp/one.txt"
+grep -q "^serializable: VIOLATED: G-single-process" "$tmp/one.txt" || fail "one block: one process: $(sed -n 2p "$tmp/one.txt")"
+"$BIN" verify "$tmp/one_block.jsonl" -l ser,si --dist > "$tmp/d1.txt"
+diff "$tmp/one.txt" "$tmp/d1.txt" > /dev/null || fail "one block: --dist differs: $(diff "$tmp/one.txt" "$tmp/d1.txt" | head -4)"
+mpiexec --oversubscribe -n 2 "$BIN" verify "$tmp/one_block.jsonl" -l ser,si > "$tmp/d2.txt" 2>/dev/null
+diff "$tmp/one.txt" "$tmp/d2.txt" > /dev/null || fail "one block: 2 ranks differ: $(diff "$tmp/one.txt" "$tmp/d2.txt" | head -4)"
 echo "dist_cli: ok"
