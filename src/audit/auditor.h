@@ -261,7 +261,8 @@ class Auditor {
   // beside forget with 2 threads or more), so results do not depend on it.
   std::vector<Level> checked_levels_;
   uint64_t log_writes_ = 0;  // pass 1's count of the log's writes (sizes written_)
-  bool lists_and_registers_ = false;  // pass 1 met operations of both kinds (list_keys.cpp)
+  bool lists_and_registers_ = false;
+  static constexpr uint64_t kPurgeRounds = 32;  // run.cpp: freed memory handed back  // pass 1 met operations of both kinds (list_keys.cpp)
   unsigned audit_threads() const { return opt_.threads ? opt_.threads : hardware_threads(); }
   // Soundness state on disk (soundness.cpp; docs/audit.md, "Soundness state
   // on disk"): the scratch folder, the duplicate-write hits read in order

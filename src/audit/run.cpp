@@ -9,6 +9,7 @@
 #include <future>
 
 #include "audit/auditor.h"
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "core/timer.h"
 
@@ -293,6 +294,12 @@ AuditResult Auditor::run() {
                    tc.seconds() - t_check);
     st.kept = s_.carry.txn_count();
     st.seconds = rt.seconds();
+    // The allocator keeps freed blocks for reuse (core/allocator.h); rounds
+    // of changing sizes leave some it cannot reuse, and over a day-long log
+    // they added up (10^8 transactions: 1.8 GB resident for ~0.6 GB in use).
+    // Handed back every kPurgeRounds rounds, at the cost of faulting in what
+    // the next rounds take again.
+    if ((round + 1) % kPurgeRounds == 0) release_free_memory();
     st.peak_rss = peak_rss_bytes();
     auto& res = s_.result;
     res.txns += st.txns;
