@@ -148,6 +148,7 @@ bool Auditor::start() {
     written_.reserve(log_writes_);
   }
   if (s_.spilled) update_scratch_bytes();
+  release_free_memory();  // (what pass 1 sorted and indexed, before the rounds' first peak)
   say("rule: " + std::string(to_string(s_.rule)) + " (" + s_.result.rule_reason + ")");
   if (opt_.stop && opt_.stop->load() && !opt_.checkpoint_dir.empty()) {  // stopped during pass 1
     s_.result.complete = false;
