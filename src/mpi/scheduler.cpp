@@ -116,14 +116,14 @@ PieceResult check_piece(const Job& job, uint32_t i, const History& local, const 
                         const std::vector<uint32_t>* pos) {
   CheckOptions o = job.opt;
   o.levels = job.levels_of(i);
-  // A block's piece on its whole graph: its anomalies are listed
-  // (--all-violations) and its witnesses are one process's whole-graph ones.
-  // A piece that is the whole history is checked as one process checks it
-  // (with the local search around a failed replay, unless turned off), so
-  // that its report is one process's: the local search and the whole graph
-  // may find different cycles, both true.
-  const bool whole = (job.whole_sser && i == 0) || (!job.split_levels.empty() && job.whole_split);
-  if (!whole) o.localise = false;
+  // A piece on its whole graph: its anomalies are listed (--all-violations;
+  // SSER's whole-history piece lists them for the blocks too) and its
+  // witnesses are one process's whole-graph ones. The only piece of a run
+  // (the whole history, every level) is checked as one process checks it,
+  // with the local search around a failed replay unless turned off, so that
+  // the report is one process's: the local search and the whole graph may
+  // find different cycles, both true.
+  if (job.pieces() != 1) o.localise = false;
   return guarded(i, [&] {
     check_limits();
     const CheckResult r = check(local, o);
