@@ -857,6 +857,7 @@ OwnedScan scan_owned(RangeSource& src) {
 
 void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, const std::vector<uint8_t>& included,
                              const std::vector<int>& owner, const std::vector<uint8_t>& skip) {
+  tables_ = &src;
   const int P = size(), me = rank();
   const uint32_t npieces = job.pieces();
   pieces_.assign(npieces, Piece{});
@@ -1120,7 +1121,16 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
     }
     dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);
-    return check_piece(job, i, h, &txn, &pos);
+    PieceResult r = check_piece(job, i, h, &txn, &pos);
+    // A block's piece carries no symbol tables: an error raised inside its
+    // check names keys and values by number. On that path only, the piece is
+    // checked again with the file's tables, so the message names them as one
+    // process does.
+    if (r.error_code && tables_ && (tables_->keys.named() || tables_->values.named())) {
+      h.keys = tables_->keys, h.values = tables_->values;
+      r = check_piece(job, i, h, &txn, &pos);
+    }
+    return r;
   } catch (const ResourceError& e) {
     return piece_error(i, 3, e.what());
   } catch (const std::bad_alloc&) {

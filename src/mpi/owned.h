@@ -153,6 +153,7 @@ class OwnedPieces {
   };
   std::vector<Outgoing> out_;
   SymbolTable keys_, values_;
+  const RangeSource* tables_ = nullptr;  // the source's tables (solve(): a block's error worded with names)
   std::string time_unit_;
 };
 

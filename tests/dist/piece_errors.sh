@@ -80,11 +80,22 @@ done
 "$BIN" verify -q "$tmp/open.jsonl" > /dev/null 2> "$tmp/one.err"; one=$?
 [ "$one" = 3 ] && grep -q "not decided: transaction 4, operation 0: a range scan saw key 4 absent" "$tmp/one.err" && pass ||
   { fail "open absence: one process exit $one"; cat "$tmp/one.err"; }
-for p in 1 3; do
-  check "open_absence_ranks$p" 3 $mpiexec --oversubscribe -n $p "$BIN" verify -q "$tmp/open.jsonl" --dist
-  if diff <(grep '^isocheck' "$tmp/one.err") <(grep '^isocheck' "$tmp/err") > /dev/null; then pass; else
-    fail "open absence, $p ranks: messages differ:"; cat "$tmp/one.err" "$tmp/err"; fi
+# ... with string keys, from JSONL (read on rank 0) and HDF5: the piece has no
+# tables, and its error is worded again with the file's ("key k4", not "key 0").
+# (The range [k3, k5] holds no padding key: a scan over keys of other blocks
+# would make the piece count the operation's position in the block only,
+# docs/dist.md "Gaps".)
+sed -E 's/\["(w|r|delete)",([0-9]+),/["\1","k\2",/g; s/\["scan",1,9,/["scan","k3","k5",/' "$tmp/open.jsonl" > "$tmp/open_named.jsonl"
+"$BIN" convert "$tmp/open_named.jsonl" "$tmp/open_named.h5" > /dev/null || fail convert_open_named
+for f in open.jsonl open_named.jsonl open_named.h5; do
+  "$BIN" verify -q "$tmp/$f" > /dev/null 2> "$tmp/one.err"
+  for p in 1 3; do
+    check "${f}_ranks$p" 3 $mpiexec --oversubscribe -n $p "$BIN" verify -q "$tmp/$f" --dist
+    if diff <(grep '^isocheck' "$tmp/one.err") <(grep '^isocheck' "$tmp/err") > /dev/null; then pass; else
+      fail "$f, $p ranks: messages differ:"; cat "$tmp/one.err" "$tmp/err"; fi
+  done
 done
+grep -q "saw key k4 absent" "$tmp/one.err" && pass || { fail "open_named: one process: $(cat "$tmp/one.err")"; }
 # The lost update alone (the misuse taken out) is a violation on the ranks too.
 grep -v '"append"\|\["w",7,2\]\|\["w","k7",2\]' "$tmp/after_violation.jsonl" > "$tmp/violation.jsonl"
 check violation_alone 1 $mpiexec --oversubscribe -n 2 "$BIN" verify -q -l ser "$tmp/violation.jsonl"
