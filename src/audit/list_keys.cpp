@@ -20,14 +20,8 @@ namespace isocheck::audit_detail {
 
 void Auditor::refuse_list_key_misuse() {
   stage("audit pass 1 (keys used as lists and as registers)");
-  struct Use {
-    uint64_t txn = ~uint64_t{0};  // the first register operation's transaction (log order); ~0: none
-    int64_t id = 0;
-    uint64_t pos = 0;  // its position in the transaction
-    bool list = false, writes = false;
-    std::string key;  // the key's text
-  };
-  std::vector<Use> uses;
+  std::vector<ListKeyUse> uses;
+  std::vector<std::string> texts;  // per entry of uses: the key's text, once it has a register use
   FlatMap64 by_symbol{1024};
   std::unordered_map<std::string, uint32_t> by_name;
   LogReader rr = open_log();
@@ -38,35 +32,32 @@ void Auditor::refuse_list_key_misuse() {
     const SymbolTable& keys = rr.key_table(h);
     for (TxnIdx t = 0; t < h.txn_count(); ++t)
       for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o) {
-        const OpKind kind = h.op_kind[o];
-        const bool list = uses_as_list(kind), reg = uses_as_register(kind, h.op_value[o]);
-        if (!list && !reg) continue;
+        if (!uses_as_list(h.op_kind[o]) && !uses_as_register(h.op_kind[o], h.op_value[o])) continue;
         const Sym k = h.op_key[o];
         uint32_t i;
+        bool fresh;
         if (rr.hdf5()) {
-          bool fresh;
           i = static_cast<uint32_t>(by_symbol.get_or_insert(k, uses.size(), fresh));
-          if (fresh) uses.emplace_back();
         } else {
           name.assign(1, keys.is_int(k) ? 'i' : 's');
           name += keys.text(k);
-          auto [it, fresh] = by_name.try_emplace(name, static_cast<uint32_t>(uses.size()));
-          if (fresh) uses.emplace_back();
-          i = it->second;
+          auto it = by_name.try_emplace(name, static_cast<uint32_t>(uses.size()));
+          i = it.first->second, fresh = it.second;
         }
-        Use& u = uses[i];
-        u.list |= list;
-        if (reg && u.txn == ~uint64_t{0})  // (the log is read in order: the first is the earliest)
-          u.txn = row + t, u.id = h.txn_id[t], u.pos = o - h.op_begin(t), u.writes = kind == OpKind::write,
-          u.key = keys.text(k);
+        if (fresh) uses.emplace_back(), texts.emplace_back();
+        const bool had = uses[i].has_register();
+        uses[i].note(h.op_kind[o], h.op_value[o], row + t, h.txn_id[t], o - h.op_begin(t));
+        if (!had && uses[i].has_register()) texts[i] = keys.text(k);
       }
     row += h.txn_count();
   }
-  const Use* first = nullptr;
-  for (const Use& u : uses)
-    if (u.list && u.txn != ~uint64_t{0} && (!first || u.txn < first->txn || (u.txn == first->txn && u.pos < first->pos)))
-      first = &u;
-  if (first) throw InputError(path_, list_key_misuse(first->id, first->pos, first->key, first->writes).what());
+  size_t first = uses.size();
+  for (size_t i = 0; i < uses.size(); ++i)
+    if (uses[i].misused() && (first == uses.size() || uses[i].before(uses[first]))) first = i;
+  if (first < uses.size()) {
+    const ListKeyUse& u = uses[first];
+    throw InputError(path_, list_key_misuse(u.id, u.pos, texts[first], u.writes).what());
+  }
 }
 
 }  // namespace isocheck::audit_detail

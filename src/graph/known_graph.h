@@ -150,6 +150,35 @@ inline bool uses_as_list(OpKind k) { return k == OpKind::append || k == OpKind::
 inline bool uses_as_register(OpKind k, Sym value) {
   return k == OpKind::write || (k == OpKind::read && value != kNullValue);
 }
+// One key's uses, for readers that see a history a piece at a time (the
+// ranks' ranges, the audit's log): whether it is used as a list, and its
+// first register operation by file position (transaction index, position in
+// it). Plain data: the ranks send it to the key's owner.
+struct ListKeyUse {
+  uint64_t key = 0;
+  uint64_t txn = ~uint64_t{0};  // ~0: no register operation
+  int64_t id = 0;               // that transaction's id
+  uint32_t pos = 0;
+  uint8_t list = 0, writes = 0;
+  uint8_t pad[2] = {};
+  bool has_register() const { return txn != ~uint64_t{0}; }
+  bool misused() const { return list && has_register(); }
+  bool before(const ListKeyUse& o) const { return txn != o.txn ? txn < o.txn : pos < o.pos; }
+  // Operation `kind` (value `value`) at position `pos` of transaction `txn`
+  // (id `id`); operations must come in file order.
+  void note(OpKind kind, Sym value, uint64_t txn_index, int64_t txn_id, uint64_t op_pos) {
+    list |= uses_as_list(kind);
+    if (!has_register() && uses_as_register(kind, value))
+      txn = txn_index, id = txn_id, pos = static_cast<uint32_t>(op_pos), writes = kind == OpKind::write;
+  }
+  // The same key's uses seen elsewhere (another range).
+  void merge(const ListKeyUse& o) {
+    const uint8_t l = list | o.list;
+    if (o.before(*this)) *this = o;
+    list = l;
+  }
+};
+
 // build_known_graph's error for that operation: transaction `txn_id`'s
 // operation at `pos` (in the transaction) `writes` key `key_text` or reads a
 // single value of it.

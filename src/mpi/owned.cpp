@@ -604,21 +604,6 @@ std::unique_ptr<RangeSource> scattered_source(History&& h, int root) {
   return s;
 }
 
-namespace {
-// A key's use in one rank's range: appended to or read as a list, and its
-// first operation that uses it as a register (a write, or a read of a single
-// value), by position in the file.
-struct KeyUse {
-  uint64_t key;
-  uint64_t txn = ~uint64_t{0};  // whole-history index of that operation's transaction; ~0: none
-  int64_t id = 0;               // the transaction's id
-  uint32_t pos = 0;             // the operation's position in it
-  uint8_t list = 0, writes = 0;
-  uint8_t pad[2] = {};
-  bool before(const KeyUse& o) const { return txn != o.txn ? txn < o.txn : pos < o.pos; }
-};
-}  // namespace
-
 // One process's check refuses a history that uses a key both as a list and
 // as a register, at the first such operation in the file (first_list_key_
 // misuse), whatever its transaction's status; a piece may not hold that
@@ -635,7 +620,7 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
   StepTime time("partition.lists");
   const Rounds R = rounds_of(src);
   FlatMap64 index{1024};  // key -> its entry in uses
-  std::vector<KeyUse> uses;
+  std::vector<ListKeyUse> uses;
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
     collective([&] {
@@ -644,49 +629,37 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
       note_ops_held(src.ops_resident() + c.op_count());
       for (TxnIdx t = 0; t < c.txn_count(); ++t)
         for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
-          const OpKind kind = c.op_kind[o];
-          const bool list = uses_as_list(kind), reg = uses_as_register(kind, c.op_value[o]);
-          if (!list && !reg) continue;
+          if (!uses_as_list(c.op_kind[o]) && !uses_as_register(c.op_kind[o], c.op_value[o])) continue;
           bool fresh;
           uint64_t& i = index.get_or_insert(c.op_key[o], uses.size(), fresh);
-          if (fresh) uses.push_back(KeyUse{c.op_key[o]});
-          KeyUse& u = uses[i];
-          u.list |= list;
-          if (reg && u.txn == ~uint64_t{0})  // (the range is read in file order: the first is the earliest)
-            u.txn = a + t, u.id = c.txn_id[t], u.pos = static_cast<uint32_t>(o - c.op_begin(t)),
-            u.writes = kind == OpKind::write;
+          if (fresh) uses.push_back(ListKeyUse{c.op_key[o]});
+          uses[i].note(c.op_kind[o], c.op_value[o], a + t, c.txn_id[t], o - c.op_begin(t));
         }
     });
   }
   std::vector<std::vector<char>> out(P);
-  for (const KeyUse& u : uses) put(out[static_cast<int>(mix(u.key) % static_cast<uint64_t>(P))], u);
-  std::vector<KeyUse>().swap(uses);
+  for (const ListKeyUse& u : uses) put(out[static_cast<int>(mix(u.key) % static_cast<uint64_t>(P))], u);
+  std::vector<ListKeyUse>().swap(uses);
   std::vector<int> cnt, disp;
   const std::vector<char> in = exchange(out, cnt, disp);
   // The owner's view of each of its keys; the first misuse among them.
   FlatMap64 mine{1024};
-  std::vector<KeyUse> merged;
-  for (size_t at = 0; at + sizeof(KeyUse) <= in.size(); at += sizeof(KeyUse)) {
-    KeyUse u;
+  std::vector<ListKeyUse> merged;
+  for (size_t at = 0; at + sizeof(ListKeyUse) <= in.size(); at += sizeof(ListKeyUse)) {
+    ListKeyUse u;
     std::memcpy(&u, in.data() + at, sizeof u);
     bool fresh;
     uint64_t& i = mine.get_or_insert(u.key, merged.size(), fresh);
-    if (fresh) {
-      merged.push_back(u);
-      continue;
-    }
-    KeyUse& m = merged[i];
-    const bool list = m.list || u.list;
-    if (u.before(m)) m = u;
-    m.list = list;
+    if (fresh) merged.push_back(u);
+    else merged[i].merge(u);
   }
-  std::vector<KeyUse> first(1);  // txn ~0: none
-  for (const KeyUse& m : merged)
-    if (m.list && m.txn != ~uint64_t{0} && m.before(first[0])) first[0] = m;
-  KeyUse worst;
-  for (const KeyUse& f : allgather_records(first, "list keys"))
+  std::vector<ListKeyUse> first(1);  // txn ~0: none
+  for (const ListKeyUse& m : merged)
+    if (m.misused() && m.before(first[0])) first[0] = m;
+  ListKeyUse worst;
+  for (const ListKeyUse& f : allgather_records(first, "list keys"))
     if (f.before(worst)) worst = f;
-  if (worst.txn == ~uint64_t{0}) return;
+  if (!worst.has_register()) return;
   g_error_agreed = true;  // (every rank throws the same error)
   throw InputError(src.file, list_key_misuse(worst.id, worst.pos, src.keys.text(worst.key), worst.writes).what());
 }
