@@ -139,6 +139,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   add_check_options(c, a->check, "independent sub-problems and closure chunks (default 1)", true);
   c->add_option("--format", a->format, "Input format: auto (extension, then content) or one of: " + format_names())
       ->check(input_format_check());
+  // (Not the audit's: its rounds refuse open reads, docs/audit.md.)
+  c->add_option("--open-read-cases", a->check.open_read_cases,
+                "The most checks run to decide range scans' open reads (which version of a key a scan that did not "
+                "return it saw) by cases, one per version; past it they are not decided (exit 3)");
   c->add_flag("--no-serial-witness", a->no_serial_witness,
               "Skip the serial-witness replay and always build the dependency graph (for comparing engines)");
   c->add_flag("--no-si-replay", a->no_si_replay,

@@ -76,6 +76,9 @@ struct LevelResult {
   bool decided = true;              // false: cannot decide (reason says why)
   std::string reason;               // e.g. "12 unordered write pairs on 3 keys"
   std::optional<Witness> witness;   // when !holds and the violation is a cycle
+  // Violated in every case of the scans' open reads (solver/open_reads.h):
+  // the witness is one case's, so it shows this level violated and no more.
+  bool by_cases = false;
 };
 
 struct CheckStats {
@@ -97,6 +100,9 @@ struct CheckStats {
   // failed in a lower-numbered one (without --all-violations). Their
   // anomalies are not in CheckResult::anomalies, which one process lists.
   size_t blocks = 0, blocks_unchecked = 0;
+  // Checks run to decide scans' open reads by cases (solver/open_reads.h);
+  // 0 when none was needed.
+  size_t open_read_checks = 0;
 };
 
 struct CheckResult {

@@ -686,12 +686,12 @@ struct Builder {
     auto undecided = [&](TxnIdx t, OpIdx o, const std::string& why) {
       const std::string key = printable(h.keys.text(h.op_key[o]));
       if (const ValuePredicate* p = h.value_predicate_of(o))
-        throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan (" + predicate_text(h, *p) +
-                            ") did not return key " + key + ", which has several versions that do not match: which one "
-                            "it saw is open, and " + why);
-      throw ResourceError("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + key +
-                          " absent, and another transaction deletes it: which absent version (the initial state or a "
-                          "deleted one) it saw is open, and " + why);
+        throw OpenReadUndecided("not decided: " + txn_where(h, t, o) + ": a range scan (" + predicate_text(h, *p) +
+                                    ") did not return key " + key + ", which has several versions that do not match: "
+                                    "which one it saw is open, and " + why, h.op_key[o]);
+      throw OpenReadUndecided("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + key +
+                                  " absent, and another transaction deletes it: which absent version (the initial state "
+                                  "or a deleted one) it saw is open, and " + why, h.op_key[o]);
     };
     // Keys asked about; a write of one by an unknown transaction nobody read
     // (left out) might have been the deleted version seen.

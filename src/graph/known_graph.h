@@ -108,6 +108,16 @@ struct AbsentChoice {
   TxnIdx first, end;
 };
 
+// "not decided" for a scan's open read (History::absent_choice_ops) of `key`
+// that the build cannot place: the key's version order is unknown (blind
+// writes), the scan's transaction writes the key without reading it first,
+// or an unread transaction of unknown status writes it. check() decides such
+// reads by cases (solver/open_reads.h).
+struct OpenReadUndecided : ResourceError {
+  OpenReadUndecided(const std::string& what, Sym k) : ResourceError(what), key(k) {}
+  Sym key;
+};
+
 struct DependencyGraph {
   uint32_t n = 0;                   // transactions = vertices
   std::vector<uint8_t> included;    // committed, or unknown and read by someone

@@ -281,7 +281,8 @@ bool dependency_cycle(const LevelResult& lr) {
 
 Model witness_evidence(const History& h, const LevelResult& lr, const CheckResult& r) {
   Model lvl = model_of(lr.level);
-  if (!lr.decided || lr.holds || !dependency_cycle(lr) || !lr.witness || !lr.witness->core.empty()) return lvl;
+  if (!lr.decided || lr.holds || lr.by_cases || !dependency_cycle(lr) || !lr.witness || !lr.witness->core.empty())
+    return lvl;
   if (lr.level == Level::sser && r.stats.unordered_write_pairs > 0) return lvl;
   Model m = weakest_ruled_out(lr.witness->cycle);
   if (m >= lvl) return lvl;

@@ -156,6 +156,7 @@ void write_json(std::ostream& out, const History& h, const CheckResult& r, const
   out << ",\"si_replay\":" << (r.stats.si_replay ? "true" : "false");
   if (r.stats.blocks_unchecked > 0)  // (ranks only: see the text report)
     out << ",\"blocks\":" << r.stats.blocks << ",\"blocks_unchecked\":" << r.stats.blocks_unchecked;
+  if (r.stats.open_read_checks > 0) out << ",\"open_read_checks\":" << r.stats.open_read_checks;
   out << ",\"seconds\":" << ctx.seconds << "}}\n";
 }
 

@@ -60,6 +60,10 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
         << " forced while building, " << r.stats.constraints << " constraints, " << r.stats.pruned
         << " decided by pruning, " << r.stats.to_solver << " to the SAT solver in " << r.stats.subproblems
         << " sub-problems\n";
+  if (r.stats.open_read_checks > 0)
+    out << "open reads decided by cases: " << r.stats.open_read_checks
+        << " checks (a range scan that did not return a key saw one of the key's versions it excludes, and the "
+           "history does not say which: each such version was tried; --open-read-cases bounds them)\n";
   if (r.stats.blocks_unchecked > 0)
     out << "not checked: " << r.stats.blocks_unchecked << " of the history's " << r.stats.blocks
         << " blocks, past the first violation of every level (anomalies in them are not listed; --all-violations "

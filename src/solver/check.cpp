@@ -19,6 +19,7 @@
 #include "solver/si_replay.h"
 #include "solver/linearizability.h"
 #include "solver/local_check.h"
+#include "solver/open_reads.h"
 #include "solver/witness.h"
 #include "solver/weak_levels.h"
 
@@ -297,7 +298,16 @@ CheckResult check_without_witness(const History& h, const CheckOptions& opt, Ser
 
 }  // namespace
 
+// check() of a history whose open reads (if any) the build places or
+// refuses (OpenReadUndecided); check() splits those into cases.
+static CheckResult check_placed(const History& h, const CheckOptions& opt);
+
 CheckResult check(const History& h, const CheckOptions& opt) {
+  if (h.absent_choice_ops.empty()) return check_placed(h, opt);
+  return check_open_reads_by_cases(h, opt, check_placed);
+}
+
+static CheckResult check_placed(const History& h, const CheckOptions& opt) {
   if (std::find(opt.levels.begin(), opt.levels.end(), Level::lin) != opt.levels.end()) {
     // Linearizability has its own linear check; the other levels, if any,
     // are decided as usual and the results kept in the order asked.

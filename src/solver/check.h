@@ -38,6 +38,9 @@ struct CheckOptions {
   // When the replay fails on a read, look for the violation around that read
   // first (solver/local_check.h); the whole graph decides what it leaves.
   bool localise = true;
+  // The most checks run to decide scans' open reads by cases
+  // (solver/open_reads.h, `--open-read-cases`); past it: not decided.
+  uint64_t open_read_cases = 1024;
 };
 
 CheckResult check(const History& h, const CheckOptions& opt);

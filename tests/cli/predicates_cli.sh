@@ -36,12 +36,17 @@ expect_one_err unsorted_msg "unsorted.jsonl:2: .*comes after a larger key"
 
 # A scan that saw absent a row another transaction deleted saw the initial
 # state or the tombstone: placed by the engine where the row's version order is
-# known, not decided (exit 3) where a blind write or a blind delete hides it.
+# known, decided by cases where a blind write or a blind delete hides it (each
+# absent version tried; past --open-read-cases: not decided, exit 3).
 { echo "$hdr"; t 1 1 '["w",4,1]'; t 2 1 '["delete",4,2]'; t 3 2 '["scan",1,9,[]]'; } > "$tmp/absent.jsonl"
 # (The replay settles it in file order: the scan's absence is T2's tombstone.)
 check absent_replayed 0 "$bin" verify "$tmp/absent.jsonl"
-check absent_not_decided 3 "$bin" verify --no-serial-witness "$tmp/absent.jsonl"
-expect_one_err absent_msg "not decided: transaction 3, operation 0: a range scan saw key 4 absent, .*version order is not known"
+check absent_by_cases 0 "$bin" verify --level all --no-serial-witness "$tmp/absent.jsonl"
+expect_out absent_by_cases_line "open reads decided by cases: [0-9]+ checks"
+check absent_cases_capped 3 "$bin" verify --no-serial-witness --open-read-cases 1 "$tmp/absent.jsonl"
+expect_one_err absent_capped_msg "not decided: the range scans' open reads .* need more than 1 checks by cases: raise --open-read-cases \(not decided: transaction 3, operation 0: a range scan saw key 4 absent, .*version order is not known"
+check absent_cases_zero 2 "$bin" verify --open-read-cases 0 "$tmp/absent.jsonl"
+expect_one_err absent_cases_zero_msg "--open-read-cases must be at least 1"
 { echo "$hdr"; t 1 1 '["insert",4,1]'; t 2 2 '["r",4,1],["delete",4,2]'; t 3 1 '["scan",1,9,[]]'; } > "$tmp/placed.jsonl"
 check absent_placed 0 "$bin" verify --level ser,si,sser "$tmp/placed.jsonl"
 check absent_placed_engine 0 "$bin" verify --level ser,si,sser --no-serial-witness --no-si-replay "$tmp/placed.jsonl"
@@ -84,8 +89,9 @@ done
 # Value predicates (["scan", lo, hi, rows, ["<", c]]): a returned row must
 # satisfy it (exit 2); a key not returned saw a version that does not match,
 # placed by the engine among them where the key's order is known
-# (examples/value_predicate_phantom.jsonl), not decided where blind writes
-# hide it (Vbox's Figure 1, exit 3); the paths that cannot carry them refuse.
+# (examples/value_predicate_phantom.jsonl), decided by cases where blind
+# writes hide it (Vbox's Figure 1: violated from RA up, RC holds); the paths
+# that cannot carry them refuse.
 # The example: T4's scan (v < 0) after T2 overdrew acct-a (through T3, whose
 # write T4 read) did not return it: a phantom. With T5's deposit (acct-a back
 # to 10) after T4 in T4's session, T4 saw 100 (before T2) or 10 (after T5),
@@ -114,8 +120,19 @@ check vp_op 2 "$bin" verify "$tmp/vp_op.jsonl"
 expect_one_err vp_op_msg "vp_op.jsonl:3: operation 0: unknown predicate operator \"~\""
 { echo "$hdr"; t 0 0 '["insert","x",0],["insert","y",0]'; t 1 1 '["w","x",1],["w","y",1]'; t 2 2 '["w","x",2],["w","y",2]'
   t 3 3 '["scan","x","y",[["x",1]],["=",1]]'; } > "$tmp/vbox1.jsonl"
-check vbox_figure_1 3 "$bin" verify --level ser "$tmp/vbox1.jsonl"
-expect_one_err vbox_figure_1_msg "not decided: transaction 3, operation 1: a range scan \(v = 1\) did not return key y, which has several versions that do not match: which one it saw is open, and the key's version order is not known \(blind writes\)"
+check vbox_figure_1 1 "$bin" verify --level all "$tmp/vbox1.jsonl"
+expect_out vbox_figure_1_lattice "lattice: RU=holds RC=holds RA=VIOLATED CC=VIOLATED PC=VIOLATED SI=VIOLATED SER=VIOLATED SSER=VIOLATED"
+expect_out vbox_figure_1_ser "serializable: VIOLATED: G-single \(phantom\)"
+expect_out vbox_figure_1_cases "transaction 3's range scan \(v = 1\) did not return y, so it saw one of y's versions that do not match \(its initial absence, 0 \(transaction 0\) or 2 \(transaction 2\)\); with each of them SER is violated"
+check vbox_figure_1_json 1 "$bin" verify --level ser --json "$tmp/vbox1.jsonl"
+expect_out vbox_figure_1_json_stats '"open_read_checks":4'
+expect_out vbox_figure_1_json_rules '"rules_out":\["serializable","strict-serializable"\]'
+# With y's version order known (t1 and t2 read the rows first), the engine
+# places the read: no cases.
+{ echo "$hdr"; t 0 0 '["insert","x",0],["insert","y",0]'; t 1 1 '["r","x",0],["w","x",1],["r","y",0],["w","y",1]'
+  t 2 2 '["r","x",1],["w","x",2],["r","y",1],["w","y",2]'; t 3 3 '["scan","x","y",[["x",1]],["=",1]]'; } > "$tmp/vbox1k.jsonl"
+check vbox_figure_1_known 1 "$bin" verify --level ser "$tmp/vbox1k.jsonl"
+lacks vbox_figure_1_known_no_cases "$tmp/out" "open reads decided by cases"
 # HDF5 keeps them (/op/predicate and /predicate/{cmp,a,b}): the same report;
 # the ranks refuse such a file too.
 same_as_h5 vp "$vpp" "$tmp/vp.h5" 1
@@ -147,9 +164,13 @@ check keyset_row_outside 2 "$bin" verify "$tmp/keyset_bad.jsonl"
 expect_one_err keyset_row_outside_msg "keyset_bad.jsonl:2: operation 0: row 0: key a is not in the scan's key set"
 
 check_messages=0
-# The weak levels resolve every read to one version: undecided, saying why.
-check vp_weak 3 "$bin" verify --level rc "$vpp"
-expect_out vp_weak_why "a range scan with a value predicate did not return a key with several versions that do not match"
+# The weak levels' engines resolve every read to one version: the open read
+# is decided by cases. T4 saw acct-a's initial absence (but it read T3's
+# acct-b, after T1 inserted both), 100 (T1) or 10 (T5, after T4 in its
+# session): read atomic allows the first, causal none.
+check vp_weak 1 "$bin" verify --level rc,ra,cc "$vpp"
+expect_out vp_weak_lattice "lattice: RC=holds RA=holds CC=VIOLATED"
+expect_out vp_weak_cases "transaction 4's range scan \(v < 0\) did not return acct-a, so it saw one of acct-a's versions that do not match \(its initial absence, 100 \(transaction 1\) or 10 \(transaction 5\)\); with each of them CC is violated"
 check audit_decides 1 "$bin" audit -q --round 1 "$src/examples/phantom.jsonl"
 expect_out audit_named "serializable: VIOLATED \\(round [0-9]+, G-single \\(phantom\\)\\)"
 # The distributed driver reads such a file on one rank (expanded whole) and
