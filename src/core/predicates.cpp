@@ -261,8 +261,9 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   auto less = [&](Sym x, Sym y) {
     return named_keys ? key_less(b.keys, x, y) : SymbolTable::as_int(x) < SymbolTable::as_int(y);
   };
+  const std::vector<int64_t>* txn_ids = &b.txn_id;  // (the result's, once moved there)
   auto where = [&](const PredicateRec& p) {
-    return "transaction " + std::to_string(b.txn_id[p.txn]) + ", operation " + std::to_string(p.pos) + ": ";
+    return "transaction " + std::to_string((*txn_ids)[p.txn]) + ", operation " + std::to_string(p.pos) + ": ";
   };
   const bool has_lists = facts.has_lists, has_deletes = facts.has_deletes;
   auto flag = [&](Sym k) { return facts.flag(k); };
@@ -290,7 +291,16 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   const bool offsets = opt.list_offsets || list_reads;
   History out;
   if (!offsets) out.op_list_offset.clear();
-  out.reserve_more(b.txn_count(), ops + scan_reads);
+  // The transactions' own columns are the same: moved, not copied (fresh
+  // pages for a copy cost more than the copy; only their operations change).
+  const size_t txns = b.txn_count();
+  out.txn_id = std::move(base.txn_id);
+  out.txn_session = std::move(base.txn_session);
+  out.txn_status = std::move(base.txn_status);
+  out.txn_begin = std::move(base.txn_begin);
+  out.txn_end = std::move(base.txn_end);
+  txn_ids = &out.txn_id;
+  out.reserve_more(0, ops + scan_reads);
   out.scan_ops.reserve(scan_reads);
   out.scan_absent_ops.reserve(absent_reads);
   // History::add_op inlined: the columns were reserved whole above, so these
@@ -333,8 +343,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   // transaction deleted itself, or wrote a value its predicate may not match.
   std::unordered_map<Sym, std::pair<bool, Sym>> own;
   std::vector<Sym> set_changing;  // a key-set scan's keys whose state changes
-  for (TxnIdx t = 0; t < b.txn_count(); ++t) {
-    out.begin_txn(b.txn_id[t], b.txn_session[t], b.txn_status[t], b.txn_begin[t], b.txn_end[t]);
+  for (TxnIdx t = 0; t < txns; ++t) {
     bool track_own = false;
     for (size_t i = next; i < ph.ops.size() && ph.ops[i].txn == t; ++i)
       track_own |= ph.ops[i].kind != PredicateOp::scan || ph.ops[i].where;
@@ -364,7 +373,11 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
             own[p.key] = {false, p.value};
             break;
           case PredicateOp::scan: {
-            auto rows = [&](size_t r) -> const std::pair<Sym, Sym>& { return ph.rows[p.row_begin + r]; };
+            // (One block holds most scans' rows: read them in place.)
+            const std::pair<Sym, Sym>* in_place = ph.rows.contiguous(p.row_begin, p.row_end);
+            auto rows = [&](size_t r) -> const std::pair<Sym, Sym>& {
+              return in_place ? in_place[r] : ph.rows[p.row_begin + r];
+            };
             const size_t nrows = p.row_end - p.row_begin;
             if (has_lists)
               for (size_t r = 0; r < nrows; ++r)

@@ -101,13 +101,21 @@ class ScanRows {
  public:
   using Row = std::pair<Sym, Sym>;  // (key, value)
   void push_back(Row r) {
-    if ((n_ & kMask) == 0 && (n_ >> kShift) == blocks_.size()) blocks_.push_back(std::make_unique_for_overwrite<Row[]>(kBlock));
-    blocks_[n_ >> kShift][n_ & kMask] = r;
-    ++n_;
+    if (room_ == 0) {  // (the next block; a row a scan reads is two stores and a count here)
+      blocks_.push_back(std::make_unique_for_overwrite<Row[]>(kBlock));
+      next_ = blocks_.back().get(), room_ = kBlock;
+    }
+    *next_++ = r;
+    --room_, ++n_;
   }
   size_t size() const { return n_; }
   Row& operator[](size_t i) { return blocks_[i >> kShift][i & kMask]; }
   const Row& operator[](size_t i) const { return blocks_[i >> kShift][i & kMask]; }
+  // Rows [b, e) as one array when they lie in one block, else nullptr.
+  const Row* contiguous(size_t b, size_t e) const {
+    if (b == e || (b >> kShift) != ((e - 1) >> kShift)) return nullptr;
+    return &blocks_[b >> kShift][b & kMask];
+  }
   // f(row) for every row, in order.
   template <class F> void for_each(F&& f) {
     for (size_t b = 0; b < blocks_.size(); ++b)
@@ -118,6 +126,8 @@ class ScanRows {
   static constexpr size_t kShift = 16, kBlock = size_t{1} << kShift, kMask = kBlock - 1;
   std::vector<std::unique_ptr<Row[]>> blocks_;
   size_t n_ = 0;
+  Row* next_ = nullptr;  // where the next row goes, in the last block
+  size_t room_ = 0;      // rows left there
 };
 
 struct PredicateList {

@@ -640,6 +640,13 @@ struct LineReader {
   // in the same order. False, with nothing changed, for a line txn() would
   // refuse (the general parser then reads it and names the problem).
   bool fast_txn(const jsonl_fast::Line& f, uint64_t lineno) {
+    if (f.has_scans) {
+      // Scans the general reader would refuse, or read another way (a
+      // streamed piece's keys, pass 1 of the audit): left to it.
+      if (!allow_preds || lazy_keys || scan_keys) return false;
+      for (size_t i = 0; i < f.n_ops; ++i)
+        if (f.ops[i].scan && !jsonl_fast::scan_in_order(f, f.ops[i])) return false;
+    }
     if (f.begin > f.end) return false;  // (both kNoTime when absent)
     if (f.session < 0 || f.session > UINT32_MAX) return false;
     if (!ids.insert(f.id).second) return false;
@@ -654,6 +661,25 @@ struct LineReader {
                     : o.key_hash != 0           ? key_string(o.key.s, o.key_hash)
                                                 : key_string(o.key.s);
       auto value = [&](const V& v) { return v.type == V::string ? value_string(v.s) : value_int(v.i, i); };
+      if (o.scan) {
+        // As scan_op reads it: lo, hi, the rows in order (keys then values),
+        // lo and hi again after a switch of the key table to names.
+        PredicateRec p{PredicateOp::scan, static_cast<TxnIdx>(h.txn_count() - 1), static_cast<uint32_t>(i)};
+        auto key_of = [&](const V& x) { return x.type == V::string ? key_string(x.s) : key_int(x.i); };
+        const uint64_t switches = key_switches;
+        Sym lo = key_of(o.key);
+        Sym hi = key_of(o.value);
+        p.row_begin = preds.rows.size();
+        for (uint32_t r = o.rows_begin; r < o.rows_end; ++r) {
+          const Sym rk = key_of(f.rows[r].key);
+          preds.rows.push_back({rk, value(f.rows[r].value)});
+        }
+        p.row_end = preds.rows.size();
+        if (key_switches != switches) lo = key_of(o.key), hi = key_of(o.value);
+        p.key = lo, p.hi = hi;
+        preds.ops.push_back(p);
+        continue;
+      }
       if (o.value.type == V::null) {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (o.value.type == V::list) {

@@ -2,7 +2,8 @@
 // without a JSON parser:
 //
 //   {"id":I,"session":I,"status":"committed|aborted|unknown"[,"begin":I,"end":I],"ops":[OP,...]}
-//   OP = ["r",KEY,null|V|[V,...]] | ["w",KEY,V] | ["append",KEY,V],  KEY, V = I | S
+//   OP = ["r",KEY,null|V|[V,...]] | ["w",KEY,V] | ["append",KEY,V]
+//      | ["scan",KEY,KEY,[[KEY,V],...]],  KEY, V = I | S
 //
 // with no whitespace, integers of at most 18 digits without leading zeros
 // (never "-0"), and strings of printable ASCII without escapes. Every such
@@ -30,10 +31,18 @@ struct Value {
 };
 
 struct Op {
-  OpKind kind = OpKind::read;  // read, write or append
-  Value key;                   // integer or string
+  OpKind kind = OpKind::read;  // read, write or append (a scan: unused)
+  Value key;                   // integer or string (a scan: its lo)
   uint64_t key_hash = 0;       // (the reader's: its hash, when it was prefetched)
-  Value value;
+  Value value;                 // (a scan: its hi)
+  // A range scan without a value predicate: its rows are
+  // Line::rows[rows_begin, rows_end).
+  bool scan = false;
+  uint32_t rows_begin = 0, rows_end = 0;
+};
+
+struct Row {
+  Value key, value;  // integer or string each
 };
 
 struct Line {
@@ -42,6 +51,8 @@ struct Line {
   std::vector<Op> ops;      // the first n_ops (the rest: room kept for later lines)
   size_t n_ops = 0;
   std::vector<Value> list;  // the elements of list reads (integer or string)
+  std::vector<Row> rows;    // the scans' rows
+  bool has_scans = false;
 };
 
 class Cursor {
@@ -133,6 +144,25 @@ inline bool read_op(Cursor& c, Line& out) {
   if (out.n_ops == out.ops.size()) out.ops.emplace_back();
   Op& op = out.ops[out.n_ops];
   op.key_hash = 0;
+  op.scan = false;
+  if (c.lit("scan\",", 6)) {
+    // lo, hi, then the rows [[k, v], ...]
+    op.scan = out.has_scans = true;
+    if (!c.scalar(op.key) || !c.ch(',') || !c.scalar(op.value) || !c.ch(',') || !c.ch('[')) return false;
+    op.rows_begin = static_cast<uint32_t>(out.rows.size());
+    if (!c.ch(']')) {
+      do {
+        out.rows.emplace_back();
+        Row& r = out.rows.back();
+        if (!c.ch('[') || !c.scalar(r.key) || !c.ch(',') || !c.scalar(r.value) || !c.ch(']')) return false;
+      } while (c.ch(','));
+      if (!c.ch(']')) return false;
+    }
+    op.rows_end = static_cast<uint32_t>(out.rows.size());
+    if (!c.ch(']')) return false;
+    ++out.n_ops;
+    return true;
+  }
   if (c.lit("r\",", 3)) op.kind = OpKind::read;
   else if (c.lit("w\",", 3)) op.kind = OpKind::write;
   else if (c.lit("append\",", 8)) op.kind = OpKind::append;
@@ -150,10 +180,32 @@ inline bool read_op(Cursor& c, Line& out) {
 
 // True when [p, e) is a whole line of the shape above; `out` then holds it
 // (its string views point into the line).
+// Key order on a line's keys as stated, the order key_less (core/
+// predicates.h) gives their symbols: integers before strings, integers by
+// value, strings bytewise.
+inline bool key_less(const Value& a, const Value& b) {
+  if (a.type != b.type) return a.type == Value::integer;
+  return a.type == Value::integer ? a.i < b.i : a.s < b.s;
+}
+
+// A scan whose rows lie in [lo, hi], each key after the one before (what the
+// general reader checks of a scan, io/jsonl.cpp scan_op).
+inline bool scan_in_order(const Line& l, const Op& op) {
+  if (key_less(op.value, op.key)) return false;
+  for (uint32_t r = op.rows_begin; r < op.rows_end; ++r) {
+    const Value& k = l.rows[r].key;
+    if (key_less(k, op.key) || key_less(op.value, k)) return false;
+    if (r > op.rows_begin && !key_less(l.rows[r - 1].key, k)) return false;
+  }
+  return true;
+}
+
 inline bool scan_fast_line(const char* p, const char* e, Line& out) {
   Cursor c(p, e);
   out.n_ops = 0;
   out.list.clear();
+  out.rows.clear();
+  out.has_scans = false;
   out.begin = out.end = kNoTime;
   if (!c.lit("{\"id\":", 6) || !c.integer(out.id)) return false;
   if (!c.lit(",\"session\":", 11) || !c.integer(out.session)) return false;
