@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/flat_hash.h"
+#include "core/populate.h"
 
 namespace isocheck {
 
@@ -254,6 +255,33 @@ History expand_predicates(History&& base, const PredicateList& preds, const std:
 }
 
 namespace {
+// How many operations the expansion makes, and of them scan reads and reads
+// of keys a scan did not return: at most (room reserved) and at least (room
+// mapped up front). A scan reads the union of its rows and the changing keys
+// of its range.
+struct ExpandedSize {
+  size_t ops = 0, ops_at_least = 0, scan_reads = 0, scan_reads_at_least = 0, absent_reads = 0;
+};
+template <class Less>
+ExpandedSize expanded_size(const History& b, const PredicateList& ph, const std::vector<Sym>& sorted, Less less) {
+  ExpandedSize n;
+  for (const PredicateRec& p : ph.ops) {
+    if (p.kind != PredicateOp::scan) {
+      n.ops += p.kind == PredicateOp::insert ? 2 : 1;
+      continue;
+    }
+    auto lo = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
+    auto hi = std::upper_bound(lo, sorted.end(), p.hi, less);
+    const size_t rows = p.row_end - p.row_begin, changing = static_cast<size_t>(hi - lo);
+    n.scan_reads += rows + changing;
+    n.scan_reads_at_least += std::max(rows, p.key_set ? 0 : changing);
+    n.absent_reads += changing;
+  }
+  n.ops_at_least = b.op_count() + n.ops + n.scan_reads_at_least;
+  n.ops += b.op_count() + n.scan_reads;
+  return n;
+}
+
 History expand_with(History&& base, const PredicateList& ph, const std::string& file, const KeyFacts& facts,
                     const ExpandOptions& opt) {
   const History& b = base;
@@ -273,19 +301,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   facts.flags.for_each([&](uint64_t k, uint64_t) { sorted.push_back(k); });
   std::sort(sorted.begin(), sorted.end(), less);
 
-  // Room for every operation of the result: a scan reads at most its rows
-  // and the changing keys of its range.
-  size_t ops = b.op_count(), scan_reads = 0, absent_reads = 0;
-  for (const PredicateRec& p : ph.ops) {
-    if (p.kind != PredicateOp::scan) {
-      ops += p.kind == PredicateOp::insert ? 2 : 1;
-      continue;
-    }
-    auto lo = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
-    auto hi = std::upper_bound(lo, sorted.end(), p.hi, less);
-    scan_reads += (p.row_end - p.row_begin) + static_cast<size_t>(hi - lo);
-    absent_reads += static_cast<size_t>(hi - lo);
-  }
+  const ExpandedSize size = expanded_size(b, ph, sorted, less);
   bool list_reads = false;
   for (OpKind k : b.op_kind) list_reads |= k == OpKind::read_list;
   const bool offsets = opt.list_offsets || list_reads;
@@ -300,9 +316,16 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   out.txn_begin = std::move(base.txn_begin);
   out.txn_end = std::move(base.txn_end);
   txn_ids = &out.txn_id;
-  out.reserve_more(0, ops + scan_reads);
-  out.scan_ops.reserve(scan_reads);
-  out.scan_absent_ops.reserve(absent_reads);
+  out.reserve_more(0, size.ops);
+  out.scan_ops.reserve(size.scan_reads);
+  out.scan_absent_ops.reserve(size.absent_reads);
+  // The room surely filled, mapped now in one call per column rather than a
+  // page fault per page as it fills.
+  populate_pages(out.op_kind.data(), size.ops_at_least * sizeof(OpKind));
+  populate_pages(out.op_key.data(), size.ops_at_least * sizeof(Sym));
+  populate_pages(out.op_value.data(), size.ops_at_least * sizeof(Sym));
+  if (offsets) populate_pages(out.op_list_offset.data(), size.ops_at_least * sizeof(uint64_t));
+  populate_pages(out.scan_ops.data(), size.scan_reads_at_least * sizeof(OpIdx));
   // History::add_op inlined: the columns were reserved whole above, so these
   // are stores, not calls.
   auto add = [&out, offsets](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {

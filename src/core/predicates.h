@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "core/history.h"
+#include "core/populate.h"
 
 namespace isocheck {
 
@@ -94,17 +95,16 @@ struct PredicateRec {
   bool key_set = false;
   uint64_t set_begin = 0, set_end = 0;
 };
-// Scan rows in blocks of 2^16: growing never copies the rows already held
+// Scan rows in blocks of 2^18: growing never copies the rows already held
 // (nor makes the kernel map fresh pages for a copy of them, which a doubling
 // vector does for twice their size).
 class ScanRows {
  public:
   using Row = std::pair<Sym, Sym>;  // (key, value)
+  // (A row a scan reads is two stores and two counts here; the next block
+  // is a call once in 2^18 rows.)
   void push_back(Row r) {
-    if (room_ == 0) {  // (the next block; a row a scan reads is two stores and a count here)
-      blocks_.push_back(std::make_unique_for_overwrite<Row[]>(kBlock));
-      next_ = blocks_.back().get(), room_ = kBlock;
-    }
+    if (room_ == 0) [[unlikely]] next_block();
     *next_++ = r;
     --room_, ++n_;
   }
@@ -123,7 +123,12 @@ class ScanRows {
   }
 
  private:
-  static constexpr size_t kShift = 16, kBlock = size_t{1} << kShift, kMask = kBlock - 1;
+  static constexpr size_t kShift = 18, kBlock = size_t{1} << kShift, kMask = kBlock - 1;  // 4 MiB blocks
+  [[gnu::noinline]] void next_block() {
+    blocks_.push_back(std::make_unique_for_overwrite<Row[]>(kBlock));
+    next_ = blocks_.back().get(), room_ = kBlock;
+    populate_pages(next_, kBlock * sizeof(Row));  // (mapped in one call, not a fault a page)
+  }
   std::vector<std::unique_ptr<Row[]>> blocks_;
   size_t n_ = 0;
   Row* next_ = nullptr;  // where the next row goes, in the last block

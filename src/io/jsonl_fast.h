@@ -138,6 +138,28 @@ inline bool read_value(Cursor& c, Line& out, Value& v) {
   return true;
 }
 
+// ["scan",lo,hi,[[k,v],...]] after its '["': lo and hi in op.key and
+// op.value, the rows appended to out.rows.
+inline bool read_scan(Cursor& c, Line& out, Op& op) {
+  if (!c.lit("scan\",", 6)) return false;
+  // lo, hi, then the rows [[k, v], ...]
+  op.scan = out.has_scans = true;
+  if (!c.scalar(op.key) || !c.ch(',') || !c.scalar(op.value) || !c.ch(',') || !c.ch('[')) return false;
+  op.rows_begin = static_cast<uint32_t>(out.rows.size());
+  if (!c.ch(']')) {
+    do {
+      out.rows.emplace_back();
+      Row& r = out.rows.back();
+      if (!c.ch('[') || !c.scalar(r.key) || !c.ch(',') || !c.scalar(r.value) || !c.ch(']')) return false;
+    } while (c.ch(','));
+    if (!c.ch(']')) return false;
+  }
+  op.rows_end = static_cast<uint32_t>(out.rows.size());
+  if (!c.ch(']')) return false;
+  ++out.n_ops;
+  return true;
+}
+
 inline bool read_op(Cursor& c, Line& out) {
   if (!c.lit("[\"", 2)) return false;
   // (in place: a fresh Op is zeroed whole, a tenth of the scan)
@@ -145,28 +167,10 @@ inline bool read_op(Cursor& c, Line& out) {
   Op& op = out.ops[out.n_ops];
   op.key_hash = 0;
   op.scan = false;
-  if (c.lit("scan\",", 6)) {
-    // lo, hi, then the rows [[k, v], ...]
-    op.scan = out.has_scans = true;
-    if (!c.scalar(op.key) || !c.ch(',') || !c.scalar(op.value) || !c.ch(',') || !c.ch('[')) return false;
-    op.rows_begin = static_cast<uint32_t>(out.rows.size());
-    if (!c.ch(']')) {
-      do {
-        out.rows.emplace_back();
-        Row& r = out.rows.back();
-        if (!c.ch('[') || !c.scalar(r.key) || !c.ch(',') || !c.scalar(r.value) || !c.ch(']')) return false;
-      } while (c.ch(','));
-      if (!c.ch(']')) return false;
-    }
-    op.rows_end = static_cast<uint32_t>(out.rows.size());
-    if (!c.ch(']')) return false;
-    ++out.n_ops;
-    return true;
-  }
   if (c.lit("r\",", 3)) op.kind = OpKind::read;
   else if (c.lit("w\",", 3)) op.kind = OpKind::write;
   else if (c.lit("append\",", 8)) op.kind = OpKind::append;
-  else return false;
+  else return read_scan(c, out, op);
   if (!c.scalar(op.key) || !c.ch(',')) return false;
   if (op.kind == OpKind::read) {
     if (!read_value(c, out, op.value)) return false;

@@ -655,9 +655,9 @@ TEST(Predicates, WeakLevelsOfOpenReadsAgreeWithOracleOverCompletions) {
 namespace isocheck {
 namespace {
 
-// The reader keeps all scans' rows in one arena of 2^16-row blocks: 700
-// scans of 100 rows each (70,000 rows, so scans straddle a block boundary)
-// expand to exactly their rows, in order, each marked a scan read.
+// The reader keeps all scans' rows in one arena of 2^18-row blocks: 2,700
+// scans of 100 rows each (270,000 rows, so scan 2,621 straddles a block
+// boundary) expand to exactly their rows, in order, each marked a scan read.
 TEST(Predicates, ManyScanRowsExpandInOrderAcrossArenaBlocks) {
   std::string writes, rows;
   for (int k = 1; k <= 100; ++k) {
@@ -665,10 +665,10 @@ TEST(Predicates, ManyScanRowsExpandInOrderAcrossArenaBlocks) {
     rows += std::string(k > 1 ? "," : "") + "[" + std::to_string(k) + "," + std::to_string(k * 10) + "]";
   }
   std::string lines = T(1, 1, writes);
-  for (int i = 0; i < 700; ++i) lines += T(2 + i, 2 + i % 5, "[\"scan\",1,100,[" + rows + "]]");
+  for (int i = 0; i < 2700; ++i) lines += T(2 + i, 2 + i % 5, "[\"scan\",1,100,[" + rows + "]]");
   History h = parse(lines);
-  ASSERT_EQ(h.op_count(), 100u + 70000u);
-  ASSERT_EQ(h.scan_ops.size(), 70000u);
+  ASSERT_EQ(h.op_count(), 100u + 270000u);
+  ASSERT_EQ(h.scan_ops.size(), 270000u);
   EXPECT_TRUE(h.scan_absent_ops.empty());
   for (size_t i = 0; i < h.scan_ops.size(); ++i) {
     const OpIdx o = h.scan_ops[i];
