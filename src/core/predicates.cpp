@@ -282,6 +282,30 @@ ExpandedSize expanded_size(const History& b, const PredicateList& ph, const std:
   return n;
 }
 
+// The expansion's result before its operations: the transactions' own
+// columns, which are the same, moved from `base` (fresh pages for a copy
+// cost more than the copy); room for the operations reserved, and the room
+// surely filled mapped now in one call per column rather than a page fault
+// per page as it fills.
+History result_with_room(History& base, const ExpandedSize& size, bool offsets) {
+  History out;
+  if (!offsets) out.op_list_offset.clear();
+  out.txn_id = std::move(base.txn_id);
+  out.txn_session = std::move(base.txn_session);
+  out.txn_status = std::move(base.txn_status);
+  out.txn_begin = std::move(base.txn_begin);
+  out.txn_end = std::move(base.txn_end);
+  out.reserve_more(0, size.ops);
+  out.scan_ops.reserve(size.scan_reads);
+  out.scan_absent_ops.reserve(size.absent_reads);
+  populate_pages(out.op_kind.data(), size.ops_at_least * sizeof(OpKind));
+  populate_pages(out.op_key.data(), size.ops_at_least * sizeof(Sym));
+  populate_pages(out.op_value.data(), size.ops_at_least * sizeof(Sym));
+  if (offsets) populate_pages(out.op_list_offset.data(), size.ops_at_least * sizeof(uint64_t));
+  populate_pages(out.scan_ops.data(), size.scan_reads_at_least * sizeof(OpIdx));
+  return out;
+}
+
 History expand_with(History&& base, const PredicateList& ph, const std::string& file, const KeyFacts& facts,
                     const ExpandOptions& opt) {
   const History& b = base;
@@ -305,27 +329,9 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   bool list_reads = false;
   for (OpKind k : b.op_kind) list_reads |= k == OpKind::read_list;
   const bool offsets = opt.list_offsets || list_reads;
-  History out;
-  if (!offsets) out.op_list_offset.clear();
-  // The transactions' own columns are the same: moved, not copied (fresh
-  // pages for a copy cost more than the copy; only their operations change).
   const size_t txns = b.txn_count();
-  out.txn_id = std::move(base.txn_id);
-  out.txn_session = std::move(base.txn_session);
-  out.txn_status = std::move(base.txn_status);
-  out.txn_begin = std::move(base.txn_begin);
-  out.txn_end = std::move(base.txn_end);
+  History out = result_with_room(base, size, offsets);
   txn_ids = &out.txn_id;
-  out.reserve_more(0, size.ops);
-  out.scan_ops.reserve(size.scan_reads);
-  out.scan_absent_ops.reserve(size.absent_reads);
-  // The room surely filled, mapped now in one call per column rather than a
-  // page fault per page as it fills.
-  populate_pages(out.op_kind.data(), size.ops_at_least * sizeof(OpKind));
-  populate_pages(out.op_key.data(), size.ops_at_least * sizeof(Sym));
-  populate_pages(out.op_value.data(), size.ops_at_least * sizeof(Sym));
-  if (offsets) populate_pages(out.op_list_offset.data(), size.ops_at_least * sizeof(uint64_t));
-  populate_pages(out.scan_ops.data(), size.scan_reads_at_least * sizeof(OpIdx));
   // History::add_op inlined: the columns were reserved whole above, so these
   // are stores, not calls.
   auto add = [&out, offsets](OpKind k, Sym key, Sym value) __attribute__((always_inline)) {
