@@ -43,12 +43,40 @@ Outcome parse(const std::string& text, bool fast) {
   return o;
 }
 
+// Scans' marks and value predicates, which expect_same leaves out.
+void expect_same_marks(const History& a, const History& b) {
+  EXPECT_EQ(a.scan_ops, b.scan_ops);
+  EXPECT_EQ(a.scan_absent_ops, b.scan_absent_ops);
+  EXPECT_EQ(a.absent_choice_ops, b.absent_choice_ops);
+  EXPECT_EQ(a.delete_ops, b.delete_ops);
+  EXPECT_EQ(a.op_value_predicate, b.op_value_predicate);
+}
+
 // Whether the text reads the same both ways; returns whether it was accepted.
 bool expect_same_both_ways(const std::string& text) {
   Outcome a = parse(text, true), b = parse(text, false);
   EXPECT_EQ(a.error, b.error) << text;
-  if (a.error.empty() && b.error.empty()) testkit::expect_same(a.h, b.h);
+  if (a.error.empty() && b.error.empty()) {
+    testkit::expect_same(a.h, b.h);
+    expect_same_marks(a.h, b.h);
+  }
   return a.error.empty();
+}
+
+// 1 or 2 edits (a character of `alphabet` inserted, one deleted or changed)
+// to lines [first, first + count) of `lines`.
+void damage(std::vector<std::string>& lines, size_t first, size_t count, const std::string& alphabet,
+            std::mt19937_64& rng) {
+  for (int edits = 1 + static_cast<int>(rng() % 2); edits > 0; --edits) {
+    std::string& l = lines[first + rng() % count];
+    const size_t at = rng() % (l.size() + 1);
+    const char c = alphabet[rng() % alphabet.size()];
+    switch (rng() % 3) {
+      case 0: l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+      case 1: if (at < l.size()) l.erase(at, 1); break;
+      default: if (at < l.size()) l[at] = c;
+    }
+  }
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -165,16 +193,7 @@ TEST(JsonlFast, RandomlyDamagedLinesReadAsTheGeneralParserReadsThem) {
     std::vector<std::string> lines = lines_of(testkit::jsonl_text(h));
     for (int round = 0; round < 40; ++round) {
       std::vector<std::string> damaged = lines;
-      for (int edits = 1 + static_cast<int>(rng() % 2); edits > 0; --edits) {
-        std::string& l = damaged[1 + rng() % (damaged.size() - 1)];
-        const size_t at = rng() % (l.size() + 1);
-        const char c = alphabet[rng() % alphabet.size()];
-        switch (rng() % 3) {
-          case 0: l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-          case 1: if (at < l.size()) l.erase(at, 1); break;
-          default: if (at < l.size()) l[at] = c;
-        }
-      }
+      damage(damaged, 1, damaged.size() - 1, alphabet, rng);
       std::string text;
       for (const std::string& l : damaged) text += l + "\n";
       (expect_same_both_ways(text) ? accepted : refused)++;
@@ -182,15 +201,6 @@ TEST(JsonlFast, RandomlyDamagedLinesReadAsTheGeneralParserReadsThem) {
   }
   EXPECT_GT(accepted, 20u);
   EXPECT_GT(refused, 100u);
-}
-
-// Scans' marks and value predicates, which expect_same leaves out.
-void expect_same_marks(const History& a, const History& b) {
-  EXPECT_EQ(a.scan_ops, b.scan_ops);
-  EXPECT_EQ(a.scan_absent_ops, b.scan_absent_ops);
-  EXPECT_EQ(a.absent_choice_ops, b.absent_choice_ops);
-  EXPECT_EQ(a.delete_ops, b.delete_ops);
-  EXPECT_EQ(a.op_value_predicate, b.op_value_predicate);
 }
 
 // Range scans (["scan", lo, hi, [[k, v], ...]]) are read fast too: every
@@ -239,15 +249,7 @@ TEST(JsonlFast, ScanLinesReadAsTheGeneralParserReadsThem) {
       for (const std::string& ops : {std::string(scan), std::string(R"(["r",2,7],)") + scan + R"(,["w",2,10])",
                                      std::string(scan) + "," + scan}) {
         const std::string text = first + "\n" + R"({"id":2,"session":2,"status":"committed","ops":[)" + ops + "]}\n";
-        Outcome a = parse(text, true), b = parse(text, false);
-        EXPECT_EQ(a.error, b.error) << text;
-        if (!a.error.empty() || !b.error.empty()) {
-          ++refused;
-          continue;
-        }
-        ++accepted;
-        testkit::expect_same(a.h, b.h);
-        expect_same_marks(a.h, b.h);
+        (expect_same_both_ways(text) ? accepted : refused)++;
       }
   EXPECT_GT(accepted, 25u);
   EXPECT_GT(refused, 60u);
@@ -273,27 +275,10 @@ TEST(JsonlFast, RandomlyDamagedScanLinesReadAsTheGeneralParserReadsThem) {
   size_t accepted = 0, refused = 0;
   for (int round = 0; round < 1500; ++round) {
     std::vector<std::string> lines = lines_of(base);
-    for (int edits = 1 + static_cast<int>(rng() % 2); edits > 0; --edits) {
-      std::string& l = lines[1 + rng() % 2];
-      const size_t at = rng() % (l.size() + 1);
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0: l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        case 1: if (at < l.size()) l.erase(at, 1); break;
-        default: if (at < l.size()) l[at] = c;
-      }
-    }
+    damage(lines, 1, 2, alphabet, rng);
     std::string text;
     for (const std::string& l : lines) text += l + "\n";
-    Outcome a = parse(text, true), b = parse(text, false);
-    EXPECT_EQ(a.error, b.error) << text;
-    if (!a.error.empty() || !b.error.empty()) {
-      ++refused;
-      continue;
-    }
-    ++accepted;
-    testkit::expect_same(a.h, b.h);
-    expect_same_marks(a.h, b.h);
+    (expect_same_both_ways(text) ? accepted : refused)++;
   }
   EXPECT_GT(accepted, 30u);  // (53 with this seed)
   EXPECT_GT(refused, 300u);
