@@ -657,9 +657,6 @@ struct LineReader {
     using V = jsonl_fast::Value;
     for (size_t i = 0; i < f.n_ops; ++i) {
       const jsonl_fast::Op& o = f.ops[i];
-      const Sym k = o.key.type != V::string ? key_int(o.key.i)
-                    : o.key_hash != 0           ? key_string(o.key.s, o.key_hash)
-                                                : key_string(o.key.s);
       auto value = [&](const V& v) { return v.type == V::string ? value_string(v.s) : value_int(v.i, i); };
       if (o.scan) {
         // As scan_op reads it: lo, hi, the rows in order (keys then values),
@@ -680,6 +677,9 @@ struct LineReader {
         preds.ops.push_back(p);
         continue;
       }
+      const Sym k = o.key.type != V::string ? key_int(o.key.i)
+                    : o.key_hash != 0           ? key_string(o.key.s, o.key_hash)
+                                                : key_string(o.key.s);
       if (o.value.type == V::null) {
         h.add_op(OpKind::read, k, kNullValue);
       } else if (o.value.type == V::list) {

@@ -98,7 +98,7 @@ class CaseSplitter {
     CheckOptions o = opt_;
     o.levels = levels;
     try {
-      return check_one(h_, o);
+      return check_one_(h_, o);
     } catch (const OpenReadUndecided& e) {
       return split_undecided(e, levels, why);
     }
@@ -126,8 +126,6 @@ class CaseSplitter {
   History& h_;
   const CheckOptions& opt_;
   const CheckOne& check_one_;
-
-  CheckResult check_one(const History& h, const CheckOptions& o) { return check_one_(h, o); }
 
   // The open reads of the first transaction with one on key k.
   Group group_of_key(Sym k) const {

@@ -35,6 +35,15 @@ std::string T(int id, int session, const std::string& ops) { return testkit::txn
 
 History parse(const std::string& lines) { return parse_jsonl("{\"isocheck\":1}\n" + lines, "t.jsonl"); }
 
+// check() of `levels`, with the serial witness and the SI replay, or with
+// the dependency graph only.
+CheckResult check_replayed(const History& h, std::vector<Level> levels, bool replays) {
+  CheckOptions opt;
+  opt.levels = std::move(levels);
+  opt.serial_witness = opt.si_replay = replays;
+  return check(h, opt);
+}
+
 // check_all() on the history of these JSONL lines.
 CheckResult check_lines(const std::string& lines) { return check_all(parse(lines)); }
 
@@ -265,10 +274,7 @@ TEST(Predicates, AbsenceOfADeletedKeyIsPlaced) {
   const History h = parse(lines);
   ASSERT_EQ(h.absent_choice_ops.size(), 1u);
   for (bool witness : {true, false}) {
-    CheckOptions opt;
-    opt.levels = {Level::ser, Level::si, Level::sser};
-    opt.serial_witness = opt.si_replay = witness;
-    const CheckResult r = check(h, opt);
+    const CheckResult r = check_replayed(h, {Level::ser, Level::si, Level::sser}, witness);
     for (const LevelResult& lr : r.levels) EXPECT_TRUE(lr.decided && lr.holds) << to_string(lr.level);
     // T1 precedes the scan in its session: "before T1's insert" closes a
     // cycle, so the build settles the scan after T2's delete, no constraint.
@@ -364,19 +370,13 @@ TEST(Predicates, AbsenceOfABlindlyDeletedKeyIsDecidedByCases) {
 // with T2 taken as committed. With T2 aborted, only the initial absence is
 // left, and it closes a cycle: violated.
 TEST(Predicates, AbsenceOfARowAnUnknownTransactionDeletesIsDecidedByCases) {
-  auto line = [](int id, int session, const char* status, const std::string& ops) {
-    return "{\"id\":" + std::to_string(id) + ",\"session\":" + std::to_string(session) + ",\"status\":\"" + status +
-           "\",\"ops\":[" + ops + "]}\n";
-  };
   for (const char* status : {"unknown", "aborted"}) {
-    const History h = parse(line(1, 1, "committed", R"(["insert",4,1])") + line(2, 2, status, R"(["r",4,1],["delete",4,2])") +
-                            line(3, 1, "committed", R"(["scan",1,9,[]])"));
+    const History h = parse(T(1, 1, R"(["insert",4,1])") +
+                            testkit::txn_line(2, 2, R"(["r",4,1],["delete",4,2])", -1, -1, status) +
+                            T(3, 1, R"(["scan",1,9,[]])"));
     ASSERT_EQ(h.absent_choice_ops.size(), 1u);
     for (bool witness : {true, false}) {
-      CheckOptions opt;
-      opt.levels = {Level::ser, Level::si, Level::ra};
-      opt.serial_witness = opt.si_replay = witness;
-      const CheckResult r = check(h, opt);
+      const CheckResult r = check_replayed(h, {Level::ser, Level::si, Level::ra}, witness);
       for (const LevelResult& lr : r.levels)
         EXPECT_TRUE(lr.decided && lr.holds == (std::string(status) == "unknown"))
             << status << " " << to_string(lr.level) << ": " << lr.reason;
