@@ -119,8 +119,8 @@ CheckOptions check_options(const CheckArgs& a) {
   opt.closure = a.closure;
   opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.time_order = a.time_order;
-  if (a.open_read_cases == 0) throw UsageError("--open-read-cases must be at least 1");
-  opt.open_read_cases = a.open_read_cases;
+  if (a.open_read_cases < 1) throw UsageError("--open-read-cases must be at least 1");
+  opt.open_read_cases = static_cast<uint64_t>(a.open_read_cases);
   return opt;
 }
 

@@ -26,7 +26,9 @@ struct CheckArgs {
   // differs by command (verify 1, one rank per core under MPI; audit 0).
   int threads = 1;
   bool time_order = false;
-  uint64_t open_read_cases = 1024;  // CheckOptions::open_read_cases (verify's --open-read-cases)
+  // CheckOptions::open_read_cases (verify's --open-read-cases); signed, so
+  // that "-1" is refused rather than read as 2^64 - 1.
+  int64_t open_read_cases = 1024;
 };
 
 // Registers the shared options on `c`. `threads_help` says what the command

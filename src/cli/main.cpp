@@ -39,6 +39,20 @@ void say(const std::string& line, bool alike_everywhere = false) {
   if (!quiet_rank(alike_everywhere)) std::fprintf(stderr, "isocheck: %s\n", line.c_str());
 }
 
+// Options read into unsigned integers (CLI11 names their type UINT) refuse
+// a negative value, which CLI11 would read as 2^64 - 1 ("--round -1", a
+// round of every transaction there is): one check for every command.
+void refuse_negative_unsigned(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_name().rfind("UINT", 0) != 0) continue;
+    // (CLI11 leaves the name out of a hidden option's messages: say it.)
+    const std::string name = o->get_lnames().empty() ? "" : "--" + o->get_lnames().front() + " ";
+    const std::string what = (o->get_group().empty() ? name : "") + "must not be negative";
+    o->check(CLI::Validator([what](std::string& v) { return !v.empty() && v[0] == '-' ? what : std::string(); }, "", ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_negative_unsigned(*sub);
+}
+
 int run(int argc, char** argv) {
   using namespace isocheck;
   CLI::App app{"isocheck: is this database history serializable / snapshot isolated / strictly serializable?"};
@@ -52,6 +66,7 @@ int run(int argc, char** argv) {
   add_generate_command(app, code);
   add_collect_command(app, code);
   add_audit_command(app, code);
+  refuse_negative_unsigned(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

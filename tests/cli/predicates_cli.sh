@@ -47,6 +47,8 @@ check absent_cases_capped 3 "$bin" verify --no-serial-witness --open-read-cases 
 expect_one_err absent_capped_msg "not decided: the range scans' open reads .* need more than 1 checks by cases: raise --open-read-cases \(not decided: transaction 3, operation 0: a range scan saw key 4 absent, .*version order is not known"
 check absent_cases_zero 2 "$bin" verify --open-read-cases 0 "$tmp/absent.jsonl"
 expect_one_err absent_cases_zero_msg "--open-read-cases must be at least 1"
+check absent_cases_negative 2 "$bin" verify --open-read-cases -1 "$tmp/absent.jsonl"
+expect_one_err absent_cases_negative_msg "--open-read-cases must be at least 1"
 { echo "$hdr"; t 1 1 '["insert",4,1]'; t 2 2 '["r",4,1],["delete",4,2]'; t 3 1 '["scan",1,9,[]]'; } > "$tmp/placed.jsonl"
 check absent_placed 0 "$bin" verify --level ser,si,sser "$tmp/placed.jsonl"
 check absent_placed_engine 0 "$bin" verify --level ser,si,sser --no-serial-witness --no-si-replay "$tmp/placed.jsonl"

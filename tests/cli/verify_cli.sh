@@ -92,5 +92,15 @@ expect_out level_then_file "serializable: holds"
 if [ ! -s "$tmp/lf.dot" ]; then fail "level_then_file: no DOT file"; fi
 check levels_repeated 0 "$bin" verify -l ser -l si "$tmp/good.jsonl" -q
 check audit_level_then_log 0 "$bin" audit --level sser "$tmp/good.jsonl" --round 1 -q
+# A negative count for an unsigned option is refused, not read as 2^64 - 1
+# (a round of every transaction there is; a spill threshold never reached).
+check negative_round 2 "$bin" audit --round -1 "$tmp/good.jsonl" -q
+expect_err negative_round_msg "--round: must not be negative"
+check negative_spill 2 "$bin" audit --spill-above -1 "$tmp/good.jsonl" -q
+expect_err negative_spill_msg "--spill-above must not be negative"
+check negative_txns 2 "$bin" generate --workload rmw --txns -5 --out "$tmp/neg.jsonl"
+expect_err negative_txns_msg "--txns: must not be negative"
+check negative_cases 2 "$bin" verify --open-read-cases -1 "$tmp/good.jsonl" -q
+expect_err negative_cases_msg "--open-read-cases must be at least 1"
 
 summary
