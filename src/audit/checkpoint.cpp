@@ -68,7 +68,8 @@ template <class A> void save(A& a, const isocheck::History& h, unsigned) {
   for (size_t i = 0; i < kind.size(); ++i) kind[i] = static_cast<uint8_t>(h.op_kind[i]);
   a << h.txn_id << h.txn_session << st << h.txn_begin << h.txn_end << h.txn_op_offset << kind << h.op_key
     << h.op_value << h.op_list_offset << h.list_value << h.session_name << h.time_unit;
-  a << h.scan_ops << h.scan_absent_ops << h.delete_ops;
+  const std::vector<isocheck::OpIdx> scan_ops = h.scan_ops.ops();  // (the format lists them)
+  a << scan_ops << h.scan_absent_ops << h.delete_ops;
   save_symbols(a, h.keys);
   save_symbols(a, h.values);
 }
@@ -76,7 +77,9 @@ template <class A> void load(A& a, isocheck::History& h, unsigned) {
   std::vector<uint8_t> st, kind;
   a >> h.txn_id >> h.txn_session >> st >> h.txn_begin >> h.txn_end >> h.txn_op_offset >> kind >> h.op_key >>
       h.op_value >> h.op_list_offset >> h.list_value >> h.session_name >> h.time_unit;
-  a >> h.scan_ops >> h.scan_absent_ops >> h.delete_ops;
+  std::vector<isocheck::OpIdx> scan_ops;
+  a >> scan_ops >> h.scan_absent_ops >> h.delete_ops;
+  h.scan_ops = isocheck::OpRuns(scan_ops);
   h.txn_status.resize(st.size());
   h.op_kind.resize(kind.size());
   for (size_t i = 0; i < st.size(); ++i) h.txn_status[i] = static_cast<isocheck::TxnStatus>(st[i]);

@@ -190,7 +190,7 @@ void Auditor::append_same_symbols(const History& chunk) {
   auto shifted = [&](std::vector<OpIdx>& to, const std::vector<OpIdx>& from) {
     for (OpIdx o : from) to.push_back(static_cast<OpIdx>(ops0 + o));
   };
-  shifted(c.scan_ops, chunk.scan_ops);
+  c.scan_ops.append_shifted(chunk.scan_ops, ops0);
   shifted(c.scan_absent_ops, chunk.scan_absent_ops);
   shifted(c.delete_ops, chunk.delete_ops);
   if (c.time_unit.empty()) c.time_unit = chunk.time_unit;

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/op_runs.h"
+
 namespace isocheck {
 
 using TxnIdx = uint32_t;   // dense index of a transaction in file order
@@ -119,15 +121,17 @@ struct History {
   // not say; the engine chooses, graph/known_graph.h AbsentChoice); and the
   // writes that stand for a delete (their value the tombstone). Empty for
   // histories without scans or deletes. Reports name cycles by them and word
-  // their operations as the user stated them.
-  std::vector<OpIdx> scan_ops, scan_absent_ops, absent_choice_ops, delete_ops;
+  // their operations as the user stated them. scan_ops is held as runs: a
+  // scan's reads are consecutive, and there are ten of them or more a scan.
+  OpRuns scan_ops;
+  std::vector<OpIdx> scan_absent_ops, absent_choice_ops, delete_ops;
   // Operation o's predicate mark, as HDF5's /op/scan column stores it: 0 a
   // plain operation, 1 a read of a row a scan returned, 2 a read of a key a
   // scan saw absent, 3 a write standing for a delete, 4 a read of a key a
   // scan saw absent in an open absent version (its value is null).
   uint8_t predicate_mark(OpIdx o) const {
     if (!delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o)) return 3;
-    if (scan_ops.empty() || !std::binary_search(scan_ops.begin(), scan_ops.end(), o)) return 0;
+    if (!scan_ops.contains(o)) return 0;
     if (is_absent_choice(o)) return 4;
     return std::binary_search(scan_absent_ops.begin(), scan_absent_ops.end(), o) ? 2 : 1;
   }

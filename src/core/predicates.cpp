@@ -260,7 +260,7 @@ namespace {
 // mapped up front). A scan reads the union of its rows and the changing keys
 // of its range.
 struct ExpandedSize {
-  size_t ops = 0, ops_at_least = 0, scan_reads = 0, scan_reads_at_least = 0, absent_reads = 0;
+  size_t ops = 0, ops_at_least = 0, scans = 0, scan_reads = 0, scan_reads_at_least = 0, absent_reads = 0;
 };
 template <class Less>
 ExpandedSize expanded_size(const History& b, const PredicateList& ph, const std::vector<Sym>& sorted, Less less) {
@@ -273,6 +273,7 @@ ExpandedSize expanded_size(const History& b, const PredicateList& ph, const std:
     auto lo = std::lower_bound(sorted.begin(), sorted.end(), p.key, less);
     auto hi = std::upper_bound(lo, sorted.end(), p.hi, less);
     const size_t rows = p.row_end - p.row_begin, changing = static_cast<size_t>(hi - lo);
+    ++n.scans;
     n.scan_reads += rows + changing;
     n.scan_reads_at_least += std::max(rows, p.key_set ? 0 : changing);
     n.absent_reads += changing;
@@ -296,13 +297,12 @@ History result_with_room(History& base, const ExpandedSize& size, bool offsets) 
   out.txn_begin = std::move(base.txn_begin);
   out.txn_end = std::move(base.txn_end);
   out.reserve_more(0, size.ops);
-  out.scan_ops.reserve(size.scan_reads);
+  out.scan_ops.reserve_runs(size.scans);
   out.scan_absent_ops.reserve(size.absent_reads);
   populate_pages(out.op_kind.data(), size.ops_at_least * sizeof(OpKind));
   populate_pages(out.op_key.data(), size.ops_at_least * sizeof(Sym));
   populate_pages(out.op_value.data(), size.ops_at_least * sizeof(Sym));
   if (offsets) populate_pages(out.op_list_offset.data(), size.ops_at_least * sizeof(uint64_t));
-  populate_pages(out.scan_ops.data(), size.scan_reads_at_least * sizeof(OpIdx));
   return out;
 }
 
@@ -423,6 +423,8 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
               k = sorted.data() + (std::lower_bound(sorted.begin(), sorted.end(), p.key, less) - sorted.begin());
               k_end = sorted.data() + (std::upper_bound(sorted.begin(), sorted.end(), p.hi, less) - sorted.begin());
             }
+            // Its reads are consecutive operations: one run of scan_ops.
+            const OpIdx first_read = out.op_count();
             size_t r = 0;
             while (true) {
               bool has_k = k != k_end;
@@ -437,7 +439,6 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
                   throw InputError(file, where(p) + "the scan returns row " + b.keys.text(rk) + " = " +
                                              value_text(b, rv) + ", which does not satisfy its predicate " +
                                              predicate_text(b, ph.wheres[p.where - 1]));
-                out.scan_ops.push_back(out.op_count());
                 add(OpKind::read, rk, rv);
                 if (has_k && *k == rk) ++k;
                 ++r;
@@ -471,11 +472,11 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
                 else if (mine == own.end() && !opt.absent_choices) undecided(p, key, "scans, seeing");
                 else if (mine == own.end()) open_choice = true;
               }
-              out.scan_ops.push_back(out.op_count());
               out.scan_absent_ops.push_back(out.op_count());
               if (open_choice) out.absent_choice_ops.push_back(out.op_count());
               add(OpKind::read, key, seen);
             }
+            out.scan_ops.push_run(first_read, out.op_count());
             break;
           }
         }

@@ -801,7 +801,6 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
     if (m == 5) m = 4, open_predicate_reads.push_back(o0 + (&m - mark.data()));
     marked += m == 1 || m == 2 || m == 4, absent += m == 2 || m == 4, deletes += m == 3, open += m == 4;
   }
-  h.scan_ops.reserve(marked);
   h.scan_absent_ops.reserve(absent);
   h.delete_ops.reserve(deletes);
   h.absent_choice_ops.reserve(open);

@@ -146,7 +146,7 @@ History allgather_ranges_by_bcast(History&& mine) {
     bcast_vec(part.op_list_offset, r);
     bcast_vec(part.list_value, r);
     bcast_vec(part.session_name, r);
-    bcast_vec(part.scan_ops, r);
+    bcast_runs(part.scan_ops, r);
     bcast_vec(part.scan_absent_ops, r);
     bcast_vec(part.delete_ops, r);
     bcast_vec(part.absent_choice_ops, r);
@@ -167,7 +167,7 @@ History allgather_ranges_by_bcast(History&& mine) {
     all.op_value.insert(all.op_value.end(), part.op_value.begin(), part.op_value.end());
     for (size_t o = 1; o < part.op_list_offset.size(); ++o) all.op_list_offset.push_back(list_base + part.op_list_offset[o]);
     all.list_value.insert(all.list_value.end(), part.list_value.begin(), part.list_value.end());
-    for (OpIdx o : part.scan_ops) all.scan_ops.push_back(op_base + o);
+    all.scan_ops.append_shifted(part.scan_ops, op_base);
     for (OpIdx o : part.scan_absent_ops) all.scan_absent_ops.push_back(op_base + o);
     for (OpIdx o : part.delete_ops) all.delete_ops.push_back(op_base + o);
     for (OpIdx o : part.absent_choice_ops) all.absent_choice_ops.push_back(op_base + o);
@@ -232,7 +232,7 @@ void bcast_history(History& h, int root) {
   bcast_vec(h.op_list_offset, root);
   bcast_vec(h.list_value, root);
   bcast_vec(h.session_name, root);
-  bcast_vec(h.scan_ops, root);
+  bcast_runs(h.scan_ops, root);
   bcast_vec(h.scan_absent_ops, root);
   bcast_vec(h.delete_ops, root);
   bcast_vec(h.absent_choice_ops, root);
@@ -276,12 +276,14 @@ History allgather_ranges(History&& mine) {
   // Scan and delete marks: each range's are relative to its own first operation.
   uint64_t my_op_base = 0;
   for (int r = 0; r < rank(); ++r) my_op_base += cnt[4 * r + 1];
-  for (OpIdx& o : mine.scan_ops) o += my_op_base;
+  std::vector<OpIdx> my_scan_ops = mine.scan_ops.ops(), all_scan_ops;
+  for (OpIdx& o : my_scan_ops) o += my_op_base;
   for (OpIdx& o : mine.scan_absent_ops) o += my_op_base;
   for (OpIdx& o : mine.delete_ops) o += my_op_base;
   for (OpIdx& o : mine.absent_choice_ops) o += my_op_base;
-  ok = ok && allgather_column(mine.scan_ops, all.scan_ops) && allgather_column(mine.scan_absent_ops, all.scan_absent_ops) &&
+  ok = ok && allgather_column(my_scan_ops, all_scan_ops) && allgather_column(mine.scan_absent_ops, all.scan_absent_ops) &&
        allgather_column(mine.delete_ops, all.delete_ops) && allgather_column(mine.absent_choice_ops, all.absent_choice_ops);
+  all.scan_ops = OpRuns(all_scan_ops);
   std::vector<int64_t> names;
   ok = ok && allgather_column(mine.session_name, names);
   if (!ok) throw std::logic_error("allgather_ranges: counts checked above");
@@ -334,7 +336,7 @@ History scatter_ranges(const History& h, int root) {
   mine.op_kind = scatter_column(h.op_kind, op_first, root);
   mine.op_key = scatter_column(h.op_key, op_first, root);
   mine.op_value = scatter_column(h.op_value, op_first, root);
-  mine.scan_ops = scatter_marks(h.scan_ops, op_first, root);
+  mine.scan_ops = OpRuns(scatter_marks(me == root ? h.scan_ops.ops() : std::vector<OpIdx>{}, op_first, root));
   mine.scan_absent_ops = scatter_marks(h.scan_absent_ops, op_first, root);
   mine.delete_ops = scatter_marks(h.delete_ops, op_first, root);
   mine.absent_choice_ops = scatter_marks(h.absent_choice_ops, op_first, root);

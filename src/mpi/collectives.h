@@ -45,6 +45,13 @@ template <class T> void bcast_vec(std::vector<T>& v, int root) {
     MPI_Bcast(v.data() + s, static_cast<int>(std::min(kChunk, n - s)), mpi_type<T>(), root, MPI_COMM_WORLD);
 }
 
+// A set of operations held as runs (History::scan_ops): its bounds travel.
+inline void bcast_runs(OpRuns& runs, int root) {
+  std::vector<OpRuns::Op> bounds = runs.bounds();
+  bcast_vec(bounds, root);
+  runs = OpRuns::from_bounds(bounds);
+}
+
 void bcast_string(std::string& s, int root);
 void send_string(const std::string& s, int dest, int tag);
 

@@ -42,7 +42,7 @@ static OpIdx final_write_before(const History& h, TxnIdx t, Sym k, OpIdx o) {
 // " read k=v", or for a read that stands for a range scan's observation
 // (core/predicates.h) what the scan showed.
 std::string observed_text(const History& h, OpIdx o) {
-  if (h.scan_ops.empty() || !std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o)) return " read " + read_text(h, o);
+  if (!h.scan_ops.contains(o)) return " read " + read_text(h, o);
   if (const ValuePredicate* p = h.value_predicate_of(o)) {
     const std::string scan = "'s range scan (" + predicate_text(h, *p) + ") did not return " + key_text(h, h.op_key[o]);
     if (h.is_absent_choice(o)) return scan + " (it saw a version that does not match: absent, deleted, or another value)";

@@ -50,20 +50,23 @@ bool writes_unique(const History& h, size_t writes) {
   const int bucket_bits = std::min(bits, 8), part_bits = bits - bucket_bits;
   auto bucket_of = [&](uint64_t fp) { return bucket_bits == 0 ? 0 : fp >> (64 - bucket_bits); };
   const size_t buckets = size_t{1} << bucket_bits;
-  std::vector<uint64_t> start(buckets + 1, 0);
+  // The operations are read once: where scans made most of them reads, the
+  // writes are a few to a cache line, and a second walk cost as much as the
+  // first.
+  std::vector<uint64_t> in_order;
+  in_order.reserve(writes);
   for (OpIdx o = 0; o < m; ++o)
-    if (h.op_kind[o] == OpKind::write) ++start[bucket_of(fingerprint(o)) + 1];
+    if (h.op_kind[o] == OpKind::write) in_order.push_back(fingerprint(o));
+  std::vector<uint64_t> start(buckets + 1, 0);
+  for (uint64_t fp : in_order) ++start[bucket_of(fp) + 1];
   for (size_t b = 1; b <= buckets; ++b) start[b] += start[b - 1];
   std::vector<uint64_t> fps;
   resize_populated(fps, start[buckets]);
   {
     std::vector<uint64_t> cursor(start.begin(), start.end() - 1);
-    for (OpIdx o = 0; o < m; ++o) {
-      if (h.op_kind[o] != OpKind::write) continue;
-      const uint64_t fp = fingerprint(o);
-      fps[cursor[bucket_of(fp)]++] = fp;
-    }
+    for (uint64_t fp : in_order) fps[cursor[bucket_of(fp)]++] = fp;
   }
+  std::vector<uint64_t>().swap(in_order);
   // Per part: an open-addressing set on the low bits (0 marks empty, so a
   // fingerprint of 0 is stored as 1: a false repeat at worst, never a miss).
   std::vector<uint64_t> set;

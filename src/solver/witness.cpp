@@ -127,7 +127,7 @@ std::string name_cycle(const EdgeList& c, const History& h) {
       if (c.kind[i] != EdgeKind::rw) continue;
       OpIdx o = h.op_begin(c.src[i]) + why_pos(c.why[i]);
       phantom |= std::binary_search(h.scan_absent_ops.begin(), h.scan_absent_ops.end(), o);
-      scanned |= std::binary_search(h.scan_ops.begin(), h.scan_ops.end(), o);
+      scanned |= h.scan_ops.contains(o);
     }
     if (phantom) common = "phantom";
     else if (scanned && rw >= 2) common = "predicate write skew";

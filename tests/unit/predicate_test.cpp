@@ -718,8 +718,10 @@ TEST(Predicates, ManyScanRowsExpandInOrderAcrossArenaBlocks) {
   ASSERT_EQ(h.op_count(), 100u + 270000u);
   ASSERT_EQ(h.scan_ops.size(), 270000u);
   EXPECT_TRUE(h.scan_absent_ops.empty());
-  for (size_t i = 0; i < h.scan_ops.size(); ++i) {
-    const OpIdx o = h.scan_ops[i];
+  const std::vector<OpIdx> scan_ops = h.scan_ops.ops();
+  ASSERT_EQ(scan_ops.size(), 270000u);
+  for (size_t i = 0; i < scan_ops.size(); ++i) {
+    const OpIdx o = scan_ops[i];
     ASSERT_EQ(o, 100 + i);
     ASSERT_EQ(h.op_kind[o], OpKind::read);
     ASSERT_EQ(SymbolTable::as_int(h.op_key[o]), static_cast<int64_t>(i % 100 + 1));

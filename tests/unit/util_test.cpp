@@ -1,10 +1,12 @@
-// The small shared toolkit (src/util/): radix_sort against std::stable_sort.
+// The small shared toolkit: radix_sort against std::stable_sort; OpRuns
+// against a sorted list of the same operations.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 #include <random>
 
+#include "core/op_runs.h"
 #include "core/radix_order.h"
 
 namespace isocheck {
@@ -94,6 +96,48 @@ TEST(Util, ScatterByPartIsAStableSortByPart) {
       for (size_t i = start[p]; i < start[p + 1]; ++i) ASSERT_EQ(part_of(out[i]), p) << "iteration " << it;
     ASSERT_EQ(start[parts], n);
   }
+}
+
+// OpRuns holds what a sorted list holds: the same operations, in order, the
+// same answers to contains(), whichever way they were added, and in one
+// canonical form (touching runs merged, so equal sets compare equal).
+TEST(Util, OpRunsHoldWhatASortedListHolds) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<uint64_t> list;
+    OpRuns one_by_one, by_runs;
+    uint64_t o = rng() % 5;
+    while (list.size() < 300) {
+      const uint64_t len = 1 + rng() % 6;
+      by_runs.push_run(o, o + len);
+      for (uint64_t i = 0; i < len; ++i) list.push_back(o + i), one_by_one.push_back(o + i);
+      o += len + (rng() % 3 == 0 ? 0 : rng() % 4);  // sometimes touching: one run
+    }
+    by_runs.push_run(o, o);  // empty: nothing
+    ASSERT_EQ(one_by_one, by_runs);
+    ASSERT_EQ(by_runs.size(), list.size());
+    ASSERT_EQ(by_runs.ops(), list);
+    ASSERT_TRUE(by_runs == list);
+    for (uint64_t q = 0; q <= list.back() + 2; ++q)
+      ASSERT_EQ(by_runs.contains(q), std::binary_search(list.begin(), list.end(), q)) << q;
+    ASSERT_EQ(OpRuns::from_bounds(by_runs.bounds()), by_runs);
+    ASSERT_EQ(OpRuns(list), by_runs);
+    // Two sets after each other: the second shifted past the first, where
+    // the first's last run and the second's first may touch (list[0] = 0).
+    OpRuns joined = by_runs;
+    const uint64_t by = list.back() + 1 + trial % 2;
+    joined.append_shifted(by_runs, by);
+    std::vector<uint64_t> both = list;
+    for (uint64_t x : list) both.push_back(x + by);
+    both.erase(std::unique(both.begin(), both.end()), both.end());
+    ASSERT_EQ(joined.ops(), both);
+    ASSERT_EQ(joined, OpRuns(both));
+  }
+  const OpRuns none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_FALSE(none.contains(0));
+  EXPECT_EQ(none.begin(), none.end());
+  EXPECT_EQ(OpRuns({4, 5, 6, 9}).runs(), 2u);
 }
 
 }  // namespace
