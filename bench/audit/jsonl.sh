@@ -6,8 +6,8 @@
 # min–max ranges.
 #   bench/audit/jsonl.sh NEW_BINARY [OLD_BINARY] [workdir]
 # Env: TXNS (1000000), KEYS (50000), SESSIONS (16), ROUND (100000), REPS (3),
-#      LEVEL (sser).
-# The log: `generate --workload rmw` with integer keys, rewritten to string
+#      LEVEL (sser), WORKLOAD (rmw; or blindw-rw).
+# The log: `generate --workload WORKLOAD` with integer keys, rewritten to string
 # keys "k<N>" (generate writes integer keys only), then `convert`ed to HDF5.
 # Goals (docs/audit.md "JSONL logs"): audit of the JSONL file <= 1.0 x
 # verify of it, and <= 1.5 x the audit of the HDF5 conversion (CPU seconds).
@@ -16,11 +16,11 @@ NEW=$(readlink -f "$1")
 OLD=${2:+$(readlink -f "$2")}
 W=${3:-$(mktemp -d /tmp/isocheck-jsonl-bench.XXXXXX)}
 TXNS=${TXNS:-1000000} KEYS=${KEYS:-50000} SESSIONS=${SESSIONS:-16}
-ROUND=${ROUND:-100000} REPS=${REPS:-3} LEVEL=${LEVEL:-sser}
+ROUND=${ROUND:-100000} REPS=${REPS:-3} LEVEL=${LEVEL:-sser} WORKLOAD=${WORKLOAD:-rmw}
 mkdir -p "$W"
-log=$W/rmw-$TXNS.jsonl
+log=$W/$WORKLOAD-$TXNS.jsonl
 if [ ! -f "$log" ] || [ ! -f "${log%.jsonl}.h5" ]; then
-  "$NEW" generate --workload rmw --txns "$TXNS" --sessions "$SESSIONS" --keys "$KEYS" --seed 1 \
+  "$NEW" generate --workload "$WORKLOAD" --txns "$TXNS" --sessions "$SESSIONS" --keys "$KEYS" --seed 1 \
     --out "$W/int.jsonl" -q
   sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$W/int.jsonl" > "$log"
   rm -f "$W/int.jsonl"
