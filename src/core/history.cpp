@@ -25,8 +25,7 @@ const char* to_string(TxnStatus s) { return name_in(kTxnStatuses, s); }
 
 const char* to_string(OpKind k) { return name_in(kOpKinds, k); }
 
-Sym SymbolTable::intern_int(int64_t v) {
-  if (!named_) return static_cast<Sym>(v);
+Sym SymbolTable::intern_int_named(int64_t v) {
   char buf[24];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return intern_name(std::string_view(buf, p - buf), true);

@@ -44,7 +44,9 @@ class SymbolTable {
 
   // Returns the symbol. In integer mode the caller must remap symbols it has
   // already stored when `switched_to_named()` becomes true (see remap()).
-  Sym intern_int(int64_t v);
+  // (Inline: in integer mode the symbol is the integer, and a reader asks
+  // once per key and value it reads.)
+  Sym intern_int(int64_t v) { return named_ ? intern_int_named(v) : static_cast<Sym>(v); }
   Sym intern_string(std::string_view s);
 
   // True once, right after a switch from integer to named mode happened inside
@@ -66,6 +68,7 @@ class SymbolTable {
   void note_int_count(size_t n) { ints_seen_ = n; }
 
  private:
+  Sym intern_int_named(int64_t v);
   Sym intern_name(std::string_view s, bool is_int);
   bool named_ = false;
   bool switched_ = false;

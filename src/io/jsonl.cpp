@@ -667,9 +667,18 @@ struct LineReader {
         Sym lo = key_of(o.key);
         Sym hi = key_of(o.value);
         p.row_begin = preds.rows.size();
+        // Integer rows while both tables are in integer mode are their own
+        // symbols (SymbolTable::intern_int): stored without the calls.
+        const bool int_tables = !h.keys.named() && !h.values.named();
         for (uint32_t r = o.rows_begin; r < o.rows_end; ++r) {
-          const Sym rk = key_of(f.rows[r].key);
-          preds.rows.push_back({rk, value(f.rows[r].value)});
+          const V& rk = f.rows[r].key;
+          const V& rv = f.rows[r].value;
+          if (int_tables && rk.type == V::integer && rv.type == V::integer && static_cast<Sym>(rv.i) != kNullValue) {
+            preds.rows.push_back({static_cast<Sym>(rk.i), static_cast<Sym>(rv.i)});
+            continue;
+          }
+          const Sym k = key_of(rk);
+          preds.rows.push_back({k, value(rv)});
         }
         p.row_end = preds.rows.size();
         if (key_switches != switches) lo = key_of(o.key), hi = key_of(o.value);
