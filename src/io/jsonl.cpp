@@ -668,12 +668,12 @@ struct LineReader {
         Sym hi = key_of(o.value);
         p.row_begin = preds.rows.size();
         // Integer rows while both tables are in integer mode are their own
-        // symbols (SymbolTable::intern_int): stored without the calls.
-        const bool int_tables = !h.keys.named() && !h.values.named();
+        // symbols (SymbolTable::intern_int): stored without the calls. (Asked
+        // per row: a string row switches a table to names mid-scan.)
         for (uint32_t r = o.rows_begin; r < o.rows_end; ++r) {
           const V& rk = f.rows[r].key;
           const V& rv = f.rows[r].value;
-          if (int_tables && rk.type == V::integer && rv.type == V::integer && static_cast<Sym>(rv.i) != kNullValue) {
+          if (!h.keys.named() && !h.values.named() && rk.type == V::integer && rv.type == V::integer && static_cast<Sym>(rv.i) != kNullValue) {
             preds.rows.push_back({static_cast<Sym>(rk.i), static_cast<Sym>(rv.i)});
             continue;
           }

@@ -243,9 +243,11 @@ TEST(JsonlFast, ScanLinesReadAsTheGeneralParserReadsThem) {
   };
   const std::string w = R"({"id":1,"session":1,"status":"committed","ops":[["w",2,7],["w",4,8],["w",3,"x"],["delete",5,9]]})";
   const std::string ws = R"({"id":1,"session":1,"status":"committed","ops":[["w","b","s"],["w",2,7]]})";
+  // Integers only before the scan: a string row switches a table to names mid-scan.
+  const std::string wi = R"({"id":1,"session":1,"status":"committed","ops":[["w",2,7],["w",4,8],["w",3,9]]})";
   size_t accepted = 0, refused = 0;
   for (const char* scan : scans)
-    for (const std::string& first : {w, ws})
+    for (const std::string& first : {w, ws, wi})
       for (const std::string& ops : {std::string(scan), std::string(R"(["r",2,7],)") + scan + R"(,["w",2,10])",
                                      std::string(scan) + "," + scan}) {
         const std::string text = first + "\n" + R"({"id":2,"session":2,"status":"committed","ops":[)" + ops + "]}\n";
