@@ -129,6 +129,7 @@ def mode_audit(b, f, rng):
     if same and vrc == 2:
         same = messages(verr) == messages(aerr, ("isocheck audit:",))
     documented = (arc == 3 and any(s in aerr for s in ("do not decide those", "does not place such a scan",
+                                                       "does not place such an insert",
                                                        "not decided by audit"))) or \
         (arc == 2 and "the time rule needs begin/end" in aerr)  # (--rule time asked of an untimed log)
     if same or documented:

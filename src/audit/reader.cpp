@@ -53,14 +53,20 @@ History LogReader::next(uint64_t n) {
     uint64_t last = std::min<uint64_t>(total_, pos_.txn + n);
     if (pos_.txn >= last) return History{};
     History h = file_->range(pos_.txn, last);
-    // A scan's open absence (mark 4) is placed against the whole history's
-    // versions of its key; rounds that forget versions cannot place it.
-    if (!h.absent_choice_ops.empty())
+    // A scan's open absence (mark 4), or an insert's (mark 6), is placed
+    // against the whole history's versions of its key; rounds that forget
+    // versions cannot place it.
+    if (!h.absent_choice_ops.empty()) {
+      const bool insert = h.is_insert_choice(h.absent_choice_ops.front());
       throw ResourceError("not decided by audit: " + path_ + ", transactions " + std::to_string(pos_.txn) + " to " +
                           std::to_string(last - 1) +
-                          ": a range scan saw absent a key another transaction deletes (mark 4 in /op/scan: which "
-                          "absent version it saw is open); the audit's rounds do not place such scans, isocheck "
-                          "verify on one process does");
+                          (insert ? ": an insert required absent a key another transaction deletes (mark 6 in "
+                                    "/op/scan: which absent version it saw is open); the audit's rounds do not place "
+                                    "such inserts, isocheck verify on one process does"
+                                  : ": a range scan saw absent a key another transaction deletes (mark 4 in /op/scan: "
+                                    "which absent version it saw is open); the audit's rounds do not place such scans, "
+                                    "isocheck verify on one process does"));
+    }
     pos_.txn = last;
     return h;
   }

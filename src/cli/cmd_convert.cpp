@@ -47,9 +47,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     // not written back): refused, never written as something else.
     if (out == Format::jsonl && !h.absent_choice_ops.empty())
       throw InputError(a->in, "range scans here saw a row absent that another transaction deletes, or did not return "
-                              "a row whose versions their value predicate does not all match; which version they saw "
-                              "is open, and JSONL's point reads cannot state that (a read of null is the initial "
-                              "state): keep this file as it is, or convert it to HDF5 (mark 4 of /op/scan)");
+                              "a row whose versions their value predicate does not all match, or inserts required "
+                              "absent a row another transaction deletes; which version they saw is open, and JSONL's "
+                              "point reads cannot state that (a read of null is the initial state): keep this file as "
+                              "it is, or convert it to HDF5 (marks 4, 5 and 6 of /op/scan)");
     print_import_notes(st);
     auto sink = open_sink(a->out, out, h.time_unit);
     sink->append(h);

@@ -131,10 +131,13 @@ struct History {
   // Operation o's predicate mark, as HDF5's /op/scan column stores it: 0 a
   // plain operation, 1 a read of a row a scan returned, 2 a read of a key a
   // scan saw absent, 3 a write standing for a delete, 4 a read of a key a
-  // scan saw absent in an open absent version (its value is null).
+  // scan saw absent in an open absent version (its value is null), 6 an
+  // insert's read of the open absent version it required (in
+  // absent_choice_ops, not a scan's). (HDF5's 5 is a 4 with a value
+  // predicate; in memory that is op_value_predicate's.)
   uint8_t predicate_mark(OpIdx o) const {
     if (!delete_ops.empty() && std::binary_search(delete_ops.begin(), delete_ops.end(), o)) return 3;
-    if (!scan_ops.contains(o)) return 0;
+    if (!scan_ops.contains(o)) return is_absent_choice(o) ? 6 : 0;
     if (is_absent_choice(o)) return 4;
     return std::binary_search(scan_absent_ops.begin(), scan_absent_ops.end(), o) ? 2 : 1;
   }
@@ -142,10 +145,12 @@ struct History {
   // order (the lists stay sorted).
   void mark_predicate(OpIdx o, uint8_t m) {
     if (m == 3) delete_ops.push_back(o);
-    else if (m != 0) scan_ops.push_back(o);
+    else if (m != 0 && m != 6) scan_ops.push_back(o);
     if (m == 2 || m == 4) scan_absent_ops.push_back(o);
-    if (m == 4) absent_choice_ops.push_back(o);
+    if (m == 4 || m == 6) absent_choice_ops.push_back(o);
   }
+  // An insert's open read (mark 6): an open absence that is not a scan's.
+  bool is_insert_choice(OpIdx o) const { return is_absent_choice(o) && !scan_ops.contains(o); }
   // The value predicates of the scans that have one, and, sorted by
   // operation, which one each read of a key such a scan did not return
   // stands for (marks 2 and 4 of the scan's reads: the key's version it saw

@@ -21,12 +21,13 @@
 // transaction's own delete of k it is `w k v`. `delete k v` is `w k v`.
 // When a scan sees absent, or an insert requires absent, a key that another
 // transaction deletes, several absent versions qualify and which one was seen
-// is unknown. A scan's such read is kept open when the caller allows it
+// is unknown. Such a read is kept open when the caller allows it
 // (ExpandOptions::absent_choices): `r k null` listed in
 // History::absent_choice_ops, a read of "some absent version of k" that the
-// engine places (graph/known_graph.h, AbsentChoice). Otherwise, and for an
-// insert's required absence always, expand_predicates() refuses such
-// histories as not decided. One exception, the common "insert, later delete": a key with a single insert,
+// engine places (graph/known_graph.h, AbsentChoice) or decides by cases
+// (solver/open_reads.h). Otherwise expand_predicates() refuses such
+// histories as not decided. An insert's open read is not a scan's (it is
+// not in History::scan_ops). One exception, the common "insert, later delete": a key with a single insert,
 // no `w`, and deletes that each observed a present value of the key (a read
 // or a scan row) before deleting it. Its only present versions are the
 // insert's, every tombstone follows one of them, so the insert's absence is
@@ -157,8 +158,9 @@ std::string predicate_text(const History& h, const ValuePredicate& p);
 // deleted version, and ResourceError ("not decided: ...") for the ambiguous
 // absences described above.
 struct ExpandOptions {
-  // Keep a scan's absence of a key another transaction deletes open (see
-  // above) instead of refusing the history. Only callers whose checks know
+  // Keep a scan's absence of a key another transaction deletes, and an
+  // insert's required absence of one, open (see above) instead of refusing
+  // the history. Only callers whose checks know
   // History::absent_choice_ops ask for it (one process's verify, info,
   // convert); the others keep refusing.
   bool absent_choices = false;

@@ -689,6 +689,10 @@ struct Builder {
         throw OpenReadUndecided("not decided: " + txn_where(h, t, o) + ": a range scan (" + predicate_text(h, *p) +
                                     ") did not return key " + key + ", which has several versions that do not match: "
                                     "which one it saw is open, and " + why, h.op_key[o]);
+      if (h.is_insert_choice(o))
+        throw OpenReadUndecided("not decided: " + txn_where(h, t, o) + ": an insert of key " + key +
+                                    " required it absent, and another transaction deletes it: which absent version (the "
+                                    "initial state or a deleted one) it saw is open, and " + why, h.op_key[o]);
       throw OpenReadUndecided("not decided: " + txn_where(h, t, o) + ": a range scan saw key " + key +
                                   " absent, and another transaction deletes it: which absent version (the initial state "
                                   "or a deleted one) it saw is open, and " + why, h.op_key[o]);

@@ -788,7 +788,8 @@ void Reader::check_value_predicate_constants(Layout& L) {
 // in h; History::predicate_mark): 1 marks a read standing for a row a scan
 // returned, 2 one standing for a key a scan saw absent, 3 a write standing
 // for a delete, 4 a key a scan saw absent in an open absent version (a
-// null read: the initial state or a tombstone).
+// null read: the initial state or a tombstone), 6 an insert's read of the
+// open absent version it required (likewise null; not a scan's read).
 void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind, History& h,
                              std::vector<uint64_t>& open_predicate_reads) {
   std::vector<uint8_t> mark(kind.size());
@@ -796,10 +797,10 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
   // Mark 5: mark 4 of a scan with a value predicate (open among the versions
   // that do not match it, /op/predicate names which): an open absence here,
   // and read_value_predicates() checks that it has its predicate.
-  size_t marked = 0, absent = 0, deletes = 0, open = 0;
+  size_t absent = 0, deletes = 0, open = 0;
   for (uint8_t& m : mark) {
     if (m == 5) m = 4, open_predicate_reads.push_back(o0 + (&m - mark.data()));
-    marked += m == 1 || m == 2 || m == 4, absent += m == 2 || m == 4, deletes += m == 3, open += m == 4;
+    absent += m == 2 || m == 4, deletes += m == 3, open += m == 4 || m == 6;
   }
   h.scan_absent_ops.reserve(absent);
   h.delete_ops.reserve(deletes);
@@ -807,22 +808,25 @@ void Reader::read_scan_marks(Ds& d, uint64_t o0, const std::vector<OpKind>& kind
   static const char* const kKindNames[] = {"read", "write", "append", "list read"};
   for (size_t i = 0; i < mark.size(); ++i) {
     if (mark[i] == 0) continue;
-    if (mark[i] > 4)
+    if (mark[i] > 6 || mark[i] == 5)  // (a 5 became a 4 above)
       fail_row(d.name, o0 + i,
                "mark " + std::to_string(mark[i]) +
                    " is out of range (0 no scan, 1 a row a scan returned, 2 a key a scan saw absent, 3 a delete, "
                    "4 a key a scan saw absent in an open absent version, 5 a key a scan with a value predicate did "
-                   "not return, open among its versions that do not match)");
+                   "not return, open among its versions that do not match, 6 an insert's read of the open absent "
+                   "version it required)");
     const OpKind want = mark[i] == 3 ? OpKind::write : OpKind::read;
     if (kind[i] != want)
       fail_row(d.name, o0 + i,
-               std::string(mark[i] == 3 ? "marks a delete's write (mark 3)" : "marks a scan's read") +
+               std::string(mark[i] == 3   ? "marks a delete's write (mark 3)"
+                           : mark[i] == 6 ? "marks an insert's read (mark 6)"
+                                          : "marks a scan's read") +
                    ", but the operation is a " + kKindNames[static_cast<uint8_t>(kind[i])] + " (kind " +
                    std::to_string(static_cast<int>(kind[i])) +
                    (mark[i] == 3 ? "; a delete is a write of its tombstone, kind 1)"
                                  : "; a scan's observations are reads, kind 0)"));
-    if (mark[i] == 4 && h.op_value[i] != kNullValue)
-      fail_row(d.name, o0 + i, "marks an open read (mark 4 or 5), but the read's value is not null");
+    if ((mark[i] == 4 || mark[i] == 6) && h.op_value[i] != kNullValue)
+      fail_row(d.name, o0 + i, "marks an open read (mark 4, 5 or 6), but the read's value is not null");
     h.mark_predicate(i, mark[i]);
   }
 }

@@ -374,12 +374,13 @@ class Hdf5Sink final : public HistorySink {
   // /op/scan, one mark per operation (History::predicate_mark): 0 none, 1 a
   // read standing for a row a scan returned, 2 one standing for a key a scan
   // saw absent, 3 a write standing for a delete, 4 one standing for a key a
-  // scan saw absent in an open absent version. Made at the first chunk
-  // with such operations (the operations before it get 0), so a history
-  // without scans or deletes has no such dataset.
+  // scan saw absent in an open absent version, 6 an insert's read of the
+  // open absent version it required. Made at the first chunk with such
+  // operations (the operations before it get 0), so a history without scans,
+  // inserts' open reads or deletes has no such dataset.
   void append_scan_marks(const History& c, uint64_t ops_before) {
     if (!has_scan_) {
-      if (c.scan_ops.empty() && c.delete_ops.empty()) return;
+      if (c.scan_ops.empty() && c.delete_ops.empty() && c.absent_choice_ops.empty()) return;
       scan_ = Column<uint8_t>(path_, g_op_, "scan", H5T_STD_U8LE, H5T_NATIVE_UINT8, c_op_, level_);
       has_scan_ = true;
       std::vector<uint8_t> zeros(std::min<uint64_t>(ops_before, chunk_), 0);
@@ -389,7 +390,7 @@ class Hdf5Sink final : public HistorySink {
     std::vector<uint8_t> mark(c.op_count(), 0);
     for (OpIdx o : c.scan_ops) mark[o] = 1;
     for (OpIdx o : c.scan_absent_ops) mark[o] = 2;
-    for (OpIdx o : c.absent_choice_ops) mark[o] = 4;
+    for (OpIdx o : c.absent_choice_ops) mark[o] = mark[o] == 2 ? 4 : 6;  // (6: not a scan's read)
     for (OpIdx o : c.delete_ops) mark[o] = 3;
     // A value predicate's open read is mark 5, not 4: a reader that does not
     // know /op/predicate refuses it (mark above 4) instead of taking it for

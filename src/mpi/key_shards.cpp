@@ -198,7 +198,8 @@ static_assert(sizeof(OpRec) == 32);
 constexpr int kTagShardTxns = 31, kTagShardOps = 32, kTagOrderBounds = 33;
 constexpr const char* kListsRefused = "list operations (key shards from per-rank reads exchange registers only)";
 constexpr const char* kOpenAbsencesRefused =
-    "range scans that saw absent a row another transaction deletes (the shards resolve every read to one version)";
+    "range scans that saw absent, or inserts that required absent, a row another transaction deletes (the shards "
+    "resolve every read to one version)";
 
 // The range and the shard from per-rank slices: each rank's range is read in
 // kSlices slices (read(lo, hi): transactions [lo, hi) of the range, relative

@@ -376,7 +376,7 @@ struct KV {
 // its mark (History::predicate_mark) in the kind byte's top bits: the
 // piece's solver names its phantom from them, and the report words them as
 // one process does.
-constexpr uint8_t kKindMask = 0x0f, kScanShift = 4;  // kinds 0-3, marks 0-4
+constexpr uint8_t kKindMask = 0x0f, kScanShift = 4;  // kinds 0-3, marks 0-6
 template <class T> char* poke(char* w, const T& v) {
   std::memcpy(w, &v, sizeof v);
   return w + sizeof v;

@@ -42,6 +42,8 @@ static OpIdx final_write_before(const History& h, TxnIdx t, Sym k, OpIdx o) {
 // " read k=v", or for a read that stands for a range scan's observation
 // (core/predicates.h) what the scan showed.
 std::string observed_text(const History& h, OpIdx o) {
+  if (h.is_insert_choice(o))
+    return "'s insert of " + key_text(h, h.op_key[o]) + " required it absent (the initial state or a deleted version)";
   if (!h.scan_ops.contains(o)) return " read " + read_text(h, o);
   if (const ValuePredicate* p = h.value_predicate_of(o)) {
     const std::string scan = "'s range scan (" + predicate_text(h, *p) + ") did not return " + key_text(h, h.op_key[o]);
@@ -106,17 +108,28 @@ std::string time_text(const History& h, int64_t t) {
 
 static std::string explain_edge_shown(const History& h, const EdgeList& e, size_t i);
 
-bool is_absence_edge(const History& h, const EdgeList& e, size_t i) {
-  if (h.absent_choice_ops.empty() || (e.kind[i] != EdgeKind::rw && e.kind[i] != EdgeKind::wr)) return false;
+// The open read (History::absent_choice_ops) an rw or wr edge stands for,
+// or none.
+static std::optional<OpIdx> absence_of_edge(const History& h, const EdgeList& e, size_t i) {
+  if (h.absent_choice_ops.empty() || (e.kind[i] != EdgeKind::rw && e.kind[i] != EdgeKind::wr)) return std::nullopt;
   const TxnIdx reader = e.kind[i] == EdgeKind::rw ? e.src[i] : e.dst[i];
   const OpIdx o = h.op_begin(reader) + why_pos(e.why[i]);
-  return o < h.op_end(reader) && h.is_absent_choice(o);
+  if (o < h.op_end(reader) && h.is_absent_choice(o)) return o;
+  return std::nullopt;
+}
+
+bool is_absence_edge(const History& h, const EdgeList& e, size_t i) { return absence_of_edge(h, e, i).has_value(); }
+
+const char* absence_reader_word(const History& h, const EdgeList& e, size_t i) {
+  const std::optional<OpIdx> o = absence_of_edge(h, e, i);
+  return o && h.is_insert_choice(*o) ? "insert" : "scan";
 }
 
 std::string explain_edge(const History& h, const EdgeList& e, size_t i) {
   std::string text = explain_edge_shown(h, e, i);
   if (why_inferred(e.why[i]) && is_absence_edge(h, e, i))
-    text += " [a place the checker chose for the scan, not one the history shows: the scan's other place would "
+    text += std::string(" [a place the checker chose for the ") + absence_reader_word(h, e, i) +
+            ", not one the history shows: its other place would "
             "close a cycle]";
   else if (why_inferred(e.why[i]))
     text += " [an order the checker inferred, not one the history shows: the other order of these writes would "
@@ -138,6 +151,9 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
       }
       const OpIdx w = final_write_op(h, s, h.op_key[o]);
       const bool deleted = w != h.op_end(s) && h.is_delete(w);
+      if (deleted && h.is_insert_choice(o))
+        return D + " inserted " + key_text(h, h.op_key[o]) + " after " + S + "'s delete of it (tombstone " +
+               value_text(h, h.op_value[w]) + ")";
       if (deleted && h.is_absent_choice(o))
         return D + "'s range scan saw " + key_text(h, h.op_key[o]) + " absent after " + S + "'s delete of it (tombstone " +
                value_text(h, h.op_value[w]) + ")";
@@ -200,11 +216,22 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
   return S + " -> " + D;
 }
 
+// Whether t's open absence of k is an insert's (not a scan's).
+static bool absence_is_insert(const History& h, TxnIdx t, Sym k) {
+  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+    if (h.op_key[o] == k && h.is_absent_choice(o)) return h.is_insert_choice(o);
+  return false;
+}
+
 std::string explain_constraint(const History& h, const ConstraintRef& c) {
   if (c.absence && !h.value_predicates.empty())
     return "whether " + txn_name(h, c.first_head) + "'s range scan, which did not return " + key_text(h, c.key) +
            ", ran before " + txn_name(h, c.second_head) + " made it present (or matching its predicate) or after it was "
            "deleted (or changed not to match) again";
+  if (c.absence && absence_is_insert(h, c.first_head, c.key))
+    return "whether " + txn_name(h, c.first_head) + "'s insert of " + key_text(h, c.key) +
+           ", which required it absent, ran before " + txn_name(h, c.second_head) +
+           " made it present or after it was deleted again";
   if (c.absence)
     return "whether " + txn_name(h, c.first_head) + "'s range scan, which saw " + key_text(h, c.key) + " absent, ran before " +
            txn_name(h, c.second_head) + " made it present or after it was deleted again";

@@ -19,6 +19,8 @@ struct ReportContext {
 std::string explain_edge(const History& h, const EdgeList& e, size_t i);
 // Does edge i stand for where a scan's open absence falls (graph/known_graph.h AbsentChoice)?
 bool is_absence_edge(const History& h, const EdgeList& e, size_t i);
+// "insert" when that edge's open read is an insert's, else "scan".
+const char* absence_reader_word(const History& h, const EdgeList& e, size_t i);
 std::string explain_anomaly(const History& h, const Anomaly& a);
 // "T<id>" for a transaction index.
 std::string txn_name(const History& h, TxnIdx t);

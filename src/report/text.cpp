@@ -62,8 +62,9 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
         << " sub-problems\n";
   if (r.stats.open_read_checks > 0)
     out << "open reads decided by cases: " << r.stats.open_read_checks
-        << " checks (a range scan that did not return a key saw one of the key's versions it excludes, and the "
-           "history does not say which: each such version was tried; --open-read-cases bounds them)\n";
+        << " checks (a range scan that did not return a key saw one of the key's versions it excludes, or an insert "
+           "one of its absent versions, and the history does not say which: each such version was tried; "
+           "--open-read-cases bounds them)\n";
   if (r.stats.blocks_unchecked > 0)
     out << "not checked: " << r.stats.blocks_unchecked << " of the history's " << r.stats.blocks
         << " blocks, past the first violation of every level (anomalies in them are not listed; --all-violations "
@@ -121,7 +122,9 @@ void write_text(std::ostream& out, const History& h, const CheckResult& r, const
         if (f.edge != i) continue;
         // (A scan's open absence has places, not orders: graph/known_graph.h AbsentChoice.)
         const bool place = is_absence_edge(h, c, i);
-        out << "    forced: the other " << (place ? "place of the scan" : "order") << " would be a cycle of what was observed, "
+        out << "    forced: the other "
+            << (place ? std::string("place of the ") + absence_reader_word(h, c, i) : std::string("order"))
+            << " would be a cycle of what was observed, "
             << f.anomaly << ":\n";
         for (size_t e = 0; e < f.other_cycle.size(); ++e)
           out << "      " << txn_name(h, f.other_cycle.src[e]) << " -" << to_string(f.other_cycle.kind[e]) << "-> "

@@ -32,7 +32,8 @@ static std::string open_scan_read_text(const History& h) {
     if (h.value_predicate_of(o))
       return "a range scan with a value predicate did not return a key with several versions that do not match "
              "(which one it saw is open)";
-  return "a range scan saw absent a key another transaction deletes (which absent version it saw is open)";
+  return "a range scan saw absent, or an insert required absent, a key another transaction deletes (which absent "
+         "version it saw is open)";
 }
 
 namespace {
@@ -108,7 +109,7 @@ Outcome decide(Level level, const DependencyGraph& g, const History& h, const Ch
     out.decided = false;
     out.reason = g.unordered.empty()
                      ? std::to_string(g.absent_choices.size()) +
-                           " range-scan absences of deleted keys: which absent version each saw is open"
+                           " range-scan or insert absences of deleted keys: which absent version each saw is open"
                      : std::to_string(g.unordered_write_pairs) + " unordered write pairs on " +
                            std::to_string(g.unordered.size()) + " keys (blind writes): the version order is unknown";
     return out;

@@ -40,7 +40,8 @@ struct CasesExhausted : ResourceError {
 };
 
 std::string exhausted_text(uint64_t cap) {
-  return "not decided: the range scans' open reads (which version of a key a scan that did not return it saw) need "
+  return "not decided: the open reads (which version of a key a range scan that did not return it saw, or which "
+         "absent version an insert required) need "
          "more than " + std::to_string(cap) + " checks by cases: raise --open-read-cases";
 }
 
@@ -179,9 +180,16 @@ class CaseSplitter {
     return final_writes_.at(k);
   }
 
+  // A group of an insert's open read only (none of a scan's).
+  bool is_insert(const Group& g) const {
+    return std::all_of(g.ops.begin(), g.ops.end(), [&](OpIdx o) { return h_.is_insert_choice(o); });
+  }
+
   std::string group_text(const Group& g) const {
     const ValuePredicate* p = h_.value_predicate_of(g.ops.front());
     const std::string key = printable(h_.keys.text(g.key));
+    if (is_insert(g))
+      return txn_text(h_, g.txn) + " inserted " + key + ", so it saw one of " + key + "'s versions that are absent";
     return txn_text(h_, g.txn) + "'s range scan" + (p ? " (" + predicate_text(h_, *p) + ")" : "") + " did not return " +
            key + ", so it saw one of " + key + "'s versions " + (p ? "that do not match" : "that are absent");
   }
@@ -255,7 +263,7 @@ class CaseSplitter {
         lr = std::move(*p.holds);
       } else if (p.undecided) {
         lr = std::move(*p.undecided);
-        lr.reason = "with " + txn_text(h_, g.txn) + "'s scan having seen " + version_text(h_, cands[p.undecided_case]) +
+        lr.reason = "with " + txn_text(h_, g.txn) + (is_insert(g) ? "'s insert" : "'s scan") + " having seen " + version_text(h_, cands[p.undecided_case]) +
                     " of " + printable(h_.keys.text(g.key)) + ": " + lr.reason;
       } else {
         lr = std::move(*p.violated);

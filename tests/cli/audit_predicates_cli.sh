@@ -145,9 +145,17 @@ expect_one_err tombstone_row_msg "the scan returns row 4 = 2, the version a dele
 # rounds later, to be a tombstone of the key (T3 deletes 7 leaving 5).
 { line 1 1 '["insert",7,1]'; line 2 2 '["r",7,1],["delete",7,2]'; line 3 1 '["r",8,null]'; } > "$tmp/observed.jsonl"
 round=1 same_as_verify observed_delete ser "$tmp/observed.jsonl"
+# Its absence is then open (the initial one or T3's tombstone): verify
+# decides it (it holds: T1 first), the audit's rounds say they do not (exit 3),
+# from JSONL and from HDF5 (mark 6).
 { line 1 1 '["insert",7,1]'; line 2 2 '["r",7,5],["delete",7,2]'; line 3 1 '["delete",7,5]'; } > "$tmp/tomb_read.jsonl"
-round=1 same_as_verify tombstone_read ser "$tmp/tomb_read.jsonl"
+check tombstone_read_verify 0 "$bin" verify -q --level ser,si,rc "$tmp/tomb_read.jsonl"
+check tombstone_read 3 "$bin" audit -q --round 1 --level ser "$tmp/tomb_read.jsonl"
 expect_one_err tombstone_read_msg "not decided: .*transaction 1, operation 0: inserts, requiring key 7 absent"
+check tombstone_read_convert 0 "$bin" convert "$tmp/tomb_read.jsonl" "$tmp/tomb_read.h5"
+check tombstone_read_h5_verify 0 "$bin" verify -q --level ser,si,rc "$tmp/tomb_read.h5"
+check tombstone_read_h5 3 "$bin" audit -q --round 1 --level ser "$tmp/tomb_read.h5"
+expect_one_err tombstone_read_h5_msg "not decided by audit: .*tomb_read.h5, transactions .*an insert required absent a key .*mark 6 in /op/scan"
 # Mixed keys (plain reads and writes): a later round's string key switches
 # the audit's key table to named symbols after the first round was
 # forgotten (time rule); the read of a forgotten version stays resolved.

@@ -755,14 +755,20 @@ TEST(Hdf5ScanMarks, SinkStartsTheMarksAtTheFirstChunkWithScans) {
 TEST(Hdf5ScanMarks, InvalidMarks) {
   // kScans: 11 operations; 6 is a write.
   std::string p = base("mark_range.h5", kScans);
-  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 6, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 5", "mark 6 is out of range"});
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 7, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 5", "mark 7 is out of range"});
+  p = base("mark_insert_write.h5", kScans);  // an insert's open read is a read
+  put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 6, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 6", "marks an insert's read (mark 6), but the operation is a write"});
+  p = base("mark_insert_value.h5", kScans);  // ... of a null
+  put_u8(p, "/op/scan", {0, 0, 0, 6, 1, 2, 0, 1, 1, 1, 0});
+  expect_error(p, {"dataset /op/scan row 3", "marks an open read (mark 4, 5 or 6), but the read's value is not null"});
   p = base("mark_5_alone.h5", kScans);  // a value predicate's open read needs its predicate
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 5, 0, 1, 1, 1, 0});
   expect_error(p, {"dataset /op/scan row 5", "mark 5 (a value predicate's open read), but the file has no /op/predicate"});
   p = base("mark_open_value.h5", kScans);  // an open absence is a null read
   put_u8(p, "/op/scan", {0, 0, 0, 4, 1, 2, 0, 1, 1, 1, 0});
-  expect_error(p, {"dataset /op/scan row 3", "marks an open read (mark 4 or 5), but the read's value is not null"});
+  expect_error(p, {"dataset /op/scan row 3", "marks an open read (mark 4, 5 or 6), but the read's value is not null"});
   p = base("mark_open_write.h5", kScans);
   put_u8(p, "/op/scan", {0, 0, 0, 1, 1, 2, 4, 1, 1, 1, 0});
   expect_error(p, {"dataset /op/scan row 6", "marks a scan's read, but the operation is a write"});
@@ -881,6 +887,47 @@ TEST(Hdf5ScanMarks, DeletesRoundTrip) {
       if (o >= h.op_begin(static_cast<TxnIdx>(a))) want.push_back(o - h.op_begin(static_cast<TxnIdx>(a)));
     EXPECT_EQ(r.delete_ops, want) << "range from " << a;
   }
+}
+
+// An insert of a key another transaction deletes blindly: its required
+// absence is open (mark 6, not a scan's read), written and read back as such,
+// also when the chunk that holds it has no scan and no delete.
+TEST(Hdf5ScanMarks, InsertsOpenReadsRoundTrip) {
+  const char* kInserts =
+      "{\"id\":1,\"session\":1,\"status\":\"committed\",\"ops\":[[\"insert\",4,1],[\"w\",5,1]]}\n"
+      "{\"id\":2,\"session\":2,\"status\":\"committed\",\"ops\":[[\"delete\",4,2]]}\n"
+      "{\"id\":3,\"session\":3,\"status\":\"committed\",\"ops\":[[\"insert\",4,3]]}\n";
+  const History h = parse_jsonl(kInserts, "inserts.jsonl");
+  ASSERT_EQ(h.absent_choice_ops, (std::vector<OpIdx>{0, 4}));
+  EXPECT_TRUE(h.scan_ops.empty());
+  const std::string p = tmp("inserts.h5");
+  write_hdf5(h, p);
+  const History back = read_hdf5(p);
+  EXPECT_EQ(back.absent_choice_ops, h.absent_choice_ops);
+  EXPECT_EQ(back.delete_ops, h.delete_ops);
+  EXPECT_TRUE(back.scan_ops.empty() && back.scan_absent_ops.empty());
+  EXPECT_EQ(back.predicate_mark(0), 6);
+  EXPECT_TRUE(back.is_insert_choice(4));
+  // The sink given the first transaction alone: its chunk has only the open read.
+  History first, rest;
+  first.session_name = rest.session_name = {1, 2};
+  first.begin_txn(1, 0, TxnStatus::committed, kNoTime, kNoTime);
+  first.add_op(OpKind::read, 4, kNullValue);
+  first.add_op(OpKind::write, 4, 1);
+  first.end_txn();
+  first.absent_choice_ops = {0};
+  rest.begin_txn(2, 1, TxnStatus::committed, kNoTime, kNoTime);
+  rest.add_op(OpKind::write, 4, 2);
+  rest.end_txn();
+  rest.delete_ops = {0};
+  const std::string q = tmp("inserts_sink.h5");
+  auto sink = open_hdf5_sink(q, "ns", Hdf5Options{1, 3});
+  sink->append(first);
+  sink->append(rest);
+  sink->finish();
+  const History joined = read_hdf5(q);
+  EXPECT_EQ(joined.absent_choice_ops, std::vector<OpIdx>{0});
+  EXPECT_EQ(joined.delete_ops, std::vector<OpIdx>{2});
 }
 
 }  // namespace
