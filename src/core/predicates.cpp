@@ -306,6 +306,15 @@ History result_with_room(History& base, const ExpandedSize& size, bool offsets) 
   return out;
 }
 
+// The operation columns resized to n operations (new list offsets: the list
+// values' end, as add_op would write them).
+void resize_ops(History& out, size_t n, bool offsets) {
+  out.op_kind.resize(n);
+  out.op_key.resize(n);
+  out.op_value.resize(n);
+  if (offsets) out.op_list_offset.resize(n + 1, out.list_value.size());
+}
+
 History expand_with(History&& base, const PredicateList& ph, const std::string& file, const KeyFacts& facts,
                     const ExpandOptions& opt) {
   const History& b = base;
@@ -319,16 +328,13 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
   };
   const bool has_lists = facts.has_lists, has_deletes = facts.has_deletes;
   auto flag = [&](Sym k) { return facts.flag(k); };
-  auto insert_after_initial = [&](Sym k) { return facts.insert_after_initial(k); };
-  std::vector<Sym> sorted;
-  sorted.reserve(facts.flags.size());
+  std::vector<Sym> sorted;  // the keys whose state changes, in key order
   facts.flags.for_each([&](uint64_t k, uint64_t) { sorted.push_back(k); });
   std::sort(sorted.begin(), sorted.end(), less);
 
   const ExpandedSize size = expanded_size(b, ph, sorted, less);
-  bool list_reads = false;
-  for (OpKind k : b.op_kind) list_reads |= k == OpKind::read_list;
-  const bool offsets = opt.list_offsets || list_reads;
+  const bool offsets =
+      opt.list_offsets || std::find(b.op_kind.begin(), b.op_kind.end(), OpKind::read_list) != b.op_kind.end();
   const size_t txns = b.txn_count();
   History out = result_with_room(base, size, offsets);
   txn_ids = &out.txn_id;
@@ -390,7 +396,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
             } else {
               // Another transaction deletes the key: the absence it required
               // is the initial one or a tombstone, kept open as a scan's is.
-              const bool open = (flag(p.key) & kDeleted) && !insert_after_initial(p.key);
+              const bool open = (flag(p.key) & kDeleted) && !facts.insert_after_initial(p.key);
               if (open && !opt.absent_choices) undecided(p, p.key, "inserts, requiring");
               if (open) out.absent_choice_ops.push_back(out.op_count());
               add(OpKind::read, p.key, kNullValue);
@@ -433,16 +439,10 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
             // here; they were a twentieth of the scan benchmark).
             const OpIdx first_read = out.op_count();
             const size_t most = nrows + static_cast<size_t>(k_end - k);
-            out.op_kind.resize(first_read + most);
-            out.op_key.resize(first_read + most);
-            out.op_value.resize(first_read + most);
-            if (offsets) out.op_list_offset.resize(first_read + most + 1, out.list_value.size());
+            resize_ops(out, first_read + most, offsets);
             OpIdx next_read = first_read;
             auto read = [&](Sym key, Sym value) {
-              out.op_kind[next_read] = OpKind::read;
-              out.op_key[next_read] = key;
-              out.op_value[next_read] = value;
-              ++next_read;
+              out.op_kind[next_read] = OpKind::read, out.op_key[next_read] = key, out.op_value[next_read++] = value;
             };
             size_t r = 0;
             while (true) {
@@ -495,10 +495,7 @@ History expand_with(History&& base, const PredicateList& ph, const std::string& 
               if (open_choice) out.absent_choice_ops.push_back(next_read);
               read(key, seen);
             }
-            out.op_kind.resize(next_read);
-            out.op_key.resize(next_read);
-            out.op_value.resize(next_read);
-            if (offsets) out.op_list_offset.resize(next_read + 1);
+            resize_ops(out, next_read, offsets);
             out.scan_ops.push_run(first_read, next_read);
             break;
           }
