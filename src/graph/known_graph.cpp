@@ -314,7 +314,7 @@ struct AppendRun {
 constexpr uint32_t kNoRun = ~0U;
 
 std::string txn_where(const History& h, TxnIdx t, uint64_t o) {
-  return "transaction " + std::to_string(h.txn_id[t]) + ", operation " + std::to_string(o - h.op_begin(t));
+  return "transaction " + std::to_string(h.txn_id[t]) + ", operation " + std::to_string(h.position_in_txn(o, t));
 }
 
 struct Builder {
@@ -388,7 +388,7 @@ struct Builder {
       if (uses_as_register(h.op_kind[o], h.op_value[o])) {
         const bool writes = h.op_kind[o] == OpKind::write;
         const TxnIdx t = h.txn_of_op(o);
-        throw list_key_misuse(h.txn_id[t], o - h.op_begin(t), h.keys.text(h.op_key[o]), writes);
+        throw list_key_misuse(h.txn_id[t], h.position_in_txn(o, t), h.keys.text(h.op_key[o]), writes);
       }
     }
   }

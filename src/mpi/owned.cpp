@@ -1095,12 +1095,15 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
     dec.finish();
     if (whole) return check_piece(job, i, h, nullptr, nullptr);
     PieceResult r = check_piece(job, i, h, &txn, &pos);
-    // A block's piece carries no symbol tables: an error raised inside its
-    // check names keys and values by number. On that path only, the piece is
-    // checked again with the file's tables, so the message names them as one
-    // process does.
-    if (r.error_code && tables_ && (tables_->keys.named() || tables_->values.named())) {
-      h.keys = tables_->keys, h.values = tables_->values;
+    // A block's piece carries no symbol tables, and holds only the block's
+    // operations of a transaction: an error raised inside its check names
+    // keys and values by number and an operation by its place in the block.
+    // On that path only, the piece is checked again with the file's tables
+    // and each operation's place in its whole transaction, so the message is
+    // one process's.
+    if (r.error_code) {
+      if (tables_ && (tables_->keys.named() || tables_->values.named())) h.keys = tables_->keys, h.values = tables_->values;
+      h.op_position = pos;
       r = check_piece(job, i, h, &txn, &pos);
     }
     return r;

@@ -97,6 +97,21 @@ for f in open.jsonl open_named.jsonl open_named.h5; do
   done
 done
 grep -q "saw key k4 absent" "$tmp/one.err" && pass || { fail "open_named: one process: $(cat "$tmp/one.err")"; }
+# The scan also covers the padding's keys, which lie in other blocks: its read
+# of key 5000 is operation 30 of transaction 4 (after the 30 padding keys),
+# but the first of the operations the key's block holds. The piece's message
+# names it as one process does (regression: "operation 0" on the ranks).
+{ line 1 1 committed '["w",5000,1]'; line 2 2 committed '["w",5000,3]'; line 3 3 committed '["delete",5000,2]'
+  pad 10; line 4 4 committed "[\"scan\",1,9000,[$(for i in $(seq 10 39); do printf '[%s,%s]' $((1000 + i)) "$i"; [ "$i" = 39 ] || printf ,; done)]]"
+  line 5 5 committed '["r",5000,1]'; } > "$tmp/open_wide.jsonl"
+"$BIN" verify -q --open-read-cases 1 "$tmp/open_wide.jsonl" > /dev/null 2> "$tmp/one.err"; one=$?
+[ "$one" = 3 ] && grep -q "not decided: transaction 4, operation 30: a range scan saw key 5000 absent" "$tmp/one.err" && pass ||
+  { fail "open_wide: one process exit $one"; cat "$tmp/one.err"; }
+for p in 1 3; do
+  check "open_wide_ranks$p" 3 $mpiexec --oversubscribe -n $p "$BIN" verify -q --open-read-cases 1 "$tmp/open_wide.jsonl" --dist
+  if diff <(grep '^isocheck' "$tmp/one.err") <(grep '^isocheck' "$tmp/err") > /dev/null; then pass; else
+    fail "open_wide, $p ranks: messages differ:"; cat "$tmp/one.err" "$tmp/err"; fi
+done
 # With the default --open-read-cases the cases decide it: T4 ran before T1
 # (the initial absence) or after T3's delete. Holds, on the ranks too.
 for f in open.jsonl open_named.h5; do
