@@ -83,9 +83,8 @@ done
   { fail "open absence: one process exit $one"; cat "$tmp/one.err"; }
 # ... with string keys, from JSONL (read on rank 0) and HDF5: the piece has no
 # tables, and its error is worded again with the file's ("key k4", not "key 0").
-# (The range [k3, k5] holds no padding key: a scan over keys of other blocks
-# would make the piece count the operation's position in the block only,
-# docs/dist.md "Gaps".)
+# (The range [k3, k5] holds no padding key; open_wide below covers a scan
+# over keys of other blocks.)
 sed -E 's/\["(w|r|delete)",([0-9]+),/["\1","k\2",/g; s/\["scan",1,9,/["scan","k3","k5",/' "$tmp/open.jsonl" > "$tmp/open_named.jsonl"
 "$BIN" convert "$tmp/open_named.jsonl" "$tmp/open_named.h5" > /dev/null || fail convert_open_named
 for f in open.jsonl open_named.jsonl open_named.h5; do
