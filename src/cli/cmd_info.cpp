@@ -76,11 +76,16 @@ void add_info_command(CLI::App& app, int& exit_code) {
                 h.op_count(), kinds[0], kinds[3], list_elems, kinds[1], kinds[2]);
     std::printf("write kinds:   %zu read-modify-write, %zu blind, %zu appends\n", rmw, blind, kinds[2]);
     // Range scans and deletes, as the expansion marked them (core/predicates.h).
+    size_t insert_open = 0;
+    for (OpIdx o : h.absent_choice_ops) insert_open += h.is_insert_choice(o);
     if (!h.scan_ops.empty() || !h.delete_ops.empty())
       std::printf("range scans:   %zu reads (%zu of rows returned, %zu of keys seen absent, %zu of them open: a "
                   "deleted key, the initial state or a tombstone), %zu deletes\n",
                   h.scan_ops.size(), h.scan_ops.size() - h.scan_absent_ops.size(), h.scan_absent_ops.size(),
-                  h.absent_choice_ops.size(), h.delete_ops.size());
+                  h.absent_choice_ops.size() - insert_open, h.delete_ops.size());
+    if (insert_open > 0)
+      std::printf("inserts:       %zu of a key another transaction deletes (open: the initial state or a tombstone)\n",
+                  insert_open);
     if (!h.value_predicates.empty()) {
       size_t open = 0;
       for (const auto& [o, p] : h.op_value_predicate) open += h.is_absent_choice(o);

@@ -20,6 +20,7 @@ namespace isocheck::dist {
 struct LevelOutcome {
   uint8_t level = 0;
   bool holds = true, decided = true, has_witness = false, core_minimal = false;
+  bool by_cases = false;  // LevelResult::by_cases: the witness is one case's ("rules out" the level up)
   std::string reason, anomaly;
   std::vector<uint32_t> src, dst, why;
   std::vector<uint8_t> kind;
@@ -36,6 +37,7 @@ struct LevelOutcome {
   template <class A> void serialize(A& a, unsigned) {
     a & level;
     serialize_bool(a, holds), serialize_bool(a, decided), serialize_bool(a, has_witness), serialize_bool(a, core_minimal);
+    serialize_bool(a, by_cases);
     a & reason & anomaly & src & dst & why & kind & core_key & core_first & core_second & core_absence;
     a & cycle_anomaly & forced_edge & forced_end & forced_anomaly & forced_src & forced_dst & forced_why & forced_kind;
   }
@@ -54,7 +56,7 @@ struct PieceResult {
   std::vector<AnomalyRec> anomalies;
   std::vector<LevelOutcome> levels;
   uint64_t edges = 0, constraints = 0, ordered_by_time = 0, pruned = 0, to_solver = 0, subproblems = 0,
-           unordered_write_pairs = 0, decided_at_build = 0;
+           unordered_write_pairs = 0, decided_at_build = 0, open_read_checks = 0;
   int error_code = 0;  // 0 ok; 2 input/usage error; 3 resources
   std::string error;
   // The replays of the piece (mpi/replay_lines.h): which candidate orders
@@ -63,7 +65,8 @@ struct PieceResult {
   uint8_t replays = 0, whole_witness = 0, whole_si = 0;
   template <class A> void serialize(A& a, unsigned) {
     a & piece & anomalies & levels & edges & constraints & ordered_by_time & pruned & to_solver & subproblems &
-        unordered_write_pairs & decided_at_build & error_code & error & replays & whole_witness & whole_si;
+        unordered_write_pairs & decided_at_build & open_read_checks & error_code & error & replays & whole_witness &
+        whole_si;
   }
 };
 

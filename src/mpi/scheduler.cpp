@@ -35,7 +35,7 @@ PieceResult piece_result(const CheckResult& r, int32_t piece, const History& loc
   for (const LevelResult& lr : r.levels) {
     LevelOutcome o;
     o.level = static_cast<uint8_t>(lr.level);
-    o.holds = lr.holds, o.decided = lr.decided, o.reason = lr.reason;
+    o.holds = lr.holds, o.decided = lr.decided, o.reason = lr.reason, o.by_cases = lr.by_cases;
     if (lr.witness) {
       const Witness& w = *lr.witness;
       o.has_witness = true;
@@ -89,6 +89,7 @@ PieceResult piece_result(const CheckResult& r, int32_t piece, const History& loc
   out.pruned = r.stats.pruned, out.to_solver = r.stats.to_solver, out.subproblems = r.stats.subproblems;
   out.unordered_write_pairs = r.stats.unordered_write_pairs;
   out.decided_at_build = r.stats.decided_at_build;
+  out.open_read_checks = r.stats.open_read_checks;
   return out;
 }
 
@@ -286,6 +287,9 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
     // the general engine's figures from the largest piece, as check() does.
     if (!(job.whole_sser && i == 0) || job.split_levels.empty()) r.stats.edges += pr.edges;
     r.stats.unordered_write_pairs += (job.whole_sser && i == 0 && !job.split_levels.empty()) ? 0 : pr.unordered_write_pairs;
+    // (Checks by cases: each piece splits its own open reads, so the sum may
+    // differ from one process's count over the whole history.)
+    r.stats.open_read_checks += pr.open_read_checks;
     // (A piece no general engine ran on, all zeros, leaves them: one process
     // reports the levels that built a polygraph.)
     const bool engine_ran = pr.constraints || pr.ordered_by_time || pr.decided_at_build;
@@ -328,7 +332,7 @@ CheckResult merge(const Job& job, const std::map<int32_t, PieceResult>& done, ui
   }
   if (!anomalies.empty() && std::find(by_anomaly.begin(), by_anomaly.end(), 0) == by_anomaly.end()) return r;
   auto fill = [&](LevelResult& lr, const LevelOutcome& o) {
-    lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason;
+    lr.holds = o.holds, lr.decided = o.decided, lr.reason = o.reason, lr.by_cases = o.by_cases;
     if (o.has_witness) {
       Witness w;
       w.anomaly = o.anomaly;

@@ -61,6 +61,21 @@ expect_out absent_phantom_core "whether T2's range scan, which saw job-1 absent,
 same_as_h5 absent "$src/examples/phantom_after_delete.jsonl" "$tmp/pad.h5" 1
 check absent_info 0 "$bin" info "$tmp/pad.h5"
 expect_out absent_info_counts "range scans: +2 reads \(0 of rows returned, 2 of keys seen absent, 1 of them open: a deleted key, the initial state or a tombstone\), 1 deletes"
+# An insert of a key another transaction deletes: the absence it required is
+# open too (the initial one or the tombstone), decided by cases and worded as
+# an insert; HDF5 keeps it (mark 6), info counts it.
+{ echo '{"id":0,"session":0,"status":"committed","ops":[["insert","k",1]]}'
+  echo '{"id":1,"session":1,"status":"committed","ops":[["r","k",1],["delete","k",2]]}'
+  echo '{"id":2,"session":2,"status":"committed","ops":[["insert","k",3],["w","x",1]]}'
+  echo '{"id":3,"session":3,"status":"committed","ops":[["r","x",1],["r","k",1]]}'; } > "$tmp/insert_open.jsonl"
+check insert_open 1 "$bin" verify --level ser,rc "$tmp/insert_open.jsonl"
+expect_out insert_open_case "transaction 2 inserted k, so it saw one of k's versions that are absent \(its initial absence or transaction 1's delete \(tombstone 2\)\); with either SER is violated"
+expect_out insert_open_rc "read-committed: holds"
+same_as_h5 insert_open "$tmp/insert_open.jsonl" "$tmp/insert_open.h5" 1
+check insert_open_info 0 "$bin" info "$tmp/insert_open.h5"
+expect_out insert_open_info_line "inserts: +2 of a key another transaction deletes \(open: the initial state or a tombstone\)"
+check insert_open_to_jsonl 2 "$bin" convert "$tmp/insert_open.h5" "$tmp/insert_open_back.jsonl"
+expect_err insert_open_to_jsonl_msg "inserts required absent a row another transaction deletes"
 # The distributed driver carries the open absences to the pieces (mark 4 in
 # the records and the collectives), which place them as one process does: the
 # same report (tests/dist/scan_marks.sh on many ranks); the key shards refuse
