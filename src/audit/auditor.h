@@ -125,7 +125,7 @@ class Auditor {
   // (rounds of R rows): HDF5 columns by symbol, a JSONL chunk by name.
   using ReadEntries = std::vector<LaterReads::Entry>;
   static void later_reads_of(const Hdf5Columns& c, uint64_t row, uint64_t R, ReadEntries& out);
-  static void later_reads_of(const History& h, uint64_t row, uint64_t R, ReadEntries& out);
+  static void later_reads_of(const History& h, uint64_t row, uint64_t R, ReadEntries& out);  // (h: next_hashed)
   // forget: can later reads see `chosen` (one top version per key) as the
   // last frozen write of its key? (docs/audit.md "Ambiguous frontiers")
   // (m: the fence rule's bound, the fences up to it join the check)

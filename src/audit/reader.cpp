@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "audit/pass1.h"
+#include "audit/written.h"
 #include "core/errors.h"
 #include "core/predicates.h"
 #include "io/hdf5.h"
@@ -80,6 +81,24 @@ History LogReader::next(uint64_t n) {
   History h = src_->next(n);
   const TxnPosition p = src_->position();
   pos_ = {p.txn, p.byte, p.line};
+  return h;
+}
+
+History LogReader::next_hashed(uint64_t n) {
+  if (jsonl_ && !pred_keys_) {
+    History h = jsonl_->next_hashed(n);
+    pos_ = {pos_.txn + h.txn_count(), jsonl_->byte(), jsonl_->line()};
+    return h;
+  }
+  History h = next(n);
+  const SymbolTable &keys = key_table(h), &values = value_table(h);
+  SymHashCache kh, vh;
+  for (OpIdx o = 0; o < h.op_count(); ++o) {
+    h.op_key[o] = kh.get(keys, h.op_key[o]);
+    if (h.op_kind[o] != OpKind::read_list && h.op_value[o] != kNullValue) h.op_value[o] = vh.get(values, h.op_value[o]);
+  }
+  for (Sym& v : h.list_value) v = vh.get(values, v);
+  h.keys = SymbolTable{}, h.values = SymbolTable{};
   return h;
 }
 

@@ -48,6 +48,12 @@ class LogReader {
   // next() for pass 1, which asks of a key only whether it is `fence_key`:
   // JSONL keys are then not interned (io/txn_reader.h).
   History next_scan(uint64_t n, const std::string& fence_key);
+  // next() with every key and value symbol replaced by its canonical hash
+  // | 1 (SymHashCache's, audit/written.h): what the passes that fingerprint
+  // (key, value) pairs need. A JSONL log without range scans, inserts and
+  // deletes is read without interning anything (JsonlReader::next_hashed);
+  // other logs are read by next() and their symbols hashed.
+  History next_hashed(uint64_t n);
   // (Not after hdf5_file().take_tables(): the caller holds the tables then.)
   const SymbolTable& key_table(const History& h) { return hdf5_ ? file_->keys() : h.keys; }
   const SymbolTable& value_table(const History& h) { return hdf5_ ? file_->values() : h.values; }

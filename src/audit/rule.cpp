@@ -266,13 +266,12 @@ void Auditor::later_reads_of(const Hdf5Columns& c, uint64_t row, uint64_t R, Rea
         out.push_back({symbol_pair_fp(c.op_key[o], c.op_value[o]), static_cast<uint32_t>((row + t) / R)});
 }
 
+// h: from LogReader::next_hashed (its symbols are their hashes).
 void Auditor::later_reads_of(const History& h, uint64_t row, uint64_t R, ReadEntries& out) {
-  SymHashCache kh, vh;
   for (TxnIdx t = 0; t < h.txn_count(); ++t)
     for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
       if (h.op_kind[o] == OpKind::read && h.op_value[o] != kNullValue)
-        out.push_back({pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]), ~0ULL),
-                       static_cast<uint32_t>((row + t) / R)});
+        out.push_back({pair_fingerprint(h.op_key[o], h.op_value[o], ~0ULL), static_cast<uint32_t>((row + t) / R)});
 }
 
 // Every register read of a value (not of the initial state) from file row
@@ -304,7 +303,7 @@ void Auditor::build_later_reads(uint64_t from) {
     if (from > 0) r.seek(at);
     uint64_t row = from;
     while (true) {
-      History h = r.next(std::min(R, piece_rows - row % piece_rows));
+      History h = r.next_hashed(std::min(R, piece_rows - row % piece_rows));
       if (h.txn_count() == 0) break;
       later_reads_of(h, row, R, entries[row / piece_rows - first_piece]);
       row += h.txn_count();

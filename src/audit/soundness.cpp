@@ -89,13 +89,11 @@ void Auditor::build_spilled_fingerprints() {
     LogReader r = open_log();
     uint64_t round = 0;
     while (true) {
-      History h = r.next(R);
+      History h = r.next_hashed(R);  // (its symbols are their hashes)
       if (h.txn_count() == 0) break;
-      SymHashCache kh, vh;
       for (OpIdx o = 0; o < h.op_count(); ++o)
         if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) {
-          const uint64_t fp = pair_fingerprint(kh.get(h.keys, h.op_key[o]), vh.get(h.values, h.op_value[o]),
-                                               opt_.fingerprint_mask);
+          const uint64_t fp = pair_fingerprint(h.op_key[o], h.op_value[o], opt_.fingerprint_mask);
           sorter.add({FingerprintSet::same_as(fp), g++});
           if (round < rounds) ++per_round[round];
         }
@@ -189,7 +187,7 @@ void Auditor::build_later_reads_spilled(uint64_t from) {
     uint64_t row = from;
     std::vector<Entry> reads;
     while (true) {
-      History h = r.next(R);
+      History h = r.next_hashed(R);
       if (h.txn_count() == 0) break;
       reads.clear();
       later_reads_of(h, row, R, reads);

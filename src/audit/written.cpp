@@ -5,6 +5,7 @@
 
 #include "audit/parallel.h"
 
+#include "core/canon_hash.h"
 #include "core/flat_hash.h"
 
 namespace isocheck {
@@ -28,16 +29,14 @@ CanonSym canon_sym(const SymbolTable& t, Sym s) {
 std::string canon_text(const CanonSym& c) { return c.is_int ? std::to_string(c.i) : "\"" + c.s + "\""; }
 
 static uint64_t canon_hash(const SymbolTable& t, Sym s) {
-  if (!t.named()) return mix64(static_cast<uint64_t>(SymbolTable::as_int(s)) ^ 0x5bd1e9955bd1e995ULL);
+  if (!t.named()) return canon_int_hash(SymbolTable::as_int(s));
   const std::string& n = t.name(s);
   if (t.is_int(s)) {
     int64_t i = 0;
     auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), i);
-    if (ec == std::errc() && p == n.data() + n.size()) return mix64(static_cast<uint64_t>(i) ^ 0x5bd1e9955bd1e995ULL);
+    if (ec == std::errc() && p == n.data() + n.size()) return canon_int_hash(i);
   }
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a, then mixed
-  for (unsigned char ch : n) h = (h ^ ch) * 1099511628211ULL;
-  return mix64(h ^ 0x27d4eb2f165667c5ULL);
+  return canon_text_hash(n);
 }
 
 uint64_t pair_fingerprint(uint64_t key_hash, uint64_t value_hash, uint64_t mask) {
@@ -53,7 +52,7 @@ uint64_t SymHashCache::get(const SymbolTable& t, Sym s) {
 }
 
 uint64_t TableHashes::int_hash(Sym s) {
-  return mix64(static_cast<uint64_t>(SymbolTable::as_int(s)) ^ 0x5bd1e9955bd1e995ULL) | 1;
+  return canon_int_hash(SymbolTable::as_int(s)) | 1;
 }
 
 void TableHashes::build(const SymbolTable& t, unsigned threads) {

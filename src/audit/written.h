@@ -49,7 +49,7 @@ class TableHashes {
  public:
   void build(const SymbolTable& t, unsigned threads);
   uint64_t get(Sym s) const { return named_ ? hash_[s] : int_hash(s); }
-  static uint64_t int_hash(Sym s);
+  static uint64_t int_hash(Sym s);  // canon_int_hash(s) | 1 (core/canon_hash.h)
 
  private:
   bool named_ = false;

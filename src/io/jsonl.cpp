@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/canon_hash.h"
 #include "core/errors.h"
 #include "core/predicates.h"
 #include "io/jsonl_fast.h"
@@ -207,6 +208,10 @@ struct LineReader {
   // scan_fence_key, which is 1 (the history's key table names both).
   bool scan_keys = false;
   std::string_view scan_fence_key;
+  // The audit's passes over a log's (key, value) pairs: every key and value
+  // is its canonical hash | 1 (core/canon_hash.h), nothing interned; both
+  // tables stay in integer mode, whose symbols these are.
+  bool hash_symbols = false;
   // Scans, inserts and deletes, expanded once the whole file is read
   // (core/predicates.h); a piece of a file (the audit) refuses them.
   // Flat: every scan's rows go straight into preds.rows.
@@ -268,11 +273,13 @@ struct LineReader {
   // A string key's symbol (pass 1: 1 for the fence key, 0 for every other).
   Sym key_string(std::string_view name) {
     if (scan_keys) return name == scan_fence_key ? 1 : 0;
+    if (hash_symbols) return canon_text_hash(name) | 1;
     return key_string(name, KeyCache::hash(name));
   }
   // hash: KeyCache::hash(name).
   Sym key_string(std::string_view name, uint64_t hash) {
     if (scan_keys) return name == scan_fence_key ? 1 : 0;
+    if (hash_symbols) return canon_text_hash(name) | 1;
     if (lazy_keys) return reader_keys->sym(name, hash);
     Sym s;
     if ((s = key_cache.find(name, hash)) != ~0ULL) return s;
@@ -284,6 +291,7 @@ struct LineReader {
 
   Sym key_int(int64_t v) {
     if (scan_keys) return 0;
+    if (hash_symbols) return canon_int_hash(v) | 1;
     if (lazy_keys) {
       // An integer key: the table as it stands, then the general path; the
       // piece's keys get no reader numbers.
@@ -305,9 +313,13 @@ struct LineReader {
 
   Sym value_int(int64_t v, size_t index) {
     if (static_cast<Sym>(v) == kNullValue) fail(op_at(index) + "the value -9223372036854775808 is reserved");
+    if (hash_symbols) return canon_int_hash(v) | 1;  // (odd: never kNullValue)
     return value_switched(h.values.intern_int(v));
   }
-  Sym value_string(std::string_view v) { return value_switched(h.values.intern_string(v)); }
+  Sym value_string(std::string_view v) {
+    if (hash_symbols) return canon_text_hash(v) | 1;
+    return value_switched(h.values.intern_string(v));
+  }
 
   // `index`: the operation's, for messages; `what` the value's role.
   Sym value_sym(element e, size_t index, const char* what) {
@@ -897,7 +909,9 @@ History JsonlReader::next(uint64_t n, PredicateList& preds) { return piece(n, nu
 
 History JsonlReader::next_scan(uint64_t n, const std::string& fence_key) { return piece(n, &fence_key); }
 
-History JsonlReader::piece(uint64_t n, const std::string* fence_key, PredicateList* preds) {
+History JsonlReader::next_hashed(uint64_t n) { return piece(n, nullptr, nullptr, true); }
+
+History JsonlReader::piece(uint64_t n, const std::string* fence_key, PredicateList* preds, bool hashed) {
   History h;
   h.time_unit = time_unit_;
   // Room for as many transactions and operations a transaction as the last
@@ -916,7 +930,8 @@ History JsonlReader::piece(uint64_t n, const std::string* fence_key, PredicateLi
   }
   key_ids_.clear();
   key_ids_valid_ = false;
-  if (!fence_key) {
+  r.hash_symbols = hashed;
+  if (!fence_key && !hashed) {
     impl_->keys.start_piece();
     r.reader_keys = &impl_->keys;
     r.lazy_keys = true;

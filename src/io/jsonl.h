@@ -69,6 +69,12 @@ class JsonlReader {
   // insert or delete throws JsonlStatesPredicates (the caller reads the file
   // again with next(n, preds)).
   History next_scan(uint64_t n, const std::string& fence_key);
+  // next() whose key and value symbols are their canonical hashes | 1
+  // (core/canon_hash.h): nothing is interned, both tables stay in integer
+  // mode. For passes that only fingerprint (key, value) pairs (the audit's
+  // later-reads index and spilled duplicate check). Refuses range scans,
+  // inserts and deletes as next() does.
+  History next_hashed(uint64_t n);
   // The reader-wide numbers of the key symbols of the piece next() returned
   // last (io/txn_reader.h, KeyIds): empty when that piece named an integer
   // key. Moved out.
@@ -90,7 +96,7 @@ class JsonlReader {
   struct Impl;
   // refill false: only a line already in the buffer (false when there is none).
   bool next_line(const char*& s, size_t& n, bool refill = true);
-  History piece(uint64_t n, const std::string* fence_key, PredicateList* preds = nullptr);
+  History piece(uint64_t n, const std::string* fence_key, PredicateList* preds = nullptr, bool hashed = false);
   struct Pos {
     uint64_t byte = 0, line = 0;
   };
