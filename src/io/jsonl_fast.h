@@ -79,14 +79,20 @@ class Cursor {
       v = 0;
       return !neg && (p_ == e_ || *p_ < '0' || *p_ > '9');
     }
+    uint64_t x;
+    if (!digits(x)) return false;
+    v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+    return true;
+  }
+  // The digits from here (the first one not 0) into x; false past 18.
+  __attribute__((always_inline)) bool digits(uint64_t& x) {
     const char* b = p_;
-    uint64_t x = 0;
+    x = 0;
     while (p_ != e_ && *p_ >= '0' && *p_ <= '9') {
       if (p_ - b == 18) return false;
       x = x * 10 + static_cast<uint64_t>(*p_ - '0');
       ++p_;
     }
-    v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
     return true;
   }
   // "..." of bytes 0x20-0x7E other than '"' and '\\' (no escapes, ASCII).
@@ -108,14 +114,9 @@ class Cursor {
   // scan's rows): [1-9][0-9]{0,17} read in place, anything else by scalar().
   __attribute__((always_inline)) bool row_scalar(Value& v) {
     if (p_ == e_ || *p_ < '1' || *p_ > '9') return scalar(v);
+    uint64_t x;
+    if (!digits(x)) return false;
     v.type = Value::integer;
-    const char* b = p_;
-    uint64_t x = 0;
-    while (p_ != e_ && *p_ >= '0' && *p_ <= '9') {
-      if (p_ - b == 18) return false;
-      x = x * 10 + static_cast<uint64_t>(*p_ - '0');
-      ++p_;
-    }
     v.i = static_cast<int64_t>(x);
     return true;
   }
