@@ -40,6 +40,8 @@ struct RandomPredicateOptions {
   int mutation_percent = 15;    // histories with one scan's rows changed
   int where_percent = 0;        // scans with a value predicate (v < c, v between a and b, ...)
   int key_set_percent = 0;      // scans of a declared key set instead of a range
+  int timed_percent = 0;        // histories with begin/end times (drawn after the rest: the same seed
+                                // gives the same operations at any value)
 };
 
 // A history from a simulated execution with snapshots (many serializable,

@@ -528,7 +528,7 @@ TEST(Predicates, InsertThenObservedDeleteIsDecided) {
 //   ISOCHECK_PREDICATE_ITERS=200000 ISOCHECK_PREDICATE_SEED=1000001 build/tests/predicate_test
 //     --gtest_filter='*Random*'
 struct PropertyRun {
-  int disagreements = 0, undecided = 0, ser_holds = 0, si_holds = 0, compared = 0, open = 0;
+  int disagreements = 0, undecided = 0, ser_holds = 0, si_holds = 0, sser_holds = 0, compared = 0, open = 0;
   int refused = 0;   // by the expansion (an insert's required absence of a key deleted elsewhere)
   int by_cases = 0;  // open reads the build could not place, decided by cases (solver/open_reads.h)
 };
@@ -551,7 +551,7 @@ PropertyRun run_property(const char* what, const RandomPredicateOptions& gen, in
       continue;
     }
     CheckOptions opt;
-    opt.levels = {Level::ser, Level::si};
+    opt.levels = {Level::ser, Level::si, Level::sser};
     opt.serial_witness = (seed % 2) == 0;
     CheckResult r;
     try {
@@ -562,9 +562,9 @@ PropertyRun run_property(const char* what, const RandomPredicateOptions& gen, in
     }
     ++p.compared;
     p.by_cases += r.stats.open_read_checks > 0;
-    p.ser_holds += v.ser, p.si_holds += v.si;
-    const bool want[2] = {v.ser, v.si};
-    for (int l = 0; l < 2; ++l) {
+    p.ser_holds += v.ser, p.si_holds += v.si, p.sser_holds += v.sser;
+    const bool want[3] = {v.ser, v.si, v.sser};
+    for (int l = 0; l < 3; ++l) {
       if (!r.levels[l].decided) {
         ++p.undecided;
         break;
@@ -576,9 +576,9 @@ PropertyRun run_property(const char* what, const RandomPredicateOptions& gen, in
     }
   }
   std::printf("%s: %lld histories, %d compared, %d refused by the expansion, %d not decided, %d with open reads (%d "
-              "by cases), oracle SER holds %d, SI holds %d, %d disagreements\n",
+              "by cases), oracle SER holds %d, SI holds %d, SSER holds %d, %d disagreements\n",
               what, static_cast<long long>(iters), p.compared, p.refused, p.undecided, p.open, p.by_cases, p.ser_holds,
-              p.si_holds, p.disagreements);
+              p.si_holds, p.sser_holds, p.disagreements);
   return p;
 }
 
@@ -592,6 +592,23 @@ TEST(Predicates, RandomHistoriesAgreeWithOracle) {
   EXPECT_GT(p.ser_holds, p.compared / 5);
   EXPECT_LT(p.ser_holds, p.compared * 9 / 10);
   EXPECT_GT(p.si_holds, p.ser_holds);
+}
+
+// SSER with real time: half the histories timed (the others: SSER = SER).
+// The oracle orders a transaction after every one that ended before it
+// began, as isocheck does.
+TEST(Predicates, RandomTimedHistoriesAgreeWithOracleOnSser) {
+  const int64_t iters = env_int("ISOCHECK_PREDICATE_ITERS", 20000);
+  RandomPredicateOptions gen;
+  gen.timed_percent = 50;
+  gen.where_percent = 30;
+  const PropertyRun p = run_property("timed predicate property", gen, iters,
+                                     static_cast<uint64_t>(env_int("ISOCHECK_PREDICATE_SEED", 1)));
+  EXPECT_EQ(p.disagreements, 0);
+  EXPECT_EQ(p.undecided, 0);
+  EXPECT_GT(p.compared, iters * 9 / 10);
+  EXPECT_GT(p.sser_holds, p.compared / 5);
+  EXPECT_LT(p.sser_holds, p.ser_holds);  // real time rules some serializable histories out
 }
 
 // The same with value predicates on half the scans and declared key sets on
