@@ -184,7 +184,9 @@ struct History {
   // that holds some of a transaction's operations (mpi/owned.cpp sets it
   // where a piece's error names an operation). Empty: o - op_begin(t).
   std::vector<uint32_t> op_position;
-  uint64_t position_in_txn(OpIdx o, TxnIdx t) const { return o < op_position.size() ? op_position[o] : o - op_begin(t); }
+  uint64_t position_in_txn(OpIdx o, TxnIdx t) const {
+    return o < op_position.size() ? op_position[o] : o - op_begin(t);
+  }
 
   size_t txn_count() const { return txn_id.size(); }
   // The transaction operation o belongs to.

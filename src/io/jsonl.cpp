@@ -685,7 +685,8 @@ struct LineReader {
         for (uint32_t r = o.rows_begin; r < o.rows_end; ++r) {
           const V& rk = f.rows[r].key;
           const V& rv = f.rows[r].value;
-          if (!h.keys.named() && !h.values.named() && rk.type == V::integer && rv.type == V::integer && static_cast<Sym>(rv.i) != kNullValue) {
+          const bool int_tables = !h.keys.named() && !h.values.named();
+          if (int_tables && rk.type == V::integer && rv.type == V::integer && static_cast<Sym>(rv.i) != kNullValue) {
             preds.rows.push_back({static_cast<Sym>(rk.i), static_cast<Sym>(rv.i)});
             continue;
           }

@@ -276,14 +276,17 @@ History allgather_ranges(History&& mine) {
   // Scan and delete marks: each range's are relative to its own first operation.
   uint64_t my_op_base = 0;
   for (int r = 0; r < rank(); ++r) my_op_base += cnt[4 * r + 1];
-  std::vector<OpIdx> my_scan_ops = mine.scan_ops.ops(), all_scan_ops;
-  for (OpIdx& o : my_scan_ops) o += my_op_base;
+  // (scan_ops travels as its runs' bounds; rank after rank they stay sorted,
+  // and from_bounds joins runs that touch across ranks.)
+  std::vector<OpIdx> my_scan_runs = mine.scan_ops.bounds(), all_scan_runs;
+  for (OpIdx& o : my_scan_runs) o += my_op_base;
   for (OpIdx& o : mine.scan_absent_ops) o += my_op_base;
   for (OpIdx& o : mine.delete_ops) o += my_op_base;
   for (OpIdx& o : mine.absent_choice_ops) o += my_op_base;
-  ok = ok && allgather_column(my_scan_ops, all_scan_ops) && allgather_column(mine.scan_absent_ops, all.scan_absent_ops) &&
-       allgather_column(mine.delete_ops, all.delete_ops) && allgather_column(mine.absent_choice_ops, all.absent_choice_ops);
-  all.scan_ops = OpRuns(all_scan_ops);
+  ok = ok && allgather_column(my_scan_runs, all_scan_runs) &&
+       allgather_column(mine.scan_absent_ops, all.scan_absent_ops) && allgather_column(mine.delete_ops, all.delete_ops) &&
+       allgather_column(mine.absent_choice_ops, all.absent_choice_ops);
+  all.scan_ops = OpRuns::from_bounds(all_scan_runs);
   std::vector<int64_t> names;
   ok = ok && allgather_column(mine.session_name, names);
   if (!ok) throw std::logic_error("allgather_ranges: counts checked above");

@@ -1102,7 +1102,8 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
     // and each operation's place in its whole transaction, so the message is
     // one process's.
     if (r.error_code) {
-      if (tables_ && (tables_->keys.named() || tables_->values.named())) h.keys = tables_->keys, h.values = tables_->values;
+      if (tables_ && (tables_->keys.named() || tables_->values.named()))
+        h.keys = tables_->keys, h.values = tables_->values;
       h.op_position = pos;
       r = check_piece(job, i, h, &txn, &pos);
     }

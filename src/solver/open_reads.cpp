@@ -263,8 +263,9 @@ class CaseSplitter {
         lr = std::move(*p.holds);
       } else if (p.undecided) {
         lr = std::move(*p.undecided);
-        lr.reason = "with " + txn_text(h_, g.txn) + (is_insert(g) ? "'s insert" : "'s scan") + " having seen " + version_text(h_, cands[p.undecided_case]) +
-                    " of " + printable(h_.keys.text(g.key)) + ": " + lr.reason;
+        lr.reason = "with " + txn_text(h_, g.txn) + (is_insert(g) ? "'s insert" : "'s scan") + " having seen " +
+                    version_text(h_, cands[p.undecided_case]) + " of " + printable(h_.keys.text(g.key)) + ": " +
+                    lr.reason;
       } else {
         lr = std::move(*p.violated);
         lr.by_cases = true;
