@@ -64,11 +64,26 @@ class CpuClosure final : public ClosureEngine {
   const char* name() const override { return "cpu"; }
   ReachMatrix reach_matrix(const Csr& g, std::span<const uint32_t> keys) override;
   std::vector<uint8_t> reach_queries(const Csr& g, std::span<const ReachQuery> q) override;
-  void set_path_hint(std::vector<uint32_t> next) override { hint_ = std::move(next); }
+  void set_path_hint(std::vector<uint32_t> next) override {
+    hint_ = std::move(next);
+    cover_declined_ = {};
+  }
+  // How many path covers reach_queries has computed (used or declined).
+  uint64_t covers_tried() const { return covers_tried_; }
 
  private:
   CpuClosureOptions opt_;
   std::vector<uint32_t> hint_;  // preferred successor per vertex (set_path_hint)
+  // The last path cover too large for its targets, on a graph of this many
+  // vertices: pruning's rounds ask again with fewer targets over the same
+  // vertices and more edges, and a cover that did not pay for more targets
+  // will not pay for fewer (on contended BlindW-RW, each round's cover was
+  // found and then declined: a third of the run). Reset by set_path_hint,
+  // which starts a new sequence of rounds.
+  struct {
+    uint32_t vertices = 0, targets = 0;
+  } cover_declined_;
+  uint64_t covers_tried_ = 0;
 };
 
 // The engine the build provides by name: "cpu" (always) or "gpu" (when built

@@ -171,8 +171,10 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
   // Many target columns over a graph that few paths cover (sessions): a path
   // index answers every query for k words per component instead of
   // columns / 64 (path_index.h). Same answers; chosen by the cost estimate.
-  if (opt_.path_index && targets.size() >= 4096) {
+  const bool declined_before = cover_declined_.vertices == n && targets.size() <= cover_declined_.targets;
+  if (opt_.path_index && targets.size() >= 4096 && !declined_before) {
     PathIndex idx;
+    ++covers_tried_;
     std::vector<uint32_t> hint;
     if (hint_.size() == n) {  // per component: a member's preferred successor's component
       hint.assign(p.relevant, kNone);
@@ -189,6 +191,7 @@ std::vector<uint8_t> CpuClosure::reach_queries(const Csr& g, std::span<const Rea
       for (uint32_t i : order) ans[i] = idx.reaches(p.dense[comp[q[i].from]], p.dense[comp[q[i].to]]);
       return ans;
     }
+    cover_declined_ = {n, static_cast<uint32_t>(targets.size())};
   }
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return col_of[q[a].to] < col_of[q[b].to]; });
   propagate(p, static_cast<uint32_t>(targets.size()), opt_, [&](uint32_t c0, uint32_t words, const uint64_t* buf) {
