@@ -327,16 +327,16 @@ PruneResult prune_closure(const Polygraph& pg, const PruneOptions& o) {
     }
   };
   auto finish_core = [&] { close_core(pg, cur, forced_round, forced_block, o.max_explanations, r); };
-  // The known graph itself.
-  {
-    const Csr g = build_csr(pg.vertex_count, cur.e);
-    if (!is_acyclic(g)) {
-      r.unsat = true;
-      refs_of(short_cycle(g), r.cycle_a);
-      finish_core();
-      r.remaining = nc;
-      return r;
-    }
+  // The graph of the current edges, the known graph first: a round that
+  // forces sides rebuilds it to test for a cycle, and the next round asks its
+  // queries on that same graph.
+  Csr g = build_csr(pg.vertex_count, cur.e);
+  if (!is_acyclic(g)) {
+    r.unsat = true;
+    refs_of(short_cycle(g), r.cycle_a);
+    finish_core();
+    r.remaining = nc;
+    return r;
   }
   std::vector<ReachQuery> q;
   std::vector<uint32_t> q_owner;  // query -> constraint * 2 + side
@@ -345,7 +345,6 @@ PruneResult prune_closure(const Polygraph& pg, const PruneOptions& o) {
   while (changed && r.rounds < o.max_rounds) {
     changed = false;
     ++r.rounds;
-    const Csr g = build_csr(pg.vertex_count, cur.e);
     q.clear(), q_owner.clear(), q_edge.clear();
     std::vector<uint8_t> impossible(2 * uint64_t{nc}, 0);
     std::vector<uint64_t> blocking(2 * uint64_t{nc}, UINT64_MAX);  // the edge that closes a cycle
@@ -395,10 +394,10 @@ PruneResult prune_closure(const Polygraph& pg, const PruneOptions& o) {
     if (r.unsat) break;
     if (changed) {
       // Forced sides decided in one round may close a cycle together.
-      const Csr g2 = build_csr(pg.vertex_count, cur.e);
-      if (!is_acyclic(g2)) {
+      g = build_csr(pg.vertex_count, cur.e);
+      if (!is_acyclic(g)) {
         r.unsat = true;
-        refs_of(short_cycle(g2), r.cycle_a);
+        refs_of(short_cycle(g), r.cycle_a);
         break;
       }
     }
