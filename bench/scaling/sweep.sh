@@ -7,7 +7,8 @@
 #   2. strong: bench/scaling/run.sh at STRONG_OPS operations on 1..16 ranks,
 #      many components (owned pieces) and rmw on key shards;
 #   3. weak: WEAK_OPS operations per rank, many components (1000 per rank of
-#      4 sessions), 1..16 ranks;
+#      4 sessions), 1..16 ranks, each P beside its control: P independent
+#      one-rank runs at once (WEAK_CONTROL=0: none);
 #   4. ks: STRONG_OPS operations of rmw in one component on key shards
 #      (--key-shards --no-serial-witness, the graph path), 1..16 ranks, for
 #      each level list of KS_LEVELS (default ser,si), with each rank's step
@@ -99,7 +100,7 @@ fi
 if has weak; then
   end=$(( $(date +%s) + WEAK_BUDGET ))
 : >"$O/weak/weak.jsonl"
-  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\n' >"$O/weak/weak.tsv"
+  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\tcontrol_s\n' >"$O/weak/weak.tsv"
   base=""
   for p in $RANKS; do
     left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "weak: budget spent before $p ranks"; break; }
@@ -115,7 +116,24 @@ print(p, sys.argv[4], f"{t:.3f}", *(f"{s.get(k, 0):.3f}" for k in ("read", "part
 PY
 ) || { echo "weak: $p ranks gave no stage times: $(tail -2 "$O/weak/err.$p")"; continue; }
     [ -z "$base" ] && base=$(echo "$line" | cut -f3)
-    echo "$line" >>"$O/weak/weak.tsv"
+    # The control: P independent one-rank runs of the 1-rank history at once
+    # (no messages at all, so perfect weak scaling in software): what the
+    # node itself loses when P cores work (clocks, memory bandwidth), to set
+    # the P-rank time against. Its slowest run's total.
+    ctl=-
+    if [ "${WEAK_CONTROL:-1}" = 1 ] && [ "$(( end - $(date +%s) ))" -gt 20 ]; then
+      cpids=()
+      for i in $(seq 1 "$p"); do
+        "$BIN" verify "$O/weak/many.1.h5" -l ser,si -q --dist --stage-times "$O/weak/ctl.$p.$i.json" >/dev/null 2>&1 & cpids+=($!)
+      done
+      for c in "${cpids[@]}"; do wait "$c"; done
+      ctl=$(python3 - "$O"/weak/ctl.$p.*.json <<'PY' 2>/dev/null || echo -
+import json, sys
+print(f"{max(json.load(open(f))['total_s'] for f in sys.argv[1:]):.3f}")
+PY
+)
+    fi
+    echo "$line	$ctl" >>"$O/weak/weak.tsv"
   done
   column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
   print_steps weak "$O/weak/weak.jsonl"
