@@ -17,6 +17,7 @@
 #
 #   bench/scaling/sweep.sh BUILD OUT       (BUILD: a build folder or a packed .gpu-carry)
 #   STRONG_OPS=100000000 WEAK_OPS=10000000 RANKS="1 2 4 8 16" STEPS="e2e strong weak ks"
+#   (KS_RANKS: the key shards' rank counts, default RANKS)
 #
 # Why that e2e class: a writer's chain per key, 1024 concurrent sessions and
 # ~800 writes per key leave 10^5 or more unordered write pairs that only
@@ -150,7 +151,7 @@ if has ks; then
     /usr/bin/time -f "%M" -o "$O/ks/plain.rss" "$BIN" verify "$O/ks/rmw.h5" -l "$lv" -q --no-serial-witness >/dev/null 2>&1
     echo "ks -l $lv one plain process: $(since "$t1") s, peak $(( $(tail -1 "$O/ks/plain.rss") / 1024 )) MiB"
     base=""
-    for p in $RANKS; do
+    for p in ${KS_RANKS:-$RANKS}; do
       left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "ks: budget spent before $p ranks"; break; }
       f=$O/ks/ks.$p.json
       timeout -k 5 "$left" mpiexec --oversubscribe -n "$p" "$BIN" verify "$O/ks/rmw.h5" -l "$lv" -q --key-shards \
