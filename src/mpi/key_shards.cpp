@@ -230,6 +230,10 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   std::vector<std::vector<std::vector<OpRec>>> ops_from(P);
   uint64_t kept_ops = 0;
   std::vector<int> owner;  // per operation of the slice
+  {  // this rank's range records, one per transaction it reads
+    auto room = [&](auto&... v) { (v.reserve(count), ...); };
+    room(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
+  }
   // The first slice is read before the others: it is the keys' sample.
   std::optional<History> first;
   if (count > 0) {
@@ -278,6 +282,8 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       txns.resize(txn_at[P - 1] + txn_count[P - 1]);
       ops.resize(slice_ops);
       std::fill(last.begin(), last.end(), UINT32_MAX);
+      // Marks only where the slice has scans, deletes or inserts' open reads.
+      const bool marked = !sl.scan_ops.empty() || !sl.delete_ops.empty() || !sl.absent_choice_ops.empty();
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
         const uint32_t g = static_cast<uint32_t>(rg.first + lo + t);
         for (OpIdx o = sl.op_begin(t); o < sl.op_end(t); ++o) {
@@ -285,7 +291,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
           if (last[r] != g)
             txns[txn_at[r]++] = {sl.txn_begin[t], sl.txn_end[t], g, static_cast<uint8_t>(sl.txn_status[t]), {}}, last[r] = g;
           ops[op_at[r]++] = {sl.op_key[o], sl.op_value[o], g, static_cast<uint32_t>(o - sl.op_begin(t)),
-                             static_cast<uint32_t>(sl.op_kind[o]), sl.predicate_mark(o)};
+                             static_cast<uint32_t>(sl.op_kind[o]), marked ? sl.predicate_mark(o) : uint32_t{0}};
         }
       }
       if (s.h.time_unit.empty()) s.h.time_unit = sl.time_unit;
@@ -311,25 +317,32 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   uint64_t shard_txns = 0;
   for (int r = 0; r < P; ++r)
     for (const auto& c : txns_from[r]) shard_txns += c.size();
-  s.h.txn_id.reserve(shard_txns), s.h.txn_session.reserve(shard_txns), s.h.txn_status.reserve(shard_txns);
-  s.h.txn_begin.reserve(shard_txns), s.h.txn_end.reserve(shard_txns), s.h.txn_op_offset.reserve(shard_txns + 1);
-  s.h.session_name.reserve(shard_txns), s.gtxn.reserve(shard_txns);
-  s.h.op_kind.reserve(kept_ops), s.h.op_key.reserve(kept_ops), s.h.op_value.reserve(kept_ops), s.pos.reserve(kept_ops);
+  // The columns sized once and written in place (Shard::open and push_back
+  // per operation were half of this step: calls GCC kept out of line).
+  History& h = s.h;
+  const uint64_t t0 = h.txn_count(), o0 = h.op_count();  // (empty: a shard is built once)
+  h.txn_id.resize(t0 + shard_txns), h.txn_session.resize(t0 + shard_txns), h.txn_status.resize(t0 + shard_txns);
+  h.txn_begin.resize(t0 + shard_txns), h.txn_end.resize(t0 + shard_txns), h.txn_op_offset.resize(t0 + shard_txns + 1);
+  h.session_name.resize(h.session_name.size() + shard_txns), s.gtxn.resize(s.gtxn.size() + shard_txns);
+  h.op_kind.resize(o0 + kept_ops), h.op_key.resize(o0 + kept_ops), h.op_value.resize(o0 + kept_ops);
+  s.pos.resize(s.pos.size() + kept_ops);
+  uint64_t t = t0, o = o0;
   for (int r = 0; r < P; ++r) {
     // A transaction's records travel in one round, its operations with it.
     for (size_t c = 0; c < txns_from[r].size(); ++c) {
       const std::vector<OpRec>& oin = ops_from[r][c];
       size_t i = 0;
       for (const TxnRec& tr : txns_from[r][c]) {
-        s.open(tr.txn, static_cast<TxnStatus>(tr.status), tr.begin, tr.end);
-        for (; i < oin.size() && oin[i].txn == tr.txn; ++i) {  // registers only (lists refuse)
-          s.h.mark_predicate(s.h.op_kind.size(), static_cast<uint8_t>(oin[i].scan));
-          s.h.op_kind.push_back(static_cast<OpKind>(oin[i].kind));
-          s.h.op_key.push_back(oin[i].key);
-          s.h.op_value.push_back(oin[i].value);
-          s.pos.push_back(oin[i].pos);
+        // Each transaction its own session (Shard::open).
+        h.txn_id[t] = tr.txn, h.txn_session[t] = static_cast<uint32_t>(t), h.txn_status[t] = static_cast<TxnStatus>(tr.status);
+        h.txn_begin[t] = tr.begin, h.txn_end[t] = tr.end;
+        h.session_name[t] = static_cast<int64_t>(t), s.gtxn[t] = tr.txn;
+        for (; i < oin.size() && oin[i].txn == tr.txn; ++i, ++o) {  // registers only (lists refuse)
+          if (oin[i].scan) h.mark_predicate(o, static_cast<uint8_t>(oin[i].scan));
+          h.op_kind[o] = static_cast<OpKind>(oin[i].kind), h.op_key[o] = oin[i].key, h.op_value[o] = oin[i].value;
+          s.pos[o] = oin[i].pos;
         }
-        s.h.end_txn();
+        h.txn_op_offset[++t] = o;
       }
       std::vector<TxnRec>().swap(txns_from[r][c]);
       std::vector<OpRec>().swap(ops_from[r][c]);
@@ -338,6 +351,8 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     // freed pages for reuse), so the records freed make room for the columns.
     release_free_memory();
   }
+  if (t != t0 + shard_txns || o != o0 + kept_ops)
+    throw std::logic_error("key shards: the records received do not match their counts");
   // The time unit of rank 0's file (every range reads the same attribute).
   {
     uint64_t len = s.h.time_unit.size();
