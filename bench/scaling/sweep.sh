@@ -7,8 +7,9 @@
 #   2. strong: bench/scaling/run.sh at STRONG_OPS operations on 1..16 ranks,
 #      many components (owned pieces) and rmw on key shards;
 #   3. weak: WEAK_OPS operations per rank, many components (1000 per rank of
-#      4 sessions), 1..16 ranks, each P beside its control: P independent
-#      one-rank runs at once (WEAK_CONTROL=0: none);
+#      4 sessions), 1..16 ranks, each P beside two controls: P independent
+#      one-rank runs at once of the 1-rank history, and of one rank's
+#      operations with the P-rank history's components (WEAK_CONTROL=0: none);
 #   4. ks: STRONG_OPS operations of rmw in one component on key shards
 #      (--key-shards --no-serial-witness, the graph path), 1..16 ranks, for
 #      each level list of KS_LEVELS (default ser,si), with each rank's step
@@ -72,6 +73,9 @@ fi
 if has weak; then
   for p in $RANKS; do
     "$GEN" many "$O/weak/many.$p.h5" --components $((1000 * p)) --txns $((WEAK_OPS / 4 * p)) --sessions-per 4 >/dev/null & pids+=($!)
+    # The shape control's input: one rank's operations with the P-rank history's components.
+    [ "${WEAK_CONTROL:-1}" = 1 ] && [ "$p" -gt 1 ] &&
+      { "$GEN" many "$O/weak/shape.$p.h5" --components $((1000 * p)) --txns $((WEAK_OPS / 4)) --sessions-per 4 >/dev/null & pids+=($!); }
   done
 fi
 for p in "${pids[@]}"; do wait "$p" || echo "a generator failed (exit $?)"; done
@@ -109,7 +113,7 @@ fi
 if has weak; then
   end=$(( $(date +%s) + WEAK_BUDGET ))
 : >"$O/weak/weak.jsonl"
-  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\tcontrol_s\n' >"$O/weak/weak.tsv"
+  printf 'ranks\tops\ttotal_s\tread_s\tpartition_s\tdistribute_s\tsolve_s\tefficiency\tpeak_rss_mib_max\tops_held_max\tcontrol_s\tshape_s\n' >"$O/weak/weak.tsv"
   base=""
   for p in $RANKS; do
     left=$(( end - $(date +%s) )); [ "$left" -lt 10 ] && { echo "weak: budget spent before $p ranks"; break; }
@@ -129,20 +133,30 @@ PY
     # (no messages at all, so perfect weak scaling in software): what the
     # node itself loses when P cores work (clocks, memory bandwidth), to set
     # the P-rank time against. Its slowest run's total.
-    ctl=-
-    if [ "${WEAK_CONTROL:-1}" = 1 ] && [ "$(( end - $(date +%s) ))" -gt 20 ]; then
-      cpids=()
+    # The shape control: the same, each run on one rank's operations with the
+    # P-rank history's components. The 'many' generator interleaves its
+    # components over the whole file, so a rank's range touches every one of
+    # them: its tables (the (key, session) rows) and its pieces grow with P
+    # at constant operations per rank (one process on 10^7 operations: 1,000
+    # components 1.38 s, 16,000 components 2.23 s, VM, 2026-11-28). The
+    # P-rank time against this one is what the messages cost.
+    controls() {  # controls FILE TAG: the slowest of P one-rank runs of FILE at once
+      local cpids=() i
       for i in $(seq 1 "$p"); do
-        "$BIN" verify "$O/weak/many.1.h5" -l ser,si -q --dist --stage-times "$O/weak/ctl.$p.$i.json" >/dev/null 2>&1 & cpids+=($!)
+        "$BIN" verify "$1" -l ser,si -q --dist --stage-times "$O/weak/$2.$p.$i.json" >/dev/null 2>&1 & cpids+=($!)
       done
-      for c in "${cpids[@]}"; do wait "$c"; done
-      ctl=$(python3 - "$O"/weak/ctl.$p.*.json <<'PY' 2>/dev/null || echo -
+      wait "${cpids[@]}"
+      python3 - "$O"/weak/$2.$p.*.json <<'PY' 2>/dev/null || echo -
 import json, sys
 print(f"{max(json.load(open(f))['total_s'] for f in sys.argv[1:]):.3f}")
 PY
-)
+    }
+    ctl=- shape=-
+    if [ "${WEAK_CONTROL:-1}" = 1 ] && [ "$(( end - $(date +%s) ))" -gt 20 ]; then
+      ctl=$(controls "$O/weak/many.1.h5" ctl)
+      if [ "$p" -gt 1 ]; then shape=$(controls "$O/weak/shape.$p.h5" shape); else shape=$ctl; fi
     fi
-    echo "$line	$ctl" >>"$O/weak/weak.tsv"
+    echo "$line	$ctl	$shape" >>"$O/weak/weak.tsv"
   done
   column -t "$O/weak/weak.tsv" 2>/dev/null || cat "$O/weak/weak.tsv"
   print_steps weak "$O/weak/weak.jsonl"
