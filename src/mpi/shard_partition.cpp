@@ -4,6 +4,7 @@
 #include <array>
 
 #include "mpi/collectives.h"
+#include "mpi/exchange.h"
 
 namespace isocheck::dist {
 Partition sharded_partition(const History& h) {
@@ -101,7 +102,7 @@ void sort_edges(std::vector<UEdge>& e) {
 }  // namespace
 
 Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions) {
-  int P = size(), me = rank();
+  const int P = size();
   MPI_Datatype triple;
   MPI_Type_contiguous(3, MPI_UINT64_T, &triple);
   MPI_Type_commit(&triple);
@@ -144,15 +145,11 @@ Partition partition_from_triples(std::vector<KeyTriple> local, uint32_t sessions
     if (ss.size() >= 3) edges.insert(edges.end(), {ss.front(), ss.back()});
     i = j;
   }
-  // Gather every shard's rows and edges on every rank.
-  std::vector<uint64_t> all_edges, all_rows;
-  for (int r = 0; r < P; ++r) {
-    std::vector<uint64_t> e = r == me ? edges : std::vector<uint64_t>{}, w = r == me ? rows : std::vector<uint64_t>{};
-    bcast_vec(e, r);
-    bcast_vec(w, r);
-    all_edges.insert(all_edges.end(), e.begin(), e.end());
-    all_rows.insert(all_rows.end(), w.begin(), w.end());
-  }
+  // Every shard's rows and edges on every rank, in rank order (one
+  // all-gather each; it was two broadcasts per rank, one after another).
+  const std::vector<uint64_t> all_edges = allgather_records(edges, "communication-graph edge ends");
+  const std::vector<uint64_t> all_rows = allgather_records(rows, "key rows' words");
+  std::vector<uint64_t>().swap(edges), std::vector<uint64_t>().swap(rows);
   CommGraph g;
   g.sessions = sessions;
   for (size_t i = 0; i < all_edges.size(); i += 2)
