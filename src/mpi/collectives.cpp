@@ -339,7 +339,26 @@ History scatter_ranges(const History& h, int root) {
   mine.op_kind = scatter_column(h.op_kind, op_first, root);
   mine.op_key = scatter_column(h.op_key, op_first, root);
   mine.op_value = scatter_column(h.op_value, op_first, root);
-  mine.scan_ops = OpRuns(scatter_marks(me == root ? h.scan_ops.ops() : std::vector<OpIdx>{}, op_first, root));
+  // Scan reads as runs, not every read listed: each run cut at the ranges'
+  // bounds and sent as its first and last operation, a pair inside one range
+  // (so scatter_marks splits the pairs whole), then rebuilt as runs.
+  {
+    std::vector<OpIdx> ends;
+    if (me == root) {
+      const std::vector<OpIdx>& b = h.scan_ops.bounds();
+      ends.reserve(b.size());
+      int r = 0;
+      for (size_t i = 0; i + 1 < b.size(); i += 2)
+        for (OpIdx a = b[i]; a < b[i + 1];) {
+          while (op_first[r + 1] <= a) ++r;  // (a < op_first[P]: r stays below P)
+          const OpIdx e = std::min<OpIdx>(b[i + 1], op_first[r + 1]);
+          ends.push_back(a), ends.push_back(e - 1);
+          a = e;
+        }
+    }
+    const std::vector<OpIdx> my_ends = scatter_marks(ends, op_first, root);
+    for (size_t i = 0; i + 1 < my_ends.size(); i += 2) mine.scan_ops.push_run(my_ends[i], my_ends[i + 1] + 1);
+  }
   mine.scan_absent_ops = scatter_marks(h.scan_absent_ops, op_first, root);
   mine.delete_ops = scatter_marks(h.delete_ops, op_first, root);
   mine.absent_choice_ops = scatter_marks(h.absent_choice_ops, op_first, root);

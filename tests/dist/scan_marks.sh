@@ -45,7 +45,17 @@ check convert_placed 0 "$BIN" convert "$tmp/placed_ok.jsonl" "$tmp/placed_ok.h5"
   echo '{"id":3,"session":3,"status":"committed","ops":[["r","x",1],["r","k",1]]}'
 } > "$tmp/insert_open.jsonl"
 check convert_insert_open 0 "$BIN" convert "$tmp/insert_open.jsonl" "$tmp/insert_open.h5"
-for f in p.h5 w.h5 p.jsonl r.jsonl ok.jsonl pad.jsonl pad.h5 placed_ok.jsonl placed_ok.h5; do
+# Scan reads as runs across the ranks' ranges: T1 ends with a scan and T2
+# begins with one, so their reads form one run that the cut between the two
+# ranks' ranges splits (scatter_ranges sends a run's first and last read per
+# range). The phantom is T2's, on the second rank: with the run not cut there,
+# its reads lost their marks and the ranks named it a fractured read.
+{ echo '{"id":0,"session":0,"status":"committed","ops":[["w",1,1]]}'
+  echo '{"id":1,"session":1,"status":"committed","ops":[["r",1,1],["scan",1,3,[[1,1]]]]}'
+  echo '{"id":2,"session":2,"status":"committed","ops":[["scan",1,3,[[1,1]]],["r",4,1]]}'
+  echo '{"id":3,"session":3,"status":"committed","ops":[["w",2,1],["w",4,1]]}'
+} > "$tmp/straddle.jsonl"
+for f in p.h5 w.h5 p.jsonl r.jsonl ok.jsonl pad.jsonl pad.h5 placed_ok.jsonl placed_ok.h5 straddle.jsonl; do
   "$BIN" verify "$tmp/$f" -l ser,si,sser -q > "$tmp/one.$f.txt"; want=$?
   case $f in ok.*|placed_ok.*) [ "$want" = 0 ] || fail "$f: one process exit $want, want 0" ;;
              *) [ "$want" = 1 ] || fail "$f: one process exit $want, want 1" ;; esac
@@ -85,5 +95,6 @@ done
 has phantom_named "$tmp/one.p.h5.txt" "serializable: VIOLATED: G-single (phantom)"
 has skew_named "$tmp/one.w.h5.txt" "predicate write skew"
 has rows_skew_named "$tmp/one.r.jsonl.txt" "G2-item (predicate write skew)"
+has straddle_phantom "$tmp/one.straddle.jsonl.txt" "serializable: VIOLATED: G-single (phantom)"
 has insert_open_rules_out "$tmp/one.insert_open.h5.txt" "rules out: SER, SSER (not RU, RC, RA, CC, PC, SI"
 summary
