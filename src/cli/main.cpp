@@ -1,7 +1,9 @@
 // isocheck: a black-box checker of transactional isolation.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -68,6 +70,8 @@ int run(int argc, char** argv) {
   add_audit_command(app, code);
   refuse_negative_unsigned(app);
   try {
+    // (Tests: an internal check that fails, as a bug would make one fail.)
+    if (std::getenv("ISOCHECK_TEST_INTERNAL_ERROR")) throw std::logic_error("a check inside isocheck failed (test)");
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (quiet_rank(true)) return e.get_exit_code() == 0 ? 0 : 2;
@@ -95,6 +99,13 @@ int run(int argc, char** argv) {
   } catch (const std::system_error& e) {
     // No thread, file descriptor or mapping to be had: a resource ran out.
     say(std::string("out of system resources during stage \"") + current_stage() + "\": " + e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    // An internal check failed (std::logic_error; on the ranks, a collective
+    // step rethrows it as std::runtime_error): a bug, not a verdict. Exit 3
+    // with the message, never 1 and never std::terminate's abort.
+    say(std::string("internal error during stage \"") + current_stage() + "\": " + e.what() +
+        " (a bug in isocheck; no verdict is given: please report it with the command line)");
     return 3;
   }
   return code;

@@ -131,4 +131,11 @@ output_cases() {
 }
 output_cases
 
+# An internal check that fails (a bug's path, forced by a test variable):
+# exit 3 with one line saying so, not std::terminate's abort (it was a crash:
+# no handler took std::logic_error, nor the runtime_error a collective step
+# rethrows it as).
+fails_with internal.verify 3 skew.jsonl 'internal error.*a bug in isocheck' \
+  env ISOCHECK_TEST_INTERNAL_ERROR=1 "$bin" verify -q skew.jsonl
+
 summary
