@@ -6,10 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <thread>
-#include <vector>
+
+#include "core/threads.h"
 
 namespace isocheck {
 
@@ -24,25 +23,9 @@ void parallel_pieces(uint64_t n, unsigned threads, Fn&& fn) {
     return;
   }
   std::atomic<uint64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex error_lock;
-  auto work = [&] {
-    for (uint64_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> g(error_lock);
-        if (!error) error = std::current_exception();
-        failed = true;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+  run_threads(static_cast<int>(t), [&](int, ThreadErrors& errors) {
+    for (uint64_t i; !errors.failed() && (i = next.fetch_add(1)) < n;) fn(i);
+  });
 }
 
 }  // namespace isocheck

@@ -4,12 +4,12 @@
 #include <functional>
 #include <limits>
 #include <string_view>
-#include <thread>
 
 #include "closure/closure.h"
 #include "closure/gpu_closure.h"
 #include "closure/graph_algos.h"
 #include "closure/path_index.h"
+#include "core/threads.h"
 
 namespace isocheck {
 
@@ -85,9 +85,9 @@ void propagate(const Plan& p, uint32_t columns, const CpuClosureOptions& opt,
   const uint32_t words = static_cast<uint32_t>(w / 64);
   const uint32_t chunks = static_cast<uint32_t>((columns + w - 1) / w);
   std::atomic<uint32_t> next{0};
-  auto work = [&] {
+  auto work = [&](int, ThreadErrors& errors) {
     std::vector<uint64_t> buf(uint64_t{p.relevant} * words);
-    for (uint32_t k; (k = next.fetch_add(1)) < chunks;) {
+    for (uint32_t k; !errors.failed() && (k = next.fetch_add(1)) < chunks;) {
       const uint32_t c0 = static_cast<uint32_t>(k * w), c1 = static_cast<uint32_t>(std::min<uint64_t>(columns, c0 + w));
       std::fill(buf.begin(), buf.end(), 0);
       for (uint32_t d = 0; d < p.relevant; ++d) {
@@ -104,11 +104,7 @@ void propagate(const Plan& p, uint32_t columns, const CpuClosureOptions& opt,
       sink(c0, words, buf.data());
     }
   };
-  const int nt = std::min<int>(threads, chunks);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < nt; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  run_threads(std::min<int>(threads, chunks), work);
 }
 
 }  // namespace

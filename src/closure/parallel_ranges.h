@@ -5,9 +5,9 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <thread>
-#include <vector>
+
+#include "core/threads.h"
 
 namespace isocheck {
 
@@ -44,21 +44,7 @@ int parallel_ranges(int threads, uint64_t n, Fn&& fn) {
     fn(0, uint64_t{0}, n);
     return 1;
   }
-  std::vector<std::exception_ptr> errors(parts);
-  auto run = [&](int t) {
-    try {
-      fn(t, range_begin(n, parts, t), range_begin(n, parts, t + 1));
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(parts - 1);
-  for (int t = 1; t < parts; ++t) pool.emplace_back(run, t);
-  run(0);
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_threads(parts, [&](int t, ThreadErrors&) { fn(t, range_begin(n, parts, t), range_begin(n, parts, t + 1)); });
   return parts;
 }
 

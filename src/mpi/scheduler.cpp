@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <string_view>
 #include <tuple>
 
 #include "core/edges.h"
@@ -127,6 +128,9 @@ PieceResult check_piece(const Job& job, uint32_t i, const History& local, const 
   if (job.pieces() != 1) o.localise = false;
   return guarded(i, [&] {
     check_limits();
+    // (Tests: an internal check failing inside a piece, on any rank's thread.)
+    if (const char* t = std::getenv("ISOCHECK_TEST_INTERNAL_ERROR"); t && std::string_view(t) == "piece")
+      throw std::logic_error("a check inside a piece failed (test)");
     const CheckResult r = check(local, o);
     PieceResult out = piece_result(r, static_cast<int32_t>(i), local, txn, pos);
     // The replays the report's lines need (SSER's piece 0 speaks for the whole history).
@@ -177,7 +181,18 @@ bool run_work_queue(const Job& job, Board& board, const std::function<void(Piece
   // Test hook (tests/dist): ranks other than 0 steal before taking their own
   // pieces, so that stolen pieces and their data moves happen on any history.
   const bool steal_first = mover && std::getenv("ISOCHECK_TEST_STEAL_FIRST") && *std::getenv("ISOCHECK_TEST_STEAL_FIRST") == '1';
-  auto solve = [&](uint32_t i) { return solve_fn ? solve_fn(i) : run_piece(job, i); };
+  // Any other exception a piece throws (an internal error: the known ones are
+  // the piece's result already) becomes its result too, exit 3 on rank 0:
+  // escaping rank 0's worker thread it would abort the process, and on another
+  // rank it would leave rank 0 waiting for that rank's next request.
+  auto solve = [&](uint32_t i) {
+    try {
+      return solve_fn ? solve_fn(i) : run_piece(job, i);
+    } catch (const std::exception& e) {
+      return piece_error(i, 3, std::string("internal error while checking piece ") + std::to_string(i) + ": " + e.what() +
+                                   " (a bug in isocheck; no verdict is given: please report it with the command line)");
+    }
+  };
   int stop_all = 0;  // 1: a signal arrived somewhere
   if (rank() == 0) {
     std::mutex mu;

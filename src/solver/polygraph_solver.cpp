@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cassert>
 #include <mutex>
-#include <thread>
 
 #include "closure/graph_algos.h"
 #include "solver/cadical_backend.h"
@@ -12,6 +11,7 @@
 #include "solver/sat_core.h"
 #include "solver/sat_solver.h"
 #include "solver/subproblems.h"
+#include "core/threads.h"
 
 namespace isocheck {
 
@@ -101,12 +101,7 @@ PolygraphResult solve_polygraph(const Polygraph& pg, const SolveOptions& opt) {
     }
   };
   const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(np)));
-  {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < nt; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
+  run_threads(nt, [&](int, ThreadErrors&) { work(); });
   for (const auto& r : res) out.conflicts += r.stats.conflicts;
   const size_t bad = first_unsat.load();
   if (bad == SIZE_MAX) {

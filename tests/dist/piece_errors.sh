@@ -120,4 +120,13 @@ done
 # The lost update alone (the misuse taken out) is a violation on the ranks too.
 grep -v '"append"\|\["w",7,2\]\|\["w","k7",2\]' "$tmp/after_violation.jsonl" > "$tmp/violation.jsonl"
 check violation_alone 1 $mpiexec --oversubscribe -n 2 "$BIN" verify -q -l ser "$tmp/violation.jsonl"
+# An internal error inside a piece (a bug: a test variable makes the check
+# fail there) is exit 3 with a message, on rank 0's worker thread and on the
+# other ranks alike. Regression: on rank 0 the exception escaped the worker
+# thread and the process aborted; on another rank rank 0 waited forever.
+for p in 1 3; do
+  check "internal_piece_ranks$p" 3 env ISOCHECK_TEST_INTERNAL_ERROR=piece $mpiexec --oversubscribe -n $p "$BIN" verify -q "$tmp/violation.jsonl" --dist
+  grep -q "internal error while checking piece [0-9]*: a check inside a piece failed (test) (a bug in isocheck" "$tmp/err" && pass ||
+    { fail "internal error in a piece, $p ranks: $(cat "$tmp/err")"; }
+done
 summary

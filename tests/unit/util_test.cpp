@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
+#include "audit/parallel.h"
 #include "core/op_runs.h"
 #include "core/radix_order.h"
+#include "core/threads.h"
 
 namespace isocheck {
 namespace {
@@ -138,6 +142,30 @@ TEST(Util, OpRunsHoldWhatASortedListHolds) {
   EXPECT_FALSE(none.contains(0));
   EXPECT_EQ(none.begin(), none.end());
   EXPECT_EQ(OpRuns({4, 5, 6, 9}).runs(), 2u);
+}
+
+
+// Every pool of the project starts its threads through run_threads: an
+// exception escaping a std::thread's body would abort the process (a crash
+// instead of exit 3), so it must come back to the caller, after all joined.
+TEST(Util, RunThreadsBringsAWorkersExceptionToTheCaller) {
+  std::vector<std::atomic<int>> ran(4);
+  for (int thrower : {0, 3}) {
+    for (auto& r : ran) r = 0;
+    EXPECT_THROW(run_threads(4,
+                             [&](int t, ThreadErrors&) {
+                               ++ran[t];
+                               if (t == thrower) throw std::logic_error("internal");
+                             }),
+                 std::logic_error);
+    for (auto& r : ran) EXPECT_EQ(r.load(), 1);  // every part ran once, and all joined
+  }
+  // A work pool of pieces rethrows a piece's error on the caller's thread.
+  EXPECT_THROW(parallel_pieces(1000, 3,
+                               [&](uint64_t i) {
+                                 if (i == 10) throw std::bad_alloc();
+                               }),
+               std::bad_alloc);
 }
 
 }  // namespace
