@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -14,6 +15,7 @@
 
 #include "core/allocator.h"
 #include "mpi/accounting.h"
+#include "mpi/collectives.h"
 #include "mpi/dist_acyclic.h"
 #include "mpi/dist_prune.h"
 #include "mpi/exchange.h"
@@ -234,11 +236,28 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     auto room = [&](auto&... v) { (v.reserve(count), ...); };
     room(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
   }
+  // A slice this rank cannot read (a malformed row or line, no memory) must
+  // not take it out of the rounds' collectives: the other ranks would wait
+  // in them forever, or take its next collective's message for this one's
+  // (MPI_ERR_TRUNCATE). It keeps the error, reads and sends nothing more, and
+  // after the last round every rank throws the lowest failing rank's error:
+  // ranges are in file order and a rank reads its slices in order, so that
+  // is the first error in the file, one process's.
+  std::exception_ptr read_error;
+  auto read_slice = [&](uint64_t lo, uint64_t hi) -> std::optional<History> {
+    if (read_error) return std::nullopt;
+    try {
+      return read(lo, hi);
+    } catch (...) {
+      read_error = std::current_exception();
+      return std::nullopt;
+    }
+  };
   // The first slice is read before the others: it is the keys' sample.
   std::optional<History> first;
   if (count > 0) {
     StepTime read_time("shard.read");
-    first = read(0, std::min(count, step));
+    first = read_slice(0, std::min(count, step));
   }
   KeyOwners owner_of(P);
   {
@@ -259,11 +278,13 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
     std::vector<int> txn_count(P, 0), op_count(P, 0);
     uint64_t slice_ops = 0;
-    if (lo < hi) {
-      StepTime read_time("shard.read");
-      History sl = k == 0 && first ? std::move(*first) : read(lo, hi);
-      if (k == 0) first.reset();
-      read_time.stop();
+    StepTime read_time("shard.read");
+    std::optional<History> read_sl;
+    if (lo < hi) read_sl = k == 0 ? std::move(first) : read_slice(lo, hi);
+    if (k == 0) first.reset();
+    read_time.stop();
+    if (read_sl) {
+      History& sl = *read_sl;
       StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
@@ -316,6 +337,9 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   }
   std::vector<TxnRec>().swap(txns);
   std::vector<OpRec>().swap(ops);
+  collective([&] {
+    if (read_error) std::rethrow_exception(read_error);
+  });
   // The shard, in global transaction order (sources in rank order, each
   // source's chunks in round order), sized once; each chunk is freed as soon
   // as it is in.

@@ -6,7 +6,8 @@
 //       C independent groups of K sessions, each on its own keys, T
 //       read-modify-write transactions in all (2 keys each), serial inside a
 //       group, so serializable; --violate plants a lost update in the last group;
-//       --dup-id A:B gives transaction B (0-based) the id of transaction A.
+//       --dup-id A:B gives transaction B (0-based) the id of transaction A;
+//       --bad-kind O writes operation O's kind as 99 (malformed; HDF5 only).
 // OUT ending in .h5/.hdf5 is written as HDF5, otherwise JSONL.
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   std::string mode = argv[1], out = argv[2];
   uint64_t parts = 3, seed = 1, comps = 100, txns = 10000, per = 4;
   bool share = false, violate = false;
-  int64_t dup_from = -1, dup_to = -1;
+  int64_t dup_from = -1, dup_to = -1, bad_kind = -1;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
     auto num = [&] { return std::stoull(argv[++i]); };
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     else if (a == "--txns") txns = num();
     else if (a == "--sessions-per") per = num();
     else if (a == "--violate") violate = true;
+    else if (a == "--bad-kind") bad_kind = static_cast<int64_t>(num());
     else if (a == "--dup-id" && i + 1 < argc) {
       std::string v = argv[++i];
       dup_from = std::stoll(v.substr(0, v.find(':'))), dup_to = std::stoll(v.substr(v.find(':') + 1));
@@ -93,6 +95,7 @@ int main(int argc, char** argv) {
     }
   }
   if (dup_to >= 0) h.txn_id.at(static_cast<size_t>(dup_to)) = h.txn_id.at(static_cast<size_t>(dup_from));
+  if (bad_kind >= 0) h.op_kind.at(static_cast<size_t>(bad_kind)) = static_cast<OpKind>(99);
   write(h, out);
   return 0;
 }

@@ -66,4 +66,20 @@ d = json.load(open(sys.argv[1])); s = d["rank_steps"]
 assert len(s["shard.read"]) == 2 and all(x > 0 for x in s["shard.read"]), s
 assert "acyclic.by_order" in s and d["peel_supersteps"] == 1 and d["cross_edges"] == 0, d
 PY
+# A malformed operation in some rank's slice (HDF5 read by range): exit 2
+# with one process's message, whichever rank and slice it falls in (8,000
+# transactions, 2 operations each here: row 100 is rank 0's first slice,
+# 9,000 rank 1's first at 2 ranks, 31,000 the last rank's last slice).
+# Regression: the other ranks waited in the next round's exchange forever,
+# or took the failing rank's next collective for this one's (MPI_ERR_TRUNCATE).
+for row in 100 9000 31000; do
+  "$GEN" many "$tmp/badkind.h5" --components 20 --txns 8000 --bad-kind $row > /dev/null || fail "dist_gen --bad-kind"
+  "$BIN" verify "$tmp/badkind.h5" -q > /dev/null 2> "$tmp/one.err"
+  grep -q "row $row: kind 99 is out of range" "$tmp/one.err" || fail "bad kind $row: one process: $(cat "$tmp/one.err")"
+  for p in 2 4; do
+    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/badkind.h5" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
+    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" ||
+      fail "bad kind at row $row, $p ranks: exit $rc, $(cat "$tmp/r.err")"
+  done
+done
 echo "key_shards_cli: ok"
