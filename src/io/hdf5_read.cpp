@@ -487,10 +487,15 @@ void Reader::check_unique_ids(const History& h, uint64_t first) {
     }
     return;
   }
-  std::vector<int64_t> sorted(id);
+  // Sparse ids: the first repeat in row order, as the dense pass above (and
+  // every other reader) reports it — not the smallest repeated id.
+  std::vector<std::pair<int64_t, size_t>> sorted(n);
+  for (size_t i = 0; i < n; ++i) sorted[i] = {id[i], i};
   std::sort(sorted.begin(), sorted.end());
-  auto it = std::adjacent_find(sorted.begin(), sorted.end());
-  if (it != sorted.end()) report(*it);
+  size_t first_repeat = SIZE_MAX;
+  for (size_t i = 1; i < n; ++i)
+    if (sorted[i].first == sorted[i - 1].first) first_repeat = std::min(first_repeat, sorted[i].second);
+  if (first_repeat != SIZE_MAX) report(id[first_repeat]);
 }
 
 bool Reader::read_names(const std::string& table, const std::string& flags, SymbolTable& out) {

@@ -26,6 +26,7 @@
 #include "core/errors.h"
 #include "solver/acyclic.h"
 #include "mpi/replay_lines.h"
+#include "mpi/unique_ids.h"
 #include "solver/serial_witness.h"
 #include "solver/witness.h"
 
@@ -1408,7 +1409,21 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
     bytes += s.resident_bytes();
     return s;
   };
-  if (const char* why = own_from_slices(count, sized, rg, shard, held)) {
+  const char* why = own_from_slices(count, sized, rg, shard, held);
+  // Ids repeated across slices or ranges (each slice's reader checks only
+  // itself): one process's error, before any refusal sends the history on.
+  {
+    std::vector<std::pair<int64_t, uint64_t>> ids(rg.size());
+    for (size_t i = 0; i < rg.size(); ++i) ids[i] = {rg.id[i], rg.first + i};
+    const RepeatedId r = first_repeated_id(std::move(ids));
+    if (r.found())
+      collective([&] {
+        if (r.b < rg.first || r.b >= rg.first + rg.size()) return;
+        if (ko.duplicate_id) ko.duplicate_id(r.id, r.a, r.b);
+        throw InputError("transaction " + std::to_string(r.b), "duplicate transaction id " + std::to_string(r.id));
+      });
+  }
+  if (why) {
     KeyShardOutcome out;
     out.refused = true;
     out.why = why;

@@ -65,6 +65,10 @@ struct KeyShardOptions {
   // Rank 0, per-rank reads: fills the symbol tables (keys, values) of the
   // small history a report gets (KeyShardOutcome::report_h).
   std::function<void(History&)> symbol_tables;
+  // Per-rank reads: throws the InputError one process reading the file gives
+  // for transaction b repeating the id of transaction a (whole-history
+  // indices); called on the rank whose range holds b.
+  std::function<void(int64_t id, uint64_t a, uint64_t b)> duplicate_id;
 };
 
 struct KeyShardOutcome {

@@ -19,6 +19,7 @@
 #include "mpi/accounting.h"
 #include "mpi/collectives.h"
 #include "mpi/exchange.h"
+#include "mpi/unique_ids.h"
 
 namespace isocheck::dist {
 namespace {
@@ -36,11 +37,7 @@ class Hdf5Source : public RangeSource {
     time_unit = reader_.time_unit();
   }
   History chunk(uint64_t a, uint64_t b) override { return reader_.range(a, b); }
-  [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override {
-    throw InputError(file + ": dataset /txn/id row " + std::to_string(b),
-                     "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
-                         std::to_string(b) + ")");
-  }
+  [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override { hdf5_duplicate_id(file, id, a, b); }
 
  private:
   Hdf5RangeReader reader_;
@@ -561,54 +558,20 @@ class PieceDecoder {
 // itself): the ids go to hash(id) % P; the earliest repetition in file order
 // is reported as one process reports it.
 void unique_ids(RangeSource& src, std::vector<std::pair<int64_t, uint64_t>> ids) {
-  const int P = size();
-  // Ids increasing across the file (generators, collectors): nothing to do.
-  int64_t mine[3] = {1, INT64_MAX, INT64_MIN};  // increasing, smallest, largest
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i && ids[i - 1].first >= ids[i].first) mine[0] = 0;
-    mine[1] = std::min(mine[1], ids[i].first), mine[2] = std::max(mine[2], ids[i].first);
-  }
-  std::vector<int64_t> all(3 * static_cast<size_t>(P));
-  MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, MPI_COMM_WORLD);
-  bool ordered = true;
-  int64_t top = INT64_MIN;
-  bool any = false;
-  for (int r = 0; r < P; ++r) {
-    if (!all[3 * r]) ordered = false;
-    if (all[3 * r + 1] > all[3 * r + 2]) continue;  // empty range
-    if (any && all[3 * r + 1] <= top) ordered = false;
-    top = all[3 * r + 2], any = true;
-  }
-  if (ordered) return;
-  std::vector<std::vector<char>> out(P);
-  for (auto& x : ids) {
-    std::vector<char>& o = out[static_cast<int>(mix(static_cast<uint64_t>(x.first)) % static_cast<uint64_t>(P))];
-    put(o, x.first), put(o, x.second);
-  }
-  std::vector<std::pair<int64_t, uint64_t>>().swap(ids);
-  std::vector<int> cnt, disp;
-  std::vector<char> in = exchange(out, cnt, disp);
-  std::vector<std::pair<int64_t, uint64_t>> got(in.size() / 16);
-  for (size_t i = 0; i < got.size(); ++i) {
-    const char* p = in.data() + 16 * i;
-    got[i].first = get<int64_t>(p), got[i].second = get<uint64_t>(p);
-  }
-  std::sort(got.begin(), got.end());
-  uint64_t best[3] = {UINT64_MAX, 0, 0};  // b, a, id
-  for (size_t i = 1; i < got.size(); ++i)
-    if (got[i].first == got[i - 1].first && (i < 2 || got[i - 2].first != got[i].first) && got[i].second < best[0])
-      best[0] = got[i].second, best[1] = got[i - 1].second, best[2] = static_cast<uint64_t>(got[i].first);
-  std::vector<uint64_t> bests(3 * static_cast<size_t>(P));
-  MPI_Allgather(best, 3, MPI_UINT64_T, bests.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD);
-  for (int r = 0; r < P; ++r)
-    if (bests[3 * r] < best[0]) best[0] = bests[3 * r], best[1] = bests[3 * r + 1], best[2] = bests[3 * r + 2];
-  if (best[0] == UINT64_MAX) return;
+  const RepeatedId r = first_repeated_id(std::move(ids));
+  if (!r.found()) return;
   collective([&] {
-    if (best[0] >= src.first && best[0] < src.last) src.duplicate_id(static_cast<int64_t>(best[2]), best[1], best[0]);
+    if (r.b >= src.first && r.b < src.last) src.duplicate_id(r.id, r.a, r.b);
   });
 }
 
 }  // namespace
+
+void hdf5_duplicate_id(const std::string& file, int64_t id, uint64_t a, uint64_t b) {
+  throw InputError(file + ": dataset /txn/id row " + std::to_string(b),
+                   "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
+                       std::to_string(b) + ")");
+}
 
 void RangeSource::duplicate_id(int64_t id, uint64_t, uint64_t) {
   throw InputError(file, "duplicate transaction id " + std::to_string(id));

@@ -82,4 +82,17 @@ for row in 100 9000 31000; do
       fail "bad kind at row $row, $p ranks: exit $rc, $(cat "$tmp/r.err")"
   done
 done
+# A transaction id repeated in another rank's range, or in another slice of
+# the same rank's range: exit 2 and one process's message (each slice's
+# reader checks only itself). Regression: the shards said "holds", exit 0.
+for dup in 10:7000 10:3000; do
+  "$GEN" many "$tmp/dup.h5" --components 20 --txns 8000 --dup-id $dup > /dev/null || fail "dist_gen --dup-id"
+  "$BIN" verify "$tmp/dup.h5" -q > /dev/null 2> "$tmp/one.err"
+  grep -q "duplicate transaction id" "$tmp/one.err" || fail "dup $dup: one process: $(cat "$tmp/one.err")"
+  for p in 2 4; do
+    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/dup.h5" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
+    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" ||
+      fail "duplicate id $dup, $p ranks: exit $rc, $(cat "$tmp/r.err")"
+  done
+done
 echo "key_shards_cli: ok"

@@ -435,6 +435,11 @@ TEST(Hdf5Invalid, DuplicateIdNamesBothRows) {
   // Sparse ids take the sorting path.
   put_i64(p, "/txn/id", {5000000000000LL, -7, 3, 5000000000000LL});
   expect_error(p, {"dataset /txn/id row 3", "duplicate transaction id 5000000000000", "rows 0 and 3"});
+  // Two ids repeated: the first repeat in row order, as the dense path and the
+  // other readers report it (regression: the sparse path named the smallest
+  // repeated id, -7 at row 3).
+  put_i64(p, "/txn/id", {5000000000000LL, 5000000000000LL, -7, -7});
+  expect_error(p, {"dataset /txn/id row 1", "duplicate transaction id 5000000000000", "rows 0 and 1"});
   // In a range, rows are the file's and only the range is checked.
   put_i64(p, "/txn/id", {1, 9, 3, 9});
   expect_error(p, {"dataset /txn/id row 3", "rows 1 and 3"}, 1, 4);
