@@ -105,6 +105,9 @@ class DistributedRun {
   bool ranges = false, scattered = false, use_key_shards = d.key_shards;
   // Key shards on HDF5 read their range slice by slice (key_shards.h).
   uint64_t range_lo = 0, range_hi = 0;
+  // Key shards on JSONL: each rank's lines, read slice by slice the same way
+  // (null when JSONL is read on rank 0: scans, inserts, deletes; string symbols).
+  std::unique_ptr<RangeSource> jsonl;
   bool whole_loaded = false;  // set by the read: rank 0 holds the whole history
 
   void end_stage(const char* name) {
@@ -429,24 +432,15 @@ class DistributedRun {
           h = allgather_ranges(std::move(mine));
         });
       }
+    } else if (f == Format::jsonl && use_key_shards && P > 1 && !(jsonl = jsonl_source(file))->states_predicates) {
+      // JSONL: every rank takes the lines starting in its share of the bytes,
+      // as on owned data; the shards read them slice by slice. (Scans,
+      // inserts and deletes are expanded over the whole file: rank 0.)
+      ranges = true;
+      range_lo = jsonl->first, range_hi = jsonl->last;
     } else {
-      collective([&] {
-        if (me == 0) h = load_on_ranks(file, f, &run.import);
-      });
-      // Key shards: the history read on rank 0 is scattered in transaction
-      // ranges, as if each rank had read its own (lists are exchanged only
-      // replicated: broadcast them).
-      int lists = 0;
-      if (me == 0)
-        for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
-      MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      scattered = use_key_shards && P > 1 && !lists;
-      if (scattered) {
-        collective([&] { mine = scatter_ranges(h, 0); });
-        ranges = true;
-      } else {
-        bcast_history(h, 0);
-      }
+      jsonl.reset();
+      read_on_rank0_and_scatter();
     }
     note_ops_held(h.op_count() + mine.op_count());
     // The history's size, for --stage-times (rank 0 may not hold it).
@@ -456,6 +450,24 @@ class DistributedRun {
     if (!have_ck) collective([&] { save(stage_read); });
     end_stage("read");
     whole_loaded = !ranges || scattered;
+  }
+
+  // JSONL and imported formats: read on rank 0. Key shards: the history is
+  // scattered in transaction ranges, as if each rank had read its own (lists
+  // are exchanged only replicated: broadcast them).
+  void read_on_rank0_and_scatter() {
+    collective([&] {
+      if (me == 0) h = load_on_ranks(file, f, &run.import);
+    });
+    int lists = 0;
+    if (me == 0)
+      for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
+    MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    scattered = use_key_shards && P > 1 && !lists;
+    ranges = scattered;
+    whole_loaded = true;
+    if (scattered) collective([&] { mine = scatter_ranges(h, 0); });
+    else bcast_history(h, 0);
   }
 
   // Every rank holds the whole history from here on (except with per-rank
@@ -500,7 +512,13 @@ class DistributedRun {
       return stop != 0;
     };
     collective([&] {
-      if (from_ranges && !scattered) {
+      if (from_ranges && jsonl) {
+        ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { jsonl->duplicate_id(id, a, b); };
+        ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
+          return jsonl->chunk(range_lo + lo, range_lo + hi);
+        }, opt, ko);
+        sizes[0] = ks.txns, sizes[1] = ks.ops;
+      } else if (from_ranges && !scattered) {
         Hdf5RangeReader reader(file);
         ko.symbol_tables = [&](History& x) { reader.take_tables(x.keys, x.values); };
         ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { hdf5_duplicate_id(file, id, a, b); };
@@ -553,6 +571,19 @@ class DistributedRun {
       // Key shards from the per-rank reads: operations exchanged by key. Lists
       // are refused there but can run on the replicated history (no note yet).
       if (run_key_shards(true, false)) return true;
+      if (jsonl && ks.why == kNamedSymbolsRefused) {
+        // String keys or values: numbered by first appearance in the whole
+        // file, which slices parsed apart cannot give. Rank 0 reads the file
+        // and scatters it, as for the other formats (no note: nothing the
+        // user asked for is left out).
+        jsonl.reset();
+        read_on_rank0_and_scatter();
+        if (!ranges) {  // lists: every rank holds the history now
+          check_history_budget();
+          return use_key_shards && run_key_shards(false, true);
+        }
+        if (run_key_shards(true, false)) return true;
+      }
       const bool lists = ks.why.rfind("list operations", 0) == 0;
       if (!lists && me == 0 && !d.quiet)
         std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", ks.why.c_str());
@@ -560,6 +591,13 @@ class DistributedRun {
       // Every rank takes the whole history, as without key shards.
       if (scattered) {
         mine = History();
+        bcast_history(h, 0);
+      } else if (jsonl) {
+        jsonl.reset();
+        collective([&] {
+          if (me == 0 && !whole_loaded) h = load_on_ranks(file, f, &run.import);
+        });
+        whole_loaded = true;
         bcast_history(h, 0);
       } else {
         collective([&] {

@@ -215,7 +215,9 @@ constexpr const char* kOpenAbsencesRefused =
 // (The ranks used to read one after another, each scattering its slices
 // while the others waited: reading was serial however many ranks there were.)
 // Returns, on every rank alike, nullptr, or why the shards refuse the
-// history: some slice holds list operations, or a scan's open absence.
+// history: some slice holds list operations, or a scan's open absence, or
+// named symbols (kNamedSymbolsRefused: found in a first slice, before any
+// exchange).
 const char* own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg,
                             Shard& s, const History* held) {
   const int P = size(), me = rank();
@@ -260,12 +262,19 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     StepTime read_time("shard.read");
     first = read_slice(0, std::min(count, step));
   }
+  auto named = [](const History& sl) { return sl.keys.named() || sl.values.named(); };
+  int named_slices = first && named(*first) ? 1 : 0;
   KeyOwners owner_of(P);
   {
-    std::vector<uint64_t> ops(owner_of.buckets(), 0);
+    // (The last count says whether a first slice had named symbols: then the
+    // slices are refused before any is exchanged.)
+    std::vector<uint64_t> ops(owner_of.buckets() + 1, 0);
     if (first && P > 1)
       for (OpIdx o = 0; o < first->op_count(); ++o) ++ops[owner_of.bucket(first->op_key[o])];
+    ops.back() = static_cast<uint64_t>(named_slices);
     MPI_Allreduce(MPI_IN_PLACE, ops.data(), static_cast<int>(ops.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (ops.back()) return kNamedSymbolsRefused;
+    ops.pop_back();
     owner_of.assign(ops);
   }
   // The slice's records in one send buffer per kind, grouped by destination
@@ -289,6 +298,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
+      named_slices |= named(sl) ? 1 : 0;
       owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
@@ -393,6 +403,8 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &named_slices, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (named_slices) return kNamedSymbolsRefused;
   s.h.release_unused_list_offsets();
   // The columns grew by doubling: give the slack back, one column at a time.
   auto fit = [](auto&... v) { (v.shrink_to_fit(), ...); };

@@ -71,6 +71,12 @@ struct KeyShardOptions {
   std::function<void(int64_t id, uint64_t a, uint64_t b)> duplicate_id;
 };
 
+// Why check_key_sharded_read refuses slices with string keys or values (a
+// reader numbering them per slice, as JSONL's does): the slices' symbols do
+// not agree. The caller reads the history another way.
+inline constexpr const char* kNamedSymbolsRefused =
+    "string keys or values read in slices (each slice numbers its own names)";
+
 struct KeyShardOutcome {
   bool refused = false;  // the same on every rank: use the normal path
   std::string why;       // why it was refused

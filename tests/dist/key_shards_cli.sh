@@ -95,4 +95,28 @@ for dup in 10:7000 10:3000; do
       fail "duplicate id $dup, $p ranks: exit $rc, $(cat "$tmp/r.err")"
   done
 done
+# JSONL read by byte ranges, one rank's lines each: a malformed line in a
+# later rank's range, an id repeated across ranges, give one process's
+# message (exit 2); string keys (numbered by first appearance in the whole
+# file: read on rank 0 and scattered instead) and list operations (the
+# replicated path) give one process's report, with no note.
+awk 'NR == 4500 { print "{\"id\": 4500, \"session\": 1, \"ops\": [[\"r\", 1"; next } { print }' "$tmp/ok.jsonl" > "$tmp/badline.jsonl"
+awk 'NR == 5000 { sub(/"id":[0-9]+/, "\"id\":7") } { print }' "$tmp/ok.jsonl" > "$tmp/dupline.jsonl"
+for f in badline dupline; do
+  "$BIN" verify "$tmp/$f.jsonl" -q > /dev/null 2> "$tmp/one.err"; rc=$?
+  [ "$rc" = 2 ] || fail "$f: one process exit $rc: $(cat "$tmp/one.err")"
+  for p in 2 4; do
+    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/$f.jsonl" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
+    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" || fail "$f, $p ranks: exit $rc, $(cat "$tmp/r.err")"
+  done
+done
+sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$tmp/bad.jsonl" > "$tmp/named.jsonl"
+"$BIN" generate --workload append --txns 1500 --sessions 6 --plant g-single --out "$tmp/lists.jsonl" -q || fail gen lists
+for f in named lists; do
+  "$BIN" verify "$tmp/$f.jsonl" -l ser,si,sser --json -q --no-local-search > "$tmp/one.json"; prc=$?
+  mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/$f.jsonl" -l ser,si,sser --json --key-shards > "$tmp/r.json" 2> "$tmp/r.err"; rc=$?
+  [ "$rc" = "$prc" ] && [ "$prc" = 1 ] || fail "$f: 4 ranks exit $rc, one process $prc"
+  diff <(upto_stats "$tmp/one.json") <(upto_stats "$tmp/r.json") > /dev/null || fail "$f: 4 ranks' report differs"
+  ! grep -q "key shards not used" "$tmp/r.err" || fail "$f: a note: $(cat "$tmp/r.err")"
+done
 echo "key_shards_cli: ok"

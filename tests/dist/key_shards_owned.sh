@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Key shards hold owned data only: at 4 ranks (--key-shards, HDF5 read by
-# range) no rank held more operations at once (ops_held in --stage-times)
+# range, and JSONL read by line-aligned byte ranges) no rank held more
+# operations at once (ops_held in --stage-times)
 # than ceil(ops/4) * 1.2 plus the operations of the transactions the report
 # names (its witness or anomalies: rank 0 fetches them for the report), for a
 # valid read-modify-write history, one on 12 keys only, and for ones with a
@@ -16,16 +17,19 @@ make() {
   "$BIN" convert "$tmp/$1.h5" "$tmp/$1.jsonl" > /dev/null || fail "convert $1"
 }
 
-# run NAME EXIT [ARGS]: 4 ranks with key shards, then one process; the
+# run NAME EXIT [ARGS]: 4 ranks with key shards, then one process, from the
+# HDF5 file and from the JSONL file; the
 # reports must agree and the per-rank holdings stay within the bound.
 run() {
   local name=$1 want=$2; shift 2
-  $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/$name.h5" -q --key-shards --level ser,si,sser \
-    --stage-times "$tmp/$name.times" --json "$@" > "$tmp/$name.4.json" 2> "$tmp/$name.err"
-  local rc=$?
-  [ "$rc" = "$want" ] && pass || fail "$name: 4 ranks exit $rc, want $want: $(head -3 "$tmp/$name.err")"
-  "$BIN" verify "$tmp/$name.h5" -q --level ser,si,sser --json "$@" > "$tmp/$name.1.json"
-  python3 - "$tmp/$name" <<'PY' && pass || fail "$name: $(cat "$tmp/$name.times")"
+  for ext in h5 jsonl; do
+    local out=$tmp/$name.$ext
+    $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/$name.$ext" -q --key-shards --level ser,si,sser \
+      --stage-times "$out.times" --json "$@" > "$out.4.json" 2> "$out.err"
+    local rc=$?
+    [ "$rc" = "$want" ] && pass || fail "$name.$ext: 4 ranks exit $rc, want $want: $(head -3 "$out.err")"
+    "$BIN" verify "$tmp/$name.$ext" -q --level ser,si,sser --json "$@" > "$out.1.json"
+    python3 - "$out" "$tmp/$name.jsonl" <<'PY' && pass || fail "$name.$ext: $(cat "$out.times")"
 import json, math, sys
 base = sys.argv[1]
 t = json.load(open(base + ".times"))
@@ -42,13 +46,14 @@ for lv in four["levels"]:
 for a in four.get("anomalies", []):
     named |= {a["txn"], a.get("other", a["txn"])}
 witness_ops = 0
-for line in open(base + ".jsonl"):
+for line in open(sys.argv[2]):
     r = json.loads(line)
     if "id" in r and r["id"] in named:
         witness_ops += len(r["ops"])
 bound = math.ceil(t["ops"] / 4) * 1.2 + witness_ops
 assert max(t["ops_held"]) <= bound, ("ops_held", t["ops_held"], "bound", bound, "ops", t["ops"], "witness ops", witness_ops)
 PY
+  done
 }
 
 make valid
