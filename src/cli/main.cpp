@@ -1,7 +1,10 @@
 // isocheck: a black-box checker of transactional isolation.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -25,7 +28,17 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--mpi-start-probe") return isocheck::dist::start_probe();
   if (isocheck::dist::launched_by_mpi()) isocheck::dist::init();
   int rc = run(argc, argv);
-  std::fflush(stdout);
+  // The report goes to standard output: a write that failed there (a full
+  // disk, a closed descriptor) lost it, and the run must not end as if it had
+  // been delivered — exit 3 with a message, whatever the verdict was.
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    const int e = errno;
+    std::fprintf(stderr, "isocheck: cannot write the output to standard output%s%s; exit 3 instead of %d\n",
+                 e ? ": " : "", e ? std::strerror(e) : "", rc);
+    rc = 3;
+  }
   isocheck::dist::finalize();
   return rc;
 }

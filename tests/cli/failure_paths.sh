@@ -120,6 +120,17 @@ output_cases() {
   fails_with out.verify.html 2 skew.jsonl '--html' "$bin" verify -q skew.jsonl --html notadir/x.html
   fails_with full.verify.dot 3 skew.jsonl '/dev/full' "$bin" verify -q skew.jsonl --dot /dev/full
   fails_with full.verify.html 3 skew.jsonl '/dev/full' "$bin" verify -q skew.jsonl --html /dev/full
+  # The report itself to a full disk or a closed descriptor: it is lost, so
+  # exit 3 with a message, not the verdict's code (regression: exit 1 with
+  # nothing written, or 0 for a history that holds).
+  fails_with full.verify.stdout 3 skew.jsonl 'standard output: No space left on device; exit 3 instead of 1' \
+    sh -c '"$0" verify -q "$1" > /dev/full' "$bin" skew.jsonl
+  fails_with full.verify.json 3 small.jsonl 'standard output: No space left on device; exit 3 instead of 0' \
+    sh -c '"$0" verify -q --json "$1" > /dev/full' "$bin" small.jsonl
+  fails_with full.audit.stdout 3 skew.jsonl 'standard output: No space left on device; exit 3 instead of 1' \
+    sh -c '"$0" audit -q "$1" > /dev/full' "$bin" skew.jsonl
+  fails_with closed.verify.stdout 3 small.jsonl 'standard output: Bad file descriptor' \
+    sh -c '"$0" verify -q "$1" >&-' "$bin" small.jsonl
   cp small.jsonl self.jsonl
   fails_with self.convert 2 self.jsonl 'self\.jsonl' "$bin" convert self.jsonl self.jsonl --to jsonl
   fails_with self.audit 2 self.jsonl 'self\.jsonl' "$bin" audit -q self.jsonl --write-fenced self.jsonl
