@@ -24,6 +24,7 @@
 #include "audit/reader.h"
 #include "audit/spill.h"
 #include "audit/state.h"
+#include "audit/unique_ids.h"
 #include "audit/written.h"
 #include "core/flat_hash.h"
 
@@ -95,6 +96,11 @@ class Auditor {
   }
   std::string options_fingerprint() const;
   void prescan();
+  // Whether the log's transaction ids increase through it, as pass 1 saw
+  // them (then none repeats); otherwise refuse_repeated_ids() reads them
+  // again (unique_ids.cpp).
+  IdsInOrder ids_in_order_;
+  void refuse_repeated_ids();
   void choose_rule();
   // verify refuses a log that uses a key both as a list and as a register, at
   // the first such operation (graph/known_graph.h); a round may hold only one

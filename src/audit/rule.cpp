@@ -135,9 +135,10 @@ void Auditor::prescan() {
     using C = Hdf5RangeReader;
     ColumnsPool pool;
     // (op kinds for the duplicate check: its set is sized for the log's writes)
-    const unsigned which = C::kSession | C::kStatus | (need_times || need_write_ends ? C::kTimes : 0u) |
+    const unsigned which = C::kIds | C::kSession | C::kStatus | (need_times || need_write_ends ? C::kTimes : 0u) |
                            (need_fences ? C::kOps : C::kOpKinds);  // (kinds: the duplicate check's
                                                                      // count, lists and registers)
+    std::vector<IdsInOrder> ids(n_pieces);
     parallel_pieces(n_pieces, threads, [&](uint64_t i) {
       Pass1Piece& p = pieces[i];
       p.first_round = i * piece_rounds;
@@ -145,9 +146,11 @@ void Auditor::prescan() {
       const uint64_t row = i * piece_rows, last_row = std::min(total, row + piece_rows);
       ColumnsPool::Lease cols(pool);
       file.columns(row, last_row, which, *cols);
+      ids[i].add(cols->id.data(), cols->id.size());
       scan.scan(*cols, values, row, nullptr);
       scan.finish();
     });
+    for (const IdsInOrder& piece : ids) ids_in_order_.add(piece);
   } else {
     // JSONL with scans, inserts and deletes: keys interned, and the keys
     // whose state changes gathered (their rounds expand over them). Whether
@@ -155,6 +158,7 @@ void Auditor::prescan() {
     // interning keys and starts again, with them, at the first one it meets.
     auto pass = [&](std::shared_ptr<LogPredicateKeys> keys) {
       pieces.assign(1, Pass1Piece{});
+      ids_in_order_ = IdsInOrder{};
       Pass1Scanner scan(pieces[0], R, ~0ULL, need_times, need_write_ends);
       uint64_t row = 0;
       while (true) {
@@ -177,6 +181,7 @@ void Auditor::prescan() {
         cols.op_kind = std::move(h.op_kind);
         cols.op_key = std::move(h.op_key);
         cols.op_value = std::move(h.op_value);
+        ids_in_order_.add(h.txn_id.data(), h.txn_count());
         // Each JSONL chunk has its own tables: the fence key's symbol per chunk.
         scan.set_fence_key(fk);
         scan.scan(cols, h.values, row, h.txn_id.data());

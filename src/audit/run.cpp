@@ -117,6 +117,7 @@ bool Auditor::start() {
   Timer pass1;
   prescan();
   if (opt_.debug_timing) std::fprintf(stderr, "pass 1: %.3f s\n", pass1.seconds());
+  refuse_repeated_ids();
   if (lists_and_registers_) refuse_list_key_misuse();
   if (reader_.hdf5()) {
     // The carry uses the file's symbols: rounds are appended without

@@ -16,6 +16,7 @@ namespace isocheck {
 // Some columns of a transaction range, validated as read_hdf5_range
 // validates them.
 struct Hdf5Columns {
+  std::vector<int64_t> id;          // transaction ids (with kIds)
   std::vector<int64_t> session;     // the user's session numbers (not dense)
   std::vector<TxnStatus> status;
   std::vector<int64_t> begin, end;  // kNoTime when absent
@@ -28,7 +29,7 @@ struct Hdf5Columns {
 
 class Hdf5RangeReader {
  public:
-  enum Column : unsigned { kSession = 1, kStatus = 2, kTimes = 4, kOps = 8, kOpKinds = 16 };
+  enum Column : unsigned { kSession = 1, kStatus = 2, kTimes = 4, kOps = 8, kOpKinds = 16, kIds = 32 };
 
   // Opens the file and checks its format version; throws InputError.
   explicit Hdf5RangeReader(const std::string& path);

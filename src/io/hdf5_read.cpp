@@ -931,8 +931,12 @@ void Reader::columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns&
   Layout& L = *layout_;
   check_range(first, last, L.n);
   size_t cnt = last - first;
-  c.session.clear(), c.status.clear(), c.begin.clear(), c.end.clear();
+  c.id.clear(), c.session.clear(), c.status.clear(), c.begin.clear(), c.end.clear();
   c.op_offset.clear(), c.op_kind.clear(), c.op_key.clear(), c.op_value.clear();
+  if (which & Hdf5RangeReader::kIds) {  // (unchecked: a caller that asks checks them across ranges)
+    c.id.resize(cnt);
+    read_rows(L.id, first, cnt, c.id.data());
+  }
   if (which & Hdf5RangeReader::kOps) {
     read_offsets(L.op_off, first, cnt, L.m, c.op_offset);
     uint64_t o0 = c.op_offset[0], ops = c.op_offset[cnt] - o0;
