@@ -39,9 +39,13 @@ class Hdf5RangeReader {
 
   uint64_t txn_count();
   // The file's key and value tables (empty and in integer mode when the file
-  // has none), read at the first call and kept.
+  // has none), read at the first call and kept. range() and columns() check
+  // every name at their first call (one block of names in memory at a time)
+  // but keep none: a rank reading a range of a file with millions of names
+  // holds them only when it asks here (holds_names()).
   const SymbolTable& keys();
   const SymbolTable& values();
+  bool holds_names() const;
   const std::string& time_unit();
   // Moves the file's tables out (a caller that keeps its own copy of them
   // saves copying a table of millions of names). Ranges still read and

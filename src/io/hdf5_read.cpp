@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -58,15 +59,16 @@ class Reader {
   // tables stay empty and its symbols are those of keys() / values().
   History read(uint64_t first, uint64_t last, bool whole, bool own_tables, bool release_unused_lists = false);
   void columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns& out);
-  const SymbolTable& keys() { return ensure_tables(), keys_; }
-  const SymbolTable& values() { return ensure_tables(), values_; }
+  const SymbolTable& keys() { return ensure_tables(true), keys_; }
+  const SymbolTable& values() { return ensure_tables(true), values_; }
   void take_tables(SymbolTable& keys, SymbolTable& values) {
-    ensure_tables();
+    ensure_tables(true);
     keys = std::move(keys_);
     values = std::move(values_);
-    keys_ = values_ = SymbolTable{};
+    keys_ = values_ = SymbolTable{};  // (the caller holds them now: not read again)
   }
   const std::string& time_unit() { return layout(), time_unit_; }
+  bool holds_names() const { return names_held_; }
 
  private:
   struct Ds {
@@ -333,7 +335,7 @@ class Reader {
   }
 
   // Optional name table; returns false when absent (integer mode).
-  bool read_names(const std::string& table, const std::string& flags, SymbolTable& out);
+  bool read_names(const std::string& table, const std::string& flags, SymbolTable* out, size_t& count);
 
   // Every dataset, opened once; their lengths checked against each other.
   struct Layout {
@@ -353,7 +355,7 @@ class Reader {
   void check_value_predicate_constants(Layout& L);
   void read_value_predicates(Layout& L, uint64_t o0, History& h, std::vector<uint64_t>& open_predicate_reads);
   Layout& layout();
-  void ensure_tables();
+  void ensure_tables(bool names);
   void check_range(uint64_t first, uint64_t last, uint64_t n) const;
   std::vector<uint64_t> read_offsets(Ds& d, uint64_t first, uint64_t cnt, uint64_t limit, bool cache = false) {
     std::vector<uint64_t> o;
@@ -375,7 +377,11 @@ class Reader {
   std::unique_ptr<Layout> layout_;
   std::string time_unit_;
   // The name tables, read at the first range that needs them.
-  bool tables_read_ = false, named_keys_ = false, named_values_ = false;
+  // The name tables: checked once (sizes_read_), every name read and
+  // checked, but held (names_held_) only when keys(), values(),
+  // take_tables() or a one-shot read asks for them: a rank reading a range
+  // of a large file needs their sizes alone (symbols are row numbers).
+  bool sizes_read_ = false, names_held_ = false, named_keys_ = false, named_values_ = false;
   SymbolTable keys_, values_;
   size_t key_count_ = 0, value_count_ = 0;  // their sizes (validation; kept after take_tables)
   // The HDF5 library may be built without thread safety: every call that
@@ -498,7 +504,11 @@ void Reader::check_unique_ids(const History& h, uint64_t first) {
   if (first_repeat != SIZE_MAX) report(id[first_repeat]);
 }
 
-bool Reader::read_names(const std::string& table, const std::string& flags, SymbolTable& out) {
+// A name table checked (its type, its flags, every name flagged as an
+// integer) a block at a time; into `out` when given (else nothing is kept:
+// memory one block). `count`: its rows.
+bool Reader::read_names(const std::string& table, const std::string& flags, SymbolTable* out, size_t& count) {
+  count = 0;
   if (!exists(table)) {
     if (exists(flags)) fail(flags, "present without " + table);
     return false;
@@ -506,7 +516,14 @@ bool Reader::read_names(const std::string& table, const std::string& flags, Symb
   Ds d = open_any(table);
   Hid ft(H5Dget_type(d.ds), H5Tclose);
   if (H5Tget_class(ft) != H5T_STRING) fail(table, "wrong datatype: expected a string, found " + describe_type(ft));
-  std::vector<std::string> names(d.len);
+  count = d.len;
+  std::optional<Ds> f;
+  if (exists(flags)) {
+    f.emplace(open_int(flags, 1));
+    check_len(*f, d.len, table);
+  }
+  std::vector<std::string> names(out ? d.len : 0), block_names;
+  std::vector<uint8_t> is_int(out ? d.len : 0, 0), block_flags;
   // Blocks bound the library's temporary allocations for huge tables.
   const uint64_t block = 1 << 16;
   bool vlen = H5Tis_variable_str(ft) > 0;
@@ -516,6 +533,8 @@ bool Reader::read_names(const std::string& table, const std::string& flags, Symb
   std::vector<char> buf;
   for (uint64_t s = 0; s < d.len; s += block) {
     uint64_t c = std::min(block, d.len - s);
+    // (Held: the rows of the whole table; checked only: this block's.)
+    std::string* nm = out ? names.data() + s : (block_names.resize(c), block_names.data());
     Hid fs(H5Scopy(d.space), H5Sclose);
     hsize_t start = s, cnt = c;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &cnt, nullptr);
@@ -523,34 +542,32 @@ bool Reader::read_names(const std::string& table, const std::string& flags, Symb
     if (vlen) {
       ptrs.assign(c, nullptr);
       if (H5Dread(d.ds, mt, ms, fs, H5P_DEFAULT, ptrs.data()) < 0) fail_row(table, s, "cannot read the names");
-      for (uint64_t i = 0; i < c; ++i) names[s + i] = ptrs[i] ? ptrs[i] : "";
+      for (uint64_t i = 0; i < c; ++i) nm[i] = ptrs[i] ? ptrs[i] : "";
       H5Dvlen_reclaim(mt, ms, H5P_DEFAULT, ptrs.data());
     } else {
       buf.assign(c * fixed, '\0');
       if (H5Dread(d.ds, mt, ms, fs, H5P_DEFAULT, buf.data()) < 0) fail_row(table, s, "cannot read the names");
       for (uint64_t i = 0; i < c; ++i) {
         const char* p = buf.data() + i * fixed;
-        names[s + i].assign(p, strnlen(p, fixed));
+        nm[i].assign(p, strnlen(p, fixed));
       }
     }
-  }
-  std::vector<uint8_t> is_int(d.len, 0);
-  if (exists(flags)) {
-    Ds f = open_int(flags, 1);
-    check_len(f, d.len, table);
-    read_rows(f, 0, f.len, is_int.data());
-    for (uint64_t i = 0; i < f.len; ++i) {
-      if (is_int[i] > 1) fail_row(flags, i, "must be 0 or 1, is " + std::to_string(is_int[i]));
-      if (is_int[i]) {
+    if (!f) continue;
+    uint8_t* fl = out ? is_int.data() + s : (block_flags.resize(c), block_flags.data());
+    read_rows(*f, s, c, fl);
+    for (uint64_t i = 0; i < c; ++i) {
+      if (fl[i] > 1) fail_row(flags, s + i, "must be 0 or 1, is " + std::to_string(fl[i]));
+      if (fl[i]) {
         int64_t v;
-        const std::string& nm = names[i];
-        auto [p, ec] = std::from_chars(nm.data(), nm.data() + nm.size(), v);
-        if (ec != std::errc() || p != nm.data() + nm.size() || nm.empty())
-          fail_row(table, i, "name \"" + nm + "\" is flagged as an integer in " + flags + " but is not one");
+        const std::string& name = nm[i];
+        auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+        if (ec != std::errc() || p != name.data() + name.size() || name.empty())
+          fail_row(table, s + i, "name \"" + name + "\" is flagged as an integer in " + flags + " but is not one");
       }
     }
   }
-  out.set_named(std::move(names), std::move(is_int));
+  if (!out) return true;
+  out->set_named(std::move(names), std::move(is_int));
   return true;
 }
 
@@ -593,12 +610,13 @@ Reader::Layout& Reader::layout() {
   return *layout_;
 }
 
-void Reader::ensure_tables() {
-  if (tables_read_) return;
-  named_keys_ = read_names("/key_names", "/key_name_is_int", keys_);
-  named_values_ = read_names("/value_names", "/value_name_is_int", values_);
-  key_count_ = keys_.size(), value_count_ = values_.size();
-  tables_read_ = true;
+void Reader::ensure_tables(bool names) {
+  if (names ? names_held_ : sizes_read_) return;
+  // (Names asked for after a check without them: the tables are read again.)
+  named_keys_ = read_names("/key_names", "/key_name_is_int", names ? &keys_ : nullptr, key_count_);
+  named_values_ = read_names("/value_names", "/value_name_is_int", names ? &values_ : nullptr, value_count_);
+  sizes_read_ = true;
+  names_held_ = names;
 }
 
 void Reader::check_range(uint64_t first, uint64_t last, uint64_t n) const {
@@ -840,7 +858,7 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables,
   {
     std::lock_guard<std::mutex> lock(init_);  // (columns() may run meanwhile)
     layout();
-    ensure_tables();
+    ensure_tables(own_tables);
     check_value_predicate_constants(*layout_);
   }
   Layout& L = *layout_;
@@ -898,7 +916,7 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables,
   column(L.list, l0, l1 - l0, h.list_value);
   for (auto& o : h.op_list_offset) o -= l0;
 
-  ensure_tables();
+  ensure_tables(own_tables);
   check_ops(h.op_kind.data(), h.op_key.data(), h.op_value.data(), ops, o0);
   if (skip_list_offsets && std::find(h.op_kind.begin(), h.op_kind.end(), OpKind::read_list) != h.op_kind.end())
     h.op_list_offset.assign(ops + 1, 0);
@@ -915,7 +933,7 @@ History Reader::read(uint64_t first, uint64_t last, bool whole, bool own_tables,
     h.keys = std::move(keys_);
     h.values = std::move(values_);
     keys_ = values_ = SymbolTable{};
-    tables_read_ = false;
+    names_held_ = false;
   }
   return h;
 }
@@ -926,7 +944,7 @@ void Reader::columns(uint64_t first, uint64_t last, unsigned which, Hdf5Columns&
   {
     std::lock_guard<std::mutex> lock(init_);
     layout();
-    if (which & Hdf5RangeReader::kOps) ensure_tables();
+    if (which & Hdf5RangeReader::kOps) ensure_tables(false);
   }
   Layout& L = *layout_;
   check_range(first, last, L.n);
@@ -997,6 +1015,7 @@ uint64_t Hdf5RangeReader::txn_count() { return impl_->reader.txn_count(); }
 const SymbolTable& Hdf5RangeReader::keys() { return impl_->reader.keys(); }
 const SymbolTable& Hdf5RangeReader::values() { return impl_->reader.values(); }
 void Hdf5RangeReader::take_tables(SymbolTable& keys, SymbolTable& values) { impl_->reader.take_tables(keys, values); }
+bool Hdf5RangeReader::holds_names() const { return impl_->reader.holds_names(); }
 const std::string& Hdf5RangeReader::time_unit() { return impl_->reader.time_unit(); }
 History Hdf5RangeReader::range(uint64_t first, uint64_t last) { return impl_->reader.read(first, last, false, false); }
 Hdf5Columns Hdf5RangeReader::columns(uint64_t first, uint64_t last, unsigned which) {

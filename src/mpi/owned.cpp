@@ -33,14 +33,18 @@ class Hdf5Source : public RangeSource {
     n = reader_.txn_count();
     const int P = size(), me = rank();
     first = n * me / P, last = n * (me + 1) / P;
-    reader_.take_tables(keys, values);
     time_unit = reader_.time_unit();
   }
   History chunk(uint64_t a, uint64_t b) override { return reader_.range(a, b); }
+  // (The first chunk checks every name of the tables without keeping them.)
+  void load_tables() override {
+    if (!loaded_) reader_.take_tables(keys, values), loaded_ = true;
+  }
   [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override { hdf5_duplicate_id(file, id, a, b); }
 
  private:
   Hdf5RangeReader reader_;
+  bool loaded_ = false;
 };
 
 // JSONL by byte ranges. Rank r takes the lines that start in
@@ -657,6 +661,7 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
     if (f.before(worst)) worst = f;
   if (!worst.has_register()) return;
   g_error_agreed = true;  // (every rank throws the same error)
+  src.load_tables();
   throw InputError(src.file, list_key_misuse(worst.id, worst.pos, src.keys.text(worst.key), worst.writes).what());
 }
 
@@ -839,7 +844,7 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   const uint32_t base = job.whole_sser ? 1 : 0;
   bool tables = false;
   for (uint32_t w : whole) tables |= owner[w] == me && !skip[w];
-  if (tables) keys_ = src.keys, values_ = src.values;
+  if (tables) src.load_tables(), keys_ = src.keys, values_ = src.values;
   time_unit_ = src.time_unit;
   std::vector<uint64_t> comp_txns(part.comp_sessions.size(), 0);
   const Rounds R = rounds_of(src);
@@ -1098,6 +1103,7 @@ PieceResult OwnedPieces::solve(const Job& job, uint32_t i) {
     // and each operation's place in its whole transaction, so the message is
     // one process's.
     if (r.error_code) {
+      if (tables_) tables_->load_tables();
       if (tables_ && (tables_->keys.named() || tables_->values.named()))
         h.keys = tables_->keys, h.values = tables_->values;
       h.op_position = pos;
@@ -1195,6 +1201,7 @@ History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
   MPI_Gatherv(out.data(), n, MPI_BYTE, all.data(), cnt.data(), disp.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
   History h;
   if (me != 0) return h;
+  src.load_tables();
   h.keys = src.keys, h.values = src.values, h.time_unit = src.time_unit;
   FlatMap64 local_session;
   for (const char* p = all.data(); p < all.data() + all.size();) p = get_record(p, h, local_session, nullptr, nullptr);

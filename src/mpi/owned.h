@@ -59,6 +59,11 @@ class RangeSource {
   // unless can_fetch() (sources that read the file again).
   virtual void release() {}
   virtual bool can_fetch() const { return true; }
+  // Fills `keys` and `values` when they are read only on demand (HDF5: a
+  // rank's chunks carry symbols, not names, so most ranks never hold the
+  // file's name tables): before a whole-history piece, a message that names
+  // a key, the report's history.
+  virtual void load_tables() {}
 };
 
 // The InputError one process reading the HDF5 file gives for row b
@@ -156,7 +161,7 @@ class OwnedPieces {
   };
   std::vector<Outgoing> out_;
   SymbolTable keys_, values_;
-  const RangeSource* tables_ = nullptr;  // the source's tables (solve(): a block's error worded with names)
+  RangeSource* tables_ = nullptr;  // the source's tables (solve(): a block's error worded with names)
   std::string time_unit_;
 };
 

@@ -149,6 +149,49 @@ TEST(Hdf5RangeReader, TakenTablesStillValidate) {
   EXPECT_THROW(reader.columns(0, 120, Hdf5RangeReader::kOps), InputError);
 }
 
+// Ranges check the name tables but do not keep them (a rank reading its
+// range of a file with millions of names holds none until it asks): the
+// names come only with keys()/values(), and a name table that is wrong is
+// still refused by the first range, with one process's message.
+TEST(Hdf5RangeReader, RangesCheckTheNamesWithoutHoldingThem) {
+  History h = random_history(120, true, 5);
+  ASSERT_TRUE(h.keys.named());
+  std::string p = tmp("names.h5");
+  write_hdf5(h, p, Hdf5Options{1, 32});
+  Hdf5RangeReader reader(p);
+  History r = reader.range(0, 60);
+  reader.columns(60, 120, Hdf5RangeReader::kOps);
+  EXPECT_FALSE(reader.holds_names());
+  expect_range_equal(read_hdf5_range(p, 0, 60), r, reader);
+  EXPECT_TRUE(reader.holds_names());
+  // A key name flagged as an integer that is not one: refused by a range
+  // read as by the whole read.
+  size_t bad = 0;
+  while (bad < h.keys.size() && h.keys.is_int(static_cast<Sym>(bad))) ++bad;
+  ASSERT_LT(bad, h.keys.size());
+  History flagged = h;
+  std::vector<uint8_t> flags = h.keys.int_flags();
+  flags.resize(h.keys.size(), 0);
+  flags[bad] = 1;
+  flagged.keys.set_named(h.keys.names(), flags);
+  std::string q = tmp("badflag.h5");
+  write_hdf5(flagged, q, Hdf5Options{1, 32});
+  std::string want;
+  try {
+    read_hdf5_range(q, 0, 120);
+  } catch (const InputError& e) {
+    want = e.what();
+  }
+  ASSERT_NE(want.find("is flagged as an integer"), std::string::npos) << want;
+  Hdf5RangeReader bad_reader(q);
+  try {
+    bad_reader.range(60, 61);
+    ADD_FAILURE() << "a range of a file with a wrong name flag was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), want);
+  }
+}
+
 TEST(Hdf5RangeReader, NotAnHdf5File) {
   std::string p = tmp("not.h5");
   { std::ofstream(p) << "hello\n"; }
