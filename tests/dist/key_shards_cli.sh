@@ -66,6 +66,16 @@ d = json.load(open(sys.argv[1])); s = d["rank_steps"]
 assert len(s["shard.read"]) == 2 and all(x > 0 for x in s["shard.read"]), s
 assert "acyclic.by_order" in s and d["peel_supersteps"] == 1 and d["cross_edges"] == 0, d
 PY
+# same_error FILE WHAT: exit 2 on one process (the message says WHAT), and on
+# 2 and 4 ranks with key shards exit 2 with one process's message.
+same_error() {
+  "$BIN" verify "$1" -q > /dev/null 2> "$tmp/one.err"; local rc=$?
+  [ "$rc" = 2 ] && grep -q "$2" "$tmp/one.err" || fail "$1: one process exit $rc: $(cat "$tmp/one.err")"
+  for p in 2 4; do
+    mpiexec --oversubscribe -n $p "$BIN" verify "$1" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
+    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" || fail "$1, $p ranks: exit $rc, $(cat "$tmp/r.err")"
+  done
+}
 # A malformed operation in some rank's slice (HDF5 read by range): exit 2
 # with one process's message, whichever rank and slice it falls in (8,000
 # transactions, 2 operations each here: row 100 is rank 0's first slice,
@@ -73,27 +83,15 @@ PY
 # Regression: the other ranks waited in the next round's exchange forever,
 # or took the failing rank's next collective for this one's (MPI_ERR_TRUNCATE).
 for row in 100 9000 31000; do
-  "$GEN" many "$tmp/badkind.h5" --components 20 --txns 8000 --bad-kind $row > /dev/null || fail "dist_gen --bad-kind"
-  "$BIN" verify "$tmp/badkind.h5" -q > /dev/null 2> "$tmp/one.err"
-  grep -q "row $row: kind 99 is out of range" "$tmp/one.err" || fail "bad kind $row: one process: $(cat "$tmp/one.err")"
-  for p in 2 4; do
-    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/badkind.h5" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
-    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" ||
-      fail "bad kind at row $row, $p ranks: exit $rc, $(cat "$tmp/r.err")"
-  done
+  "$GEN" many "$tmp/badkind$row.h5" --components 20 --txns 8000 --bad-kind $row > /dev/null || fail "dist_gen --bad-kind"
+  same_error "$tmp/badkind$row.h5" "row $row: kind 99 is out of range"
 done
 # A transaction id repeated in another rank's range, or in another slice of
 # the same rank's range: exit 2 and one process's message (each slice's
 # reader checks only itself). Regression: the shards said "holds", exit 0.
 for dup in 10:7000 10:3000; do
-  "$GEN" many "$tmp/dup.h5" --components 20 --txns 8000 --dup-id $dup > /dev/null || fail "dist_gen --dup-id"
-  "$BIN" verify "$tmp/dup.h5" -q > /dev/null 2> "$tmp/one.err"
-  grep -q "duplicate transaction id" "$tmp/one.err" || fail "dup $dup: one process: $(cat "$tmp/one.err")"
-  for p in 2 4; do
-    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/dup.h5" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
-    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" ||
-      fail "duplicate id $dup, $p ranks: exit $rc, $(cat "$tmp/r.err")"
-  done
+  "$GEN" many "$tmp/dup${dup#*:}.h5" --components 20 --txns 8000 --dup-id $dup > /dev/null || fail "dist_gen --dup-id"
+  same_error "$tmp/dup${dup#*:}.h5" "duplicate transaction id"
 done
 # JSONL read by byte ranges, one rank's lines each: a malformed line in a
 # later rank's range, an id repeated across ranges, give one process's
@@ -102,14 +100,8 @@ done
 # replicated path) give one process's report, with no note.
 awk 'NR == 4500 { print "{\"id\": 4500, \"session\": 1, \"ops\": [[\"r\", 1"; next } { print }' "$tmp/ok.jsonl" > "$tmp/badline.jsonl"
 awk 'NR == 5000 { sub(/"id":[0-9]+/, "\"id\":7") } { print }' "$tmp/ok.jsonl" > "$tmp/dupline.jsonl"
-for f in badline dupline; do
-  "$BIN" verify "$tmp/$f.jsonl" -q > /dev/null 2> "$tmp/one.err"; rc=$?
-  [ "$rc" = 2 ] || fail "$f: one process exit $rc: $(cat "$tmp/one.err")"
-  for p in 2 4; do
-    mpiexec --oversubscribe -n $p "$BIN" verify "$tmp/$f.jsonl" -q --key-shards > /dev/null 2> "$tmp/r.err"; rc=$?
-    [ "$rc" = 2 ] && grep -qxF -- "$(cat "$tmp/one.err")" "$tmp/r.err" || fail "$f, $p ranks: exit $rc, $(cat "$tmp/r.err")"
-  done
-done
+same_error "$tmp/badline.jsonl" "badline.jsonl:4500: invalid JSON"
+same_error "$tmp/dupline.jsonl" "dupline.jsonl:5000: duplicate transaction id 7"
 sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$tmp/bad.jsonl" > "$tmp/named.jsonl"
 "$BIN" generate --workload append --txns 1500 --sessions 6 --plant g-single --out "$tmp/lists.jsonl" -q || fail gen lists
 for f in named lists; do
