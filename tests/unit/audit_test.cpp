@@ -23,6 +23,7 @@
 #include "io/checkpoint_file.h"
 #include "audit/key_versions.h"
 #include "audit/later_reads.h"
+#include "audit/parallel.h"
 #include "audit/spill.h"
 #include "audit/state.h"
 #include "core/errors.h"
@@ -1162,6 +1163,16 @@ TEST(Audit, ReadsOfForgottenWritersEqualWholeCheck) {
     ASSERT_EQ(w[0], c.verdict) << c.what << "\n" << history_jsonl(h);
     audit_equals_whole(h, d.path / "r.jsonl", c.what);
   }
+}
+
+// The audit's pool of pieces (audit/parallel.h, on core/threads.h) rethrows
+// a piece's error on the caller's thread instead of aborting the process.
+TEST(Audit, PoolOfPiecesRethrowsAPiecesError) {
+  EXPECT_THROW(parallel_pieces(1000, 3,
+                               [&](uint64_t i) {
+                                 if (i == 10) throw std::bad_alloc();
+                               }),
+               std::bad_alloc);
 }
 
 // A transaction id that comes back in a later round (or many rounds later)

@@ -8,7 +8,6 @@
 #include <random>
 #include <stdexcept>
 
-#include "audit/parallel.h"
 #include "core/op_runs.h"
 #include "core/radix_order.h"
 #include "core/threads.h"
@@ -160,12 +159,6 @@ TEST(Util, RunThreadsBringsAWorkersExceptionToTheCaller) {
                  std::logic_error);
     for (auto& r : ran) EXPECT_EQ(r.load(), 1);  // every part ran once, and all joined
   }
-  // A work pool of pieces rethrows a piece's error on the caller's thread.
-  EXPECT_THROW(parallel_pieces(1000, 3,
-                               [&](uint64_t i) {
-                                 if (i == 10) throw std::bad_alloc();
-                               }),
-               std::bad_alloc);
 }
 
 }  // namespace
