@@ -2,7 +2,8 @@
 # Scale-out: a read-modify-write history too large for one process under
 # --memory-limit M (it exits 3) is decided by mpiexec -n 4 --key-shards with
 # the same limit on every rank: a valid one (exit 0) and one with a planted
-# cycle (exit 1, the same report as one process without the limit).
+# cycle (exit 1, the same report as one process without the limit); from
+# HDF5 and from JSONL.
 #
 # Why M = 105 MiB is sound (private resident memory, as --memory-limit
 # measures it, on the 2-core VM; 500,000 transactions, 2,000,000 operations,
@@ -33,4 +34,27 @@ cp "$tmp/out" "$tmp/cycle.4.txt"
 check "cycle: one process without the limit" 1 "$BIN" verify "$tmp/cycle.h5" -q --no-serial-witness
 expect_out "cycle: a G-single witness" "G-single"
 same "cycle: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
+
+# The same from JSONL, each rank reading its own byte range (before
+# 2026-11-28 rank 0 read the whole file and ran past the limit like one
+# process). 700,000 transactions: one process needs more than 180 MiB
+# (exit 3 even under 180M), 4 ranks less than 90 MiB each (they decide under
+# 90M): M = 135 MiB leaves over 40 MiB on either side.
+M=135M
+"$BIN" generate --workload rmw --txns 700000 --sessions 8 --seed 3 --out "$tmp/valid.jsonl" -q || fail "generate valid"
+"$BIN" generate --workload rmw --txns 700000 --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.jsonl" -q 2> /dev/null ||
+  fail "generate cycle"
+for h in valid cycle; do
+  check "$h.jsonl: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.jsonl" -q --no-serial-witness --memory-limit $M
+  expect_err "$h.jsonl: one process names the limit" "memory limit of 135 MiB reached"
+done
+check "valid.jsonl: 4 ranks decide under $M each" 0 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/valid.jsonl" -q \
+  --key-shards --no-serial-witness --memory-limit $M
+expect_out "valid.jsonl: holds" "serializable: holds"
+check "cycle.jsonl: 4 ranks decide under $M each" 1 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/cycle.jsonl" -q \
+  --key-shards --no-serial-witness --memory-limit $M
+cp "$tmp/out" "$tmp/cycle.4.txt"
+check "cycle.jsonl: one process without the limit" 1 "$BIN" verify "$tmp/cycle.jsonl" -q --no-serial-witness
+expect_out "cycle.jsonl: a G-single witness" "G-single"
+same "cycle.jsonl: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
 summary
