@@ -5,7 +5,7 @@
 # cycle (exit 1, the same report as one process without the limit); from
 # HDF5 and from JSONL.
 #
-# Why M = 105 MiB is sound (private resident memory, as --memory-limit
+# Why M = 105 MiB is sound for HDF5 (private resident memory, as --memory-limit
 # measures it, on the 2-core VM; 500,000 transactions, 2,000,000 operations,
 # the dependency-graph path --no-serial-witness): one process needs 130-150
 # MiB for either history (the history, ~70 MiB, and its graph are held
@@ -15,46 +15,33 @@
 # MiB to spare. Both margins are over twice the run-to-run spread seen.
 # usage: key_shards_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
-M=105M
+# scale_out EXT TXNS M: both histories as EXT (h5 or jsonl) of TXNS
+# transactions; one process exits 3 under M, 4 ranks decide under it.
+scale_out() {
+  local ext=$1 txns=$2 M=$3
+  "$BIN" generate --workload rmw --txns "$txns" --sessions 8 --seed 3 --out "$tmp/valid.$ext" -q || fail "generate valid"
+  "$BIN" generate --workload rmw --txns "$txns" --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.$ext" -q \
+    2> /dev/null || fail "generate cycle"
+  for h in valid cycle; do
+    check "$h.$ext: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.$ext" -q --no-serial-witness --memory-limit $M
+    expect_err "$h.$ext: one process names the limit" "memory limit of ${M%M} MiB reached"
+  done
+  check "valid.$ext: 4 ranks decide under $M each" 0 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/valid.$ext" -q \
+    --key-shards --no-serial-witness --memory-limit $M
+  expect_out "valid.$ext: holds" "serializable: holds"
+  check "cycle.$ext: 4 ranks decide under $M each" 1 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/cycle.$ext" -q \
+    --key-shards --no-serial-witness --memory-limit $M
+  cp "$tmp/out" "$tmp/cycle.4.txt"
+  check "cycle.$ext: one process without the limit" 1 "$BIN" verify "$tmp/cycle.$ext" -q --no-serial-witness
+  expect_out "cycle.$ext: a G-single witness" "G-single"
+  same "cycle.$ext: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
+}
 
-"$BIN" generate --workload rmw --txns 500000 --sessions 8 --seed 3 --out "$tmp/valid.h5" -q || fail "generate valid"
-"$BIN" generate --workload rmw --txns 500000 --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.h5" -q 2> /dev/null ||
-  fail "generate cycle"
-
-for h in valid cycle; do
-  check "$h: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.h5" -q --no-serial-witness --memory-limit $M
-  expect_err "$h: one process names the limit" "memory limit of 105 MiB reached"
-done
-check "valid: 4 ranks decide under $M each" 0 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/valid.h5" -q --key-shards \
-  --no-serial-witness --memory-limit $M
-expect_out "valid: holds" "serializable: holds"
-check "cycle: 4 ranks decide under $M each" 1 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/cycle.h5" -q --key-shards \
-  --no-serial-witness --memory-limit $M
-cp "$tmp/out" "$tmp/cycle.4.txt"
-check "cycle: one process without the limit" 1 "$BIN" verify "$tmp/cycle.h5" -q --no-serial-witness
-expect_out "cycle: a G-single witness" "G-single"
-same "cycle: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
-
+scale_out h5 500000 105M
 # The same from JSONL, each rank reading its own byte range (before
 # 2026-11-28 rank 0 read the whole file and ran past the limit like one
 # process). 700,000 transactions: one process needs more than 180 MiB
 # (exit 3 even under 180M), 4 ranks less than 90 MiB each (they decide under
 # 90M): M = 135 MiB leaves over 40 MiB on either side.
-M=135M
-"$BIN" generate --workload rmw --txns 700000 --sessions 8 --seed 3 --out "$tmp/valid.jsonl" -q || fail "generate valid"
-"$BIN" generate --workload rmw --txns 700000 --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.jsonl" -q 2> /dev/null ||
-  fail "generate cycle"
-for h in valid cycle; do
-  check "$h.jsonl: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.jsonl" -q --no-serial-witness --memory-limit $M
-  expect_err "$h.jsonl: one process names the limit" "memory limit of 135 MiB reached"
-done
-check "valid.jsonl: 4 ranks decide under $M each" 0 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/valid.jsonl" -q \
-  --key-shards --no-serial-witness --memory-limit $M
-expect_out "valid.jsonl: holds" "serializable: holds"
-check "cycle.jsonl: 4 ranks decide under $M each" 1 $mpiexec --oversubscribe -n 4 "$BIN" verify "$tmp/cycle.jsonl" -q \
-  --key-shards --no-serial-witness --memory-limit $M
-cp "$tmp/out" "$tmp/cycle.4.txt"
-check "cycle.jsonl: one process without the limit" 1 "$BIN" verify "$tmp/cycle.jsonl" -q --no-serial-witness
-expect_out "cycle.jsonl: a G-single witness" "G-single"
-same "cycle.jsonl: the same report as one process" "$tmp/cycle.4.txt" "$tmp/out"
+scale_out jsonl 700000 135M
 summary
