@@ -443,13 +443,19 @@ class DistributedRun {
       read_on_rank0_and_scatter();
     }
     note_ops_held(h.op_count() + mine.op_count());
-    // The history's size, for --stage-times (rank 0 may not hold it).
-    sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
-    if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    note_history_size();
     if (!ranges) check_history_budget();
     if (!have_ck) collective([&] { save(stage_read); });
     end_stage("read");
     whole_loaded = !ranges || scattered;
+  }
+
+  // The history's size, for --stage-times (rank 0 may not hold it): the
+  // ranges summed, or the whole history every rank holds. (Ranges read in
+  // slices by the key shards hold nothing yet: their outcome gives it.)
+  void note_history_size() {
+    sizes[0] = ranges ? mine.txn_count() : h.txn_count(), sizes[1] = ranges ? mine.op_count() : h.op_count();
+    if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
 
   // JSONL and imported formats: read on rank 0. Key shards: the history is
@@ -578,6 +584,7 @@ class DistributedRun {
         // user asked for is left out).
         jsonl.reset();
         read_on_rank0_and_scatter();
+        note_history_size();
         if (!ranges) {  // lists: every rank holds the history now
           check_history_budget();
           return use_key_shards && run_key_shards(false, true);
@@ -608,6 +615,7 @@ class DistributedRun {
           h = allgather_ranges(std::move(mine));
         });
       }
+      sizes[0] = h.txn_count(), sizes[1] = h.op_count();  // (every rank holds it now)
       check_history_budget();
     }
     if (use_key_shards && run_key_shards(false, true)) return true;
