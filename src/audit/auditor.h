@@ -24,9 +24,9 @@
 #include "audit/reader.h"
 #include "audit/spill.h"
 #include "audit/state.h"
-#include "audit/unique_ids.h"
 #include "audit/written.h"
 #include "core/flat_hash.h"
+#include "core/unique_ids.h"
 
 namespace isocheck::audit_detail {
 

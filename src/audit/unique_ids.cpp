@@ -1,8 +1,10 @@
-// Transaction ids repeated across rounds (unique_ids.h): the log's ids read
-// once more, sorted on disk with their rows, and the first repeat in file
-// order refused with verify's message.
-#include "audit/unique_ids.h"
-
+// Transaction ids repeated across rounds. A round's reader refuses an id
+// repeated inside the round, as verify's reader does inside the whole log;
+// one that comes back in a later round needs the whole log's ids. Pass 1
+// notes whether the ids increase through the log (ids_in_order_: then none
+// repeats and nothing more is read); otherwise the log's ids are read once
+// more, sorted on disk with their rows, and the first repeat in file order
+// refused with verify's message.
 #include <algorithm>
 #include <filesystem>
 
@@ -56,27 +58,17 @@ void Auditor::refuse_repeated_ids() {
       row += h.txn_count();
     }
   }
-  bool have = false;
-  uint64_t cur = 0, first_row = 0, group = 0;
-  uint64_t a = 0, b = UINT64_MAX;
-  sorter.merge([&](const IdRow& r) {
-    if (!have || r.key != cur) have = true, cur = r.key, first_row = r.row, group = 0;
-    if (++group == 2 && r.row < b) a = first_row, b = r.row;
-  });
+  FirstRepeat rep;
+  sorter.merge([&](const IdRow& r) { rep.see(static_cast<int64_t>(r.key), r.row); });
   note_spill_memory(sorter.max_in_memory());
-  if (b == UINT64_MAX) return;  // (ids out of order, none repeated)
-  // The id, and for JSONL the line: the piece holding b read up to it.
-  if (reader_.hdf5()) {
-    const int64_t id = reader_.hdf5_file().range(b, b + 1).txn_id[0];
-    throw InputError(path_ + ": dataset /txn/id row " + std::to_string(b),
-                     "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
-                         std::to_string(b) + ")");
-  }
+  if (!rep.found()) return;  // (ids out of order, none repeated)
+  if (reader_.hdf5()) throw_hdf5_duplicate_id(path_, rep.id, rep.a, rep.b);
+  // JSONL: the line of row b, the piece holding it read up to it.
   LogReader r = open_log();
-  r.seek(starts.at(b / R));
-  if (b % R) r.next_hashed(b % R);
-  const int64_t id = r.next_hashed(1).txn_id.at(0);
-  throw InputError(path_ + ":" + std::to_string(r.position().line), "duplicate transaction id " + std::to_string(id));
+  r.seek(starts.at(rep.b / R));
+  if (rep.b % R) r.next_hashed(rep.b % R);
+  r.next_hashed(1);
+  throw InputError(path_ + ":" + std::to_string(r.position().line), "duplicate transaction id " + std::to_string(rep.id));
 }
 
 }  // namespace isocheck::audit_detail

@@ -70,4 +70,8 @@ class Hdf5RangeReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// The InputError every reader of an HDF5 file gives for row b repeating row
+// a's transaction id (one process, the ranks' ranges, the audit's rounds).
+[[noreturn]] void throw_hdf5_duplicate_id(const std::string& file, int64_t id, uint64_t a, uint64_t b);
+
 }  // namespace isocheck

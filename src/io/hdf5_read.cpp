@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "core/unique_ids.h"
 #include "core/populate.h"
 #include "io/hdf5_range.h"
 #include "io/sink.h"
@@ -478,9 +479,7 @@ void Reader::check_unique_ids(const History& h, uint64_t first) {
     while (id[a] != dup) ++a;
     size_t b = a + 1;
     while (id[b] != dup) ++b;
-    fail_row("/txn/id", first + b,
-             "duplicate transaction id " + std::to_string(dup) + " (rows " + std::to_string(first + a) + " and " +
-                 std::to_string(first + b) + ")");
+    throw_hdf5_duplicate_id(path_, dup, first + a, first + b);
   };
   uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span <= 16 * static_cast<uint64_t>(n)) {
@@ -498,10 +497,9 @@ void Reader::check_unique_ids(const History& h, uint64_t first) {
   std::vector<std::pair<int64_t, size_t>> sorted(n);
   for (size_t i = 0; i < n; ++i) sorted[i] = {id[i], i};
   std::sort(sorted.begin(), sorted.end());
-  size_t first_repeat = SIZE_MAX;
-  for (size_t i = 1; i < n; ++i)
-    if (sorted[i].first == sorted[i - 1].first) first_repeat = std::min(first_repeat, sorted[i].second);
-  if (first_repeat != SIZE_MAX) report(id[first_repeat]);
+  FirstRepeat rep;
+  for (const auto& [v, row] : sorted) rep.see(v, row);
+  if (rep.found()) throw_hdf5_duplicate_id(path_, rep.id, first + rep.a, first + rep.b);
 }
 
 // A name table checked (its type, its flags, every name flagged as an
@@ -1014,6 +1012,12 @@ Hdf5RangeReader& Hdf5RangeReader::operator=(Hdf5RangeReader&&) noexcept = defaul
 uint64_t Hdf5RangeReader::txn_count() { return impl_->reader.txn_count(); }
 const SymbolTable& Hdf5RangeReader::keys() { return impl_->reader.keys(); }
 const SymbolTable& Hdf5RangeReader::values() { return impl_->reader.values(); }
+void throw_hdf5_duplicate_id(const std::string& file, int64_t id, uint64_t a, uint64_t b) {
+  throw InputError(file + ": dataset /txn/id row " + std::to_string(b),
+                   "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
+                       std::to_string(b) + ")");
+}
+
 void Hdf5RangeReader::take_tables(SymbolTable& keys, SymbolTable& values) { impl_->reader.take_tables(keys, values); }
 bool Hdf5RangeReader::holds_names() const { return impl_->reader.holds_names(); }
 const std::string& Hdf5RangeReader::time_unit() { return impl_->reader.time_unit(); }

@@ -527,7 +527,7 @@ class DistributedRun {
       } else if (from_ranges && !scattered) {
         Hdf5RangeReader reader(file);
         ko.symbol_tables = [&](History& x) { reader.take_tables(x.keys, x.values); };
-        ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { hdf5_duplicate_id(file, id, a, b); };
+        ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { throw_hdf5_duplicate_id(file, id, a, b); };
         ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
           return reader.range(range_lo + lo, range_lo + hi);
         }, opt, ko);

@@ -1427,7 +1427,7 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
   {
     std::vector<std::pair<int64_t, uint64_t>> ids(rg.size());
     for (size_t i = 0; i < rg.size(); ++i) ids[i] = {rg.id[i], rg.first + i};
-    const RepeatedId r = first_repeated_id(std::move(ids));
+    const FirstRepeat r = first_repeated_id(std::move(ids));
     if (r.found())
       collective([&] {
         if (r.b < rg.first || r.b >= rg.first + rg.size()) return;

@@ -40,7 +40,7 @@ class Hdf5Source : public RangeSource {
   void load_tables() override {
     if (!loaded_) reader_.take_tables(keys, values), loaded_ = true;
   }
-  [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override { hdf5_duplicate_id(file, id, a, b); }
+  [[noreturn]] void duplicate_id(int64_t id, uint64_t a, uint64_t b) override { throw_hdf5_duplicate_id(file, id, a, b); }
 
  private:
   Hdf5RangeReader reader_;
@@ -562,7 +562,7 @@ class PieceDecoder {
 // itself): the ids go to hash(id) % P; the earliest repetition in file order
 // is reported as one process reports it.
 void unique_ids(RangeSource& src, std::vector<std::pair<int64_t, uint64_t>> ids) {
-  const RepeatedId r = first_repeated_id(std::move(ids));
+  const FirstRepeat r = first_repeated_id(std::move(ids));
   if (!r.found()) return;
   collective([&] {
     if (r.b >= src.first && r.b < src.last) src.duplicate_id(r.id, r.a, r.b);
@@ -570,12 +570,6 @@ void unique_ids(RangeSource& src, std::vector<std::pair<int64_t, uint64_t>> ids)
 }
 
 }  // namespace
-
-void hdf5_duplicate_id(const std::string& file, int64_t id, uint64_t a, uint64_t b) {
-  throw InputError(file + ": dataset /txn/id row " + std::to_string(b),
-                   "duplicate transaction id " + std::to_string(id) + " (rows " + std::to_string(a) + " and " +
-                       std::to_string(b) + ")");
-}
 
 void RangeSource::duplicate_id(int64_t id, uint64_t, uint64_t) {
   throw InputError(file, "duplicate transaction id " + std::to_string(id));

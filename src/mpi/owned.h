@@ -66,9 +66,6 @@ class RangeSource {
   virtual void load_tables() {}
 };
 
-// The InputError one process reading the HDF5 file gives for row b
-// repeating row a's transaction id.
-[[noreturn]] void hdf5_duplicate_id(const std::string& file, int64_t id, uint64_t a, uint64_t b);
 // Each rank reads its own hyperslab of an HDF5 file (the file and its tables
 // opened once). Not collective.
 std::unique_ptr<RangeSource> hdf5_source(const std::string& file);

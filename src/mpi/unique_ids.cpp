@@ -10,25 +10,20 @@
 
 namespace isocheck::dist {
 
-RepeatedId first_repeated_id(std::vector<std::pair<int64_t, uint64_t>> ids) {
+FirstRepeat first_repeated_id(std::vector<std::pair<int64_t, uint64_t>> ids) {
   const int P = size();
   // Ids increasing across the file: nothing repeats.
-  int64_t mine[3] = {1, INT64_MAX, INT64_MIN};  // increasing, smallest, largest
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i && ids[i - 1].first >= ids[i].first) mine[0] = 0;
-    mine[1] = std::min(mine[1], ids[i].first), mine[2] = std::max(mine[2], ids[i].first);
-  }
-  std::vector<int64_t> all(3 * static_cast<size_t>(P));
-  MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, MPI_COMM_WORLD);
-  bool ordered = true, any = false;
-  int64_t top = INT64_MIN;
+  IdsInOrder mine;
+  for (const auto& x : ids) mine.add(&x.first, 1);
+  int64_t fields[4] = {mine.any, mine.increasing, mine.first, mine.last};
+  std::vector<int64_t> all(4 * static_cast<size_t>(P));
+  MPI_Allgather(fields, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, MPI_COMM_WORLD);
+  IdsInOrder file;
   for (int r = 0; r < P; ++r) {
-    if (!all[3 * r]) ordered = false;
-    if (all[3 * r + 1] > all[3 * r + 2]) continue;  // empty range
-    if (any && all[3 * r + 1] <= top) ordered = false;
-    top = all[3 * r + 2], any = true;
+    const int64_t* f = all.data() + 4 * r;
+    file.add(IdsInOrder{f[0] != 0, f[1] != 0, f[2], f[3]});
   }
-  if (ordered) return {};
+  if (file.increasing) return {};
   // Every occurrence of an id meets the others at the rank its hash picks.
   struct IdAt {
     int64_t id;
@@ -40,15 +35,18 @@ RepeatedId first_repeated_id(std::vector<std::pair<int64_t, uint64_t>> ids) {
   std::vector<std::pair<int64_t, uint64_t>>().swap(ids);
   std::vector<IdAt> got = exchange(out);
   std::sort(got.begin(), got.end());
-  uint64_t best[3] = {UINT64_MAX, 0, 0};  // b, a, id
-  for (size_t i = 1; i < got.size(); ++i)  // i: the second of its id's group
-    if (got[i].id == got[i - 1].id && (i < 2 || got[i - 2].id != got[i].id) && got[i].at < best[0])
-      best[0] = got[i].at, best[1] = got[i - 1].at, best[2] = static_cast<uint64_t>(got[i].id);
+  FirstRepeat rep;
+  for (const IdAt& x : got) rep.see(x.id, x.at);
+  // (An id meets all its occurrences on one rank: the ranks' answers merge.)
+  uint64_t best[3] = {rep.b, rep.a, static_cast<uint64_t>(rep.id)};
   std::vector<uint64_t> bests(3 * static_cast<size_t>(P));
   MPI_Allgather(best, 3, MPI_UINT64_T, bests.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD);
-  RepeatedId r;
-  for (int k = 0; k < P; ++k)
-    if (bests[3 * k] < r.b) r.b = bests[3 * k], r.a = bests[3 * k + 1], r.id = static_cast<int64_t>(bests[3 * k + 2]);
+  FirstRepeat r;
+  for (int k = 0; k < P; ++k) {
+    FirstRepeat o;
+    o.b = bests[3 * k], o.a = bests[3 * k + 1], o.id = static_cast<int64_t>(bests[3 * k + 2]);
+    r.merge(o);
+  }
   return r;
 }
 

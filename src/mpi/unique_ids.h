@@ -8,22 +8,16 @@
 #include <utility>
 #include <vector>
 
-namespace isocheck::dist {
+#include "core/unique_ids.h"
 
-struct RepeatedId {
-  int64_t id = 0;
-  uint64_t a = 0;           // the first transaction with the id (whole-history index)
-  uint64_t b = UINT64_MAX;  // the transaction repeating it; UINT64_MAX: none
-  bool found() const { return b != UINT64_MAX; }
-};
+namespace isocheck::dist {
 
 // Collective. `ids`: (transaction id, whole-history index) of this rank's
 // transactions, the ranks' ranges consecutive in file order. Returns, the same
-// on every rank, the first repeat in the file: the smallest index b whose id a
-// transaction before it had (a: the first such), which is where one process
-// reading the file in order stops. Ids increasing over the file (generators,
-// collectors) cost one all-gather of three numbers per rank; otherwise the
-// ids travel to the rank their hash picks.
-RepeatedId first_repeated_id(std::vector<std::pair<int64_t, uint64_t>> ids);
+// on every rank, the first repeat in the file (core/unique_ids.h), which is
+// where one process reading the file in order stops. Ids increasing over the
+// file (generators, collectors) cost one all-gather of a few numbers per
+// rank; otherwise the ids travel to the rank their hash picks.
+FirstRepeat first_repeated_id(std::vector<std::pair<int64_t, uint64_t>> ids);
 
 }  // namespace isocheck::dist
