@@ -458,20 +458,25 @@ class DistributedRun {
     if (ranges) MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
 
+  // Rank 0 reads the whole file (JSONL, imported formats) unless it holds it.
+  void load_on_rank0() {
+    collective([&] {
+      if (me == 0 && !whole_loaded) h = load_on_ranks(file, f, &run.import);
+    });
+    whole_loaded = true;
+  }
+
   // JSONL and imported formats: read on rank 0. Key shards: the history is
   // scattered in transaction ranges, as if each rank had read its own (lists
   // are exchanged only replicated: broadcast them).
   void read_on_rank0_and_scatter() {
-    collective([&] {
-      if (me == 0) h = load_on_ranks(file, f, &run.import);
-    });
+    load_on_rank0();
     int lists = 0;
     if (me == 0)
       for (OpKind k : h.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
     MPI_Bcast(&lists, 1, MPI_INT, 0, MPI_COMM_WORLD);
     scattered = use_key_shards && P > 1 && !lists;
     ranges = scattered;
-    whole_loaded = true;
     if (scattered) collective([&] { mine = scatter_ranges(h, 0); });
     else bcast_history(h, 0);
   }
@@ -601,10 +606,7 @@ class DistributedRun {
         bcast_history(h, 0);
       } else if (jsonl) {
         jsonl.reset();
-        collective([&] {
-          if (me == 0 && !whole_loaded) h = load_on_ranks(file, f, &run.import);
-        });
-        whole_loaded = true;
+        load_on_rank0();
         bcast_history(h, 0);
       } else {
         collective([&] {
