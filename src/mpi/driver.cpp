@@ -25,6 +25,7 @@
 #include "mpi/messages.h"
 #include "mpi/mpi_env.h"
 #include "mpi/owned.h"
+#include "mpi/range_names.h"
 #include "mpi/scheduler.h"
 #include "mpi/shard_partition.h"
 #include "partition/partition.h"
@@ -108,6 +109,8 @@ class DistributedRun {
   // Key shards on JSONL: each rank's lines, read slice by slice the same way
   // (null when JSONL is read on rank 0: scans, inserts, deletes; string symbols).
   std::unique_ptr<RangeSource> jsonl;
+  // Its string keys or values, numbered across ranks (null: none, or not yet).
+  std::unique_ptr<RangeNames> names;
   bool whole_loaded = false;  // set by the read: rank 0 holds the whole history
 
   void end_stage(const char* name) {
@@ -525,6 +528,7 @@ class DistributedRun {
     collective([&] {
       if (from_ranges && jsonl) {
         ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { jsonl->duplicate_id(id, a, b); };
+        if (names) ko.renumber_slice = [&](History* slice) { names->renumber(slice); };
         ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
           return jsonl->chunk(range_lo + lo, range_lo + hi);
         }, opt, ko);
@@ -568,11 +572,37 @@ class DistributedRun {
     collective([&] {
       if (from_ranges && names_ops && !ks.has_report) load_whole();
     });
+    // Names numbered across ranks: the report's fetched from the ranks holding them.
+    if (names) collective([&] { names->name_report(ks.has_report, ks.report_h, ks.report_r); });
     agree_exit_code(me == 0 ? exit_code(ks.r) : 0);
     if (me == 0) run.r = std::move(ks.has_report ? ks.report_r : ks.r);
     write_times(1, 1);
     if (me == 0) run.h = std::move(ks.has_report ? ks.report_h : h);
     return true;
+  }
+
+  // JSONL read by ranges with string keys or values (ks.named_tables: the
+  // tables the refused slices had names in): the names numbered across ranks
+  // as one process numbers them (mpi/range_names.h). False (names null) when
+  // the file holds list operations: the caller reads it on rank 0.
+  bool number_names() {
+    g_stage = "key shards";
+    StepTime names_time("shard.names");
+    names = std::make_unique<RangeNames>();
+    int tables = ks.named_tables, found = 0;
+    for (;;) {  // (a table with names only past the refused slices: once more with it)
+      collective([&] {
+        found = names->number(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
+          return jsonl->chunk(range_lo + lo, range_lo + hi);
+        }, tables);
+      });
+      if (found == RangeNames::kLists) {
+        names.reset();
+        return false;
+      }
+      if ((found & ~tables) == 0) return true;
+      tables |= found;
+    }
   }
 
   // Key shards, from the ranges first, then on the replicated history;
@@ -582,11 +612,14 @@ class DistributedRun {
       // Key shards from the per-rank reads: operations exchanged by key. Lists
       // are refused there but can run on the replicated history (no note yet).
       if (run_key_shards(true, false)) return true;
+      // String keys or values: numbered by first appearance in the whole
+      // file, which slices parsed apart cannot give: the ranks number them
+      // together (a first read of the ranges), then read again.
+      if (jsonl && ks.why == kNamedSymbolsRefused && number_names() && run_key_shards(true, false)) return true;
+      names.reset();
       if (jsonl && ks.why == kNamedSymbolsRefused) {
-        // String keys or values: numbered by first appearance in the whole
-        // file, which slices parsed apart cannot give. Rank 0 reads the file
-        // and scatters it, as for the other formats (no note: nothing the
-        // user asked for is left out).
+        // Lists with them: rank 0 reads the file and scatters it, as for the
+        // other formats (no note: nothing the user asked for is left out).
         jsonl.reset();
         read_on_rank0_and_scatter();
         note_history_size();

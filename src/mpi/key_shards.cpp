@@ -204,6 +204,54 @@ constexpr const char* kOpenAbsencesRefused =
     "range scans that saw absent, or inserts that required absent, a row another transaction deletes (the shards "
     "resolve every read to one version)";
 
+// The shard from what each source sent, in global transaction order
+// (sources in rank order, each source's chunks in round order), sized once;
+// each chunk is freed as soon as it is in.
+void assemble_shard(std::vector<std::vector<std::vector<TxnRec>>>& txns_from,
+                    std::vector<std::vector<std::vector<OpRec>>>& ops_from, uint64_t kept_ops, Shard& s) {
+  const int P = size();
+  StepTime assemble_time("shard.assemble");
+  uint64_t shard_txns = 0;
+  for (int r = 0; r < P; ++r)
+    for (const auto& c : txns_from[r]) shard_txns += c.size();
+  // The columns sized once and written in place (Shard::open and push_back
+  // per operation were half of this step: calls GCC kept out of line).
+  History& h = s.h;
+  const uint64_t t0 = h.txn_count(), o0 = h.op_count();  // (empty: a shard is built once)
+  h.txn_id.resize(t0 + shard_txns), h.txn_session.resize(t0 + shard_txns), h.txn_status.resize(t0 + shard_txns);
+  h.txn_begin.resize(t0 + shard_txns), h.txn_end.resize(t0 + shard_txns), h.txn_op_offset.resize(t0 + shard_txns + 1);
+  h.session_name.resize(h.session_name.size() + shard_txns), s.gtxn.resize(s.gtxn.size() + shard_txns);
+  h.op_kind.resize(o0 + kept_ops), h.op_key.resize(o0 + kept_ops), h.op_value.resize(o0 + kept_ops);
+  s.pos.resize(s.pos.size() + kept_ops);
+  uint64_t t = t0, o = o0;
+  for (int r = 0; r < P; ++r) {
+    // A transaction's records travel in one round, its operations with it.
+    for (size_t c = 0; c < txns_from[r].size(); ++c) {
+      const std::vector<OpRec>& oin = ops_from[r][c];
+      size_t i = 0;
+      for (const TxnRec& tr : txns_from[r][c]) {
+        // Each transaction its own session (Shard::open).
+        h.txn_id[t] = tr.txn, h.txn_session[t] = static_cast<uint32_t>(t), h.txn_status[t] = static_cast<TxnStatus>(tr.status);
+        h.txn_begin[t] = tr.begin, h.txn_end[t] = tr.end;
+        h.session_name[t] = static_cast<int64_t>(t), s.gtxn[t] = tr.txn;
+        for (; i < oin.size() && oin[i].txn == tr.txn; ++i, ++o) {  // registers only (lists refuse)
+          if (oin[i].scan) h.mark_predicate(o, static_cast<uint8_t>(oin[i].scan));
+          h.op_kind[o] = static_cast<OpKind>(oin[i].kind), h.op_key[o] = oin[i].key, h.op_value[o] = oin[i].value;
+          s.pos[o] = oin[i].pos;
+        }
+        h.txn_op_offset[++t] = o;
+      }
+      std::vector<TxnRec>().swap(txns_from[r][c]);
+      std::vector<OpRec>().swap(ops_from[r][c]);
+    }
+    // Hand the chunks' pages back source by source (the allocator keeps
+    // freed pages for reuse), so the records freed make room for the columns.
+    release_free_memory();
+  }
+  if (t != t0 + shard_txns || o != o0 + kept_ops)
+    throw std::logic_error("key shards: the records received do not match their counts");
+}
+
 // The range and the shard from per-rank slices: each rank's range is read in
 // kSlices slices (read(lo, hi): transactions [lo, hi) of the range, relative
 // to it), all ranks reading at once, one round per slice: each slice's
@@ -217,9 +265,11 @@ constexpr const char* kOpenAbsencesRefused =
 // Returns, on every rank alike, nullptr, or why the shards refuse the
 // history: some slice holds list operations, or a scan's open absence, or
 // named symbols (kNamedSymbolsRefused: found in a first slice, before any
-// exchange).
+// exchange; `named` says in which tables, RangeNames' bits). `renumber` (may
+// be empty): KeyShardOptions::renumber_slice.
 const char* own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg,
-                            Shard& s, const History* held) {
+                            Shard& s, const History* held, const std::function<void(History*)>& renumber,
+                            int& named) {
   const int P = size(), me = rank();
   std::vector<uint64_t> counts(P);
   MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -256,25 +306,38 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       return std::nullopt;
     }
   };
+  // Names numbered across ranks: every rank takes part in every round's
+  // renumbering, with its slice or without; a failure is kept as a read's.
+  auto renumbered = [&](std::optional<History>& sl) {
+    if (!renumber) return;
+    try {
+      renumber(sl ? &*sl : nullptr);
+    } catch (...) {
+      if (!read_error) read_error = std::current_exception();
+      sl.reset();
+    }
+  };
   // The first slice is read before the others: it is the keys' sample.
   std::optional<History> first;
   if (count > 0) {
     StepTime read_time("shard.read");
     first = read_slice(0, std::min(count, step));
   }
-  auto named = [](const History& sl) { return sl.keys.named() || sl.values.named(); };
-  int named_slices = first && named(*first) ? 1 : 0;
+  renumbered(first);
+  auto named_tables = [](const History& sl) { return (sl.keys.named() ? 1 : 0) | (sl.values.named() ? 2 : 0); };
+  int named_slices = first ? named_tables(*first) : 0;
   KeyOwners owner_of(P);
   {
-    // (The last count says whether a first slice had named symbols: then the
-    // slices are refused before any is exchanged.)
-    std::vector<uint64_t> ops(owner_of.buckets() + 1, 0);
+    // (The last two counts say whether a first slice had named keys or
+    // values: then the slices are refused before any is exchanged.)
+    std::vector<uint64_t> ops(owner_of.buckets() + 2, 0);
     if (first && P > 1)
       for (OpIdx o = 0; o < first->op_count(); ++o) ++ops[owner_of.bucket(first->op_key[o])];
-    ops.back() = static_cast<uint64_t>(named_slices);
+    ops[ops.size() - 2] = named_slices & 1, ops.back() = named_slices >> 1;
     MPI_Allreduce(MPI_IN_PLACE, ops.data(), static_cast<int>(ops.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (ops.back()) return kNamedSymbolsRefused;
-    ops.pop_back();
+    named = (ops[ops.size() - 2] ? 1 : 0) | (ops.back() ? 2 : 0);
+    if (named) return kNamedSymbolsRefused;
+    ops.resize(owner_of.buckets());
     owner_of.assign(ops);
   }
   // The slice's records in one send buffer per kind, grouped by destination
@@ -292,13 +355,14 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     std::optional<History> read_sl;
     if (lo < hi) read_sl = k == 0 ? std::move(first) : read_slice(lo, hi);
     if (k == 0) first.reset();
+    else renumbered(read_sl);
     read_time.stop();
     if (read_sl) {
       History& sl = *read_sl;
       StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
-      named_slices |= named(sl) ? 1 : 0;
+      named_slices |= named_tables(sl);
       owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
@@ -351,49 +415,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   collective([&] {
     if (read_error) std::rethrow_exception(read_error);
   });
-  // The shard, in global transaction order (sources in rank order, each
-  // source's chunks in round order), sized once; each chunk is freed as soon
-  // as it is in.
-  StepTime assemble_time("shard.assemble");
-  uint64_t shard_txns = 0;
-  for (int r = 0; r < P; ++r)
-    for (const auto& c : txns_from[r]) shard_txns += c.size();
-  // The columns sized once and written in place (Shard::open and push_back
-  // per operation were half of this step: calls GCC kept out of line).
-  History& h = s.h;
-  const uint64_t t0 = h.txn_count(), o0 = h.op_count();  // (empty: a shard is built once)
-  h.txn_id.resize(t0 + shard_txns), h.txn_session.resize(t0 + shard_txns), h.txn_status.resize(t0 + shard_txns);
-  h.txn_begin.resize(t0 + shard_txns), h.txn_end.resize(t0 + shard_txns), h.txn_op_offset.resize(t0 + shard_txns + 1);
-  h.session_name.resize(h.session_name.size() + shard_txns), s.gtxn.resize(s.gtxn.size() + shard_txns);
-  h.op_kind.resize(o0 + kept_ops), h.op_key.resize(o0 + kept_ops), h.op_value.resize(o0 + kept_ops);
-  s.pos.resize(s.pos.size() + kept_ops);
-  uint64_t t = t0, o = o0;
-  for (int r = 0; r < P; ++r) {
-    // A transaction's records travel in one round, its operations with it.
-    for (size_t c = 0; c < txns_from[r].size(); ++c) {
-      const std::vector<OpRec>& oin = ops_from[r][c];
-      size_t i = 0;
-      for (const TxnRec& tr : txns_from[r][c]) {
-        // Each transaction its own session (Shard::open).
-        h.txn_id[t] = tr.txn, h.txn_session[t] = static_cast<uint32_t>(t), h.txn_status[t] = static_cast<TxnStatus>(tr.status);
-        h.txn_begin[t] = tr.begin, h.txn_end[t] = tr.end;
-        h.session_name[t] = static_cast<int64_t>(t), s.gtxn[t] = tr.txn;
-        for (; i < oin.size() && oin[i].txn == tr.txn; ++i, ++o) {  // registers only (lists refuse)
-          if (oin[i].scan) h.mark_predicate(o, static_cast<uint8_t>(oin[i].scan));
-          h.op_kind[o] = static_cast<OpKind>(oin[i].kind), h.op_key[o] = oin[i].key, h.op_value[o] = oin[i].value;
-          s.pos[o] = oin[i].pos;
-        }
-        h.txn_op_offset[++t] = o;
-      }
-      std::vector<TxnRec>().swap(txns_from[r][c]);
-      std::vector<OpRec>().swap(ops_from[r][c]);
-    }
-    // Hand the chunks' pages back source by source (the allocator keeps
-    // freed pages for reuse), so the records freed make room for the columns.
-    release_free_memory();
-  }
-  if (t != t0 + shard_txns || o != o0 + kept_ops)
-    throw std::logic_error("key shards: the records received do not match their counts");
+  assemble_shard(txns_from, ops_from, kept_ops, s);
   // The time unit of rank 0's file (every range reads the same attribute).
   {
     uint64_t len = s.h.time_unit.size();
@@ -403,7 +425,8 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &named_slices, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &named_slices, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+  named = named_slices;
   if (named_slices) return kNamedSymbolsRefused;
   s.h.release_unused_list_offsets();
   // The columns grew by doubling: give the slack back, one column at a time.
@@ -1421,7 +1444,8 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
     bytes += s.resident_bytes();
     return s;
   };
-  const char* why = own_from_slices(count, sized, rg, shard, held);
+  int named = 0;
+  const char* why = own_from_slices(count, sized, rg, shard, held, ko.renumber_slice, named);
   // Ids repeated across slices or ranges (each slice's reader checks only
   // itself): one process's error, before any refusal sends the history on.
   {
@@ -1439,6 +1463,7 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
     KeyShardOutcome out;
     out.refused = true;
     out.why = why;
+    out.named_tables = named;
     return out;
   }
   if (exchanged) exchanged();

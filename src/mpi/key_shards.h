@@ -69,17 +69,24 @@ struct KeyShardOptions {
   // for transaction b repeating the id of transaction a (whole-history
   // indices); called on the rank whose range holds b.
   std::function<void(int64_t id, uint64_t a, uint64_t b)> duplicate_id;
+  // Per-rank reads of a file whose names were numbered across ranks
+  // (mpi/range_names.h, RangeNames::renumber): called collectively once per
+  // round of slices, with this rank's slice (nullptr: none this round),
+  // before anything uses its symbols.
+  std::function<void(History*)> renumber_slice;
 };
 
 // Why check_key_sharded_read refuses slices with string keys or values (a
 // reader numbering them per slice, as JSONL's does): the slices' symbols do
-// not agree. The caller reads the history another way.
+// not agree. The caller numbers the names across ranks
+// (KeyShardOptions::renumber_slice) or reads the history another way.
 inline constexpr const char* kNamedSymbolsRefused =
     "string keys or values read in slices (each slice numbers its own names)";
 
 struct KeyShardOutcome {
   bool refused = false;  // the same on every rank: use the normal path
   std::string why;       // why it was refused
+  int named_tables = 0;  // kNamedSymbolsRefused: the tables slices had names in (keys 1, values 2)
   CheckResult r;         // rank 0: the result (as check(h, opt), stats apart)
   uint64_t edges = 0;        // dependency edges (rank 0)
   uint32_t supersteps = 0;   // of the distributed peels, all levels

@@ -96,8 +96,9 @@ done
 # JSONL read by byte ranges, one rank's lines each: a malformed line in a
 # later rank's range, an id repeated across ranges, give one process's
 # message (exit 2); string keys (numbered by first appearance in the whole
-# file: read on rank 0 and scattered instead) and list operations (the
-# replicated path) give one process's report, with no note.
+# file, which the ranks work out together: mpi/range_names.h, the step
+# shard.names in --stage-times) and list operations (the replicated path)
+# give one process's report, with no note.
 awk 'NR == 4500 { print "{\"id\": 4500, \"session\": 1, \"ops\": [[\"r\", 1"; next } { print }' "$tmp/ok.jsonl" > "$tmp/badline.jsonl"
 awk 'NR == 5000 { sub(/"id":[0-9]+/, "\"id\":7") } { print }' "$tmp/ok.jsonl" > "$tmp/dupline.jsonl"
 same_error "$tmp/badline.jsonl" "badline.jsonl:4500: invalid JSON"
@@ -115,5 +116,8 @@ for f in named lists; do
   # regression, it said 0 transactions)
   python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["transactions"] == b["txns"] > 0, (a["transactions"], b["txns"])' \
     "$tmp/one.json" "$tmp/st.json" || fail "$f: --stage-times size"
+  # String keys numbered by the ranks (not read on rank 0); lists not.
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["rank_steps"]; assert ("shard.names" in s) == (sys.argv[2] == "named"), sorted(s)' \
+    "$tmp/st.json" "$f" || fail "$f: the names were not numbered by the ranks (or lists were)"
 done
 echo "key_shards_cli: ok"

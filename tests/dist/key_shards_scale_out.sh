@@ -15,13 +15,20 @@
 # MiB to spare. Both margins are over twice the run-to-run spread seen.
 # usage: key_shards_scale_out.sh ISOCHECK SOURCE_DIR DIST_GEN
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/dist.sh"
-# scale_out EXT TXNS M: both histories as EXT (h5 or jsonl) of TXNS
+# scale_out EXT TXNS M [names]: both histories as EXT (h5 or jsonl) of TXNS
 # transactions; one process exits 3 under M, 4 ranks decide under it.
+# `names`: JSONL with string keys ("k17" for 17).
 scale_out() {
-  local ext=$1 txns=$2 M=$3
+  local ext=$1 txns=$2 M=$3 names=${4:-}
   "$BIN" generate --workload rmw --txns "$txns" --sessions 8 --seed 3 --out "$tmp/valid.$ext" -q || fail "generate valid"
   "$BIN" generate --workload rmw --txns "$txns" --sessions 8 --seed 3 --plant g-single --out "$tmp/cycle.$ext" -q \
     2> /dev/null || fail "generate cycle"
+  if [ -n "$names" ]; then
+    for h in valid cycle; do
+      sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$tmp/$h.$ext" > "$tmp/named.$ext" && mv "$tmp/named.$ext" "$tmp/$h.$ext"
+    done
+    grep -q '"k[0-9]' "$tmp/valid.$ext" || fail "string keys: the files were not rewritten"
+  fi
   for h in valid cycle; do
     check "$h.$ext: one process exits 3 under $M" 3 "$BIN" verify "$tmp/$h.$ext" -q --no-serial-witness --memory-limit $M
     expect_err "$h.$ext: one process names the limit" "memory limit of ${M%M} MiB reached"
@@ -44,4 +51,11 @@ scale_out h5 500000 105M
 # (exit 3 even under 180M), 4 ranks less than 90 MiB each (they decide under
 # 90M): M = 135 MiB leaves over 40 MiB on either side.
 scale_out jsonl 700000 135M
+# JSONL with string keys: the ranks number the names together
+# (mpi/range_names.h) and read their ranges again (before 2026-11-28 rank 0
+# read the whole file and scattered it, and ran past the limit like one
+# process). 700,000 transactions: one process exits 3 under 170M (valid) and
+# 180M (cycle), 4 ranks decide under 80M each: M = 125 MiB leaves 45 MiB on
+# either side.
+scale_out jsonl 700000 125M names
 summary

@@ -26,6 +26,9 @@
 #include "mpi/driver.h"
 #include "mpi/key_shards.h"
 #include "mpi/mpi_env.h"
+#include "mpi/owned.h"
+#include "mpi/range_names.h"
+#include "mpi/exchange.h"
 #include "graph/known_graph.h"
 #include "core/errors.h"
 #include "io/hdf5.h"
@@ -580,6 +583,125 @@ struct KeyShardsTest {
     }
   }
 
+  // RangeNames (mpi/range_names.h) against one process's read_jsonl: JSONL
+  // files whose keys and values mix integers and strings are numbered across
+  // ranks, and every operation's key and value symbol, slice by slice (the
+  // key shards' rounds), equals the one-process symbol. The files: string
+  // keys from the first line; integer keys for the first 40 % of the lines,
+  // then strings too (the integers before the first string move up one);
+  // strings with an integer's digits ("7" and 7 are two names); integer keys
+  // with string values from the middle on; null reads; names first seen in a
+  // later rank's range. Then name_report gives a report history the names
+  // one process gives those operations.
+  void check_range_names() {
+    struct Shape {
+      const char* name;
+      double keys_from, values_from;  // where strings start (fraction of the lines; > 1: never)
+    };
+    const std::vector<Shape> shapes = {{"keys_first", 0.0, 2.0}, {"keys_late", 0.4, 2.0}, {"both_late", 0.4, 0.7},
+                                       {"values_only", 2.0, 0.5}, {"keys_last_line", 0.999, 2.0}};
+    int files = 0, compared_ops = 0;
+    for (size_t f = 0; f < shapes.size(); ++f) {
+      const std::string path = out + "/names_" + shapes[f].name + ".jsonl";
+      if (me == 0) {
+        std::mt19937_64 rng(900 + f);
+        std::ofstream o(path);
+        o << "{\"isocheck\":1}\n";
+        const int lines = 3000;
+        for (int t = 0; t < lines; ++t) {
+          const bool skeys = t >= shapes[f].keys_from * lines, svals = t >= shapes[f].values_from * lines;
+          o << "{\"id\":" << t << ",\"session\":" << t % 5 << ",\"status\":\"committed\",\"ops\":[";
+          const int n = 1 + static_cast<int>(rng() % 3);
+          for (int i = 0; i < n; ++i) {
+            // Later lines reach further keys: names first seen in later ranges.
+            const uint64_t k = rng() % (20 + t / 10);
+            std::string key = std::to_string(k);
+            if (skeys && rng() % 3) key = rng() % 4 ? "\"k" + key + "\"" : "\"" + key + "\"";
+            const bool read = rng() % 2;
+            std::string value = std::to_string(rng() % 50);
+            if (svals && rng() % 2) value = "\"v" + value + "\"";
+            if (read && rng() % 5 == 0) value = "null";
+            o << (i ? "," : "") << "[\"" << (read ? "r" : "w") << "\"," << key << "," << value << "]";
+          }
+          o << "]}\n";
+        }
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::unique_ptr<dist::RangeSource> src = dist::jsonl_source(path);
+      const uint64_t count = src->last - src->first;
+      auto read = [&](uint64_t lo, uint64_t hi) { return src->chunk(src->first + lo, src->first + hi); };
+      dist::RangeNames names;
+      // Keys asked for first: a file with string values says so, and is numbered again with them.
+      int found = names.number(count, read, dist::RangeNames::kKeys);
+      if (found & ~dist::RangeNames::kKeys) found = names.number(count, read, found);
+      struct Sym3 {
+        uint64_t txn, key, value;
+      };
+      std::vector<Sym3> mine;
+      constexpr uint64_t kSlices = 32;
+      const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
+      for (uint64_t k = 0; k < kSlices; ++k) {
+        const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
+        std::optional<History> sl;
+        if (lo < hi) sl = read(lo, hi);
+        names.renumber(sl ? &*sl : nullptr);
+        if (!sl) continue;
+        for (TxnIdx t = 0; t < sl->txn_count(); ++t)
+          for (OpIdx o = sl->op_begin(t); o < sl->op_end(t); ++o)
+            mine.push_back({src->first + lo + t, sl->op_key[o], sl->op_value[o]});
+      }
+      const std::vector<Sym3> all = dist::gather_records(mine);
+      // A report of the first and the last transactions, in the history's symbols.
+      History whole, part;
+      CheckResult none;
+      if (me == 0) {
+        whole = read_jsonl(path);
+        for (TxnIdx t : {TxnIdx{0}, static_cast<TxnIdx>(whole.txn_count() - 1)}) {
+          part.begin_txn(whole.txn_id[t], 0, TxnStatus::committed, kNoTime, kNoTime);
+          for (OpIdx o = whole.op_begin(t); o < whole.op_end(t); ++o) part.add_op(whole.op_kind[o], whole.op_key[o], whole.op_value[o]);
+          part.end_txn();
+        }
+        part.session_name.push_back(0);
+      }
+      names.name_report(true, part, none);
+      if (me != 0) continue;
+      ++files;
+      const int want_tables = (whole.keys.named() ? 1 : 0) | (whole.values.named() ? 2 : 0);
+      if (found != want_tables || names.tables() != want_tables)
+        ++failures, std::fprintf(stderr, "FAIL range names %s: tables %d, numbered %d, one process %d\n", shapes[f].name,
+                                 found, names.tables(), want_tables);
+      if (all.size() != whole.op_count()) {
+        ++failures, std::fprintf(stderr, "FAIL range names %s: %zu operations, one process %llu\n", shapes[f].name,
+                                 all.size(), static_cast<unsigned long long>(whole.op_count()));
+        continue;
+      }
+      for (OpIdx o = 0; o < whole.op_count(); ++o) {
+        if (all[o].txn != whole.txn_of_op(o) || all[o].key != whole.op_key[o] || all[o].value != whole.op_value[o]) {
+          ++failures, std::fprintf(stderr, "FAIL range names %s: operation %llu has key %llu value %llu, one process %llu %llu\n",
+                                   shapes[f].name, static_cast<unsigned long long>(o), static_cast<unsigned long long>(all[o].key),
+                                   static_cast<unsigned long long>(all[o].value), static_cast<unsigned long long>(whole.op_key[o]),
+                                   static_cast<unsigned long long>(whole.op_value[o]));
+          break;
+        }
+        ++compared_ops;
+      }
+      for (TxnIdx t = 0; t < part.txn_count(); ++t) {
+        const TxnIdx w = t == 0 ? 0 : static_cast<TxnIdx>(whole.txn_count() - 1);
+        for (uint32_t i = 0; i < part.op_end(t) - part.op_begin(t); ++i) {
+          const OpIdx a = part.op_begin(t) + i, b = whole.op_begin(w) + i;
+          if (part.keys.text(part.op_key[a]) != whole.keys.text(whole.op_key[b]) ||
+              value_text(part, part.op_value[a]) != value_text(whole, whole.op_value[b]))
+            ++failures, std::fprintf(stderr, "FAIL range names %s: the report names %s=%s, one process %s=%s\n", shapes[f].name,
+                                     part.keys.text(part.op_key[a]).c_str(), value_text(part, part.op_value[a]).c_str(),
+                                     whole.keys.text(whole.op_key[b]).c_str(), value_text(whole, whole.op_value[b]).c_str());
+        }
+      }
+      results << "range names " << shapes[f].name << " tables=" << want_tables << "\n";
+    }
+    if (me == 0 && (files != 5 || compared_ops < 5 * 5000))
+      ++failures, std::fprintf(stderr, "FAIL range names: %d files, %d operations compared\n", files, compared_ops);
+  }
+
   // Rank 0 prints the counts and fails a corpus that exercises too little.
   void summarise() {
     if (me == 0) {
@@ -616,6 +738,7 @@ int main(int argc, char** argv) {
   t.check_driver();
   t.check_gather_budget();
   t.check_peel();
+  t.check_range_names();
   t.summarise();
   int failures = t.failures;
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);

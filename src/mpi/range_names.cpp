@@ -1,0 +1,316 @@
+#include "mpi/range_names.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_set>
+
+#include "mpi/collectives.h"
+#include "mpi/exchange.h"
+
+namespace isocheck::dist {
+namespace {
+
+// A position in the file: the rank (ranges are in file order), then the
+// operation of its range. Ranges hold far fewer than 2^40 operations.
+constexpr int kRankShift = 40;
+constexpr uint64_t kOpMask = (uint64_t{1} << kRankShift) - 1;
+constexpr uint64_t kMissing = UINT64_MAX;
+
+// A name as the tables tell them apart: 'i' and the digits of an integer,
+// 's' and a string's text (SymbolTable keeps 5 and "5" apart the same way).
+std::string name_of(const SymbolTable& tab, Sym s) {
+  std::string n;
+  if (tab.named()) {
+    n.push_back(tab.is_int(s) ? 'i' : 's');
+    n += tab.name(s);
+  } else {
+    n.push_back('i');
+    n += std::to_string(SymbolTable::as_int(s));
+  }
+  return n;
+}
+
+// The symbol operation o of `c` has in table t (0 keys, 1 values); false
+// for a null read and for a list read (its values are not in op_value).
+bool op_symbol(const History& c, int t, OpIdx o, Sym& s) {
+  if (t == 0) return s = c.op_key[o], true;
+  if (c.op_kind[o] == OpKind::read_list || c.op_value[o] == kNullValue) return false;
+  return s = c.op_value[o], true;
+}
+
+// The distinct names of table t in slice c, in order of first appearance:
+// the name, its first operation, the slice's symbol for it.
+struct SliceName {
+  std::string name;
+  uint64_t op;
+  Sym sym;
+};
+std::vector<SliceName> slice_names(const History& c, int t) {
+  const SymbolTable& tab = t == 0 ? c.keys : c.values;
+  std::vector<SliceName> out;
+  std::vector<uint8_t> seen_named(tab.named() ? tab.size() : 0, 0);
+  std::unordered_set<Sym> seen_int;
+  Sym s;
+  for (OpIdx o = 0; o < c.op_count(); ++o) {
+    if (!op_symbol(c, t, o, s)) continue;
+    const bool fresh = tab.named() ? !std::exchange(seen_named[s], uint8_t{1}) : seen_int.insert(s).second;
+    if (fresh) out.push_back({name_of(tab, s), o, s});
+  }
+  return out;
+}
+
+int owner_of(const std::string& name) {
+  return static_cast<int>(mix(std::hash<std::string>{}(name)) % static_cast<uint64_t>(size()));
+}
+
+// Records of (a number, a name) packed into bytes for exchange<char>.
+void put(std::vector<char>& b, uint64_t a, std::string_view name) {
+  const uint32_t len = static_cast<uint32_t>(name.size());
+  const size_t at = b.size();
+  b.resize(at + sizeof a + sizeof len + len);
+  std::memcpy(b.data() + at, &a, sizeof a);
+  std::memcpy(b.data() + at + sizeof a, &len, sizeof len);
+  std::memcpy(b.data() + at + sizeof a + sizeof len, name.data(), len);
+}
+struct Cursor {
+  const char* p;
+  const char* end;
+  bool done() const { return p >= end; }
+  std::pair<uint64_t, std::string_view> next() {
+    uint64_t a;
+    uint32_t len;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&len, p + sizeof a, sizeof len);
+    std::string_view name(p + sizeof a + sizeof len, len);
+    p += sizeof a + sizeof len + len;
+    return {a, name};
+  }
+};
+// Source s's records of what exchange() returned (`from`: where each begins).
+Cursor records_of(const std::vector<char>& in, const std::vector<uint64_t>& from, int s) {
+  return {in.data() + from[s], in.data() + from[s + 1]};
+}
+
+}  // namespace
+
+int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, int tables) {
+  const int P = size(), me = rank();
+  for (Table& t : table_) t = Table();
+  tables_ = 0;
+  // The slices of check_key_sharded_read's rounds: as large, read as often.
+  constexpr uint64_t kSlices = 32;
+  const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
+  const uint64_t here = static_cast<uint64_t>(me) << kRankShift;
+  std::exception_ptr error;
+  int seen = 0, lists = 0;
+  uint64_t base = 0;  // operations of the range before the slice
+  for (uint64_t k = 0; k < kSlices; ++k) {
+    const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
+    // Per destination, per table: (first position, name).
+    std::vector<std::vector<char>> out[2] = {std::vector<std::vector<char>>(P), std::vector<std::vector<char>>(P)};
+    if (lo < hi && !error) {
+      try {
+        History c = read(lo, hi);
+        for (OpKind kind : c.op_kind) lists |= kind == OpKind::append || kind == OpKind::read_list;
+        seen |= (c.keys.named() ? kKeys : 0) | (c.values.named() ? kValues : 0);
+        for (int t = 0; t < 2; ++t) {
+          if (!(tables & (1 << t))) continue;
+          for (const SliceName& n : slice_names(c, t)) {
+            const uint64_t pos = here | (base + n.op);
+            if (n.name[0] == 's' && table_[t].first_string == UINT64_MAX) table_[t].first_string = pos;
+            put(out[t][owner_of(n.name)], pos, n.name);
+          }
+        }
+        base += c.op_count();
+        if (base > kOpMask) throw ResourceError("more than 2^40 operations in one rank's range; run on more ranks");
+      } catch (...) {
+        // Out of the reading, not of the rounds (the others wait in them).
+        error = std::current_exception();
+        for (auto& per : out)
+          for (auto& o : per) o.clear();
+      }
+    }
+    for (int t = 0; t < 2; ++t) {
+      if (!(tables & (1 << t))) continue;
+      std::vector<uint64_t> from;
+      const std::vector<char> in = exchange(out[t], &from);
+      for (Cursor c{in.data(), in.data() + in.size()}; !c.done();) {
+        const auto [pos, name] = c.next();
+        auto [it, fresh] = table_[t].owned.try_emplace(std::string(name), pos);
+        if (!fresh) it->second = std::min(it->second, pos);
+      }
+    }
+  }
+  collective([&] {
+    if (error) std::rethrow_exception(error);
+  });
+  int flags[2] = {seen, lists};
+  MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+  uint64_t firsts[2] = {table_[0].first_string, table_[1].first_string};
+  MPI_Allreduce(MPI_IN_PLACE, firsts, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (flags[1]) {
+    for (Table& t : table_) t = Table();
+    return kLists;
+  }
+  tables_ = tables & flags[0];
+  for (int t = 0; t < 2; ++t) {
+    table_[t].first_string = firsts[t];
+    if (tables_ & (1 << t)) assign_symbols(table_[t]);
+    else table_[t] = Table();
+  }
+  return flags[0];
+}
+
+// The owners tell each name's first rank; that rank numbers its first
+// names in order and answers with their symbols.
+void RangeNames::assign_symbols(Table& t) {
+  const int P = size(), me = rank();
+  std::vector<std::vector<char>> out(P);
+  std::vector<std::vector<std::unordered_map<std::string, uint64_t>::iterator>> sent(P);
+  for (auto it = t.owned.begin(); it != t.owned.end(); ++it) {
+    const int r = static_cast<int>(it->second >> kRankShift);
+    put(out[r], it->second & kOpMask, it->first);
+    sent[r].push_back(it);
+  }
+  std::vector<uint64_t> from;
+  const std::vector<char> in = exchange(out, &from);
+  struct First {
+    uint64_t op;
+    std::string_view name;
+    int src;  // the owner that sent it
+  };
+  std::vector<First> firsts;
+  for (int s = 0; s < P; ++s)
+    for (Cursor c = records_of(in, from, s); !c.done();) {
+      const auto [op, name] = c.next();
+      firsts.push_back({op, name, s});
+    }
+  std::vector<uint32_t> order(firsts.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return firsts[a].op < firsts[b].op; });
+  uint64_t n = firsts.size(), before = 0;
+  MPI_Exscan(&n, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) before = 0;
+  std::vector<uint64_t> sym(firsts.size());
+  const uint64_t here = static_cast<uint64_t>(me) << kRankShift;
+  t.held.clear();
+  t.held.reserve(firsts.size());
+  for (uint64_t i = 0; i < order.size(); ++i) {
+    const uint64_t pos = here | firsts[order[i]].op;
+    // (The first string is 0; the names before it move up one.)
+    const uint64_t s = pos == t.first_string ? 0 : before + i + (pos < t.first_string ? 1 : 0);
+    sym[order[i]] = s;
+    t.held.emplace_back(s, std::string(firsts[order[i]].name));
+  }
+  std::sort(t.held.begin(), t.held.end());
+  // The answers, per owner in the order it sent (firsts are in that order).
+  std::vector<std::vector<uint64_t>> back(P);
+  for (size_t j = 0; j < firsts.size(); ++j) back[firsts[j].src].push_back(sym[j]);
+  std::vector<uint64_t> bfrom;
+  const std::vector<uint64_t> got = exchange(back, &bfrom);
+  for (int r = 0; r < P; ++r)
+    for (size_t i = 0; i < sent[r].size(); ++i) sent[r][i]->second = got[bfrom[r] + i];
+}
+
+void RangeNames::renumber(History* slice) {
+  const int P = size();
+  bool missing = false;
+  for (int t = 0; t < 2; ++t) {
+    if (!(tables_ & (1 << t))) continue;
+    std::vector<SliceName> names;
+    if (slice) names = slice_names(*slice, t);
+    std::vector<std::vector<char>> out(P);
+    std::vector<std::vector<uint32_t>> sent(P);
+    for (uint32_t j = 0; j < names.size(); ++j) {
+      const int r = owner_of(names[j].name);
+      put(out[r], 0, names[j].name);
+      sent[r].push_back(j);
+    }
+    std::vector<uint64_t> from;
+    const std::vector<char> in = exchange(out, &from);
+    std::vector<std::vector<uint64_t>> answer(P);
+    for (int s = 0; s < P; ++s)
+      for (Cursor c = records_of(in, from, s); !c.done();) {
+        const auto it = table_[t].owned.find(std::string(c.next().second));
+        answer[s].push_back(it == table_[t].owned.end() ? kMissing : it->second);
+      }
+    std::vector<uint64_t> afrom;
+    const std::vector<uint64_t> got = exchange(answer, &afrom);
+    if (!slice) continue;
+    SymbolTable& tab = t == 0 ? slice->keys : slice->values;
+    std::vector<Sym> to(tab.named() ? tab.size() : 0, kMissing);
+    std::unordered_map<Sym, Sym> to_int;
+    for (int r = 0; r < P; ++r)
+      for (size_t i = 0; i < sent[r].size(); ++i) {
+        const Sym g = got[afrom[r] + i], local = names[sent[r][i]].sym;
+        missing |= g == kMissing;
+        if (tab.named()) to[local] = g;
+        else to_int[local] = g;
+      }
+    Sym s;
+    for (OpIdx o = 0; o < slice->op_count(); ++o) {
+      if (!op_symbol(*slice, t, o, s)) continue;
+      const Sym g = tab.named() ? to[s] : to_int[s];
+      (t == 0 ? slice->op_key[o] : slice->op_value[o]) = g;
+    }
+    tab = SymbolTable();
+  }
+  if (missing)
+    throw std::runtime_error("a name read for the key shards was not numbered by the first read of the file (did the "
+                             "file change while it was checked?)");
+}
+
+void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
+  int any = rank() == 0 && fill ? 1 : 0;
+  MPI_Bcast(&any, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!any) return;
+  const bool root = rank() == 0;
+  for (int t = 0; t < 2; ++t) {
+    if (!(tables_ & (1 << t))) continue;
+    std::vector<uint64_t> want;
+    if (root) {
+      Sym s;
+      for (OpIdx o = 0; o < h.op_count(); ++o)
+        if (op_symbol(h, t, o, s)) want.push_back(s);
+      for (const Anomaly& a : r.anomalies) {
+        const Sym x = t == 0 ? a.key : a.value;
+        if (x != kNullValue) want.push_back(x);
+      }
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+    }
+    bcast_vec(want, 0);
+    std::vector<char> mine;
+    const auto& held = table_[t].held;
+    for (uint64_t i = 0; i < want.size(); ++i) {
+      auto it = std::lower_bound(held.begin(), held.end(), std::make_pair(want[i], std::string()));
+      if (it != held.end() && it->first == want[i]) put(mine, i, it->second);
+    }
+    const std::vector<char> all = gather_records(mine);
+    if (!root) continue;
+    std::vector<std::string> names(want.size());
+    std::vector<uint8_t> is_int(want.size(), 0), found(want.size(), 0);
+    for (Cursor c{all.data(), all.data() + all.size()}; !c.done();) {
+      const auto [i, name] = c.next();
+      is_int[i] = name[0] == 'i', names[i] = std::string(name.substr(1)), found[i] = 1;
+    }
+    if (std::count(found.begin(), found.end(), 0) != 0)
+      throw std::logic_error("key shards: a name the report needs is held by no rank");
+    auto dense = [&](Sym s) { return static_cast<Sym>(std::lower_bound(want.begin(), want.end(), s) - want.begin()); };
+    Sym s;
+    for (OpIdx o = 0; o < h.op_count(); ++o)
+      if (op_symbol(h, t, o, s)) (t == 0 ? h.op_key[o] : h.op_value[o]) = dense(s);
+    for (Anomaly& a : r.anomalies) {
+      Sym& x = t == 0 ? a.key : a.value;
+      if (x != kNullValue) x = dense(x);
+    }
+    (t == 0 ? h.keys : h.values).set_named(std::move(names), std::move(is_int));
+  }
+}
+
+}  // namespace isocheck::dist
