@@ -17,7 +17,7 @@ Modes (each history is written to DIR, kept only when the paths disagree):
   requeue   an audit stopped after 1-3 rounds and requeued against one audit
 
 The histories mix reads, writes, appends and list reads (some keys used both
-as lists and as registers), scans with and without value predicates, inserts,
+as lists and as registers), integer and string keys and values, scans with and without value predicates, inserts,
 deletes, aborted and unknown transactions, and begin/end times that overlap.
 Every run is a real process (mpiexec for the ranks). Found this way
 (2026-11-28): the ranks' "holds" of histories one process refuses, keys used
@@ -81,8 +81,21 @@ def history(rng):
         if rng.random() < 0.9:
             b = t + rng.randint(-3, 5); d["begin"], d["end"] = b, b + rng.randint(0, 8); t = b + rng.randint(0, 4)
         d["ops"] = ops
-        lines.append(json.dumps(d, separators=(",", ":")))
-    return "\n".join(lines) + "\n"
+        lines.append(d)
+    # String names (drawn last: the other histories stay as they were): even
+    # keys become "k2", "k4", ...; with string values, every third value
+    # "v3", "v6", ... (in lists too), so that integers come before a
+    # table's first string in some files and after it in others. Not with
+    # scans: their bounds compare keys.
+    if not preds and rng.random() < 0.4:
+        key = lambda k: f"k{k}" if k % 2 == 0 else k
+        named_values = rng.random() < 0.5
+        value = lambda v: f"v{v}" if named_values and isinstance(v, int) and v % 3 == 0 else v
+        for d in lines:
+            for op in d["ops"]:
+                op[1] = key(op[1])
+                op[2] = [value(x) for x in op[2]] if isinstance(op[2], list) else value(op[2])
+    return "\n".join(json.dumps(d, separators=(",", ":")) for d in lines) + "\n"
 
 
 def run(cmd):

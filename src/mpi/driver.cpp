@@ -315,9 +315,20 @@ class DistributedRun {
     StepTime scan_time("partition.scan");
     OwnedScan scan = scan_owned(*src);
     scan_time.stop();
-    if (scan.named) {
+    if (scan.named && f == Format::jsonl && !src->states_predicates) {
       // JSONL with string keys or values: symbols are numbered by first
-      // appearance in the whole file, which ranges parsed apart cannot give.
+      // appearance in the whole file, which ranges parsed apart cannot give:
+      // the ranks number them together, then read their ranges again.
+      StepTime names_time("partition.names");
+      if (number_names(*src, scan.named)) {
+        src->names = names.get();
+        names_time.stop();
+        scan = scan_owned(*src);
+      }
+    }
+    if (scan.named) {
+      // (With list operations besides: read on rank 0.)
+      names.reset();
       read_on_rank0();
       scan = scan_owned(*src);
     }
@@ -401,6 +412,7 @@ class DistributedRun {
         run.report_r = renumber_result(run.r, named);
         run.compact_report = true;
       }
+      if (names) collective([&] { names->name_report(me == 0, run.report_h, run.report_r); });
       collective([&] {
         if (me != 0 || !report_needs_whole(run.report_r, run.report_h)) return;
         run.compact_report = false;
@@ -588,12 +600,16 @@ class DistributedRun {
   bool number_names() {
     g_stage = "key shards";
     StepTime names_time("shard.names");
+    return number_names(*jsonl, ks.named_tables);
+  }
+  // The same for any JSONL source (`tables`: those known to hold names).
+  bool number_names(RangeSource& src, int tables) {
     names = std::make_unique<RangeNames>();
-    int tables = ks.named_tables, found = 0;
+    int found = 0;
     for (;;) {  // (a table with names only past the refused slices: once more with it)
       collective([&] {
-        found = names->number(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
-          return jsonl->chunk(range_lo + lo, range_lo + hi);
+        found = names->number(src.last - src.first, [&](uint64_t lo, uint64_t hi) {
+          return src.chunk(src.first + lo, src.first + hi);
         }, tables);
       });
       if (found == RangeNames::kLists) {

@@ -148,9 +148,7 @@ class JsonlSource : public RangeSource {
     if (!bad_first_.empty()) parse_jsonl(bad_first_ + "\n", file, false, bad_first_number_);
     const uint64_t from = off_[a - first], to = b < last ? off_[b - first] : end_;
     std::string text = header_ + "\n" + read_bytes(from, to - from);
-    History h = parse_jsonl(text, file, true, line_[a - first]);
-    named |= h.keys.named() || h.values.named();
-    return h;
+    return parse_jsonl(text, file, true, line_[a - first]);
   }
   [[noreturn]] void duplicate_id(int64_t id, uint64_t, uint64_t b) override {
     throw InputError(file + ":" + std::to_string(line_[b - first]), "duplicate transaction id " + std::to_string(id));
@@ -300,6 +298,44 @@ Rounds rounds_of(const RangeSource& src) {
   Rounds r;
   r.count = std::clamp<uint64_t>(per / 64, 1, 16);
   r.size = (per + r.count - 1) / r.count;
+  return r;
+}
+
+// A round's chunk: transactions [a, b) of this rank's range when a < b and
+// `read` (else none this round), with the history's symbols when the names
+// are numbered across ranks (RangeSource::names: then collective, every rank
+// calls it once per round). A chunk that could not be read, or renumbered,
+// comes back as its error, thrown by get() (inside the round's collective,
+// so that every rank learns it).
+struct RoundChunk {
+  std::optional<History> c;
+  std::exception_ptr error;
+  History* get() {
+    if (error) std::rethrow_exception(error);
+    return c ? &*c : nullptr;
+  }
+};
+RoundChunk read_round(RangeSource& src, uint64_t a, uint64_t b, const char* step, bool read = true) {
+  RoundChunk r;
+  {
+    StepTime read_time(step);
+    if (a < b && read) {
+      try {
+        r.c = src.chunk(a, b);
+      } catch (...) {
+        r.error = std::current_exception();
+      }
+    }
+  }
+  if (src.names) {
+    try {
+      src.names->renumber(r.c ? &*r.c : nullptr);
+    } catch (...) {
+      if (!r.error) r.error = std::current_exception();
+      r.c.reset();
+    }
+  }
+  if (r.c) src.named |= (r.c->keys.named() ? RangeNames::kKeys : 0) | (r.c->values.named() ? RangeNames::kValues : 0);
   return r;
 }
 
@@ -617,9 +653,11 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
   std::vector<ListKeyUse> uses;
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
+    RoundChunk rc = read_round(src, a, b, "partition.lists");
     collective([&] {
-      if (a >= b) return;
-      History c = src.chunk(a, b);
+      History* cp = rc.get();
+      if (!cp) return;
+      const History& c = *cp;
       note_ops_held(src.ops_resident() + c.op_count());
       for (TxnIdx t = 0; t < c.txn_count(); ++t)
         for (OpIdx o = c.op_begin(t); o < c.op_end(t); ++o) {
@@ -662,6 +700,7 @@ static void refuse_list_key_misuse(RangeSource& src, bool any_list, bool any_reg
 OwnedScan scan_owned(RangeSource& src) {
   const int P = size();
   OwnedScan out;
+  src.named = 0;
   const Rounds R = rounds_of(src);
   std::vector<int64_t> order;  // my sessions by first appearance
   std::unordered_set<int64_t> seen;
@@ -682,17 +721,17 @@ OwnedScan scan_owned(RangeSource& src) {
     // agreed after the pass: the lowest rank's, its first — the first in
     // the file, as one process reports it. Other errors stop every rank at
     // once (collective).
+    RoundChunk rc = read_round(src, a, b, "partition.read", input_error.empty());
     collective([&] {
-    if (a >= b || !input_error.empty()) return;
-    History c;
-    StepTime read_time("partition.read");
+    History* cp;
     try {
-      c = src.chunk(a, b);
+      cp = rc.get();
     } catch (const InputError& e) {
       input_error = e.what();
       return;
     }
-    read_time.stop();
+    if (!cp) return;
+    const History& c = *cp;
     StepTime rows_time("partition.rows");
     note_ops_held(src.ops_resident() + c.op_count());
     counts[1] += c.op_count();
@@ -730,10 +769,10 @@ OwnedScan scan_owned(RangeSource& src) {
     if (cut == std::string::npos) throw InputError(src.file, input_error);
     throw InputError(input_error.substr(0, cut), input_error.substr(cut + 2));
   });
-  int named = src.named ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int named = src.named;
+  MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
   if (named) {
-    out.named = true;
+    out.named = named;
     return out;
   }
   StepTime ids_time("partition.ids");
@@ -783,9 +822,11 @@ OwnedScan scan_owned(RangeSource& src) {
     for (uint64_t k = 0; k < R.count; ++k) {
       const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
       std::vector<KV> reads;
+      RoundChunk rc = read_round(src, a, b, "partition.included");
       collective([&] {
-        if (a >= b) return;
-        History c = src.chunk(a, b);
+        History* cp = rc.get();
+        if (!cp) return;
+        const History& c = *cp;
         for (TxnIdx t = 0; t < c.txn_count(); ++t)
           c.for_each_read_value(t, [&](Sym key, Sym v) { reads.push_back({key, v, static_cast<uint32_t>(a + t), 0}); });
         note_ops_held(src.ops_resident() + c.op_count() + reads.size());
@@ -858,11 +899,11 @@ void OwnedPieces::distribute(RangeSource& src, const Job& job, Partition& part, 
   for (uint64_t k = 0; k < R.count; ++k) {
     const uint64_t a = std::min(src.last, src.first + k * R.size), b = std::min(src.last, a + R.size);
     uint64_t sent_ops = 0, chunk_ops = 0;
+    RoundChunk rc = read_round(src, a, b, "distribute.read");
     collective([&] {
-      if (a >= b) return;
-      StepTime read_time("distribute.read");
-      History c = src.chunk(a, b);
-      read_time.stop();
+      History* cp = rc.get();
+      if (!cp) return;
+      const History& c = *cp;
       StepTime pack_time("distribute.pack");
       chunk_ops = c.op_count();
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
@@ -1159,26 +1200,39 @@ CheckResult renumber_result(const CheckResult& r, const std::vector<TxnIdx>& txn
 History fetch_transactions(RangeSource& src, const std::vector<TxnIdx>& txns) {
   const int P = size(), me = rank();
   // Mine: runs of the listed transactions inside my range, read a run at a
-  // time (a run spans gaps of up to 256 transactions).
-  std::vector<char> out;
-  collective([&] {
+  // time (a run spans gaps of up to 256 transactions), one run a round: as
+  // many rounds on every rank (the longest list of runs), since a run read
+  // with names numbered across ranks is renumbered collectively.
+  std::vector<std::pair<TxnIdx, TxnIdx>> runs;  // [first, last] listed transactions
+  {
     auto lo = std::lower_bound(txns.begin(), txns.end(), src.first);
     auto hi = std::lower_bound(txns.begin(), txns.end(), src.last);
     for (auto it = lo; it != hi;) {
       auto run_end = it + 1;
       while (run_end != hi && *run_end - *(run_end - 1) <= 256) ++run_end;
-      const uint64_t a = *it, b = static_cast<uint64_t>(*(run_end - 1)) + 1;
-      History c = src.chunk(a, b);
+      runs.push_back({*it, *(run_end - 1)});
+      it = run_end;
+    }
+  }
+  uint64_t rounds = runs.size();
+  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<char> out;
+  for (uint64_t k = 0; k < rounds; ++k) {
+    const uint64_t a = k < runs.size() ? runs[k].first : 0, b = k < runs.size() ? uint64_t{runs[k].second} + 1 : 0;
+    RoundChunk rc = read_round(src, a, b, "report.fetch");
+    collective([&] {
+      History* cp = rc.get();
+      if (!cp) return;
+      const History& c = *cp;
       const bool lists = c.op_list_offset.size() == c.op_kind.size() + 1;
-      for (auto t = it; t != run_end; ++t) {
+      for (auto t = std::lower_bound(txns.begin(), txns.end(), static_cast<TxnIdx>(a)); t != txns.end() && *t < b; ++t) {
         const TxnIdx l = static_cast<TxnIdx>(*t - a);
         put_record(out, 0, static_cast<uint32_t>(*t), c, l, c.txn_status[l], lists,
                    static_cast<uint32_t>(c.op_end(l) - c.op_begin(l)), [](uint32_t i) { return i; });
       }
-      it = run_end;
-    }
-    if (out.size() > INT32_MAX) throw ResourceError("the report's transactions exceed 2 GiB on one rank");
-  });
+      if (out.size() > INT32_MAX) throw ResourceError("the report's transactions exceed 2 GiB on one rank");
+    });
+  }
   int n = static_cast<int>(out.size());
   std::vector<int> cnt(P), disp(P);
   MPI_Gather(&n, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -20,6 +20,7 @@
 
 #include "core/history.h"
 #include "mpi/messages.h"
+#include "mpi/range_names.h"
 #include "mpi/replay_lines.h"
 #include "mpi/scheduler.h"
 #include "mpi/shard_partition.h"
@@ -37,10 +38,16 @@ class RangeSource {
   uint64_t n = 0, first = 0, last = 0;
   SymbolTable keys, values;
   std::string time_unit;
-  // A chunk read with named (string) symbols: chunks number them apart, so
-  // this source cannot give the history's symbols (the caller reads it on
-  // one rank instead). Integer symbols are the integers themselves.
-  bool named = false;
+  // The tables (RangeNames::kKeys, kValues) a chunk read in a round had
+  // named (string) symbols in, left so: chunks number them apart, so this
+  // source cannot give the history's symbols (the caller numbers them with
+  // the other ranks, `names`, or reads the file on one rank). Integer
+  // symbols are the integers themselves.
+  int named = 0;
+  // Names numbered across ranks (mpi/range_names.h): every chunk read in a
+  // round gets the history's symbols, collectively; a report's history gets
+  // its names from RangeNames::name_report. Null: symbols are as read.
+  RangeNames* names = nullptr;
   // The file states range scans, inserts or deletes (JSONL): they are
   // expanded over the whole file (core/predicates.h), so the caller reads it
   // on one rank instead. Set by the (collective) constructor, on every rank.
@@ -83,7 +90,7 @@ std::unique_ptr<RangeSource> scattered_source(History&& h, int root);
 struct OwnedScan {
   uint64_t txns = 0, ops = 0, committed = 0;  // whole history: included transactions
   uint32_t sessions = 0;
-  bool named = false;  // some chunk had named symbols (RangeSource::named): nothing else is filled
+  int named = 0;  // some chunk had named symbols (RangeSource::named, its bits): nothing else is filled
   std::vector<KeyTriple> triples;             // this rank's rows, global session ids
   std::vector<uint8_t> included;               // per transaction of this rank's range
   ReplayFacts replay;                          // for the report's replay lines

@@ -21,6 +21,13 @@
 // asks the owners for its names' symbols. Each rank holds the names it owns
 // (about 1/P of them) and those first seen in its range, and never a table
 // of every name.
+//
+// Used by the key shards (KeyShardOptions::renumber_slice, once per round of
+// slices) and by the components on owned data (RangeSource::names, once per
+// round of chunks). Their pieces and shards then hold symbols only; the
+// messages that name keys from inside a piece (a key used as a list and as a
+// register) need list operations, which number() refuses (kLists: such a
+// file is read on rank 0).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -4,8 +4,11 @@
 # share of the bytes) with the file's line numbers and header, so that
 #  - a valid history of many components gives the one-process report, and no
 #    rank (rank 0 included) held more than ceil(ops/4)*1.2 + the largest piece;
-#  - string keys (symbols numbered by first appearance in the whole file) fall
-#    back to one rank reading the file, with the one-process report;
+#  - string keys and values (symbols numbered by first appearance in the
+#    whole file, which the ranks work out together: mpi/range_names.h) give
+#    the one-process report, no rank holding half the history, also when
+#    integer keys come before the first string; a malformed line or a
+#    repeated id in such a file gives the one-process message;
 #  - a malformed line in another rank's range, the first of two malformed
 #    lines read in different rounds, and a transaction id repeated across
 #    ranges (JSONL and HDF5), give the one-process message and exit 2;
@@ -72,6 +75,32 @@ for l in lines[1:]:
         op[1] = "key-" + str(op[1])
     out.append(json.dumps(t))
 open(d + "/named.jsonl", "w").write("\n".join(out) + "\n")
+# The earlier half of the keys (by first use) stay integers, the later half
+# become strings, and so does every third value ("v6" for 6 everywhere): in
+# both tables integers come before the first string, and move up one.
+first = {}
+for i, l in enumerate(lines[1:]):
+    for op in json.loads(l)["ops"]:
+        first.setdefault(op[1], len(first))
+out = [lines[0]]
+for l in lines[1:]:
+    t = json.loads(l)
+    for op in t["ops"]:
+        if first[op[1]] >= len(first) // 2:
+            op[1] = "key-" + str(op[1])
+        if isinstance(op[2], int) and op[2] % 3 == 0:
+            op[2] = "v" + str(op[2])
+    out.append(json.dumps(t))
+assert out[1].find('"key-') < 0 and any('"key-' in l for l in out), "not integers before strings"
+
+open(d + "/mixed.jsonl", "w").write("\n".join(out) + "\n")
+# Those with a malformed line, and with an id repeated, in a later rank's range.
+bad = list(out)
+bad[len(bad) * 3 // 4] = bad[len(bad) * 3 // 4][:-2]
+open(d + "/mixed_bad.jsonl", "w").write("\n".join(bad) + "\n")
+dup = list(out)
+t = json.loads(dup[-100]); t["id"] = json.loads(dup[20])["id"]; dup[-100] = json.dumps(t)
+open(d + "/mixed_dup.jsonl", "w").write("\n".join(dup) + "\n")
 # Blank lines (and trailing spaces) here and there, and no header.
 out = []
 for i, l in enumerate(lines[1:]):
@@ -98,7 +127,18 @@ open(d + "/dup.jsonl", "w").write("\n".join(dup) + "\n")
 # A header of another format version, after a blank line.
 open(d + "/version.jsonl", "w").write("\n" + '{"isocheck":2}' + "\n" + "\n".join(lines[1:]) + "\n")
 PY
+# (names: the ranks numbered them, and no rank held half the history)
+names() {
+  python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert "partition.names" in t["rank_steps"] and all(x < t["ops"] // 2 for x in t["ops_held"]), t' \
+    "$tmp/st.json" || fail "$1: not numbered by the ranks, or a rank held half the history: $(cat "$tmp/st.json")"
+}
 same "$tmp/named.jsonl"
+names named.jsonl
+same "$tmp/mixed.jsonl"
+names mixed.jsonl
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "mixed: planted lost update not found"
+error "$tmp/mixed_bad.jsonl"
+error "$tmp/mixed_dup.jsonl"
 same "$tmp/blank.jsonl"
 error "$tmp/bad.jsonl"
 error "$tmp/two.jsonl"
