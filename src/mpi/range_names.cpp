@@ -3,12 +3,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
-#include <string_view>
-#include <unordered_set>
 
+#include "core/flat_hash.h"
 #include "mpi/collectives.h"
 #include "mpi/exchange.h"
 
@@ -21,19 +21,19 @@ constexpr int kRankShift = 40;
 constexpr uint64_t kOpMask = (uint64_t{1} << kRankShift) - 1;
 constexpr uint64_t kMissing = UINT64_MAX;
 
-// A name as the tables tell them apart: 'i' and the digits of an integer,
-// 's' and a string's text (SymbolTable keeps 5 and "5" apart the same way).
-std::string name_of(const SymbolTable& tab, Sym s) {
-  std::string n;
-  if (tab.named()) {
-    n.push_back(tab.is_int(s) ? 'i' : 's');
-    n += tab.name(s);
-  } else {
-    n.push_back('i');
-    n += std::to_string(SymbolTable::as_int(s));
-  }
-  return n;
+// A name as the tables tell them apart: an integer's digits or a string's
+// text, and which (SymbolTable keeps 5 and "5" apart the same way). Its
+// hash is computed once, where the name is read, and travels with it.
+struct Name {
+  uint64_t hash;
+  bool is_int;
+  std::string_view text;
+};
+uint64_t name_hash(bool is_int, std::string_view text) {
+  return mix64(std::hash<std::string_view>{}(text) + (is_int ? 1 : 0));
 }
+// (The high half picks the owner; the tables probe from a mix of the whole.)
+int owner_of(uint64_t hash) { return static_cast<int>((hash >> 32) % static_cast<uint64_t>(size())); }
 
 // The symbol operation o of `c` has in table t (0 keys, 1 values); false
 // for a null read and for a list read (its values are not in op_value).
@@ -44,59 +44,124 @@ bool op_symbol(const History& c, int t, OpIdx o, Sym& s) {
 }
 
 // The distinct names of table t in slice c, in order of first appearance:
-// the name, its first operation, the slice's symbol for it.
+// the name, its first operation, the slice's symbol for it. The texts point
+// into the slice's table, or into `digits` (integer mode), which must
+// outlive them.
 struct SliceName {
-  std::string name;
+  Name name;
   uint64_t op;
   Sym sym;
 };
-std::vector<SliceName> slice_names(const History& c, int t) {
+std::vector<SliceName> slice_names(const History& c, int t, std::string& digits) {
   const SymbolTable& tab = t == 0 ? c.keys : c.values;
   std::vector<SliceName> out;
-  std::vector<uint8_t> seen_named(tab.named() ? tab.size() : 0, 0);
-  std::unordered_set<Sym> seen_int;
   Sym s;
+  if (tab.named()) {
+    std::vector<uint8_t> seen(tab.size(), 0);
+    for (OpIdx o = 0; o < c.op_count(); ++o) {
+      if (!op_symbol(c, t, o, s) || std::exchange(seen[s], uint8_t{1})) continue;
+      const bool is_int = tab.is_int(s);
+      out.push_back({{name_hash(is_int, tab.name(s)), is_int, tab.name(s)}, o, s});
+    }
+    return out;
+  }
+  // Integer mode: the integers' digits, written once every name is known
+  // (views into `digits` stay valid once it stops growing).
+  FlatMap64 seen;
+  std::vector<std::pair<uint64_t, uint64_t>> at;  // per name: digits' offset, length
   for (OpIdx o = 0; o < c.op_count(); ++o) {
+    bool fresh;
     if (!op_symbol(c, t, o, s)) continue;
-    const bool fresh = tab.named() ? !std::exchange(seen_named[s], uint8_t{1}) : seen_int.insert(s).second;
-    if (fresh) out.push_back({name_of(tab, s), o, s});
+    seen.get_or_insert(s, 0, fresh);
+    if (!fresh) continue;
+    char buf[24];
+    const auto end = std::to_chars(buf, buf + sizeof buf, SymbolTable::as_int(s)).ptr;
+    at.push_back({digits.size(), static_cast<uint64_t>(end - buf)});
+    digits.append(buf, end);
+    out.push_back({{0, true, {}}, o, s});
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].name.text = std::string_view(digits.data() + at[i].first, at[i].second);
+    out[i].name.hash = name_hash(true, out[i].name.text);
   }
   return out;
 }
 
-int owner_of(const std::string& name) {
-  return static_cast<int>(mix(std::hash<std::string>{}(name)) % static_cast<uint64_t>(size()));
-}
-
 // Records of (a number, a name) packed into bytes for exchange<char>.
-void put(std::vector<char>& b, uint64_t a, std::string_view name) {
-  const uint32_t len = static_cast<uint32_t>(name.size());
+void put(std::vector<char>& b, uint64_t a, const Name& n) {
+  const uint32_t len = static_cast<uint32_t>(n.text.size());
+  const uint8_t is_int = n.is_int ? 1 : 0;
   const size_t at = b.size();
-  b.resize(at + sizeof a + sizeof len + len);
-  std::memcpy(b.data() + at, &a, sizeof a);
-  std::memcpy(b.data() + at + sizeof a, &len, sizeof len);
-  std::memcpy(b.data() + at + sizeof a + sizeof len, name.data(), len);
+  b.resize(at + 8 + 8 + 4 + 1 + len);
+  char* w = b.data() + at;
+  std::memcpy(w, &a, 8), std::memcpy(w + 8, &n.hash, 8), std::memcpy(w + 16, &len, 4), std::memcpy(w + 20, &is_int, 1);
+  std::memcpy(w + 21, n.text.data(), len);
 }
 struct Cursor {
   const char* p;
   const char* end;
   bool done() const { return p >= end; }
-  std::pair<uint64_t, std::string_view> next() {
+  std::pair<uint64_t, Name> next() {
     uint64_t a;
+    Name n;
     uint32_t len;
-    std::memcpy(&a, p, sizeof a);
-    std::memcpy(&len, p + sizeof a, sizeof len);
-    std::string_view name(p + sizeof a + sizeof len, len);
-    p += sizeof a + sizeof len + len;
-    return {a, name};
+    uint8_t is_int;
+    std::memcpy(&a, p, 8), std::memcpy(&n.hash, p + 8, 8), std::memcpy(&len, p + 16, 4), std::memcpy(&is_int, p + 20, 1);
+    n.is_int = is_int != 0, n.text = std::string_view(p + 21, len);
+    p += 21 + len;
+    return {a, n};
   }
 };
 // Source s's records of what exchange() returned (`from`: where each begins).
 Cursor records_of(const std::vector<char>& in, const std::vector<uint64_t>& from, int s) {
   return {in.data() + from[s], in.data() + from[s + 1]};
 }
+// The name as a report's table keeps it, behind a byte telling which.
+std::string tagged(const Name& n) { return (n.is_int ? "i" : "s") + std::string(n.text); }
 
 }  // namespace
+
+uint64_t& RangeNames::NameTable::get(uint64_t h, bool is_int, std::string_view text, uint64_t init, bool& fresh) {
+  if ((count_ + 1) * 3 > slots_.size() * 2) {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const size_t m = slots_.size() - 1;
+    for (const Slot& x : old) {
+      if (!x.used) continue;
+      size_t i = mix64(x.hash) & m;
+      while (slots_[i].used) i = (i + 1) & m;
+      slots_[i] = x;
+    }
+  }
+  const size_t m = slots_.size() - 1;
+  size_t i = mix64(h) & m;
+  for (; slots_[i].used; i = (i + 1) & m) {
+    const Slot& x = slots_[i];
+    if (x.hash == h && x.len == text.size() && (x.is_int != 0) == is_int &&
+        std::memcmp(arena_.data() + x.off, text.data(), text.size()) == 0) {
+      fresh = false;
+      return slots_[i].value;
+    }
+  }
+  Slot& x = slots_[i];
+  x.hash = h, x.value = init, x.off = arena_.size(), x.len = static_cast<uint32_t>(text.size());
+  x.used = 1, x.is_int = is_int ? 1 : 0;
+  arena_.append(text);
+  ++count_;
+  fresh = true;
+  return x.value;
+}
+
+const uint64_t* RangeNames::NameTable::find(uint64_t h, bool is_int, std::string_view text) const {
+  const size_t m = slots_.size() - 1;
+  for (size_t i = mix64(h) & m; slots_[i].used; i = (i + 1) & m) {
+    const Slot& x = slots_[i];
+    if (x.hash == h && x.len == text.size() && (x.is_int != 0) == is_int &&
+        std::memcmp(arena_.data() + x.off, text.data(), text.size()) == 0)
+      return &x.value;
+  }
+  return nullptr;
+}
 
 int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, int tables) {
   const int P = size(), me = rank();
@@ -111,7 +176,7 @@ int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uin
   uint64_t base = 0;  // operations of the range before the slice
   for (uint64_t k = 0; k < kSlices; ++k) {
     const uint64_t lo = std::min(count, k * step), hi = std::min(count, lo + step);
-    // Per destination, per table: (first position, name).
+    // Per table, per destination: (first position, name).
     std::vector<std::vector<char>> out[2] = {std::vector<std::vector<char>>(P), std::vector<std::vector<char>>(P)};
     if (lo < hi && !error) {
       try {
@@ -120,10 +185,11 @@ int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uin
         seen |= (c.keys.named() ? kKeys : 0) | (c.values.named() ? kValues : 0);
         for (int t = 0; t < 2; ++t) {
           if (!(tables & (1 << t))) continue;
-          for (const SliceName& n : slice_names(c, t)) {
+          std::string digits;
+          for (const SliceName& n : slice_names(c, t, digits)) {
             const uint64_t pos = here | (base + n.op);
-            if (n.name[0] == 's' && table_[t].first_string == UINT64_MAX) table_[t].first_string = pos;
-            put(out[t][owner_of(n.name)], pos, n.name);
+            if (!n.name.is_int && table_[t].first_string == UINT64_MAX) table_[t].first_string = pos;
+            put(out[t][owner_of(n.name.hash)], pos, n.name);
           }
         }
         base += c.op_count();
@@ -141,8 +207,9 @@ int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uin
       const std::vector<char> in = exchange(out[t], &from);
       for (Cursor c{in.data(), in.data() + in.size()}; !c.done();) {
         const auto [pos, name] = c.next();
-        auto [it, fresh] = table_[t].owned.try_emplace(std::string(name), pos);
-        if (!fresh) it->second = std::min(it->second, pos);
+        bool fresh;
+        uint64_t& first = table_[t].owned.get(name.hash, name.is_int, name.text, pos, fresh);
+        first = std::min(first, pos);
       }
     }
   }
@@ -171,17 +238,17 @@ int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uin
 void RangeNames::assign_symbols(Table& t) {
   const int P = size(), me = rank();
   std::vector<std::vector<char>> out(P);
-  std::vector<std::vector<std::unordered_map<std::string, uint64_t>::iterator>> sent(P);
-  for (auto it = t.owned.begin(); it != t.owned.end(); ++it) {
-    const int r = static_cast<int>(it->second >> kRankShift);
-    put(out[r], it->second & kOpMask, it->first);
-    sent[r].push_back(it);
-  }
+  std::vector<std::vector<uint64_t*>> sent(P);  // the owner's values, per rank told, in the order told
+  t.owned.for_each([&](bool is_int, std::string_view text, uint64_t& first) {
+    const int r = static_cast<int>(first >> kRankShift);
+    put(out[r], first & kOpMask, Name{0, is_int, text});
+    sent[r].push_back(&first);
+  });
   std::vector<uint64_t> from;
   const std::vector<char> in = exchange(out, &from);
   struct First {
     uint64_t op;
-    std::string_view name;
+    Name name;
     int src;  // the owner that sent it
   };
   std::vector<First> firsts;
@@ -205,7 +272,7 @@ void RangeNames::assign_symbols(Table& t) {
     // (The first string is 0; the names before it move up one.)
     const uint64_t s = pos == t.first_string ? 0 : before + i + (pos < t.first_string ? 1 : 0);
     sym[order[i]] = s;
-    t.held.emplace_back(s, std::string(firsts[order[i]].name));
+    t.held.emplace_back(s, tagged(firsts[order[i]].name));
   }
   std::sort(t.held.begin(), t.held.end());
   // The answers, per owner in the order it sent (firsts are in that order).
@@ -214,7 +281,7 @@ void RangeNames::assign_symbols(Table& t) {
   std::vector<uint64_t> bfrom;
   const std::vector<uint64_t> got = exchange(back, &bfrom);
   for (int r = 0; r < P; ++r)
-    for (size_t i = 0; i < sent[r].size(); ++i) sent[r][i]->second = got[bfrom[r] + i];
+    for (size_t i = 0; i < sent[r].size(); ++i) *sent[r][i] = got[bfrom[r] + i];
 }
 
 void RangeNames::renumber(History* slice) {
@@ -223,11 +290,12 @@ void RangeNames::renumber(History* slice) {
   for (int t = 0; t < 2; ++t) {
     if (!(tables_ & (1 << t))) continue;
     std::vector<SliceName> names;
-    if (slice) names = slice_names(*slice, t);
+    std::string digits;
+    if (slice) names = slice_names(*slice, t, digits);
     std::vector<std::vector<char>> out(P);
     std::vector<std::vector<uint32_t>> sent(P);
     for (uint32_t j = 0; j < names.size(); ++j) {
-      const int r = owner_of(names[j].name);
+      const int r = owner_of(names[j].name.hash);
       put(out[r], 0, names[j].name);
       sent[r].push_back(j);
     }
@@ -236,33 +304,34 @@ void RangeNames::renumber(History* slice) {
     std::vector<std::vector<uint64_t>> answer(P);
     for (int s = 0; s < P; ++s)
       for (Cursor c = records_of(in, from, s); !c.done();) {
-        const auto it = table_[t].owned.find(std::string(c.next().second));
-        answer[s].push_back(it == table_[t].owned.end() ? kMissing : it->second);
+        const Name name = c.next().second;
+        const uint64_t* sym = table_[t].owned.find(name.hash, name.is_int, name.text);
+        answer[s].push_back(sym ? *sym : kMissing);
       }
     std::vector<uint64_t> afrom;
     const std::vector<uint64_t> got = exchange(answer, &afrom);
     if (!slice) continue;
     SymbolTable& tab = t == 0 ? slice->keys : slice->values;
     std::vector<Sym> to(tab.named() ? tab.size() : 0, kMissing);
-    std::unordered_map<Sym, Sym> to_int;
+    FlatMap64 to_int;
     for (int r = 0; r < P; ++r)
       for (size_t i = 0; i < sent[r].size(); ++i) {
         const Sym g = got[afrom[r] + i], local = names[sent[r][i]].sym;
         missing |= g == kMissing;
+        bool fresh;
         if (tab.named()) to[local] = g;
-        else to_int[local] = g;
+        else to_int.get_or_insert(local, g, fresh);
       }
     Sym s;
     for (OpIdx o = 0; o < slice->op_count(); ++o) {
       if (!op_symbol(*slice, t, o, s)) continue;
-      const Sym g = tab.named() ? to[s] : to_int[s];
-      (t == 0 ? slice->op_key[o] : slice->op_value[o]) = g;
+      (t == 0 ? slice->op_key[o] : slice->op_value[o]) = tab.named() ? to[s] : *to_int.find(s);
     }
     tab = SymbolTable();
   }
   if (missing)
-    throw std::runtime_error("a name read for the key shards was not numbered by the first read of the file (did the "
-                             "file change while it was checked?)");
+    throw std::runtime_error("a name the ranks read was not numbered by their first read of the file (did the file "
+                             "change while it was checked?)");
 }
 
 void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
@@ -288,8 +357,10 @@ void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
     std::vector<char> mine;
     const auto& held = table_[t].held;
     for (uint64_t i = 0; i < want.size(); ++i) {
-      auto it = std::lower_bound(held.begin(), held.end(), std::make_pair(want[i], std::string()));
-      if (it != held.end() && it->first == want[i]) put(mine, i, it->second);
+      auto it = std::lower_bound(held.begin(), held.end(), want[i],
+                                 [](const std::pair<Sym, std::string>& x, Sym y) { return x.first < y; });
+      if (it != held.end() && it->first == want[i])
+        put(mine, i, Name{0, it->second[0] == 'i', std::string_view(it->second).substr(1)});
     }
     const std::vector<char> all = gather_records(mine);
     if (!root) continue;
@@ -297,7 +368,7 @@ void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
     std::vector<uint8_t> is_int(want.size(), 0), found(want.size(), 0);
     for (Cursor c{all.data(), all.data() + all.size()}; !c.done();) {
       const auto [i, name] = c.next();
-      is_int[i] = name[0] == 'i', names[i] = std::string(name.substr(1)), found[i] = 1;
+      is_int[i] = name.is_int ? 1 : 0, names[i] = std::string(name.text), found[i] = 1;
     }
     if (std::count(found.begin(), found.end(), 0) != 0)
       throw std::logic_error("key shards: a name the report needs is held by no rank");

@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -72,9 +72,33 @@ class RangeNames {
   int tables() const { return tables_; }
 
  private:
+  // Names by a 64-bit hash of their text (flat, open addressing; the text
+  // in one arena), those of equal hashes told apart by their text.
+  class NameTable {
+   public:
+    // The value of the name (hash h): added with `init` when absent (fresh).
+    uint64_t& get(uint64_t h, bool is_int, std::string_view text, uint64_t init, bool& fresh);
+    const uint64_t* find(uint64_t h, bool is_int, std::string_view text) const;
+    size_t size() const { return count_; }
+    // f(is_int, text, value&) for every name.
+    template <class F> void for_each(F&& f) {
+      for (Slot& x : slots_)
+        if (x.used) f(x.is_int != 0, std::string_view(arena_.data() + x.off, x.len), x.value);
+    }
+
+   private:
+    struct Slot {
+      uint64_t hash = 0, value = 0, off = 0;
+      uint32_t len = 0;
+      uint8_t used = 0, is_int = 0;
+    };
+    std::vector<Slot> slots_ = std::vector<Slot>(16);
+    std::string arena_;
+    size_t count_ = 0;
+  };
   struct Table {
     // The names this rank owns: first position (number), then symbol.
-    std::unordered_map<std::string, uint64_t> owned;
+    NameTable owned;
     // The names first seen in this rank's range, by symbol.
     std::vector<std::pair<Sym, std::string>> held;
     uint64_t first_string = UINT64_MAX;  // position of the table's first string
