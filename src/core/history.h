@@ -243,4 +243,10 @@ struct History {
 // Human text of a value symbol, with `null` for the initial state.
 std::string value_text(const History& h, Sym v);
 
+// Committed transactions plus unknown ones whose writes an included
+// transaction read (transitively) — the rule of build_known_graph, computed
+// on the whole history so that projections (and a check that builds no
+// graph) agree with it.
+std::vector<uint8_t> included_transactions(const History& h);
+
 }  // namespace isocheck

@@ -217,6 +217,46 @@ std::vector<OpIdx> scatter_marks(const std::vector<OpIdx>& all, const std::vecto
   return mine;
 }
 
+// Scans' value predicates as columns, one entry per operation that has one
+// (History::op_value_predicate, sorted by operation): the operation, then
+// the predicate's comparison and constants.
+struct PredicateColumns {
+  std::vector<uint64_t> op, cmp, a, b;
+  explicit PredicateColumns(const History& h) {
+    for (const auto& [o, i] : h.op_value_predicate) {
+      const ValuePredicate& p = h.value_predicates[i];
+      op.push_back(o), cmp.push_back(p.cmp), a.push_back(p.a), b.push_back(p.b);
+    }
+  }
+  // Into h (which has none yet): each operation its own entry.
+  void into(History& h, uint64_t op_base) const {
+    for (size_t i = 0; i < op.size(); ++i) {
+      h.value_predicates.push_back({static_cast<ValuePredicate::Cmp>(cmp[i]), a[i], b[i]});
+      h.op_value_predicate.push_back({op[i] - op_base, static_cast<uint32_t>(i)});
+    }
+  }
+};
+
+// The root's value predicates scattered with their operations (`op_first`:
+// rank r's operations), rebased to each rank's first operation.
+void scatter_value_predicates(const History& h, const std::vector<uint64_t>& op_first, int root, History& mine) {
+  const int P = size(), me = rank();
+  int any = me == root && !h.op_value_predicate.empty() ? 1 : 0;
+  MPI_Bcast(&any, 1, MPI_INT, root, MPI_COMM_WORLD);
+  if (!any) return;
+  const PredicateColumns all(me == root ? h : History());
+  std::vector<uint64_t> first(P + 1);
+  if (me == root)
+    for (int r = 0; r <= P; ++r)
+      first[r] = static_cast<uint64_t>(std::lower_bound(all.op.begin(), all.op.end(), op_first[r]) - all.op.begin());
+  MPI_Bcast(first.data(), P + 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  History none;
+  PredicateColumns part(none);
+  part.op = scatter_column(all.op, first, root), part.cmp = scatter_column(all.cmp, first, root);
+  part.a = scatter_column(all.a, first, root), part.b = scatter_column(all.b, first, root);
+  part.into(mine, op_first[me]);
+}
+
 }  // namespace
 
 void bcast_history(History& h, int root) {
@@ -236,6 +276,11 @@ void bcast_history(History& h, int root) {
   bcast_vec(h.scan_absent_ops, root);
   bcast_vec(h.delete_ops, root);
   bcast_vec(h.absent_choice_ops, root);
+  {  // scans' value predicates
+    PredicateColumns c(h);
+    bcast_vec(c.op, root), bcast_vec(c.cmp, root), bcast_vec(c.a, root), bcast_vec(c.b, root);
+    if (rank() != root) h.value_predicates.clear(), h.op_value_predicate.clear(), c.into(h, 0);
+  }
   bcast_string(h.time_unit, root);
   bcast_symbols(h.keys, root);
   bcast_symbols(h.values, root);
@@ -362,6 +407,7 @@ History scatter_ranges(const History& h, int root) {
   mine.scan_absent_ops = scatter_marks(h.scan_absent_ops, op_first, root);
   mine.delete_ops = scatter_marks(h.delete_ops, op_first, root);
   mine.absent_choice_ops = scatter_marks(h.absent_choice_ops, op_first, root);
+  scatter_value_predicates(h, op_first, root, mine);
   if (me == root) mine.session_name = h.session_name, mine.time_unit = h.time_unit;
   bcast_vec(mine.session_name, root);
   bcast_string(mine.time_unit, root);

@@ -36,17 +36,12 @@ namespace isocheck::dist {
 
 namespace {
 
-// The ranks carry the scans' marks (History::predicate_mark) but not their
-// value predicates (History::value_predicates): a history with them is
-// refused here, never checked as if its scans had none.
-History load_on_ranks(const std::string& file, Format f, ImportStats* stats) {
-  History h = load_history(file, f, stats);
-  if (!h.value_predicates.empty())
-    throw ResourceError("not decided on the ranks: " + file +
-                        " has range scans with value predicates, which the ranks do not carry; run isocheck verify "
-                        "on one process (without --dist or mpiexec)");
-  return h;
-}
+// A history read on rank 0 (JSONL with scans, inserts or deletes, or with
+// string names and lists; the imported formats). The ranks carry the scans'
+// marks (History::predicate_mark) and their value predicates
+// (History::value_predicates) with the operations, scattered, broadcast or
+// in a piece's records.
+History load_on_ranks(const std::string& file, Format f, ImportStats* stats) { return load_history(file, f, stats); }
 
 // run_distributed's stages as methods; they share the checkpoint, the
 // history, the stage times and the result through members. execute() calls
@@ -65,7 +60,8 @@ class DistributedRun {
     g_stage = ("read");
     collective([&] {
       if (f == Format::unknown) f = sniff_format(file);
-      // (JSONL: load_on_ranks refuses them.)
+      // (JSONL: read on rank 0 and carried with the operations. HDF5 read by
+      // ranges: the per-rank readers and the ranges' joins do not carry them.)
       if (f == Format::hdf5 && hdf5_has_value_predicates(file))
         throw ResourceError("not decided on the ranks: " + file +
                             " stores range scans' value predicates (/op/predicate), which the ranks do not carry; "
@@ -107,7 +103,8 @@ class DistributedRun {
   // Key shards on HDF5 read their range slice by slice (key_shards.h).
   uint64_t range_lo = 0, range_hi = 0;
   // Key shards on JSONL: each rank's lines, read slice by slice the same way
-  // (null when JSONL is read on rank 0: scans, inserts, deletes; string symbols).
+  // (null when JSONL is read on rank 0: scans, inserts, deletes; string
+  // symbols with list operations).
   std::unique_ptr<RangeSource> jsonl;
   // Its string keys or values, numbered across ranks (null: none, or not yet).
   std::unique_ptr<RangeNames> names;

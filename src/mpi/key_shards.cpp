@@ -203,6 +203,9 @@ constexpr const char* kListsRefused = "list operations (key shards from per-rank
 constexpr const char* kOpenAbsencesRefused =
     "range scans that saw absent, or inserts that required absent, a row another transaction deletes (the shards "
     "resolve every read to one version)";
+// Scans' value predicates (History::value_predicates) are not in the
+// shards' records: the usual path, which carries them, decides.
+constexpr const char* kValuePredicatesRefused = "range scans with value predicates (the shards do not carry them)";
 
 // The shard from what each source sent, in global transaction order
 // (sources in rank order, each source's chunks in round order), sized once;
@@ -279,7 +282,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   constexpr uint64_t kSlices = 32;  // per range: a slice is about 3 % of a rank's share
   const uint64_t held_ops = held ? held->op_count() : 0;
   const uint64_t step = std::max<uint64_t>(1, (count + kSlices - 1) / kSlices);
-  int lists = 0, open_absences = 0;
+  int lists = 0, open_absences = 0, value_predicates = 0;
   // What each source sent, a chunk per round, each exactly its size.
   std::vector<std::vector<std::vector<TxnRec>>> txns_from(P);
   std::vector<std::vector<std::vector<OpRec>>> ops_from(P);
@@ -362,6 +365,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
+      value_predicates |= !sl.value_predicates.empty();
       named_slices |= named_tables(sl);
       owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
@@ -425,6 +429,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   }
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &value_predicates, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &named_slices, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
   named = named_slices;
   if (named_slices) return kNamedSymbolsRefused;
@@ -435,6 +440,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       s.h.op_key, s.h.op_value, s.h.session_name, s.gtxn, s.pos);
   fit(rg.id, rg.session, rg.begin, rg.end, rg.status, rg.ops);
   if (lists) return kListsRefused;
+  if (value_predicates) return kValuePredicatesRefused;
   return open_absences ? kOpenAbsencesRefused : nullptr;
 }
 
@@ -1399,10 +1405,10 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  if (!h.absent_choice_ops.empty()) {  // (h: the same on every rank)
+  if (!h.absent_choice_ops.empty() || !h.value_predicates.empty()) {  // (h: the same on every rank)
     KeyShardOutcome out;
     out.refused = true;
-    out.why = kOpenAbsencesRefused;
+    out.why = h.absent_choice_ops.empty() ? kValuePredicatesRefused : kOpenAbsencesRefused;
     return out;
   }
   Range rg;
@@ -1481,12 +1487,12 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
   int lists = 0;
   for (OpKind k : mine.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  int open_absences = mine.absent_choice_ops.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &open_absences, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (open_absences) {
+  int refuse[2] = {mine.absent_choice_ops.empty() ? 0 : 1, mine.value_predicates.empty() ? 0 : 1};
+  MPI_Allreduce(MPI_IN_PLACE, refuse, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (refuse[0] || refuse[1]) {
     KeyShardOutcome out;
     out.refused = true;
-    out.why = kOpenAbsencesRefused;
+    out.why = refuse[0] ? kOpenAbsencesRefused : kValuePredicatesRefused;
     return out;
   }
   if (lists) {

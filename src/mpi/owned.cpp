@@ -210,6 +210,7 @@ class MemorySource : public RangeSource {
       c.begin_txn(mine.txn_id[t], mine.txn_session[t], mine.txn_status[t], mine.txn_begin[t], mine.txn_end[t]);
       for (OpIdx o = mine.op_begin(static_cast<TxnIdx>(t)); o < mine.op_end(static_cast<TxnIdx>(t)); ++o) {
         c.mark_predicate(c.op_count(), mine.predicate_mark(o));
+        c.copy_value_predicate(mine, o, c.op_count());
         if (mine.op_kind[o] == OpKind::read_list && lists) c.add_list_read(mine.op_key[o], mine.list(o));
         else c.add_op(mine.op_kind[o], mine.op_key[o], mine.op_value[o]);
       }
@@ -412,8 +413,12 @@ struct KV {
 // An operation standing for a range scan's observation or a delete carries
 // its mark (History::predicate_mark) in the kind byte's top bits: the
 // piece's solver names its phantom from them, and the report words them as
-// one process does.
-constexpr uint8_t kKindMask = 0x0f, kScanShift = 4;  // kinds 0-3, marks 0-6
+// one process does. A read standing for a key a scan with a value predicate
+// did not return (History::value_predicate_of) has the top bit set and its
+// predicate after its value: u8 comparison, u64 and u64 constants.
+constexpr uint8_t kKindMask = 0x0f, kScanShift = 4, kMarkMask = 0x7;  // kinds 0-3, marks 0-6
+constexpr uint8_t kHasPredicate = 0x80;
+constexpr size_t kPredicateBytes = 1 + 8 + 8;
 template <class T> char* poke(char* w, const T& v) {
   std::memcpy(w, &v, sizeof v);
   return w + sizeof v;
@@ -461,9 +466,11 @@ void put_record(Buf& o, uint32_t piece, uint32_t txn, const History& c, TxnIdx t
   constexpr size_t kHead = 4 + 4 + 8 * 4 + 1 + 4, kOp = 1 + 4 + 8 + 8;
   const OpIdx first = c.op_begin(t);
   size_t bytes = kHead + kOp * static_cast<size_t>(nops);
+  const bool predicates = !c.op_value_predicate.empty();
   for (uint32_t i = 0; i < nops; ++i) {
     const OpIdx op = first + pos(i);
     if (c.op_kind[op] == OpKind::read_list) bytes += 4 + (lists ? 8 * c.list(op).size() : 0);
+    if (predicates && c.value_predicate_of(op)) bytes += kPredicateBytes;
   }
   // Marks only where the chunk has scans, deletes or inserts' open reads.
   const bool marked = !c.scan_ops.empty() || !c.delete_ops.empty() || !c.absent_choice_ops.empty();
@@ -474,14 +481,26 @@ void put_record(Buf& o, uint32_t piece, uint32_t txn, const History& c, TxnIdx t
     const uint32_t at = pos(i);
     const OpIdx op = first + at;
     const uint8_t mark = marked ? c.predicate_mark(op) : 0;
-    w = poke(w, static_cast<uint8_t>(static_cast<uint8_t>(c.op_kind[op]) | mark << kScanShift)), w = poke(w, at);
-    w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
+    const ValuePredicate* vp = predicates ? c.value_predicate_of(op) : nullptr;
+    w = poke(w, static_cast<uint8_t>(static_cast<uint8_t>(c.op_kind[op]) | mark << kScanShift | (vp ? kHasPredicate : 0)));
+    w = poke(w, at), w = poke(w, c.op_key[op]), w = poke(w, c.op_value[op]);
+    if (vp) w = poke(w, static_cast<uint8_t>(vp->cmp)), w = poke(w, vp->a), w = poke(w, vp->b);
     if (c.op_kind[op] == OpKind::read_list) {
       std::span<const Sym> l = lists ? c.list(op) : std::span<const Sym>{};
       w = poke(w, static_cast<uint32_t>(l.size()));
       if (!l.empty()) std::memcpy(w, l.data(), 8 * l.size()), w += 8 * l.size();
     }
   }
+}
+
+// Operation o's value predicate, read at p (after its value), into h; each
+// such operation gets an entry of its own (operations in increasing order).
+void get_value_predicate(const char*& p, History& h, OpIdx o) {
+  ValuePredicate vp;
+  vp.cmp = static_cast<ValuePredicate::Cmp>(get<uint8_t>(p));
+  vp.a = get<Sym>(p), vp.b = get<Sym>(p);
+  h.op_value_predicate.push_back({o, static_cast<uint32_t>(h.value_predicates.size())});
+  h.value_predicates.push_back(vp);
 }
 
 // Decodes the record at p into a transaction of h, its session numbered in
@@ -503,9 +522,10 @@ const char* get_record(const char* p, History& h, FlatMap64& sessions, std::vect
   for (uint32_t k = 0; k < nops; ++k) {
     const uint8_t byte = get<uint8_t>(p);
     const OpKind kind = static_cast<OpKind>(byte & kKindMask);
-    h.mark_predicate(h.op_count(), byte >> kScanShift);
+    h.mark_predicate(h.op_count(), (byte >> kScanShift) & kMarkMask);
     const uint32_t at = get<uint32_t>(p);
     const Sym key = get<Sym>(p), value = get<Sym>(p);
+    if (byte & kHasPredicate) get_value_predicate(p, h, h.op_count());
     if (kind == OpKind::read_list) {
       const uint32_t len = get<uint32_t>(p);
       std::vector<Sym> l(len);
@@ -564,9 +584,10 @@ class PieceDecoder {
     for (uint32_t k = 0; k < nops; ++k, ++o_) {
       const uint8_t byte = get<uint8_t>(p);
       const OpKind kind = static_cast<OpKind>(byte & kKindMask);
-      h.mark_predicate(o_, byte >> kScanShift);
+      h.mark_predicate(o_, (byte >> kScanShift) & kMarkMask);
       const uint32_t at = get<uint32_t>(p);
       h.op_kind[o_] = kind, h.op_key[o_] = get<Sym>(p), h.op_value[o_] = get<Sym>(p);
+      if (byte & kHasPredicate) get_value_predicate(p, h, o_);
       if (kind == OpKind::read_list) {
         const uint32_t len = get<uint32_t>(p);
         const size_t l0 = h.list_value.size();

@@ -350,6 +350,11 @@ void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
         const Sym x = t == 0 ? a.key : a.value;
         if (x != kNullValue) want.push_back(x);
       }
+      // (The general engine's refutations name keys: the unknown orders.)
+      if (t == 0)
+        for (const LevelResult& lr : r.levels)
+          if (lr.witness)
+            for (const ConstraintRef& c : lr.witness->core) want.push_back(c.key);
       std::sort(want.begin(), want.end());
       want.erase(std::unique(want.begin(), want.end()), want.end());
     }
@@ -380,6 +385,10 @@ void RangeNames::name_report(bool fill, History& h, CheckResult& r) {
       Sym& x = t == 0 ? a.key : a.value;
       if (x != kNullValue) x = dense(x);
     }
+    if (t == 0)
+      for (LevelResult& lr : r.levels)
+        if (lr.witness)
+          for (ConstraintRef& c : lr.witness->core) c.key = dense(c.key);
     (t == 0 ? h.keys : h.values).set_named(std::move(names), std::move(is_int));
   }
 }

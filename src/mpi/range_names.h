@@ -65,8 +65,11 @@ class RangeNames {
 
   // Collective: rank 0's report history `h` (with `r`, its result) has the
   // history's symbols: they become dense symbols in the same order, and its
-  // tables hold their names, fetched from the ranks that hold them. `fill`
-  // tells whether rank 0 has one (rank 0's value counts).
+  // tables hold their names, fetched from the ranks that hold them. The
+  // symbols a report names: its operations' keys and values, the anomalies'
+  // (Anomaly::key, value) and the general engine's unknown orders
+  // (ConstraintRef::key). `fill` tells whether rank 0 has one (rank 0's
+  // value counts).
   void name_report(bool fill, History& h, CheckResult& r);
 
   int tables() const { return tables_; }

@@ -209,38 +209,6 @@ Partition partition_history(const History& h) {
   return p;
 }
 
-std::vector<uint8_t> included_transactions(const History& h) {
-  std::vector<uint8_t> inc(h.txn_count(), 0);
-  std::vector<TxnIdx> stack;
-  bool any_unknown = false;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t) {
-    if (h.txn_status[t] == TxnStatus::committed) inc[t] = 1, stack.push_back(t);
-    any_unknown |= h.txn_status[t] == TxnStatus::unknown;
-  }
-  if (!any_unknown) return inc;
-  // Writes (and appends) of unknown transactions, by (key, value).
-  struct PairHash {
-    size_t operator()(const std::pair<Sym, Sym>& p) const { return std::hash<Sym>()(p.first * 0x9e3779b97f4a7c15ULL ^ p.second); }
-  };
-  std::unordered_map<std::pair<Sym, Sym>, TxnIdx, PairHash> writer;
-  for (TxnIdx t = 0; t < h.txn_count(); ++t)
-    if (h.txn_status[t] == TxnStatus::unknown)
-      for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-        if (h.op_kind[o] == OpKind::write || h.op_kind[o] == OpKind::append) writer.emplace(std::make_pair(h.op_key[o], h.op_value[o]), t);
-  auto visit = [&](Sym k, Sym v) {
-    auto it = writer.find({k, v});
-    if (it == writer.end()) return;
-    TxnIdx w = it->second;
-    if (!inc[w]) inc[w] = 1, stack.push_back(w);
-  };
-  while (!stack.empty()) {
-    TxnIdx t = stack.back();
-    stack.pop_back();
-    h.for_each_read_value(t, visit);
-  }
-  return inc;
-}
-
 SessionTxns session_txns(const History& h) {
   SessionTxns st;
   st.offset.assign(h.session_count() + 1, 0);

@@ -99,10 +99,7 @@ Partition partition_history(const History& h);
 Partition partition_from_graph(const CommGraph& g, const std::vector<uint64_t>& key_ops,
                                const std::vector<uint64_t>& key_txns = {});
 
-// Committed transactions plus unknown ones whose writes an included
-// transaction read (transitively) — the rule of build_known_graph, computed
-// on the whole history so that projections agree with it.
-std::vector<uint8_t> included_transactions(const History& h);
+// (included_transactions(h), the transactions a check counts: core/history.h.)
 
 // The history restricted to one block: transactions of the block's sessions
 // that have operations on its keys, only those operations (in order). Unknown

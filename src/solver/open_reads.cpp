@@ -382,6 +382,14 @@ CheckResult check_open_reads_by_cases(const History& h, const CheckOptions& opt,
       for (LevelResult& x : *from)
         if (x.level == l) levels.push_back(std::move(x));
   r.levels = std::move(levels);
+  if (r.stats.txns == 0 && h.txn_count() > 0) {
+    // No case was checked (too many of them, the levels proved by SER or
+    // left undecided): the counts are the history's own. (They said 0
+    // transactions, 0 committed.)
+    r.stats.txns = h.txn_count();
+    const std::vector<uint8_t> inc = included_transactions(h);
+    r.stats.committed = static_cast<size_t>(std::count(inc.begin(), inc.end(), 1));
+  }
   return r;
 }
 

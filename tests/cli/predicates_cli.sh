@@ -4,7 +4,8 @@
 # that cannot be placed (exit 3, "not decided"); convert writes the expanded
 # history, which keeps the verdicts; audit decides them as verify does
 # (tests/cli/audit_predicates_cli.sh) except open absences, which it refuses;
-# the distributed driver reads them on one rank.
+# the distributed driver reads them on one rank and carries them (value
+# predicates too) with the operations.
 set -u
 bin="$1"; src="$2"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/cli.sh"
@@ -151,7 +152,7 @@ expect_out vbox_figure_1_json_rules '"rules_out":\["serializable","strict-serial
 check vbox_figure_1_known 1 "$bin" verify --level ser "$tmp/vbox1k.jsonl"
 lacks vbox_figure_1_known_no_cases "$tmp/out" "open reads decided by cases"
 # HDF5 keeps them (/op/predicate and /predicate/{cmp,a,b}): the same report;
-# the ranks refuse such a file too.
+# the ranks refuse such a file (their per-rank HDF5 reads do not carry them).
 same_as_h5 vp "$vpp" "$tmp/vp.h5" 1
 check vp_h5_info 0 "$bin" info "$tmp/vp.h5"
 expect_out vp_h5_info_line "value predicates: 1 scans with one; 1 reads of keys they did not return \(1 of them open"
@@ -161,8 +162,15 @@ check vp_to_jsonl 2 "$bin" convert "$vpp" "$tmp/vp_out.jsonl"
 expect_one_err vp_to_jsonl_msg "JSONL's point reads cannot state that"
 # (An open absence too: its read would become one of the initial state.)
 check pad_to_jsonl 2 "$bin" convert "$src/examples/phantom_after_delete.jsonl" "$tmp/pad_out.jsonl"
-check vp_dist 3 "$bin" verify --dist --level ser "$vpp"
-expect_one_err vp_dist_msg "not decided on the ranks: .*vp.jsonl has range scans with value predicates"
+# The ranks carry JSONL's value predicates with the operations (read on one
+# rank, scattered, in the pieces' records): one process's report. (They
+# used to refuse such a file, exit 3.)
+check vp_one 1 "$bin" verify --level ser,si "$vpp"
+cp "$tmp/out" "$tmp/vp_one.txt"
+check vp_dist 1 "$bin" verify --dist --level ser,si "$vpp"
+same vp_dist_report "$tmp/vp_one.txt" "$tmp/out"
+check vp_dist_key_shards 1 "$bin" verify --dist --key-shards --level ser,si "$vpp"
+same vp_dist_key_shards_report "$tmp/vp_one.txt" "$tmp/out"
 check vp_audit 3 "$bin" audit -q --round 2 "$vpp"
 expect_one_err vp_audit_msg "a range scan with a value predicate; the audit's rounds do not decide those"
 

@@ -104,6 +104,13 @@ awk 'NR == 5000 { sub(/"id":[0-9]+/, "\"id\":7") } { print }' "$tmp/ok.jsonl" > 
 same_error "$tmp/badline.jsonl" "badline.jsonl:4500: invalid JSON"
 same_error "$tmp/dupline.jsonl" "dupline.jsonl:5000: duplicate transaction id 7"
 sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$tmp/bad.jsonl" > "$tmp/named.jsonl"
+# String keys with a malformed line, or a repeated id, in a later rank's
+# range: the ranks' numbering reads it first, and gives one process's message.
+sed -E 's/\["(r|w)",([0-9]+),/["\1","k\2",/g' "$tmp/ok.jsonl" > "$tmp/okn.jsonl"
+awk 'NR == 4500 { print substr($0, 1, length($0) - 3); next } { print }' "$tmp/okn.jsonl" > "$tmp/namedbad.jsonl"
+awk 'NR == 5000 { sub(/"id":[0-9]+/, "\"id\":7") } { print }' "$tmp/okn.jsonl" > "$tmp/nameddup.jsonl"
+same_error "$tmp/namedbad.jsonl" "namedbad.jsonl:4500: invalid JSON"
+same_error "$tmp/nameddup.jsonl" "nameddup.jsonl:5000: duplicate transaction id 7"
 "$BIN" generate --workload append --txns 1500 --sessions 6 --plant g-single --out "$tmp/lists.jsonl" -q || fail gen lists
 for f in named lists; do
   "$BIN" verify "$tmp/$f.jsonl" -l ser,si,sser --json -q --no-local-search > "$tmp/one.json"; prc=$?

@@ -343,12 +343,19 @@ TEST(Predicates, AbsenceOfABlindlyDeletedKeyIsDecidedByCases) {
   CheckOptions capped;
   capped.levels = {Level::rc};
   capped.open_read_cases = 1;
+  // Either way no case was checked, and the counts are the history's own.
+  // (Regression: they said 0 transactions, 0 committed: the report's first
+  // line, "0 transactions (0 committed or observed)".)
   r = check(h, capped);
   EXPECT_TRUE(r.levels[0].decided && r.levels[0].holds) << r.levels[0].reason;
+  EXPECT_EQ(r.stats.txns, 3u);
+  EXPECT_EQ(r.stats.committed, 3u);
   capped.serial_witness = false;
   r = check(h, capped);
   EXPECT_FALSE(r.levels[0].decided);
   EXPECT_NE(r.levels[0].reason.find("raise --open-read-cases"), std::string::npos) << r.levels[0].reason;
+  EXPECT_EQ(r.stats.txns, 3u);
+  EXPECT_EQ(r.stats.committed, 3u);
   const History no_place = parse(T(1, 1, R"(["w",4,1])") + T(3, 1, R"(["scan",1,9,[]],["insert",5,1])") +
                                  T(2, 2, R"(["r",5,1],["delete",4,2])"));
   r = check(no_place, opt);
