@@ -365,7 +365,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       StepTime route_time("shard.route");
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
-      value_predicates |= !sl.value_predicates.empty();
+      value_predicates |= !sl.op_value_predicate.empty();
       named_slices |= named_tables(sl);
       owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
@@ -1405,7 +1405,9 @@ static bool refuse_time_order(const CheckOptions& opt, KeyShardOutcome& out) {
 
 KeyShardOutcome check_key_sharded(const History& h, const CheckOptions& opt, const KeyShardOptions& ko) {
   if (KeyShardOutcome out; refuse_time_order(opt, out)) return out;
-  if (!h.absent_choice_ops.empty() || !h.value_predicates.empty()) {  // (h: the same on every rank)
+  // (h: the same on every rank. A value predicate counts where a read
+  // carries it: a scan that returned every row of its range has none.)
+  if (!h.absent_choice_ops.empty() || !h.op_value_predicate.empty()) {
     KeyShardOutcome out;
     out.refused = true;
     out.why = h.absent_choice_ops.empty() ? kValuePredicatesRefused : kOpenAbsencesRefused;
@@ -1487,7 +1489,7 @@ KeyShardOutcome check_key_sharded_ranges(History& mine, const History* whole, co
   int lists = 0;
   for (OpKind k : mine.op_kind) lists |= k == OpKind::append || k == OpKind::read_list;
   MPI_Allreduce(MPI_IN_PLACE, &lists, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  int refuse[2] = {mine.absent_choice_ops.empty() ? 0 : 1, mine.value_predicates.empty() ? 0 : 1};
+  int refuse[2] = {mine.absent_choice_ops.empty() ? 0 : 1, mine.op_value_predicate.empty() ? 0 : 1};
   MPI_Allreduce(MPI_IN_PLACE, refuse, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (refuse[0] || refuse[1]) {
     KeyShardOutcome out;

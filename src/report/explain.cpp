@@ -223,8 +223,18 @@ static bool absence_is_insert(const History& h, TxnIdx t, Sym k) {
   return false;
 }
 
+// Whether t's open read of k stands for a range scan with a value predicate
+// (a key it did not return, open among the versions that do not match).
+static bool absence_has_predicate(const History& h, TxnIdx t, Sym k) {
+  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
+    if (h.op_key[o] == k && h.is_absent_choice(o)) return h.value_predicate_of(o) != nullptr;
+  return false;
+}
+
 std::string explain_constraint(const History& h, const ConstraintRef& c) {
-  if (c.absence && !h.value_predicates.empty())
+  // (This scan's predicate, not any in the history: a report made on many
+  // ranks holds only the transactions it names, and words it the same.)
+  if (c.absence && absence_has_predicate(h, c.first_head, c.key))
     return "whether " + txn_name(h, c.first_head) + "'s range scan, which did not return " + key_text(h, c.key) +
            ", ran before " + txn_name(h, c.second_head) + " made it present (or matching its predicate) or after it was "
            "deleted (or changed not to match) again";
