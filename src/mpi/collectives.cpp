@@ -116,6 +116,27 @@ template <class T> bool allgather_column(const std::vector<T>& mine, std::vector
   return true;
 }
 
+// Scans' value predicates as columns, one entry per operation that has one
+// (History::op_value_predicate, sorted by operation): the operation, then
+// the predicate's comparison and constants.
+struct PredicateColumns {
+  std::vector<uint64_t> op, cmp, a, b;
+  explicit PredicateColumns(const History& h) {
+    for (const auto& [o, i] : h.op_value_predicate) {
+      const ValuePredicate& p = h.value_predicates[i];
+      op.push_back(o), cmp.push_back(p.cmp), a.push_back(p.a), b.push_back(p.b);
+    }
+  }
+  // Appended to h, operation op - op_base each (after h's own, which must
+  // precede them): each operation its own entry.
+  void into(History& h, uint64_t op_base) const {
+    for (size_t i = 0; i < op.size(); ++i) {
+      h.op_value_predicate.push_back({op[i] - op_base, static_cast<uint32_t>(h.value_predicates.size())});
+      h.value_predicates.push_back({static_cast<ValuePredicate::Cmp>(cmp[i]), a[i], b[i]});
+    }
+  }
+};
+
 // The old way, for columns past an int count: every rank broadcasts its
 // range in turn and the others append it.
 History allgather_ranges_by_bcast(History&& mine) {
@@ -150,7 +171,11 @@ History allgather_ranges_by_bcast(History&& mine) {
     bcast_vec(part.scan_absent_ops, r);
     bcast_vec(part.delete_ops, r);
     bcast_vec(part.absent_choice_ops, r);
+    PredicateColumns preds(r == rank() ? mine : part);  // (part: none yet)
+    bcast_vec(preds.op, r), bcast_vec(preds.cmp, r), bcast_vec(preds.a, r), bcast_vec(preds.b, r);
     uint64_t op_base = all.op_kind.size(), list_base = all.list_value.size();
+    for (uint64_t& o : preds.op) o += op_base;
+    preds.into(all, 0);
     for (size_t t = 0; t < part.txn_id.size(); ++t) {
       int64_t name = part.session_name[part.txn_session[t]];
       auto [it, fresh] = dense.try_emplace(name, static_cast<uint32_t>(all.session_name.size()));
@@ -216,26 +241,6 @@ std::vector<OpIdx> scatter_marks(const std::vector<OpIdx>& all, const std::vecto
   for (OpIdx& o : mine) o -= op_first[rank()];
   return mine;
 }
-
-// Scans' value predicates as columns, one entry per operation that has one
-// (History::op_value_predicate, sorted by operation): the operation, then
-// the predicate's comparison and constants.
-struct PredicateColumns {
-  std::vector<uint64_t> op, cmp, a, b;
-  explicit PredicateColumns(const History& h) {
-    for (const auto& [o, i] : h.op_value_predicate) {
-      const ValuePredicate& p = h.value_predicates[i];
-      op.push_back(o), cmp.push_back(p.cmp), a.push_back(p.a), b.push_back(p.b);
-    }
-  }
-  // Into h (which has none yet): each operation its own entry.
-  void into(History& h, uint64_t op_base) const {
-    for (size_t i = 0; i < op.size(); ++i) {
-      h.value_predicates.push_back({static_cast<ValuePredicate::Cmp>(cmp[i]), a[i], b[i]});
-      h.op_value_predicate.push_back({op[i] - op_base, static_cast<uint32_t>(i)});
-    }
-  }
-};
 
 // The root's value predicates scattered with their operations (`op_first`:
 // rank r's operations), rebased to each rank's first operation.
@@ -332,6 +337,13 @@ History allgather_ranges(History&& mine) {
        allgather_column(mine.scan_absent_ops, all.scan_absent_ops) && allgather_column(mine.delete_ops, all.delete_ops) &&
        allgather_column(mine.absent_choice_ops, all.absent_choice_ops);
   all.scan_ops = OpRuns::from_bounds(all_scan_runs);
+  {  // scans' value predicates, each range's rebased as its marks
+    PredicateColumns my_preds(mine), all_preds(all);  // (all: none yet)
+    for (uint64_t& o : my_preds.op) o += my_op_base;
+    ok = ok && allgather_column(my_preds.op, all_preds.op) && allgather_column(my_preds.cmp, all_preds.cmp) &&
+         allgather_column(my_preds.a, all_preds.a) && allgather_column(my_preds.b, all_preds.b);
+    all_preds.into(all, 0);
+  }
   std::vector<int64_t> names;
   ok = ok && allgather_column(mine.session_name, names);
   if (!ok) throw std::logic_error("allgather_ranges: counts checked above");

@@ -60,12 +60,6 @@ class DistributedRun {
     g_stage = ("read");
     collective([&] {
       if (f == Format::unknown) f = sniff_format(file);
-      // (JSONL: read on rank 0 and carried with the operations. HDF5 read by
-      // ranges: the per-rank readers and the ranges' joins do not carry them.)
-      if (f == Format::hdf5 && hdf5_has_value_predicates(file))
-        throw ResourceError("not decided on the ranks: " + file +
-                            " stores range scans' value predicates (/op/predicate), which the ranks do not carry; "
-                            "run isocheck verify on one process (without --dist or mpiexec)");
     });
     if (!d.key_shards_unused.empty() && me == 0 && !d.quiet)
       std::fprintf(stderr, "isocheck: key shards not used: %s; checking the usual way\n", d.key_shards_unused.c_str());

@@ -151,13 +151,17 @@ expect_out vbox_figure_1_json_rules '"rules_out":\["serializable","strict-serial
   t 2 2 '["r","x",1],["w","x",2],["r","y",1],["w","y",2]'; t 3 3 '["scan","x","y",[["x",1]],["=",1]]'; } > "$tmp/vbox1k.jsonl"
 check vbox_figure_1_known 1 "$bin" verify --level ser "$tmp/vbox1k.jsonl"
 lacks vbox_figure_1_known_no_cases "$tmp/out" "open reads decided by cases"
-# HDF5 keeps them (/op/predicate and /predicate/{cmp,a,b}): the same report;
-# the ranks refuse such a file (their per-rank HDF5 reads do not carry them).
+# HDF5 keeps them (/op/predicate and /predicate/{cmp,a,b}): the same report,
+# on the ranks too (they used to refuse such a file, exit 3).
 same_as_h5 vp "$vpp" "$tmp/vp.h5" 1
 check vp_h5_info 0 "$bin" info "$tmp/vp.h5"
 expect_out vp_h5_info_line "value predicates: 1 scans with one; 1 reads of keys they did not return \(1 of them open"
-check vp_h5_dist 3 "$bin" verify --dist --level ser "$tmp/vp.h5"
-expect_one_err vp_h5_dist_msg "not decided on the ranks: .*vp.h5 stores range scans' value predicates \(/op/predicate\)"
+check vp_h5_one 1 "$bin" verify --level ser "$tmp/vp.h5"
+cp "$tmp/out" "$tmp/vp_h5_one.txt"
+check vp_h5_dist 1 "$bin" verify --dist --level ser "$tmp/vp.h5"
+same vp_h5_dist_report "$tmp/vp_h5_one.txt" "$tmp/out"
+check vp_h5_dist_key_shards 1 "$bin" verify --dist --key-shards --level ser "$tmp/vp.h5"
+same vp_h5_dist_key_shards_report "$tmp/vp_h5_one.txt" "$tmp/out"
 check vp_to_jsonl 2 "$bin" convert "$vpp" "$tmp/vp_out.jsonl"
 expect_one_err vp_to_jsonl_msg "JSONL's point reads cannot state that"
 # (An open absence too: its read would become one of the initial state.)

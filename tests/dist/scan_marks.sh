@@ -9,7 +9,8 @@
 # - JSONL files stating scans, inserts and deletes (expanded over the whole
 #   file): read on rank 0 and scattered with their marks, where they used to
 #   be refused (exit 2) without --key-shards;
-# - scans with value predicates (JSONL): carried with their reads too;
+# - scans with value predicates (JSONL and HDF5): carried with their reads
+#   too (the key shards refuse them; the usual path decides);
 # - scans that saw a deleted row absent (HDF5 mark 4): carried to the pieces,
 #   placed there as one process places them (the key shards refuse them and
 #   the usual path decides).
@@ -22,8 +23,9 @@ check convert 0 "$BIN" convert "$tmp/p.jsonl" "$tmp/p.h5"
 check convert_example 0 "$BIN" convert "$SRC/examples/predicate_write_skew.jsonl" "$tmp/w.h5"
 check gen_rows 0 "$BIN" generate -q --workload rows --txns 3000 --seed 2 --plant predicate-write-skew --out "$tmp/r.jsonl"
 check gen_rows_ok 0 "$BIN" generate -q --workload rows --txns 2000 --seed 3 --out "$tmp/ok.jsonl"
-# Scans with value predicates (v > c), JSONL: carried with their reads, in
-# the scatter and in the pieces' records (they used to be refused, exit 3);
+# Scans with value predicates (v > c), JSONL and HDF5: carried with their
+# reads, in the scatter, the per-rank HDF5 reads, the ranges' joins and the
+# pieces' records (they used to be refused, exit 3);
 # without them a read of a key the scan did not return is taken as an
 # absence, and a valid history is a false violation. vp: valid; vpp: a
 # planted phantom.
@@ -31,6 +33,8 @@ check gen_vp 0 "$BIN" generate -q --workload rmw --txns 3000 --sessions 8 --keys
   --seed 1 --out "$tmp/vp_ok.jsonl"
 check gen_vpp 0 "$BIN" generate -q --workload rmw --txns 3000 --sessions 8 --keys 300 --scans 20 --scan-predicates 50 \
   --seed 4 --plant phantom --out "$tmp/vpp.jsonl"
+check convert_vp 0 "$BIN" convert "$tmp/vp_ok.jsonl" "$tmp/vp_ok.h5"
+check convert_vpp 0 "$BIN" convert "$tmp/vpp.jsonl" "$tmp/vpp.h5"
 # Scans that saw a deleted row absent (open absences, mark 4): a phantom
 # (the example) and a history where the engine places the scan after the
 # delete.
@@ -65,13 +69,14 @@ check convert_insert_open 0 "$BIN" convert "$tmp/insert_open.jsonl" "$tmp/insert
   echo '{"id":2,"session":2,"status":"committed","ops":[["scan",1,3,[[1,1]]],["r",4,1]]}'
   echo '{"id":3,"session":3,"status":"committed","ops":[["w",2,1],["w",4,1]]}'
 } > "$tmp/straddle.jsonl"
-for f in p.h5 w.h5 p.jsonl r.jsonl ok.jsonl pad.jsonl pad.h5 placed_ok.jsonl placed_ok.h5 straddle.jsonl vp_ok.jsonl vpp.jsonl; do
+for f in p.h5 w.h5 p.jsonl r.jsonl ok.jsonl pad.jsonl pad.h5 placed_ok.jsonl placed_ok.h5 straddle.jsonl vp_ok.jsonl vpp.jsonl \
+         vp_ok.h5 vpp.h5; do
   "$BIN" verify "$tmp/$f" -l ser,si,sser -q > "$tmp/one.$f.txt"; want=$?
   case $f in ok.*|placed_ok.*|vp_ok.*) [ "$want" = 0 ] || fail "$f: one process exit $want, want 0" ;;
              *) [ "$want" = 1 ] || fail "$f: one process exit $want, want 1" ;; esac
   for n in 2 3; do
     case "$n.${f#*.}" in  # (3 ranks cut the ranges elsewhere: one path is enough there)
-      2.h5) modes=(owned --dist --key-shards bcast) ;;
+      2.h5) [[ $f == vp* ]] && modes=(owned --dist --key-shards bcast ks_bcast) || modes=(owned --dist --key-shards bcast) ;;
       2.jsonl) modes=(owned --dist) ;;
       3.jsonl) [[ $f == vp* ]] && modes=(owned --key-shards) || modes=(owned) ;;
       *) modes=(owned) ;;
@@ -80,10 +85,11 @@ for f in p.h5 w.h5 p.jsonl r.jsonl ok.jsonl pad.jsonl pad.h5 placed_ok.jsonl pla
       case $mode in
         owned) args=() ;;
         bcast) args=(--dist) ;;
+        ks_bcast) args=(--key-shards) ;;  # (refused: the ranges joined by broadcasts)
         *) args=("$mode") ;;
       esac
       env=()
-      [ "$mode" = bcast ] && env=(-x ISOCHECK_TEST_ALLGATHER_BY_BCAST=1)
+      [ "$mode" = bcast ] || [ "$mode" = ks_bcast ] && env=(-x ISOCHECK_TEST_ALLGATHER_BY_BCAST=1)
       $mpiexec --oversubscribe "${env[@]}" -n $n "$BIN" verify "$tmp/$f" -l ser,si,sser -q "${args[@]}" \
         > "$tmp/many.txt" 2> "$tmp/many.err"; rc=$?
       if [ "$rc" = "$want" ] && diff "$tmp/one.$f.txt" "$tmp/many.txt" > /dev/null; then pass
