@@ -783,6 +783,17 @@ OwnedScan scan_owned(RangeSource& src) {
     runs.clear();
     replay.add(c);
     });
+    // Names met (string keys or values, in integer-numbered chunks): this
+    // pass cannot be used, so it stops here, every rank alike, and any error
+    // it met is left for the next read of the file (the caller numbers the
+    // names, reading every range: a lower rank's error in a chunk not read
+    // here comes first in the file).
+    int named_now = src.named;
+    MPI_Allreduce(MPI_IN_PLACE, &named_now, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+    if (named_now) {
+      out.named = named_now;
+      return out;
+    }
   }
   collective([&] {
     if (input_error.empty()) return;
@@ -790,12 +801,6 @@ OwnedScan scan_owned(RangeSource& src) {
     if (cut == std::string::npos) throw InputError(src.file, input_error);
     throw InputError(input_error.substr(0, cut), input_error.substr(cut + 2));
   });
-  int named = src.named;
-  MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
-  if (named) {
-    out.named = named;
-    return out;
-  }
   StepTime ids_time("partition.ids");
   unique_ids(src, std::move(ids));
   ids_time.stop();

@@ -101,6 +101,20 @@ open(d + "/mixed_bad.jsonl", "w").write("\n".join(bad) + "\n")
 dup = list(out)
 t = json.loads(dup[-100]); t["id"] = json.loads(dup[20])["id"]; dup[-100] = json.dumps(t)
 open(d + "/mixed_dup.jsonl", "w").write("\n".join(dup) + "\n")
+# String keys from the middle on (the third rank's first chunk names one, so
+# the first pass stops there), a malformed line late in the second rank's
+# range, in a chunk that pass did not reach, and another early in the fourth
+# rank's, which it did: the second rank's, first in the file, is reported.
+late = [lines[0]]
+for i, l in enumerate(lines[1:]):
+    t = json.loads(l)
+    if i >= len(lines) // 2:
+        for op in t["ops"]:
+            op[1] = "key-" + str(op[1])
+    late.append(json.dumps(t))
+late[len(late) * 45 // 100] = late[len(late) * 45 // 100][:-2]
+late[len(late) * 76 // 100] = late[len(late) * 76 // 100][:-2]
+open(d + "/late_bad.jsonl", "w").write("\n".join(late) + "\n")
 # Blank lines (and trailing spaces) here and there, and no header.
 out = []
 for i, l in enumerate(lines[1:]):
@@ -139,6 +153,7 @@ names mixed.jsonl
 [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$tmp/four.json")" = 1 ] || fail "mixed: planted lost update not found"
 error "$tmp/mixed_bad.jsonl"
 error "$tmp/mixed_dup.jsonl"
+error "$tmp/late_bad.jsonl"
 same "$tmp/blank.jsonl"
 error "$tmp/bad.jsonl"
 error "$tmp/two.jsonl"
