@@ -531,7 +531,7 @@ class DistributedRun {
     collective([&] {
       if (from_ranges && jsonl) {
         ko.duplicate_id = [&](int64_t id, uint64_t a, uint64_t b) { jsonl->duplicate_id(id, a, b); };
-        if (names) ko.renumber_slice = [&](History* slice) { names->renumber(slice); };
+        ko.names = names.get();
         ks = check_key_sharded_read(range_hi - range_lo, [&](uint64_t lo, uint64_t hi) {
           return jsonl->chunk(range_lo + lo, range_lo + hi);
         }, opt, ko);

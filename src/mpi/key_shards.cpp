@@ -268,11 +268,10 @@ void assemble_shard(std::vector<std::vector<std::vector<TxnRec>>>& txns_from,
 // Returns, on every rank alike, nullptr, or why the shards refuse the
 // history: some slice holds list operations, or a scan's open absence, or
 // named symbols (kNamedSymbolsRefused: found in a first slice, before any
-// exchange; `named` says in which tables, RangeNames' bits). `renumber` (may
-// be empty): KeyShardOptions::renumber_slice.
+// exchange; `named` says in which tables, RangeNames' bits). `names` (may
+// be null): KeyShardOptions::names.
 const char* own_from_slices(uint64_t count, const std::function<History(uint64_t, uint64_t)>& read, Range& rg,
-                            Shard& s, const History* held, const std::function<void(History*)>& renumber,
-                            int& named) {
+                            Shard& s, const History* held, RangeNames* names, int& named) {
   const int P = size(), me = rank();
   std::vector<uint64_t> counts(P);
   MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -312,13 +311,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
   // Names numbered across ranks: every rank takes part in every round's
   // renumbering, with its slice or without; a failure is kept as a read's.
   auto renumbered = [&](std::optional<History>& sl) {
-    if (!renumber) return;
-    try {
-      renumber(sl ? &*sl : nullptr);
-    } catch (...) {
-      if (!read_error) read_error = std::current_exception();
-      sl.reset();
-    }
+    if (names) names->renumber_keeping_error(sl, read_error);
   };
   // The first slice is read before the others: it is the keys' sample.
   std::optional<History> first;
@@ -327,8 +320,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
     first = read_slice(0, std::min(count, step));
   }
   renumbered(first);
-  auto named_tables = [](const History& sl) { return (sl.keys.named() ? 1 : 0) | (sl.values.named() ? 2 : 0); };
-  int named_slices = first ? named_tables(*first) : 0;
+  int named_slices = first ? RangeNames::named_tables(*first) : 0;
   KeyOwners owner_of(P);
   {
     // (The last two counts say whether a first slice had named keys or
@@ -366,7 +358,7 @@ const char* own_from_slices(uint64_t count, const std::function<History(uint64_t
       slice_ops = sl.op_count();
       open_absences |= !sl.absent_choice_ops.empty();
       value_predicates |= !sl.op_value_predicate.empty();
-      named_slices |= named_tables(sl);
+      named_slices |= RangeNames::named_tables(sl);
       owner.resize(slice_ops);
       std::vector<uint32_t> last(P, UINT32_MAX);
       for (TxnIdx t = 0; t < sl.txn_count(); ++t) {
@@ -1453,7 +1445,7 @@ KeyShardOutcome from_slices(uint64_t count, const std::function<History(uint64_t
     return s;
   };
   int named = 0;
-  const char* why = own_from_slices(count, sized, rg, shard, held, ko.renumber_slice, named);
+  const char* why = own_from_slices(count, sized, rg, shard, held, ko.names, named);
   // Ids repeated across slices or ranges (each slice's reader checks only
   // itself): one process's error, before any refusal sends the history on.
   {

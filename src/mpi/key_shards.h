@@ -46,6 +46,7 @@
 #include "core/history.h"
 #include "solver/check.h"
 #include "mpi/dist_prune.h"
+#include "mpi/range_names.h"
 
 namespace isocheck::dist {
 
@@ -70,16 +71,15 @@ struct KeyShardOptions {
   // indices); called on the rank whose range holds b.
   std::function<void(int64_t id, uint64_t a, uint64_t b)> duplicate_id;
   // Per-rank reads of a file whose names were numbered across ranks
-  // (mpi/range_names.h, RangeNames::renumber): called collectively once per
-  // round of slices, with this rank's slice (nullptr: none this round),
-  // before anything uses its symbols.
-  std::function<void(History*)> renumber_slice;
+  // (mpi/range_names.h): each round's slice renumbered (collectively, every
+  // rank with its slice or none) before anything uses its symbols.
+  RangeNames* names = nullptr;
 };
 
 // Why check_key_sharded_read refuses slices with string keys or values (a
 // reader numbering them per slice, as JSONL's does): the slices' symbols do
 // not agree. The caller numbers the names across ranks
-// (KeyShardOptions::renumber_slice) or reads the history another way.
+// (KeyShardOptions::names) or reads the history another way.
 inline constexpr const char* kNamedSymbolsRefused =
     "string keys or values read in slices (each slice numbers its own names)";
 

@@ -328,15 +328,8 @@ RoundChunk read_round(RangeSource& src, uint64_t a, uint64_t b, const char* step
       }
     }
   }
-  if (src.names) {
-    try {
-      src.names->renumber(r.c ? &*r.c : nullptr);
-    } catch (...) {
-      if (!r.error) r.error = std::current_exception();
-      r.c.reset();
-    }
-  }
-  if (r.c) src.named |= (r.c->keys.named() ? RangeNames::kKeys : 0) | (r.c->values.named() ? RangeNames::kValues : 0);
+  if (src.names) src.names->renumber_keeping_error(r.c, r.error);
+  if (r.c) src.named |= RangeNames::named_tables(*r.c);
   return r;
 }
 

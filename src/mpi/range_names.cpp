@@ -182,7 +182,7 @@ int RangeNames::number(uint64_t count, const std::function<History(uint64_t, uin
       try {
         History c = read(lo, hi);
         for (OpKind kind : c.op_kind) lists |= kind == OpKind::append || kind == OpKind::read_list;
-        seen |= (c.keys.named() ? kKeys : 0) | (c.values.named() ? kValues : 0);
+        seen |= named_tables(c);
         for (int t = 0; t < 2; ++t) {
           if (!(tables & (1 << t))) continue;
           std::string digits;
@@ -332,6 +332,15 @@ void RangeNames::renumber(History* slice) {
   if (missing)
     throw std::runtime_error("a name the ranks read was not numbered by their first read of the file (did the file "
                              "change while it was checked?)");
+}
+
+void RangeNames::renumber_keeping_error(std::optional<History>& slice, std::exception_ptr& error) {
+  try {
+    renumber(slice ? &*slice : nullptr);
+  } catch (...) {
+    if (!error) error = std::current_exception();
+    slice.reset();
+  }
 }
 
 void RangeNames::name_report(bool fill, History& h, CheckResult& r) {

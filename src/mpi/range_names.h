@@ -22,7 +22,7 @@
 // (about 1/P of them) and those first seen in its range, and never a table
 // of every name.
 //
-// Used by the key shards (KeyShardOptions::renumber_slice, once per round of
+// Used by the key shards (KeyShardOptions::names, once per round of
 // slices) and by the components on owned data (RangeSource::names, once per
 // round of chunks). Their pieces and shards then hold symbols only; the
 // messages that name keys from inside a piece (a key used as a list and as a
@@ -30,6 +30,8 @@
 // file is read on rank 0).
 #pragma once
 #include <cstdint>
+#include <exception>
+#include <optional>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -62,6 +64,14 @@ class RangeNames {
   // mode (the shards need symbols only). Throws after the round's exchanges
   // when a name was not numbered (the file changed between the reads).
   void renumber(History* slice);
+  // renumber() in a round that must go on whatever happens: a failure is
+  // kept in `error` (unless one is there already) and the slice dropped, so
+  // that the caller stays in the rounds and throws it after them.
+  void renumber_keeping_error(std::optional<History>& slice, std::exception_ptr& error);
+  // The tables (kKeys, kValues) in which h has named (string) symbols.
+  static int named_tables(const History& h) {
+    return (h.keys.named() ? kKeys : 0) | (h.values.named() ? kValues : 0);
+  }
 
   // Collective: rank 0's report history `h` (with `r`, its result) has the
   // history's symbols: they become dense symbols in the same order, and its

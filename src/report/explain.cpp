@@ -216,29 +216,23 @@ static std::string explain_edge_shown(const History& h, const EdgeList& e, size_
   return S + " -> " + D;
 }
 
-// Whether t's open absence of k is an insert's (not a scan's).
-static bool absence_is_insert(const History& h, TxnIdx t, Sym k) {
+// t's open read of k (an open absence, or a key a scan with a value
+// predicate did not return), if any.
+static std::optional<OpIdx> open_read(const History& h, TxnIdx t, Sym k) {
   for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-    if (h.op_key[o] == k && h.is_absent_choice(o)) return h.is_insert_choice(o);
-  return false;
-}
-
-// Whether t's open read of k stands for a range scan with a value predicate
-// (a key it did not return, open among the versions that do not match).
-static bool absence_has_predicate(const History& h, TxnIdx t, Sym k) {
-  for (OpIdx o = h.op_begin(t); o < h.op_end(t); ++o)
-    if (h.op_key[o] == k && h.is_absent_choice(o)) return h.value_predicate_of(o) != nullptr;
-  return false;
+    if (h.op_key[o] == k && h.is_absent_choice(o)) return o;
+  return std::nullopt;
 }
 
 std::string explain_constraint(const History& h, const ConstraintRef& c) {
   // (This scan's predicate, not any in the history: a report made on many
   // ranks holds only the transactions it names, and words it the same.)
-  if (c.absence && absence_has_predicate(h, c.first_head, c.key))
+  const std::optional<OpIdx> read = c.absence ? open_read(h, c.first_head, c.key) : std::nullopt;
+  if (read && h.value_predicate_of(*read))
     return "whether " + txn_name(h, c.first_head) + "'s range scan, which did not return " + key_text(h, c.key) +
            ", ran before " + txn_name(h, c.second_head) + " made it present (or matching its predicate) or after it was "
            "deleted (or changed not to match) again";
-  if (c.absence && absence_is_insert(h, c.first_head, c.key))
+  if (read && h.is_insert_choice(*read))
     return "whether " + txn_name(h, c.first_head) + "'s insert of " + key_text(h, c.key) +
            ", which required it absent, ran before " + txn_name(h, c.second_head) +
            " made it present or after it was deleted again";
